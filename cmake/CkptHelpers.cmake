@@ -1,0 +1,29 @@
+# Shared compile settings for every ckpt target.
+add_library(ckpt_warnings INTERFACE)
+target_compile_options(ckpt_warnings INTERFACE
+  -Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Wshadow
+  -Wnon-virtual-dtor -Wold-style-cast -Wcast-align
+  -Wdouble-promotion -Wformat=2 -Wimplicit-fallthrough)
+# GCC 12 reports a false -Wrestrict inside std::string's operator+ at -O2 (GCC bug 105329).
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+  target_compile_options(ckpt_warnings INTERFACE -Wno-restrict)
+endif()
+if(CKPT_WARNINGS_AS_ERRORS)
+  target_compile_options(ckpt_warnings INTERFACE -Werror)
+endif()
+if(CKPT_SANITIZE)
+  target_compile_options(ckpt_warnings INTERFACE
+    -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  target_link_options(ckpt_warnings INTERFACE -fsanitize=address,undefined)
+endif()
+
+# ckpt_add_test(name SOURCES ... LABELS ...): a GoogleTest binary registered with CTest.
+function(ckpt_add_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LABELS;LIBS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ckpt::test_support ${ARG_LIBS} GTest::gtest GTest::gtest_main ckpt_warnings)
+  gtest_discover_tests(${name}
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+    PROPERTIES LABELS "${ARG_LABELS}"
+    DISCOVERY_TIMEOUT 60)
+endfunction()

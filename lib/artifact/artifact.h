@@ -1,0 +1,132 @@
+// The artifact model: what the readers found, for the rules to check. Readers fill it in
+// tolerantly (a field with the wrong type is simply absent here, and reported once by
+// the reader); rules only read it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/findings/finding.h"
+#include "lib/io/artifact_source.h"
+#include "lib/json/strict_parser.h"
+
+namespace ckpt {
+
+/// A JSON file of the artifact with its text kept, so findings can give line and column.
+struct JsonFile {
+  std::string name;  ///< "header.json" or "weights.index.json"
+  std::string text;
+  json::Document doc;
+  bool parsed = false;  ///< syntax valid, root is an object, no duplicate keys
+
+  /// Location of the token at `offset` with its JSON Pointer.
+  [[nodiscard]] Location At(std::uint64_t offset, std::string pointer) const;
+};
+
+/// One tensor as a safetensors header declares it.
+struct StoredTensor {
+  std::string name;
+  std::string dtype;  ///< safetensors token, e.g. "F32"
+  std::vector<std::uint64_t> shape;
+  std::uint64_t begin = 0;          ///< data_offsets, relative to the data buffer
+  std::uint64_t end = 0;
+  std::uint64_t entry_offset = 0;   ///< file offset of the tensor's key in the header
+  bool complete = false;            ///< all fields well typed
+};
+
+struct WeightFile {
+  std::string name;
+  std::uint64_t size = 0;
+  bool header_read = false;         ///< the JSON header parsed as an object: `tensors` is complete
+  bool valid = false;               ///< strict safetensors structure holds: bytes can be located
+  std::uint64_t data_start = 0;     ///< 8 + header length
+  std::vector<StoredTensor> tensors;  ///< header order
+  bool has_metadata = false;
+  std::vector<std::pair<std::string, std::string>> metadata;
+  std::unique_ptr<RandomAccessFile> file;  ///< kept open for hashing
+
+  [[nodiscard]] const StoredTensor* FindTensor(std::string_view name) const;
+  /// Location of a tensor entry in this file.
+  [[nodiscard]] Location TensorLocation(const StoredTensor& tensor) const;
+};
+
+/// One entry of header.json's tensor_manifest.
+struct ManifestEntry {
+  std::string name;
+  std::string group;
+  std::string dtype;  ///< manifest token, e.g. "float32"
+  std::vector<std::uint64_t> shape;
+  std::uint64_t offset = 0;  ///< offset of the entry object in header.json
+  std::string pointer;       ///< "/tensor_manifest/3"
+  bool complete = false;     ///< every field present and well typed
+};
+
+struct Header {
+  JsonFile json;
+  std::optional<std::uint64_t> schema_version;  ///< as written
+  std::uint64_t migrated_version = 0;           ///< after the migration chain; 0 when not reached
+  bool version_supported = false;               ///< schema_version known and not newer than the reader
+
+  // Typed fields: set only when the field is present with the right JSON type.
+  std::optional<std::string> content_hash;
+  std::optional<std::string> config_hash;
+  bool parent_hash_present = false;
+  std::optional<std::string> parent_hash;  ///< nullopt with parent_hash_present: JSON null
+  std::optional<std::string> wmcp_version;
+  std::optional<std::uint64_t> round_index;
+  std::optional<std::vector<std::string>> param_groups;
+  std::optional<std::vector<ManifestEntry>> tensor_manifest;
+  std::optional<std::vector<std::string>> weight_files;
+  std::optional<std::string> created_at;
+  std::optional<std::string> hash_algorithm;  ///< after migration ("sha256" for migrated v1)
+
+  /// Location of a top-level field (its value token), or of the file when absent.
+  [[nodiscard]] Location FieldLocation(std::string_view field) const;
+};
+
+/// weights.index.json (transformers layout).
+struct ShardIndex {
+  JsonFile json;
+  std::optional<std::uint64_t> total_size;
+  struct Mapping {
+    std::string tensor;
+    std::string file;
+    std::uint64_t offset = 0;  ///< offset of the key in the index
+  };
+  std::optional<std::vector<Mapping>> weight_map;
+};
+
+enum class Layout { kNone, kSingle, kSharded, kMixed };
+
+/// What the audit is asked to accept (artifact-format.md section 2 residency).
+struct Policy {
+  std::vector<std::string> allowed_groups{"encoder", "predictor"};
+  std::vector<std::string> extra_allowed_groups;  ///< added by --allow-group: the report says so
+  std::vector<std::string> action_head_patterns{"action_head", "action_heads", "act_head"};
+  std::optional<std::string> expected_hash;  ///< --expect-hash
+  bool compute_hash = true;                  ///< false with --no-hash
+
+  [[nodiscard]] bool IsAllowedGroup(std::string_view group) const;
+};
+
+struct Artifact {
+  std::string path;  ///< as given on the command line
+  Policy policy;
+  std::vector<DirectoryEntry> entries;
+  Layout layout = Layout::kNone;
+  std::optional<Header> header;        ///< nullopt when header.json is missing or unreadable
+  std::vector<WeightFile> weights;     ///< weight files present, in shard order
+  std::optional<ShardIndex> index;     ///< when weights.index.json is present
+  /// What entries outside the layout look like ("a Python pickle (protocol 2)"), by name.
+  std::vector<std::pair<std::string, std::string>> entry_descriptions;
+  std::optional<std::string> computed_hash;
+  std::string hash_not_computed_reason;  ///< why computed_hash is empty
+
+  [[nodiscard]] const WeightFile* FindWeightFile(std::string_view name) const;
+  [[nodiscard]] bool HasEntry(std::string_view name) const;
+};
+
+}  // namespace ckpt

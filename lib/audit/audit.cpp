@@ -1,0 +1,165 @@
+#include "lib/audit/audit.h"
+
+#include <algorithm>
+#include <array>
+#include <tuple>
+
+#include "lib/formats/content_sniffer.h"
+#include "lib/formats/header_reader.h"
+#include "lib/formats/layout.h"
+#include "lib/formats/safetensors_reader.h"
+#include "lib/formats/shard_index_reader.h"
+#include "lib/hashing/content_hash.h"
+#include "lib/io/directory_source.h"
+#include "rules/catalog.h"
+
+namespace ckpt {
+namespace {
+
+// Weight files in shard order: weights.safetensors, then shards by (count, index).
+std::tuple<int, std::uint32_t, std::uint32_t, std::string> WeightOrder(const std::string& name) {
+  if (auto shard = ParseShardName(name)) return {1, shard->count, shard->index, name};
+  return {0, 0, 0, name};
+}
+
+int FileRank(const std::string& file) {
+  if (file == kHeaderFileName) return 0;
+  if (file == kShardIndexFileName) return 1;
+  if (IsWeightFileName(file)) return 2;
+  return 3;
+}
+
+void SortFindings(std::vector<Finding>& findings) {
+  std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+    auto key = [](const Finding& f) {
+      const Location& l = f.location;
+      return std::tuple(FileRank(l.file), l.file, l.line.value_or(0), l.column.value_or(0), l.byte_offset.value_or(0));
+    };
+    return key(a) < key(b);
+  });
+}
+
+std::string Describe(const std::string& context, const boost::system::error_code& error) {
+  return context + ": " + error.message();
+}
+
+Layout ClassifyLayout(const std::vector<DirectoryEntry>& entries) {
+  bool single = false;
+  bool sharded = false;
+  for (const DirectoryEntry& e : entries) {
+    if (e.name == kSingleWeightsFileName) single = true;
+    if (ParseShardName(e.name) || e.name == kShardIndexFileName) sharded = true;
+  }
+  if (single && sharded) return Layout::kMixed;
+  if (single) return Layout::kSingle;
+  if (sharded) return Layout::kSharded;
+  return Layout::kNone;
+}
+
+}  // namespace
+
+AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource& source, const Policy& policy) {
+  AuditResult result;
+  Artifact& artifact = result.artifact;
+  artifact.path = display_path;
+  artifact.policy = policy;
+  FindingSink sink;
+
+  auto entries = source.List();
+  if (!entries) {
+    result.tool_errors.push_back(Describe("cannot list " + display_path, entries.error()));
+    return result;
+  }
+  artifact.entries = std::move(*entries);
+  artifact.layout = ClassifyLayout(artifact.entries);
+
+  std::vector<std::string> weight_names;
+  for (const DirectoryEntry& entry : artifact.entries) {
+    if (entry.kind != EntryKind::kRegular) continue;
+    const bool in_layout = entry.name == kHeaderFileName || entry.name == kShardIndexFileName ||
+                           IsWeightFileName(entry.name);
+    if (IsWeightFileName(entry.name)) {
+      weight_names.push_back(entry.name);  // read below, in shard order
+      continue;
+    }
+    auto file = source.Open(entry.name);
+    if (!file) {
+      result.tool_errors.push_back(Describe("cannot open " + display_path + "/" + entry.name, file.error()));
+      continue;
+    }
+    if (entry.name == kHeaderFileName) {
+      auto header = ReadHeader(**file, sink);
+      if (!header) {
+        result.tool_errors.push_back(Describe("cannot read " + display_path + "/header.json", header.error()));
+      } else {
+        artifact.header = std::move(*header);
+      }
+    } else if (entry.name == kShardIndexFileName) {
+      auto index = ReadShardIndex(**file, sink);
+      if (!index) {
+        result.tool_errors.push_back(Describe("cannot read " + display_path + "/" + entry.name, index.error()));
+      } else {
+        artifact.index = std::move(*index);
+      }
+    } else if (!in_layout) {
+      // Say what a stray file is (a pickle next to the weights is worth naming).
+      std::array<std::byte, kSniffLength> head{};
+      auto length = static_cast<std::size_t>(std::min<std::uint64_t>((*file)->size(), head.size()));
+      if ((*file)->ReadAt(0, std::span(head).first(length))) {
+        SniffResult sniff = SniffContent(std::span(head).first(length), (*file)->size());
+        if (sniff.kind != ContentKind::kUnknown) artifact.entry_descriptions.emplace_back(entry.name, sniff.description);
+      }
+    }
+  }
+
+  std::sort(weight_names.begin(), weight_names.end(),
+            [](const std::string& a, const std::string& b) { return WeightOrder(a) < WeightOrder(b); });
+  for (const std::string& name : weight_names) {
+    auto file = source.Open(name);
+    if (!file) {
+      result.tool_errors.push_back(Describe("cannot open " + display_path + "/" + name, file.error()));
+      continue;
+    }
+    auto weights = ReadSafetensors(name, std::move(*file), sink);
+    if (!weights) {
+      result.tool_errors.push_back(Describe("cannot read " + display_path + "/" + name, weights.error()));
+      continue;
+    }
+    artifact.weights.push_back(std::move(*weights));
+  }
+
+  if (!policy.compute_hash) {
+    artifact.hash_not_computed_reason = "not recomputed (--no-hash)";
+  } else {
+    PlanOrReason plan = BuildHashPlan(artifact);
+    if (!plan.plan) {
+      artifact.hash_not_computed_reason = "not computable: " + plan.reason;
+    } else if (auto hash = ComputeContentHash(*plan.plan); !hash) {
+      result.tool_errors.push_back(Describe("cannot read tensor data of " + display_path, hash.error()));
+      artifact.hash_not_computed_reason = "not computed: read error";
+    } else {
+      artifact.computed_hash = std::move(*hash);
+    }
+  }
+
+  for (const rules::RuleEntry& rule : rules::AllRules()) {
+    if (rule.check != nullptr) rule.check(artifact, sink);
+  }
+  result.findings = std::move(sink.findings());
+  SortFindings(result.findings);
+  return result;
+}
+
+AuditResult AuditPath(const std::string& path, const Policy& policy) {
+  auto source = DirectorySource::OpenDirectory(path);
+  if (!source) {
+    AuditResult result;
+    result.artifact.path = path;
+    result.artifact.policy = policy;
+    result.tool_errors.push_back(Describe("cannot open artifact directory " + path, source.error()));
+    return result;
+  }
+  return AuditArtifact(path, **source, policy);
+}
+
+}  // namespace ckpt

@@ -1,0 +1,64 @@
+#include "lib/audit/verdict.h"
+
+namespace ckpt {
+
+bool ParseFailThreshold(std::string_view text, FailThreshold& out) {
+  if (text == "none") {
+    out.reset();
+    return true;
+  }
+  auto severity = ParseSeverity(text);
+  if (!severity) return false;
+  out = *severity;
+  return true;
+}
+
+std::string_view FailThresholdName(FailThreshold threshold) {
+  return threshold ? SeverityName(*threshold) : "none";
+}
+
+std::string_view VerdictName(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kPass: return "pass";
+    case Verdict::kFail: return "fail";
+    case Verdict::kError: return "error";
+  }
+  return "error";
+}
+
+bool AtOrAbove(Severity severity, FailThreshold threshold) {
+  return threshold && static_cast<int>(severity) >= static_cast<int>(*threshold);
+}
+
+Verdict VerdictOf(const AuditResult& result, FailThreshold threshold) {
+  if (!result.tool_errors.empty()) return Verdict::kError;
+  for (const Finding& f : result.findings) {
+    if (AtOrAbove(f.severity(), threshold)) return Verdict::kFail;
+  }
+  return Verdict::kPass;
+}
+
+int ExitCodeOf(std::span<const AuditResult> results, FailThreshold threshold) {
+  if (results.empty()) return kExitToolError;
+  int code = kExitClean;
+  for (const AuditResult& r : results) {
+    Verdict v = VerdictOf(r, threshold);
+    if (v == Verdict::kError) return kExitToolError;
+    if (v == Verdict::kFail) code = kExitFindings;
+  }
+  return code;
+}
+
+SeverityCounts CountFindings(const AuditResult& result) {
+  SeverityCounts counts;
+  for (const Finding& f : result.findings) {
+    switch (f.severity()) {
+      case Severity::kError: ++counts.errors; break;
+      case Severity::kWarning: ++counts.warnings; break;
+      case Severity::kNote: ++counts.notes; break;
+    }
+  }
+  return counts;
+}
+
+}  // namespace ckpt

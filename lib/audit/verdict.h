@@ -1,0 +1,43 @@
+// Verdicts and exit codes: one definition used by every tool and report.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "lib/audit/audit.h"
+
+namespace ckpt {
+
+/// --fail-on: findings at or above this severity fail; nullopt ("none") fails nothing.
+using FailThreshold = std::optional<Severity>;
+/// Parses "error|warning|note|none" into `out`; false for any other text.
+[[nodiscard]] bool ParseFailThreshold(std::string_view text, FailThreshold& out);
+std::string_view FailThresholdName(FailThreshold threshold);
+
+enum class Verdict {
+  kPass,   ///< no finding at or above the threshold
+  kFail,   ///< at least one finding at or above the threshold
+  kError,  ///< the tool could not audit it (I/O failure, path missing)
+};
+std::string_view VerdictName(Verdict verdict);  ///< "pass", "fail", "error"
+
+bool AtOrAbove(Severity severity, FailThreshold threshold);
+Verdict VerdictOf(const AuditResult& result, FailThreshold threshold);
+
+/// Exit codes, documented in the README and --help.
+inline constexpr int kExitClean = 0;     ///< nothing at or above the threshold
+inline constexpr int kExitFindings = 1;  ///< findings at or above the threshold
+inline constexpr int kExitToolError = 2; ///< bad usage, missing path, nothing to audit, I/O or internal error
+
+/// 2 if any artifact could not be audited, else 1 if any failed, else 0.
+int ExitCodeOf(std::span<const AuditResult> results, FailThreshold threshold);
+
+struct SeverityCounts {
+  std::size_t errors = 0;
+  std::size_t warnings = 0;
+  std::size_t notes = 0;
+};
+SeverityCounts CountFindings(const AuditResult& result);
+
+}  // namespace ckpt

@@ -1,0 +1,117 @@
+#include "lib/core/text.h"
+
+#include <array>
+#include <cstdio>
+
+namespace ckpt {
+
+std::string ToHex(std::span<const std::uint8_t> bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (std::uint8_t b : bytes) {
+    out.push_back(kDigits[b >> 4]);
+    out.push_back(kDigits[b & 0xF]);
+  }
+  return out;
+}
+
+bool IsLowerHex64(std::string_view text) {
+  if (text.size() != 64) return false;
+  for (char c : text) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+namespace {
+
+// Length of the UTF-8 sequence at text[i] if well formed, else 0. Writes the code point.
+std::size_t DecodeUtf8(std::string_view text, std::size_t i, std::uint32_t& cp) {
+  auto byte = [&](std::size_t k) { return static_cast<std::uint8_t>(text[k]); };
+  std::uint8_t b0 = byte(i);
+  if (b0 < 0x80) {
+    cp = b0;
+    return 1;
+  }
+  std::size_t len = 0;
+  std::uint32_t min = 0;
+  if ((b0 & 0xE0) == 0xC0) {
+    len = 2, cp = b0 & 0x1Fu, min = 0x80;
+  } else if ((b0 & 0xF0) == 0xE0) {
+    len = 3, cp = b0 & 0x0Fu, min = 0x800;
+  } else if ((b0 & 0xF8) == 0xF0) {
+    len = 4, cp = b0 & 0x07u, min = 0x10000;
+  } else {
+    return 0;
+  }
+  if (text.size() - i < len) return 0;
+  for (std::size_t k = 1; k < len; ++k) {
+    std::uint8_t b = byte(i + k);
+    if ((b & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (b & 0x3Fu);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return len;
+}
+
+}  // namespace
+
+std::optional<std::size_t> FindInvalidUtf8(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::uint32_t cp = 0;
+    std::size_t len = DecodeUtf8(text, i, cp);
+    if (len == 0) return i;
+    i += len;
+  }
+  return std::nullopt;
+}
+
+bool HasControlCharacter(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::uint32_t cp = 0;
+    std::size_t len = DecodeUtf8(text, i, cp);
+    if (len == 0) return false;  // callers validate UTF-8 first
+    if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F)) return true;
+    i += len;
+  }
+  return false;
+}
+
+std::string QuoteForMessage(std::string_view text, std::size_t max_chars) {
+  std::string out = "'";
+  std::size_t shown = 0;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (shown >= max_chars) {
+      out += "...";
+      break;
+    }
+    std::uint32_t cp = 0;
+    std::size_t len = DecodeUtf8(text, i, cp);
+    std::array<char, 16> buf{};
+    if (len == 0) {
+      std::snprintf(buf.data(), buf.size(), "\\x%02x", static_cast<unsigned>(static_cast<std::uint8_t>(text[i])));
+      out += buf.data();
+      len = 1;
+    } else if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == '\'' || cp == '\\') {
+      if (cp == '\'' || cp == '\\') {
+        out.push_back('\\');
+        out.push_back(static_cast<char>(cp));
+      } else {
+        std::snprintf(buf.data(), buf.size(), "\\u%04x", static_cast<unsigned>(cp));
+        out += buf.data();
+      }
+    } else {
+      out.append(text.substr(i, len));
+    }
+    i += len;
+    ++shown;
+  }
+  out += "'";
+  return out;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,30 @@
+// Small text helpers shared by the readers: hex, UTF-8, quoting for messages.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace ckpt {
+
+/// Lowercase hex of `bytes`.
+std::string ToHex(std::span<const std::uint8_t> bytes);
+
+/// True when `text` is exactly 64 lowercase hexadecimal characters.
+bool IsLowerHex64(std::string_view text);
+
+/// Offset of the first byte that is not part of well-formed UTF-8 (no overlong forms,
+/// no surrogates, nothing above U+10FFFF), or nullopt when all of `text` is valid.
+std::optional<std::size_t> FindInvalidUtf8(std::string_view text);
+
+/// True when valid UTF-8 `text` holds a Unicode category Cc character (U+0000-U+001F,
+/// U+007F-U+009F).
+bool HasControlCharacter(std::string_view text);
+
+/// `text` quoted for a one-line message: control characters and invalid bytes escaped,
+/// long values shortened with an ellipsis so a hostile name cannot flood a report.
+std::string QuoteForMessage(std::string_view text, std::size_t max_chars = 120);
+
+}  // namespace ckpt

@@ -1,0 +1,36 @@
+// The dtype table of artifact-format.md section 3 plus the reference reader's other dtypes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace ckpt {
+
+struct DtypeInfo {
+  std::string_view safetensors;  ///< token in a safetensors header ("F32")
+  std::string_view manifest;     ///< token in tensor_manifest ("float32"); empty when not allowed
+  std::uint64_t bits;            ///< element width as the reference reader counts it
+  [[nodiscard]] bool allowed_in_artifact() const { return !manifest.empty(); }
+};
+
+/// Looks up a safetensors dtype token; nullptr when the reference reader does not know it.
+const DtypeInfo* FindSafetensorsDtype(std::string_view token);
+/// Looks up a manifest dtype token; nullptr when it is not one of the three allowed.
+const DtypeInfo* FindManifestDtype(std::string_view token);
+
+/// Byte size of a tensor computed left to right with every product checked, as section 2
+/// defines it (d0 x d1 x ... x itemsize); nullopt on overflow of 64 bits.
+std::optional<std::uint64_t> ManifestByteSize(std::span<const std::uint64_t> shape, const DtypeInfo& dtype);
+
+/// What went wrong computing a safetensors tensor's byte size the reference's way.
+enum class SizeError { kNone, kOverflow, kMisaligned };
+struct TensorSize {
+  std::uint64_t bytes = 0;
+  SizeError error = SizeError::kNone;
+};
+/// The reference reader's computation: elements, then bits, then a multiple-of-8 check.
+TensorSize SafetensorsByteSize(std::span<const std::uint64_t> shape, const DtypeInfo& dtype);
+
+}  // namespace ckpt

@@ -1,0 +1,56 @@
+#include "lib/formats/json_file_reader.h"
+
+#include "lib/core/text.h"
+#include "lib/formats/header_schema.h"
+
+namespace ckpt {
+
+IoResult<void> ReadJsonFile(const RandomAccessFile& file, const JsonFileRules& rules, JsonFile& out,
+                            FindingSink& sink) {
+  Location whole;
+  whole.file = out.name;
+  if (file.size() > kMaxJsonFileSize) {
+    sink.Report(*rules.too_large, whole,
+                out.name + " is " + std::to_string(file.size()) + " bytes, above the limit of 100000000; it was not read.");
+    return {};
+  }
+  auto text = ReadAll(file);
+  if (!text) return text.error();
+  out.text = std::move(*text);
+  if (auto bad = FindInvalidUtf8(out.text)) {
+    Location loc = out.At(*bad, "");
+    loc.json_pointer.reset();
+    loc.byte_offset = *bad;
+    sink.Report(*rules.not_utf8, loc, out.name + " holds invalid UTF-8 at byte " + std::to_string(*bad) + ".");
+    return {};
+  }
+  auto parsed = json::ParseStrict(out.text);
+  if (auto* error = std::get_if<json::ParseError>(&parsed)) {
+    Location loc = out.At(error->offset, "");
+    loc.json_pointer.reset();
+    loc.byte_offset = error->offset;
+    sink.Report(*rules.syntax, loc,
+                out.name + " is not valid JSON: " + error->message + " at line " + std::to_string(*loc.line) +
+                    ", column " + std::to_string(*loc.column) + ".");
+    return {};
+  }
+  out.doc = std::move(std::get<json::Document>(parsed));
+  for (const json::DuplicateKey& dup : out.doc.duplicates) {
+    json::LineColumn first = json::LocateOffset(out.text, dup.first_offset);
+    sink.Report(*rules.duplicate_key,
+                out.At(dup.second_offset, dup.object_pointer + "/" + json::EscapePointerToken(dup.key)),
+                "Key " + QuoteForMessage(dup.key) + " appears twice in " + out.name +
+                    (dup.object_pointer.empty() ? "" : " (object " + dup.object_pointer + ")") +
+                    "; first at line " + std::to_string(first.line) + ", column " + std::to_string(first.column) + ".");
+  }
+  if (!out.doc.duplicates.empty()) return {};
+  if (!out.doc.root.is(json::Type::kObject)) {
+    sink.Report(*rules.not_object, out.At(out.doc.value_begin, ""),
+                out.name + " is " + std::string(json::TypeName(out.doc.root.type)) + ", not a JSON object.");
+    return {};
+  }
+  out.parsed = true;
+  return {};
+}
+
+}  // namespace ckpt

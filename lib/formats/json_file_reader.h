@@ -1,0 +1,23 @@
+// Reads a bounded JSON file of the artifact (header.json, weights.index.json): size
+// bound first, then UTF-8, syntax and duplicate keys, then "is an object".
+#pragma once
+
+#include "lib/artifact/artifact.h"
+#include "lib/io/artifact_source.h"
+
+namespace ckpt {
+
+/// The rules a JSON file's first-stage failures are reported under.
+struct JsonFileRules {
+  const RuleInfo* too_large;
+  const RuleInfo* not_utf8;
+  const RuleInfo* syntax;
+  const RuleInfo* duplicate_key;
+  const RuleInfo* not_object;
+};
+
+/// Fills `out` (name, text, doc, parsed). Findings go to `sink`; an I/O failure is returned.
+[[nodiscard]] IoResult<void> ReadJsonFile(const RandomAccessFile& file, const JsonFileRules& rules, JsonFile& out,
+                                          FindingSink& sink);
+
+}  // namespace ckpt

@@ -1,0 +1,368 @@
+#include "lib/formats/safetensors_reader.h"
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include "lib/core/byte_reader.h"
+#include "lib/core/checked_math.h"
+#include "lib/core/text.h"
+#include "lib/formats/content_sniffer.h"
+#include "lib/formats/dtype.h"
+#include "lib/json/strict_parser.h"
+#include "rules/catalog.h"
+
+namespace ckpt {
+namespace {
+
+constexpr std::uint64_t kPrefixLength = 8;
+
+bool IsJsonWhitespace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+std::string Plural(std::uint64_t n, std::string_view word) {
+  return std::to_string(n) + " " + std::string(word) + (n == 1 ? "" : "s");
+}
+
+class Reader {
+ public:
+  Reader(WeightFile& out, FindingSink& sink) : wf_(out), sink_(sink) {}
+
+  IoResult<void> Run() {
+    const std::size_t errors_before = ErrorCount();
+    std::array<std::byte, kSniffLength> head{};
+    std::size_t head_length = static_cast<std::size_t>(std::min<std::uint64_t>(wf_.size, head.size()));
+    if (auto read = wf_.file->ReadAt(0, std::span(head).first(head_length)); !read) return read.error();
+    head_ = std::span<const std::byte>(head).first(head_length);
+
+    if (wf_.size == 0) {
+      ReportContainerFailure(rules::safetensors_header_too_small::kRule, "the file is empty", 0);
+      return {};
+    }
+    if (wf_.size < kPrefixLength) {
+      ReportContainerFailure(rules::safetensors_header_too_small::kRule,
+                             "the file is " + Plural(wf_.size, "byte") + " long, shorter than the 8-byte header length",
+                             0);
+      return {};
+    }
+    ByteReader prefix(head_);
+    const std::uint64_t n = *prefix.ReadU64LE();
+    if (n > kMaxSafetensorsHeaderLength) {
+      ReportContainerFailure(rules::safetensors_header_too_large::kRule,
+                             "the header length is " + std::to_string(n) + " bytes, above the limit of 100000000", 0);
+      return {};
+    }
+    if (n < 2) {
+      ReportContainerFailure(rules::safetensors_header_too_small::kRule,
+                             "the header length is " + Plural(n, "byte") + "; a JSON object needs at least 2", 0);
+      return {};
+    }
+    if (n > wf_.size - kPrefixLength) {
+      ReportContainerFailure(rules::safetensors_header_past_end::kRule,
+                             "the header length is " + std::to_string(n) + " bytes but only " +
+                                 std::to_string(wf_.size - kPrefixLength) + " bytes follow the length prefix",
+                             0);
+      return {};
+    }
+    wf_.data_start = kPrefixLength + n;
+    std::string header(static_cast<std::size_t>(n), '\0');
+    if (auto read = wf_.file->ReadAt(kPrefixLength, std::as_writable_bytes(std::span<char>(header))); !read) {
+      return read.error();
+    }
+    if (auto bad = FindInvalidUtf8(header)) {
+      ReportContainerFailure(rules::safetensors_header_not_utf8::kRule,
+                             "the header holds invalid UTF-8 at header byte " + std::to_string(*bad),
+                             kPrefixLength + *bad);
+      return {};
+    }
+    auto parsed = json::ParseStrict(header);
+    if (auto* error = std::get_if<json::ParseError>(&parsed)) {
+      ReportContainerFailure(rules::safetensors_header_json::kRule,
+                             "the header is not valid JSON: " + error->message, kPrefixLength + error->offset);
+      return {};
+    }
+    const json::Document& doc = std::get<json::Document>(parsed);
+    if (!doc.root.is(json::Type::kObject)) {
+      ReportContainerFailure(rules::safetensors_header_json::kRule,
+                             std::string("the header is ") + std::string(json::TypeName(doc.root.type)) +
+                                 ", not a JSON object",
+                             kPrefixLength + doc.value_begin);
+      return {};
+    }
+    wf_.header_read = true;
+    CheckWhitespace(header, doc);
+    ReportDuplicates(doc);
+    for (const json::Member& member : doc.root.members) ReadMember(member);
+    CheckOffsets();
+    wf_.valid = ErrorCount() == errors_before;
+    return {};
+  }
+
+ private:
+  std::size_t ErrorCount() const {
+    return static_cast<std::size_t>(std::count_if(sink_.findings().begin(), sink_.findings().end(), [](const Finding& f) {
+      return f.severity() == Severity::kError;
+    }));
+  }
+
+  Location At(std::uint64_t file_offset, std::optional<std::string> pointer = std::nullopt,
+              std::optional<std::string> tensor = std::nullopt) const {
+    Location loc;
+    loc.file = wf_.name;
+    loc.byte_offset = file_offset;
+    loc.json_pointer = std::move(pointer);
+    loc.tensor = std::move(tensor);
+    return loc;
+  }
+
+  void Report(const RuleInfo& rule, Location loc, std::string message) {
+    sink_.Report(rule, std::move(loc), std::move(message));
+  }
+
+  // A failure of the container itself: say what the file looks like instead, if we can tell.
+  void ReportContainerFailure(const RuleInfo& rule, const std::string& reason, std::uint64_t offset) {
+    SniffResult sniff = SniffContent(head_, wf_.size);
+    if (const RuleInfo* sniffed = RuleForContentKind(sniff.kind)) {
+      std::string message = wf_.name + " is " + sniff.description + ", not safetensors";
+      if (sniff.kind != ContentKind::kEmpty) message += " (read as safetensors, " + reason + ")";
+      message += "; safetensors only: re-export with safetensors.";
+      Report(*sniffed, At(0), message);
+      return;
+    }
+    Report(rule, At(offset), wf_.name + " is not valid safetensors: " + reason + ".");
+  }
+
+  void CheckWhitespace(const std::string& header, const json::Document& doc) {
+    bool leading = doc.value_begin > 0;
+    bool odd_padding = false;
+    for (std::size_t i = static_cast<std::size_t>(doc.value_end); i < header.size(); ++i) {
+      if (IsJsonWhitespace(header[i]) && header[i] != ' ') odd_padding = true;
+    }
+    if (leading || odd_padding) {
+      std::string what = leading ? "whitespace before the opening '{'" : "";
+      if (odd_padding) what += std::string(leading ? " and " : "") + "trailing padding other than spaces";
+      Report(rules::safetensors_noncanonical_whitespace::kRule, At(kPrefixLength),
+             wf_.name + " has " + what + " in its header; valid, but canonical writers pad with trailing spaces only.");
+    }
+  }
+
+  void ReportDuplicates(const json::Document& doc) {
+    for (const json::DuplicateKey& dup : doc.duplicates) {
+      Location loc = At(kPrefixLength + dup.second_offset, dup.object_pointer + "/" + json::EscapePointerToken(dup.key));
+      if (dup.object_pointer.empty()) {
+        if (dup.key == "__metadata__") {
+          Report(rules::safetensors_metadata_invalid::kRule, loc, wf_.name + " declares __metadata__ twice.");
+        } else {
+          loc.tensor = dup.key;
+          Report(rules::safetensors_duplicate_tensor::kRule, loc,
+                 "Tensor " + QuoteForMessage(dup.key) + " is declared twice in " + wf_.name + " (first at byte " +
+                     std::to_string(kPrefixLength + dup.first_offset) + ").");
+        }
+      } else if (dup.object_pointer == "/__metadata__") {
+        Report(rules::safetensors_metadata_duplicate_key::kRule, loc,
+               "__metadata__ key " + QuoteForMessage(dup.key) + " appears twice in " + wf_.name + ".");
+      } else {
+        Report(rules::safetensors_tensor_entry_invalid::kRule, loc,
+               "Key " + QuoteForMessage(dup.key) + " appears twice in the entry at " + dup.object_pointer + " of " +
+                   wf_.name + ".");
+      }
+    }
+  }
+
+  void ReadMetadata(const json::Member& member) {
+    const std::string pointer = "/__metadata__";
+    if (wf_.has_metadata) return;  // the duplicate was reported already
+    wf_.has_metadata = true;
+    const json::Value& value = member.value;
+    if (!value.is(json::Type::kObject)) {
+      Report(rules::safetensors_metadata_invalid::kRule, At(kPrefixLength + value.offset, pointer),
+             "__metadata__ in " + wf_.name + " is " + std::string(json::TypeName(value.type)) +
+                 ", not a map of strings to strings.");
+      return;
+    }
+    if (value.Find("dtype") && value.Find("shape") && value.Find("data_offsets")) {
+      Report(rules::safetensors_tensor_name_invalid::kRule, At(kPrefixLength + member.key_offset, pointer),
+             wf_.name + " declares a tensor named __metadata__, a name reserved for the metadata map.");
+      return;
+    }
+    for (const json::Member& entry : value.members) {
+      if (!entry.value.is(json::Type::kString)) {
+        Report(rules::safetensors_metadata_invalid::kRule,
+               At(kPrefixLength + entry.value.offset, pointer + "/" + json::EscapePointerToken(entry.key)),
+               "__metadata__ value " + QuoteForMessage(entry.key) + " in " + wf_.name + " is " +
+                   std::string(json::TypeName(entry.value.type)) + ", not a string.");
+        continue;
+      }
+      wf_.metadata.emplace_back(entry.key, entry.value.text);
+    }
+  }
+
+  void ReadMember(const json::Member& member) {
+    if (member.key == "__metadata__") {
+      ReadMetadata(member);
+      return;
+    }
+    if (std::any_of(wf_.tensors.begin(), wf_.tensors.end(),
+                    [&](const StoredTensor& t) { return t.name == member.key; })) {
+      return;  // duplicate, reported already; the first entry stands
+    }
+    StoredTensor tensor;
+    tensor.name = member.key;
+    tensor.entry_offset = kPrefixLength + member.key_offset;
+    const std::string pointer = "/" + json::EscapePointerToken(member.key);
+    Location loc = At(tensor.entry_offset, pointer, member.key);
+    const std::string label = "Tensor " + QuoteForMessage(member.key) + " in " + wf_.name;
+
+    if (member.key.empty() || HasControlCharacter(member.key)) {
+      Report(rules::safetensors_tensor_name_invalid::kRule, loc,
+             label + (member.key.empty() ? " has an empty name." : " has a control character in its name."));
+    }
+    const json::Value& entry = member.value;
+    if (!entry.is(json::Type::kObject)) {
+      Report(rules::safetensors_tensor_entry_invalid::kRule, loc,
+             label + " is " + std::string(json::TypeName(entry.type)) + ", not {dtype, shape, data_offsets}.");
+      wf_.tensors.push_back(std::move(tensor));
+      return;
+    }
+    bool ok = true;
+    for (const json::Member& field : entry.members) {
+      if (field.key != "dtype" && field.key != "shape" && field.key != "data_offsets") {
+        Report(rules::safetensors_tensor_entry_invalid::kRule, loc,
+               label + " has unknown key " + QuoteForMessage(field.key) + ".");
+        ok = false;
+      }
+    }
+    const json::Value* dtype = entry.Find("dtype");
+    const json::Value* shape = entry.Find("shape");
+    const json::Value* offsets = entry.Find("data_offsets");
+    for (auto [value, key] : {std::pair{dtype, "dtype"}, std::pair{shape, "shape"}, std::pair{offsets, "data_offsets"}}) {
+      if (value == nullptr) {
+        Report(rules::safetensors_tensor_entry_invalid::kRule, loc, label + " has no " + key + ".");
+        ok = false;
+      }
+    }
+    if (dtype && !dtype->is(json::Type::kString)) {
+      Report(rules::safetensors_tensor_entry_invalid::kRule, loc, label + " has a dtype that is not a string.");
+      ok = false;
+    } else if (dtype) {
+      tensor.dtype = dtype->text;
+    }
+    if (shape && !ReadIntegers(*shape, tensor.shape)) {
+      Report(rules::safetensors_tensor_entry_invalid::kRule, loc,
+             label + " has a shape that is not an array of non-negative JSON integers.");
+      ok = false;
+    }
+    std::vector<std::uint64_t> begin_end;
+    if (offsets && (!ReadIntegers(*offsets, begin_end) || begin_end.size() != 2)) {
+      Report(rules::safetensors_tensor_entry_invalid::kRule, loc,
+             label + " has data_offsets that are not two non-negative JSON integers.");
+      ok = false;
+    }
+    if (!ok) {
+      wf_.tensors.push_back(std::move(tensor));
+      return;
+    }
+    tensor.begin = begin_end[0];
+    tensor.end = begin_end[1];
+    const DtypeInfo* info = FindSafetensorsDtype(tensor.dtype);
+    if (info == nullptr) {
+      Report(rules::safetensors_dtype_unknown::kRule, loc,
+             label + " has dtype " + QuoteForMessage(tensor.dtype) + ", which safetensors does not define.");
+      wf_.tensors.push_back(std::move(tensor));
+      return;
+    }
+    TensorSize size = SafetensorsByteSize(tensor.shape, *info);
+    if (size.error == SizeError::kOverflow) {
+      Report(rules::safetensors_size_overflow::kRule, loc, label + " has a shape whose size overflows 64 bits.");
+    } else if (size.error == SizeError::kMisaligned) {
+      Report(rules::safetensors_size_misaligned::kRule, loc,
+             label + " (" + tensor.dtype + ") has a size in bits that is not a multiple of 8.");
+    } else if (tensor.end < tensor.begin) {
+      Report(rules::safetensors_size_mismatch::kRule, loc,
+             label + " has data_offsets [" + std::to_string(tensor.begin) + ", " + std::to_string(tensor.end) +
+                 "] that end before they begin.");
+    } else if (tensor.end - tensor.begin != size.bytes) {
+      Report(rules::safetensors_size_mismatch::kRule, loc,
+             label + " spans " + std::to_string(tensor.end - tensor.begin) + " bytes but its dtype and shape need " +
+                 std::to_string(size.bytes) + ".");
+    } else {
+      tensor.complete = true;
+      if (!info->allowed_in_artifact()) {
+        Report(rules::safetensors_dtype_not_allowed::kRule, loc,
+               label + " has dtype " + tensor.dtype +
+                   ": valid safetensors, but artifacts allow only F32, BF16 and F16.");
+      }
+    }
+    wf_.tensors.push_back(std::move(tensor));
+  }
+
+  static bool ReadIntegers(const json::Value& value, std::vector<std::uint64_t>& out) {
+    if (!value.is(json::Type::kArray)) return false;
+    out.clear();
+    for (const json::Value& item : value.items) {
+      auto n = item.AsInteger();
+      if (!n) return false;
+      out.push_back(*n);
+    }
+    return true;
+  }
+
+  // Reference rule: sorted by (begin, end), offsets are contiguous from 0 and the buffer
+  // ends at end of file. Entries that failed earlier checks take no part.
+  void CheckOffsets() {
+    std::vector<const StoredTensor*> ordered;
+    bool all_complete = true;
+    for (const StoredTensor& t : wf_.tensors) {
+      if (t.complete) {
+        ordered.push_back(&t);
+      } else {
+        all_complete = false;
+      }
+    }
+    std::stable_sort(ordered.begin(), ordered.end(), [](const StoredTensor* a, const StoredTensor* b) {
+      return std::pair(a->begin, a->end) < std::pair(b->begin, b->end);
+    });
+    std::uint64_t expected = 0;
+    for (const StoredTensor* t : ordered) {
+      if (t->begin != expected) {
+        const bool hole = t->begin > expected;
+        Report(rules::safetensors_offsets_not_contiguous::kRule, wf_.TensorLocation(*t),
+               "Tensor " + QuoteForMessage(t->name) + " in " + wf_.name + " starts at data offset " +
+                   std::to_string(t->begin) + " but the previous tensor ends at " + std::to_string(expected) +
+                   (hole ? ": a hole of " + Plural(t->begin - expected, "byte") + "."
+                         : ": an overlap of " + Plural(expected - t->begin, "byte") + "."));
+      }
+      expected = std::max(expected, t->end);
+    }
+    if (!all_complete) return;  // the buffer size is meaningless when an entry could not be read
+    auto buffer_end = CheckedAdd(wf_.data_start, expected);
+    if (!buffer_end || *buffer_end != wf_.size) {
+      Location loc = At(buffer_end ? std::min(*buffer_end, wf_.size) : wf_.size);
+      if (buffer_end && *buffer_end < wf_.size) {
+        Report(rules::safetensors_buffer_size::kRule, loc,
+               wf_.name + " has " + Plural(wf_.size - *buffer_end, "byte") + " after the end of the last tensor.");
+      } else {
+        Report(rules::safetensors_buffer_size::kRule, loc,
+               wf_.name + " is truncated: its tensors need a data buffer of " + std::to_string(expected) +
+                   " bytes but only " + std::to_string(wf_.size - wf_.data_start) + " follow the header.");
+      }
+    }
+  }
+
+  WeightFile& wf_;
+  FindingSink& sink_;
+  std::span<const std::byte> head_;
+};
+
+}  // namespace
+
+IoResult<WeightFile> ReadSafetensors(std::string name, std::unique_ptr<RandomAccessFile> file, FindingSink& sink) {
+  WeightFile wf;
+  wf.name = std::move(name);
+  wf.size = file->size();
+  wf.file = std::move(file);
+  Reader reader(wf, sink);
+  if (auto result = reader.Run(); !result) return result.error();
+  return wf;
+}
+
+}  // namespace ckpt

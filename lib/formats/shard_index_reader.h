@@ -1,0 +1,13 @@
+// weights.index.json reader: exactly {"metadata": {"total_size": T, ...}, "weight_map":
+// {tensor: shard file}} (transformers layout), size bounded before reading, duplicate keys
+// refused. Cross-checks against the shards are rules in rules/index/.
+#pragma once
+
+#include "lib/artifact/artifact.h"
+#include "lib/io/artifact_source.h"
+
+namespace ckpt {
+
+[[nodiscard]] IoResult<ShardIndex> ReadShardIndex(const RandomAccessFile& file, FindingSink& sink);
+
+}  // namespace ckpt

@@ -1,0 +1,107 @@
+#include "lib/hashing/content_hash.h"
+
+#include <algorithm>
+#include <array>
+
+#include "lib/core/checked_math.h"
+#include "lib/core/text.h"
+#include "lib/formats/dtype.h"
+#include "lib/hashing/sha256.h"
+
+namespace ckpt {
+namespace {
+
+void PutU64(Sha256& hash, std::uint64_t n) {
+  std::array<std::byte, 8> le{};
+  for (std::size_t i = 0; i < 8; ++i) le[i] = static_cast<std::byte>((n >> (8 * i)) & 0xFF);
+  hash.Update(le);
+}
+
+void PutStr(Sha256& hash, std::string_view s) {
+  PutU64(hash, s.size());
+  hash.Update(s);
+}
+
+}  // namespace
+
+PlanOrReason BuildHashPlan(const Artifact& artifact) {
+  if (!artifact.header || !artifact.header->version_supported) return {std::nullopt, "header.json could not be read"};
+  const Header& h = *artifact.header;
+  if (!h.schema_version || !h.wmcp_version || !h.round_index || !h.parent_hash_present || !h.param_groups ||
+      !h.tensor_manifest) {
+    return {std::nullopt, "a hashed header field is missing or has the wrong type"};
+  }
+  HashPlan plan;
+  plan.schema_version = *h.schema_version;
+  plan.wmcp_version = *h.wmcp_version;
+  plan.round_index = *h.round_index;
+  plan.parent_hash = h.parent_hash;
+  plan.param_groups = *h.param_groups;
+  for (const ManifestEntry& entry : *h.tensor_manifest) {
+    if (!entry.complete) return {std::nullopt, "a tensor_manifest entry is incomplete"};
+    const DtypeInfo* dtype = FindManifestDtype(entry.dtype);
+    if (dtype == nullptr) return {std::nullopt, "tensor " + QuoteForMessage(entry.name) + " has an unknown dtype"};
+    auto size = ManifestByteSize(entry.shape, *dtype);
+    if (!size) return {std::nullopt, "tensor " + QuoteForMessage(entry.name) + " has a size that overflows"};
+    const WeightFile* holder = nullptr;
+    const StoredTensor* stored = nullptr;
+    for (const WeightFile& wf : artifact.weights) {
+      if (!wf.valid) continue;
+      if (const StoredTensor* t = wf.FindTensor(entry.name)) {
+        holder = &wf;
+        stored = t;
+        break;
+      }
+    }
+    if (stored == nullptr) {
+      return {std::nullopt, "the bytes of tensor " + QuoteForMessage(entry.name) + " are not in a readable weight file"};
+    }
+    if (stored->end - stored->begin != *size) {
+      return {std::nullopt, "tensor " + QuoteForMessage(entry.name) + " is stored with a different byte size"};
+    }
+    plan.tensors.push_back({entry.name, entry.group, entry.dtype, entry.shape, holder->file.get(),
+                            holder->data_start + stored->begin, *size});
+  }
+  return {std::move(plan), ""};
+}
+
+IoResult<std::string> ComputeContentHash(const HashPlan& plan, std::size_t buffer_size) {
+  std::vector<const HashPlan::Tensor*> order;
+  order.reserve(plan.tensors.size());
+  for (const HashPlan::Tensor& t : plan.tensors) order.push_back(&t);
+  // std::string compares bytes as unsigned char through char_traits: UTF-8 byte order.
+  std::stable_sort(order.begin(), order.end(),
+                   [](const HashPlan::Tensor* a, const HashPlan::Tensor* b) { return a->name < b->name; });
+
+  Sha256 hash;
+  PutStr(hash, "lensemble.artifact.content.v1");
+  PutU64(hash, order.size());
+  std::vector<std::byte> buffer(std::max<std::size_t>(buffer_size, 4096));
+  for (const HashPlan::Tensor* t : order) {
+    PutStr(hash, t->name);
+    PutStr(hash, t->group);
+    PutStr(hash, t->dtype);
+    PutU64(hash, t->shape.size());
+    for (std::uint64_t dim : t->shape) PutU64(hash, dim);
+    std::uint64_t done = 0;
+    while (done < t->length) {
+      std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), t->length - done));
+      std::span<std::byte> window(buffer.data(), chunk);
+      if (auto read = t->file->ReadAt(t->offset + done, window); !read) return read.error();
+      hash.Update(window);
+      done += chunk;
+    }
+  }
+  PutStr(hash, "lensemble.artifact.structure.v1");
+  PutU64(hash, plan.schema_version);
+  PutStr(hash, plan.wmcp_version);
+  PutU64(hash, plan.round_index);
+  PutStr(hash, plan.parent_hash.value_or(""));
+  std::vector<std::string> groups = plan.param_groups;
+  std::sort(groups.begin(), groups.end());
+  PutU64(hash, groups.size());
+  for (const std::string& g : groups) PutStr(hash, g);
+  return hash.FinalHex();
+}
+
+}  // namespace ckpt

@@ -1,0 +1,44 @@
+// The canonical content hash of artifact-format.md section 5 (INV-CHECKPOINT-HASH).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/artifact/artifact.h"
+#include "lib/io/artifact_source.h"
+
+namespace ckpt {
+
+/// Everything the hash covers, with each tensor's bytes located in a weight file.
+struct HashPlan {
+  struct Tensor {
+    std::string name;
+    std::string group;
+    std::string dtype;  ///< manifest token
+    std::vector<std::uint64_t> shape;
+    const RandomAccessFile* file = nullptr;
+    std::uint64_t offset = 0;  ///< absolute offset of the first element byte
+    std::uint64_t length = 0;
+  };
+  std::vector<Tensor> tensors;  ///< any order: hashing sorts by name bytes
+  std::uint64_t schema_version = 0;  ///< as written, before migration
+  std::string wmcp_version;
+  std::uint64_t round_index = 0;
+  std::optional<std::string> parent_hash;  ///< nullopt: null
+  std::vector<std::string> param_groups;
+};
+
+/// Builds the plan from a read artifact, or says why the hash is not defined for it
+/// (a missing field, or a manifest tensor whose bytes cannot be located).
+struct PlanOrReason {
+  std::optional<HashPlan> plan;
+  std::string reason;
+};
+PlanOrReason BuildHashPlan(const Artifact& artifact);
+
+/// Streams the plan through SHA-256 with one buffer of `buffer_size` bytes.
+[[nodiscard]] IoResult<std::string> ComputeContentHash(const HashPlan& plan, std::size_t buffer_size = 1 << 20);
+
+}  // namespace ckpt

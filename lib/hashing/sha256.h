@@ -1,0 +1,32 @@
+// SHA-256 through Crypto++ (which uses the CPU's SHA extensions when present).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+namespace ckpt {
+
+class Sha256 {
+ public:
+  Sha256();
+  ~Sha256();
+  Sha256(const Sha256&) = delete;
+  Sha256& operator=(const Sha256&) = delete;
+
+  void Update(std::span<const std::byte> bytes);
+  void Update(std::string_view text) { Update(std::as_bytes(std::span(text.data(), text.size()))); }
+  /// Finishes and returns the lowercase hex digest; the object is reset for reuse.
+  std::string FinalHex();
+
+  /// True when the CPU's SHA extensions are used (reported by benchmarks).
+  static bool UsesHardware();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ckpt

@@ -1,0 +1,91 @@
+#include "reports/json_report.h"
+
+#include <boost/json.hpp>
+
+#include "reports/json_pretty.h"
+
+namespace ckpt::reports {
+namespace {
+
+boost::json::value OptionalString(const std::optional<std::string>& value) {
+  return value ? boost::json::value(*value) : boost::json::value(nullptr);
+}
+
+boost::json::value LocationToJson(const Location& loc) {
+  boost::json::object out;
+  out["file"] = loc.file;
+  if (loc.json_pointer) out["json_pointer"] = *loc.json_pointer;
+  if (loc.line) out["line"] = *loc.line;
+  if (loc.column) out["column"] = *loc.column;
+  if (loc.byte_offset) out["byte_offset"] = *loc.byte_offset;
+  if (loc.byte_length) out["byte_length"] = *loc.byte_length;
+  if (loc.tensor) out["tensor"] = *loc.tensor;
+  return out;
+}
+
+boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext& context) {
+  const Artifact& a = result.artifact;
+  boost::json::object out;
+  out["path"] = a.path;
+  out["verdict"] = VerdictName(VerdictOf(result, context.threshold));
+  boost::json::object schema;
+  const Header* h = a.header ? &*a.header : nullptr;
+  schema["as_written"] = (h && h->schema_version) ? boost::json::value(*h->schema_version) : boost::json::value(nullptr);
+  schema["migrated"] = (h && h->migrated_version) ? boost::json::value(h->migrated_version) : boost::json::value(nullptr);
+  out["schema_version"] = std::move(schema);
+  boost::json::object hash;
+  hash["declared"] = h ? OptionalString(h->content_hash) : boost::json::value(nullptr);
+  hash["computed"] = OptionalString(a.computed_hash);
+  hash["expected"] = OptionalString(a.policy.expected_hash);
+  if (!a.computed_hash) hash["not_computed_reason"] = a.hash_not_computed_reason;
+  out["content_hash"] = std::move(hash);
+  SeverityCounts counts = CountFindings(result);
+  out["counts"] = {{"error", counts.errors}, {"warning", counts.warnings}, {"note", counts.notes}};
+  boost::json::array findings;
+  for (const Finding& f : result.findings) findings.push_back(FindingToJson(f));
+  out["findings"] = std::move(findings);
+  boost::json::array errors;
+  for (const std::string& e : result.tool_errors) errors.push_back(boost::json::value(e));
+  out["tool_errors"] = std::move(errors);
+  return out;
+}
+
+}  // namespace
+
+boost::json::value FindingToJson(const Finding& finding) {
+  boost::json::object out;
+  out["rule"] = finding.rule->id;
+  out["code"] = CodeName(finding.rule->code);
+  out["severity"] = SeverityName(finding.severity());
+  out["message"] = finding.message;
+  out["location"] = LocationToJson(finding.location);
+  return out;
+}
+
+boost::json::value AuditReportToJson(std::span<const AuditResult> results, const ReportContext& context) {
+  boost::json::object out;
+  out["report"] = "ckpt-audit-report";
+  out["report_schema_version"] = kJsonReportSchemaVersion;
+  out["tool"] = {{"name", context.tool_name}, {"version", context.version}};
+  out["fail_on"] = FailThresholdName(context.threshold);
+  boost::json::array artifacts;
+  std::size_t passed = 0, failed = 0, errored = 0;
+  for (const AuditResult& r : results) {
+    artifacts.push_back(ArtifactToJson(r, context));
+    switch (VerdictOf(r, context.threshold)) {
+      case Verdict::kPass: ++passed; break;
+      case Verdict::kFail: ++failed; break;
+      case Verdict::kError: ++errored; break;
+    }
+  }
+  out["artifacts"] = std::move(artifacts);
+  out["summary"] = {{"artifacts", results.size()}, {"passed", passed}, {"failed", failed}, {"errors", errored}};
+  out["exit_code"] = ExitCodeOf(results, context.threshold);
+  return out;
+}
+
+void WriteJsonReport(std::ostream& out, std::span<const AuditResult> results, const ReportContext& context) {
+  WritePrettyJson(out, AuditReportToJson(results, context));
+}
+
+}  // namespace ckpt::reports

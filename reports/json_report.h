@@ -1,0 +1,21 @@
+// The JSON report: a documented, versioned schema (reports/ckpt-audit-report.schema.json).
+#pragma once
+
+#include <ostream>
+#include <span>
+
+#include <boost/json/value.hpp>
+
+#include "lib/audit/audit.h"
+#include "reports/report_context.h"
+
+namespace ckpt::reports {
+
+/// Version of the report schema; bump on any incompatible change.
+inline constexpr int kJsonReportSchemaVersion = 1;
+
+boost::json::value FindingToJson(const Finding& finding);
+boost::json::value AuditReportToJson(std::span<const AuditResult> results, const ReportContext& context);
+void WriteJsonReport(std::ostream& out, std::span<const AuditResult> results, const ReportContext& context);
+
+}  // namespace ckpt::reports

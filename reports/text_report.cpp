@@ -1,0 +1,91 @@
+#include "reports/text_report.h"
+
+namespace ckpt::reports {
+namespace {
+
+struct Palette {
+  bool on;
+  std::string_view Paint(std::string_view code) const { return on ? code : ""; }
+  std::string_view red() const { return Paint("\033[31m"); }
+  std::string_view green() const { return Paint("\033[32m"); }
+  std::string_view yellow() const { return Paint("\033[33m"); }
+  std::string_view cyan() const { return Paint("\033[36m"); }
+  std::string_view bold() const { return Paint("\033[1m"); }
+  std::string_view reset() const { return Paint("\033[0m"); }
+  std::string_view For(Severity s) const {
+    return s == Severity::kError ? red() : s == Severity::kWarning ? yellow() : cyan();
+  }
+};
+
+std::string Plural(std::size_t n, std::string_view word) {
+  return std::to_string(n) + " " + std::string(word) + (n == 1 ? "" : "s");
+}
+
+std::string Short(const std::string& hash) { return hash.size() > 12 ? hash.substr(0, 12) : hash; }
+
+}  // namespace
+
+std::string FormatLocation(const std::string& artifact_path, const Location& location) {
+  std::string out = artifact_path;
+  if (!location.file.empty()) out += (out.empty() || out.back() == '/' ? "" : "/") + location.file;
+  if (location.line) {
+    out += ":" + std::to_string(*location.line) + ":" + std::to_string(location.column.value_or(1));
+  } else if (location.byte_offset) {
+    out += "@" + std::to_string(*location.byte_offset);
+  }
+  return out;
+}
+
+void WriteTextReport(std::ostream& out, std::span<const AuditResult> results, const ReportContext& context) {
+  const Palette p{context.color};
+  std::size_t passed = 0, failed = 0, errored = 0;
+  SeverityCounts total;
+  for (const AuditResult& r : results) {
+    const Artifact& a = r.artifact;
+    const Verdict verdict = VerdictOf(r, context.threshold);
+    const SeverityCounts counts = CountFindings(r);
+    total.errors += counts.errors;
+    total.warnings += counts.warnings;
+    total.notes += counts.notes;
+    std::string_view colour = verdict == Verdict::kPass ? p.green() : p.red();
+    out << p.bold() << a.path << p.reset() << ": " << colour
+        << (verdict == Verdict::kPass ? "PASS" : verdict == Verdict::kFail ? "FAIL" : "ERROR") << p.reset();
+    if (!r.findings.empty()) {
+      out << " (" << Plural(counts.errors, "error") << ", " << Plural(counts.warnings, "warning") << ", "
+          << Plural(counts.notes, "note") << ")";
+    }
+    out << "\n";
+    (verdict == Verdict::kPass ? passed : verdict == Verdict::kFail ? failed : errored)++;
+    if (a.header && a.header->schema_version) {
+      out << "  schema_version " << *a.header->schema_version;
+      if (a.header->migrated_version && a.header->migrated_version != *a.header->schema_version) {
+        out << " (migrated to " << a.header->migrated_version << ")";
+      }
+      out << "\n";
+    }
+    const std::optional<std::string>* declared = a.header ? &a.header->content_hash : nullptr;
+    if (a.computed_hash) {
+      out << "  content_hash " << *a.computed_hash << " (recomputed";
+      if (declared && declared->has_value()) {
+        out << (**declared == *a.computed_hash ? ", matches header.json"
+                                               : ", header.json declares " + Short(**declared));
+      }
+      out << ")\n";
+    } else if (!r.tool_errors.empty() || a.entries.empty()) {
+      // nothing to say about the hash of an artifact that could not be read
+    } else {
+      out << "  content_hash " << a.hash_not_computed_reason << "\n";
+    }
+    for (const Finding& f : r.findings) {
+      out << "  " << FormatLocation(a.path, f.location) << ": " << p.For(f.severity()) << SeverityName(f.severity())
+          << p.reset() << ": " << f.message << " [" << f.rule->id << " " << CodeName(f.rule->code) << "]\n";
+    }
+    for (const std::string& e : r.tool_errors) out << "  " << p.red() << "tool error" << p.reset() << ": " << e << "\n";
+  }
+  out << Plural(results.size(), "artifact") << ": " << passed << " passed, " << failed << " failed";
+  if (errored) out << ", " << errored << " not audited";
+  out << "; " << Plural(total.errors, "error") << ", " << Plural(total.warnings, "warning") << ", "
+      << Plural(total.notes, "note") << " (fail-on " << FailThresholdName(context.threshold) << ")\n";
+}
+
+}  // namespace ckpt::reports

@@ -1,0 +1,19 @@
+// The text report for people: one block per artifact, one line per finding
+// (<path>:<line>:<column> or <path>@<byte offset>, severity, message, [rule-id CODE]),
+// then a summary line. Colour only when the context asks for it.
+#pragma once
+
+#include <ostream>
+#include <span>
+
+#include "lib/audit/audit.h"
+#include "reports/report_context.h"
+
+namespace ckpt::reports {
+
+/// "dir/header.json:12:5" or "dir/weights.safetensors@1234" or "dir/file".
+std::string FormatLocation(const std::string& artifact_path, const Location& location);
+
+void WriteTextReport(std::ostream& out, std::span<const AuditResult> results, const ReportContext& context);
+
+}  // namespace ckpt::reports

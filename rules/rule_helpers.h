@@ -1,0 +1,77 @@
+// Small read-only views of the artifact shared by several rule checks.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lib/artifact/artifact.h"
+#include "lib/core/text.h"
+#include "lib/json/json_value.h"
+
+namespace ckpt::rules {
+
+/// The header when its fields were read (schema version known), else nullptr.
+inline const Header* ReadableHeader(const Artifact& artifact) {
+  return (artifact.header && artifact.header->version_supported) ? &*artifact.header : nullptr;
+}
+
+/// The manifest when it was read, else nullptr.
+inline const std::vector<ManifestEntry>* Manifest(const Artifact& artifact) {
+  const Header* h = ReadableHeader(artifact);
+  return (h && h->tensor_manifest) ? &*h->tensor_manifest : nullptr;
+}
+
+/// True when every weight file's header was read, so its tensor list is complete.
+inline bool AllWeightHeadersRead(const Artifact& artifact) {
+  if (artifact.weights.empty()) return false;
+  for (const WeightFile& wf : artifact.weights) {
+    if (!wf.header_read) return false;
+  }
+  return true;
+}
+
+/// Location of a manifest entry, or of one of its fields.
+inline Location ManifestLocation(const Header& header, const ManifestEntry& entry, std::string_view field = {}) {
+  std::string pointer = entry.pointer;
+  std::uint64_t offset = entry.offset;
+  if (!field.empty()) {
+    pointer += "/" + std::string(field);
+    const json::Value& array = *header.json.doc.root.Find("tensor_manifest");
+    for (const json::Value& item : array.items) {
+      if (item.offset == entry.offset) {
+        if (const json::Value* v = item.Find(field)) offset = v->offset;
+      }
+    }
+  }
+  Location loc = header.json.At(offset, pointer);
+  loc.tensor = entry.name;
+  return loc;
+}
+
+/// The first weight file that declares `name`, with its entry.
+struct StoredRef {
+  const WeightFile* file = nullptr;
+  const StoredTensor* tensor = nullptr;
+};
+inline StoredRef FindStored(const Artifact& artifact, std::string_view name) {
+  for (const WeightFile& wf : artifact.weights) {
+    if (const StoredTensor* t = wf.FindTensor(name)) return {&wf, t};
+  }
+  return {};
+}
+
+/// "[2, 3]"
+inline std::string ShapeText(const std::vector<std::uint64_t>& shape) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+inline Location FileLocation(std::string file) {
+  Location loc;
+  loc.file = std::move(file);
+  return loc;
+}
+
+}  // namespace ckpt::rules
