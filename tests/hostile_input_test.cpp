@@ -1,0 +1,199 @@
+// Hostile inputs end in findings, quickly, without memory growing with claimed sizes:
+// a 2^63 header length, truncation at every byte, overflowing shapes, 10,000-deep
+// nesting, a 200 MB header.json (sparse file), lying lengths.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+#include "lib/audit/audit.h"
+#include "tests/support/artifact_builder.h"
+#include "tests/support/audit_helpers.h"
+
+namespace ckpt::testing {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Peak resident set size in KiB (VmHWM), after resetting the peak where the kernel allows.
+long PeakRssKiB() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return -1;
+}
+void ResetPeakRss() { std::ofstream("/proc/self/clear_refs") << "5"; }
+
+// Audits `dir`, asserting it ends in findings (never a pass, never a tool error) within
+// one second and with a bounded peak RSS increase.
+AuditResult AuditHostile(const std::filesystem::path& dir, const std::string& what) {
+  ResetPeakRss();
+  const long rss_before = PeakRssKiB();
+  const auto start = Clock::now();
+  AuditResult result = AuditPath(dir.string(), Policy{});
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  const long growth_kib = PeakRssKiB() - rss_before;
+  EXPECT_LT(seconds, 1.0) << what;
+  EXPECT_LT(growth_kib, 32 * 1024) << what << ": peak RSS grew by " << growth_kib << " KiB";
+  EXPECT_FALSE(result.findings.empty()) << what << " passed silently";
+  EXPECT_TRUE(result.tool_errors.empty()) << what << ":\n" << Describe(result);
+  return result;
+}
+
+Files Vector(const std::string& name) {
+  Files files;
+  for (const auto& entry : std::filesystem::directory_iterator("fixtures/vectors/" + name)) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    files[entry.path().filename().string()] = buffer.str();
+  }
+  return files;
+}
+
+std::string LengthPrefix(std::uint64_t n) {
+  std::string out(8, '\0');
+  for (int i = 0; i < 8; ++i) out[static_cast<std::size_t>(i)] = static_cast<char>(n >> (8 * i));
+  return out;
+}
+
+TEST(HostileInput, HeaderLength2To63) {
+  TempDir dir;
+  Files files = Vector("v1-single");
+  files["weights.safetensors"] = LengthPrefix(std::uint64_t{1} << 63) + "{}";
+  WriteFiles(files, dir.path());
+  AuditResult result = AuditHostile(dir.path(), "2^63 header length");
+  ASSERT_EQ(FindingsOf(result, "safetensors-header-too-large").size(), 1u) << Describe(result);
+  EXPECT_NE(FindingsOf(result, "safetensors-header-too-large")[0]->message.find("9223372036854775808"), std::string::npos);
+}
+
+TEST(HostileInput, HeaderLengthAtTheCapButFileTiny) {
+  TempDir dir;
+  Files files = Vector("v1-single");
+  files["weights.safetensors"] = LengthPrefix(100'000'000) + "{}";
+  WriteFiles(files, dir.path());
+  AuditResult result = AuditHostile(dir.path(), "lying header length");
+  EXPECT_EQ(FindingsOf(result, "safetensors-header-past-end").size(), 1u) << Describe(result);
+}
+
+TEST(HostileInput, WeightsTruncatedAtEveryByte) {
+  const Files clean = Vector("v1-single");
+  const std::string& bytes = clean.at("weights.safetensors");
+  for (std::size_t cut = 0; cut < bytes.size(); ++cut) {
+    Files files = clean;
+    files["weights.safetensors"] = bytes.substr(0, cut);
+    const auto start = Clock::now();
+    AuditResult result = AuditFiles(files);
+    EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 1.0) << cut;
+    bool integrity = false;
+    for (const Finding& f : result.findings) integrity |= f.rule->code == Code::kCheckpointIntegrity;
+    EXPECT_TRUE(integrity) << "cut at " << cut << ":\n" << Describe(result);
+    EXPECT_TRUE(result.tool_errors.empty()) << Describe(result);
+  }
+}
+
+TEST(HostileInput, HeaderJsonTruncatedAtEveryByte) {
+  const Files clean = Vector("v1-single");
+  const std::string& text = clean.at("header.json");
+  for (std::size_t cut = 0; cut < text.size(); ++cut) {
+    Files files = clean;
+    files["header.json"] = text.substr(0, cut);
+    AuditResult result = AuditFiles(files);
+    bool invalid = false;
+    for (const Finding& f : result.findings) invalid |= f.rule->code == Code::kArtifactInvalid;
+    // The last byte is a newline: cutting only it leaves valid JSON.
+    if (text.find_first_not_of(" \n", cut) == std::string::npos) continue;
+    EXPECT_TRUE(invalid) << "cut at " << cut << ":\n" << Describe(result);
+  }
+}
+
+TEST(HostileInput, ShapeProductsThatOverflow) {
+  TempDir dir;
+  Files files = Vector("v1-single");
+  EditHeader(files, [](boost::json::object& h) {
+    h["tensor_manifest"].as_array()[1].as_object()["shape"] =
+        boost::json::array{std::uint64_t{1} << 32, std::uint64_t{1} << 32, 4};
+  });
+  files["weights.safetensors"] = SafetensorsFile(
+      R"({"a":{"dtype":"F32","shape":[4294967296,4294967296,4],"data_offsets":[0,0]}})", "");
+  WriteFiles(files, dir.path());
+  AuditResult result = AuditHostile(dir.path(), "overflowing shapes");
+  EXPECT_EQ(FindingsOf(result, "header-tensor-size-overflow").size(), 1u) << Describe(result);
+  EXPECT_EQ(FindingsOf(result, "safetensors-size-overflow").size(), 1u) << Describe(result);
+}
+
+TEST(HostileInput, TenThousandDeepNesting) {
+  TempDir dir;
+  Files files = Vector("v1-sharded");
+  const std::string deep = std::string(10000, '[') + std::string(10000, ']');
+  files["header.json"] = "{\"schema_version\":" + deep + "}";
+  files["weights.index.json"] = deep;
+  files["weights-00000-of-00003.safetensors"] = SafetensorsFile("{\"a\":" + deep + "}", "");
+  WriteFiles(files, dir.path());
+  AuditResult result = AuditHostile(dir.path(), "10,000-deep nesting");
+  EXPECT_EQ(FindingsOf(result, "header-json-syntax").size(), 1u) << Describe(result);
+  EXPECT_EQ(FindingsOf(result, "index-json-invalid").size(), 1u) << Describe(result);
+  EXPECT_EQ(FindingsOf(result, "safetensors-header-json").size(), 1u) << Describe(result);
+  EXPECT_NE(FindingsOf(result, "header-json-syntax")[0]->message.find("nesting deeper than"), std::string::npos);
+}
+
+TEST(HostileInput, TwoHundredMegabyteHeaderJson) {
+  TempDir dir;
+  WriteFiles(Vector("v1-single"), dir.path());
+  // A sparse 200 MB file: the size bound must refuse it before reading a byte.
+  ASSERT_EQ(::truncate((dir.path() / "header.json").c_str(), 200'000'000), 0);
+  AuditResult result = AuditHostile(dir.path(), "200 MB header.json");
+  ASSERT_EQ(FindingsOf(result, "header-too-large").size(), 1u) << Describe(result);
+  EXPECT_EQ(CodeName(FindingsOf(result, "header-too-large")[0]->rule->code), "ARTIFACT_INVALID");
+}
+
+TEST(HostileInput, TwoHundredMegabyteShardIndex) {
+  TempDir dir;
+  WriteFiles(Vector("v1-sharded"), dir.path());
+  ASSERT_EQ(::truncate((dir.path() / "weights.index.json").c_str(), 200'000'000), 0);
+  AuditResult result = AuditHostile(dir.path(), "200 MB weights.index.json");
+  EXPECT_EQ(FindingsOf(result, "index-too-large").size(), 1u) << Describe(result);
+}
+
+TEST(HostileInput, HugeClaimedTensorInASmallFile) {
+  TempDir dir;
+  Files files = Vector("v1-single");
+  // Offsets claim 2^60 bytes of data that the file does not have.
+  files["weights.safetensors"] = SafetensorsFile(
+      R"({"a":{"dtype":"U8","shape":[1152921504606846976],"data_offsets":[0,1152921504606846976]}})", "x");
+  WriteFiles(files, dir.path());
+  AuditResult result = AuditHostile(dir.path(), "2^60-byte tensor in a tiny file");
+  EXPECT_EQ(FindingsOf(result, "safetensors-buffer-size").size(), 1u) << Describe(result);
+}
+
+TEST(HostileInput, SpecialFilesAreNeverOpened) {
+  TempDir dir;
+  WriteFiles(Vector("v1-single"), dir.path());
+  ASSERT_EQ(::mkfifo((dir.path() / "pipe").c_str(), 0600), 0);
+  std::filesystem::create_symlink("/etc/passwd", dir.path() / "passwd");
+  std::filesystem::create_directory(dir.path() / "nested");
+  AuditResult result = AuditHostile(dir.path(), "fifo, symlink and folder");  // a FIFO read would hang here
+  EXPECT_EQ(FindingsOf(result, "layout-symlink").size(), 1u) << Describe(result);
+  EXPECT_EQ(FindingsOf(result, "layout-stray-entry").size(), 2u) << Describe(result);
+}
+
+TEST(HostileInput, SymlinkedWeightFileIsNotFollowed) {
+  TempDir dir;
+  TempDir elsewhere;
+  Files files = Vector("v1-single");
+  WriteFiles(files, dir.path());
+  WriteFiles(files, elsewhere.path());
+  std::filesystem::remove(dir.path() / "weights.safetensors");
+  std::filesystem::create_symlink(elsewhere.path() / "weights.safetensors", dir.path() / "weights.safetensors");
+  AuditResult result = AuditHostile(dir.path(), "symlinked weights");
+  EXPECT_EQ(FindingsOf(result, "layout-symlink").size(), 1u) << Describe(result);
+  EXPECT_FALSE(result.artifact.computed_hash.has_value()) << "bytes behind a symlink were hashed";
+}
+
+}  // namespace
+}  // namespace ckpt::testing
