@@ -1,0 +1,216 @@
+// ckpt-audit as a user runs it: options, exit codes (0 clean, 1 findings, 2 tool error),
+// JSON that parses, -o, --list-rules, colour rules.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+
+#include <boost/json.hpp>
+
+#include "rules/catalog.h"
+#include "tests/support/artifact_builder.h"
+
+namespace ckpt::testing {
+namespace {
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string ReadPipe(const std::string& cmd) {
+  std::string out;
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return out;
+  std::array<char, 4096> buf{};
+  std::size_t n = 0;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
+  ::pclose(pipe);
+  return out;
+}
+
+CliRun Cli(const std::string& args, const std::string& env = "") {
+  TempDir tmp;
+  const std::string err_file = (tmp.path() / "stderr").string();
+  const std::string cmd = env + (env.empty() ? "" : " ") + CKPT_AUDIT_BIN + " " + args + " 2>" + err_file;
+  CliRun run;
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return run;
+  std::array<char, 4096> buf{};
+  std::size_t n = 0;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) run.out.append(buf.data(), n);
+  int status = ::pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(err_file);
+  run.err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return run;
+}
+
+const std::string kClean = "fixtures/vectors/v1-single";
+
+class CliTest : public ::testing::Test {
+ protected:
+  std::string Broken() {
+    Files files = ArtifactSpec::Clean().Build();
+    files["weights.safetensors"].back() ^= 1;  // hash mismatch
+    WriteFiles(files, dir_.path() / "broken");
+    return (dir_.path() / "broken").string();
+  }
+  std::string WarningOnly() {
+    Files files = ArtifactSpec::Clean().Build();
+    SafetensorsParts parts = SplitSafetensors(files["weights.safetensors"]);
+    files["weights.safetensors"] = SafetensorsFile(" " + parts.header, parts.data);
+    WriteFiles(files, dir_.path() / "warning");
+    return (dir_.path() / "warning").string();
+  }
+  TempDir dir_;
+};
+
+TEST_F(CliTest, CleanArtifactExitsZero) {
+  CliRun run = Cli(kClean);
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("PASS"), std::string::npos);
+  EXPECT_NE(run.out.find("6cfc33b1d22878a421e587fe95100746ed8ee1ff5730d5c6a6e267aab5e9b31e"), std::string::npos);
+  EXPECT_EQ(run.out.find("\033["), std::string::npos) << "no colour when stdout is not a terminal";
+}
+
+TEST_F(CliTest, FindingsExitOneAndNameRuleAndCode) {
+  CliRun run = Cli(Broken());
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.out.find("[hash-mismatch CHECKPOINT_INTEGRITY]"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("header.json:1:"), std::string::npos) << "JSON findings give line and column: " << run.out;
+}
+
+TEST_F(CliTest, EachArtifactGetsItsOwnVerdict) {
+  CliRun run = Cli("--format json " + kClean + " " + Broken());
+  EXPECT_EQ(run.exit_code, 1);
+  auto report = boost::json::parse(run.out).as_object();
+  auto& artifacts = report["artifacts"].as_array();
+  ASSERT_EQ(artifacts.size(), 2u);
+  EXPECT_EQ(artifacts[0].as_object()["verdict"], "pass");
+  EXPECT_EQ(artifacts[1].as_object()["verdict"], "fail");
+  EXPECT_EQ(report["exit_code"], 1);
+  EXPECT_EQ(report["report_schema_version"], 1);
+}
+
+TEST_F(CliTest, JsonFindingsCarryRuleCodeSeverityAndLocation) {
+  CliRun run = Cli("--format json " + Broken());
+  auto report = boost::json::parse(run.out).as_object();
+  auto& artifact = report["artifacts"].as_array()[0].as_object();
+  auto& finding = artifact["findings"].as_array()[0].as_object();
+  EXPECT_EQ(finding["rule"], "hash-mismatch");
+  EXPECT_EQ(finding["code"], "CHECKPOINT_INTEGRITY");
+  EXPECT_EQ(finding["severity"], "error");
+  EXPECT_EQ(finding["location"].as_object()["file"], "header.json");
+  EXPECT_EQ(finding["location"].as_object()["json_pointer"], "/content_hash");
+  EXPECT_TRUE(finding["location"].as_object().contains("line"));
+  EXPECT_EQ(artifact["schema_version"].as_object()["as_written"], 1);
+  EXPECT_EQ(artifact["schema_version"].as_object()["migrated"], 2);
+  EXPECT_TRUE(artifact["content_hash"].as_object()["computed"].is_string());
+  EXPECT_NE(artifact["content_hash"].as_object()["declared"], artifact["content_hash"].as_object()["computed"]);
+}
+
+TEST_F(CliTest, FailOnThreshold) {
+  const std::string warning = WarningOnly();
+  EXPECT_EQ(Cli(warning).exit_code, 0);
+  EXPECT_EQ(Cli("--fail-on warning " + warning).exit_code, 1);
+  EXPECT_EQ(Cli("--fail-on note " + warning).exit_code, 1);
+  EXPECT_EQ(Cli("--fail-on none " + Broken()).exit_code, 0);
+}
+
+TEST_F(CliTest, NoHashChecksStructureOnly) {
+  CliRun run = Cli("--no-hash --format json " + Broken());
+  EXPECT_EQ(run.exit_code, 0) << run.out;
+  auto report = boost::json::parse(run.out).as_object();
+  auto& hash = report["artifacts"].as_array()[0].as_object()["content_hash"].as_object();
+  EXPECT_TRUE(hash["computed"].is_null());
+  EXPECT_EQ(hash["not_computed_reason"], "not recomputed (--no-hash)");
+}
+
+TEST_F(CliTest, ExpectHash) {
+  EXPECT_EQ(Cli("--expect-hash 6CFC33B1D22878A421E587FE95100746ED8EE1FF5730D5C6A6E267AAB5E9B31E " + kClean).exit_code, 0);
+  CliRun run = Cli("--expect-hash " + std::string(64, 'a') + " " + kClean);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.out.find("[hash-unexpected CHECKPOINT_INTEGRITY]"), std::string::npos) << run.out;
+}
+
+TEST_F(CliTest, OutputFile) {
+  const std::string file = (dir_.path() / "report.json").string();
+  CliRun run = Cli("--format json -o " + file + " " + kClean);
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_TRUE(run.out.empty());
+  std::ifstream in(file);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(boost::json::parse(text).as_object()["summary"].as_object()["passed"], 1);
+}
+
+TEST_F(CliTest, AllowGroupIsReportedNeverSilent) {
+  Files files = ArtifactSpec::Clean().Build();
+  ArtifactSpec spec = ArtifactSpec::Clean();
+  spec.param_groups.push_back("gripper");
+  spec.tensors.push_back({"gripper.w", "gripper", "float32", {2}, ""});
+  WriteFiles(spec.Build(), dir_.path() / "gripper");
+  const std::string path = (dir_.path() / "gripper").string();
+  CliRun refused = Cli(path);
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.out.find("[residency-group-not-shared RESIDENCY_VIOLATION]"), std::string::npos);
+  CliRun widened = Cli("--allow-group gripper " + path);
+  EXPECT_EQ(widened.exit_code, 0) << widened.out;
+  EXPECT_NE(widened.out.find("[residency-policy-widened RESIDENCY_VIOLATION]"), std::string::npos) << widened.out;
+  EXPECT_EQ(Cli("--fail-on note --allow-group gripper " + path).exit_code, 1);
+}
+
+TEST_F(CliTest, ToolErrorsExitTwo) {
+  CliRun missing = Cli("/nonexistent/artifact");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("No such file or directory"), std::string::npos) << missing.err;
+  EXPECT_EQ(Cli(kClean + " /nonexistent/artifact").exit_code, 2);
+  EXPECT_EQ(Cli("").exit_code, 2) << "nothing to audit";
+  EXPECT_EQ(Cli("--format xml " + kClean).exit_code, 2);
+  EXPECT_EQ(Cli("--fail-on sometimes " + kClean).exit_code, 2);
+  EXPECT_EQ(Cli("--expect-hash abc " + kClean).exit_code, 2);
+  EXPECT_EQ(Cli("--no-hash --expect-hash " + std::string(64, 'a') + " " + kClean).exit_code, 2);
+  EXPECT_EQ(Cli("--bogus " + kClean).exit_code, 2);
+  CliRun bad_output = Cli("-o /nonexistent/dir/report.txt " + kClean);
+  EXPECT_EQ(bad_output.exit_code, 2);
+  EXPECT_NE(bad_output.err.find("ckpt-audit: "), std::string::npos);
+}
+
+TEST_F(CliTest, HelpAndVersion) {
+  CliRun help = Cli("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("Exit status:"), std::string::npos);
+  EXPECT_NE(help.out.find("--expect-hash"), std::string::npos);
+  CliRun version = Cli("--version");
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.out, std::string("ckpt-audit ") + CKPT_VERSION + "\n");
+}
+
+TEST_F(CliTest, ListRulesJsonHasTheWholeCatalog) {
+  CliRun run = Cli("--list-rules --format json");
+  EXPECT_EQ(run.exit_code, 0);
+  auto list = boost::json::parse(run.out).as_object()["rules"].as_array();
+  ASSERT_EQ(list.size(), rules::AllRules().size());
+  for (const auto& item : list) {
+    const auto& rule = item.as_object();
+    for (const char* key : {"id", "name", "code", "severity", "title", "explanation", "remediation", "source"}) {
+      ASSERT_TRUE(rule.contains(key)) << key;
+    }
+    EXPECT_FALSE(rule.at("explanation").as_string().empty());
+  }
+  CliRun text = Cli("--list-rules");
+  EXPECT_NE(text.out.find("residency-action-head"), std::string::npos);
+}
+
+TEST_F(CliTest, ColourOnlyOnATerminalAndNeverWithNoColor) {
+  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "script(1) not installed";
+  const std::string tty = "script -qec '" + std::string(CKPT_AUDIT_BIN) + " " + kClean + "' /dev/null";
+  EXPECT_NE(ReadPipe(tty).find("\033[32m"), std::string::npos) << "PASS is green on a terminal";
+  EXPECT_EQ(ReadPipe("NO_COLOR=1 " + tty).find("\033["), std::string::npos) << "NO_COLOR disables colour";
+}
+
+}  // namespace
+}  // namespace ckpt::testing
