@@ -24,6 +24,9 @@ struct FireCase {
   Entries entries = {};
 };
 
+// Readable parameter names in gtest and CTest output.
+void PrintTo(const FireCase& fc, std::ostream* os) { *os << fc.rule << " (" << fc.variant << ")"; }
+
 Files Clean() { return ArtifactSpec::Clean().Build(); }
 Files Sharded() {
   ArtifactSpec spec = ArtifactSpec::Clean();

@@ -46,7 +46,7 @@ struct WeightFile {
   std::vector<StoredTensor> tensors;  ///< header order
   bool has_metadata = false;
   std::vector<std::pair<std::string, std::string>> metadata;
-  std::unique_ptr<RandomAccessFile> file;  ///< kept open for hashing
+  std::unique_ptr<RandomAccessFile> file;  ///< open while the audit runs (hashing); closed when it ends
 
   [[nodiscard]] const StoredTensor* FindTensor(std::string_view name) const;
   /// Location of a tensor entry in this file.

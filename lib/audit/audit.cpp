@@ -147,6 +147,8 @@ AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource&
   }
   result.findings = std::move(sink.findings());
   SortFindings(result.findings);
+  // The audit is over: release descriptors so a run over thousands of artifacts cannot run out.
+  for (WeightFile& wf : artifact.weights) wf.file.reset();
   return result;
 }
 

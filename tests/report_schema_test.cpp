@@ -1,0 +1,134 @@
+// The JSON report matches its documented schema (reports/ckpt-audit-report.schema.json).
+// A small validator for the keywords that schema uses keeps the schema honest.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <boost/json.hpp>
+
+#include "lib/audit/audit.h"
+#include "reports/json_report.h"
+#include "tests/support/artifact_builder.h"
+#include "tests/support/audit_helpers.h"
+
+namespace ckpt::testing {
+namespace {
+
+class SchemaValidator {
+ public:
+  explicit SchemaValidator(boost::json::value root) : root_(std::move(root)) {}
+
+  void Validate(const boost::json::value& v, const boost::json::value& schema, const std::string& path,
+                std::vector<std::string>& errors) const {
+    const auto& s = schema.as_object();
+    if (const auto* ref = s.if_contains("$ref")) {
+      std::string name(ref->as_string());
+      name = name.substr(name.rfind('/') + 1);
+      Validate(v, root_.at("$defs").at(name), path, errors);
+      return;
+    }
+    if (const auto* type = s.if_contains("type")) {
+      bool ok = false;
+      if (type->is_string()) {
+        ok = HasType(v, type->as_string());
+      } else {
+        for (const auto& t : type->as_array()) ok |= HasType(v, t.as_string());
+      }
+      if (!ok) errors.push_back(path + ": wrong type " + boost::json::serialize(v));
+    }
+    if (const auto* c = s.if_contains("const"); c && *c != v) errors.push_back(path + ": not the const value");
+    if (const auto* e = s.if_contains("enum")) {
+      bool found = false;
+      for (const auto& option : e->as_array()) found |= option == v;
+      if (!found) errors.push_back(path + ": " + boost::json::serialize(v) + " not in enum");
+    }
+    if (const auto* min = s.if_contains("minimum"); min && v.is_number() && v.to_number<double>() < min->to_number<double>()) {
+      errors.push_back(path + ": below minimum");
+    }
+    if (v.is_object()) {
+      const auto& obj = v.as_object();
+      if (const auto* req = s.if_contains("required")) {
+        for (const auto& key : req->as_array()) {
+          if (!obj.contains(key.as_string())) errors.push_back(path + ": missing " + std::string(key.as_string()));
+        }
+      }
+      const auto* props = s.if_contains("properties");
+      for (const auto& member : obj) {
+        const boost::json::value* sub = props ? props->as_object().if_contains(member.key()) : nullptr;
+        if (sub) {
+          Validate(member.value(), *sub, path + "/" + std::string(member.key()), errors);
+        } else if (const auto* extra = s.if_contains("additionalProperties"); extra && *extra == false) {
+          errors.push_back(path + ": unexpected key " + std::string(member.key()));
+        }
+      }
+    }
+    if (v.is_array()) {
+      if (const auto* items = s.if_contains("items")) {
+        for (std::size_t i = 0; i < v.as_array().size(); ++i) {
+          Validate(v.as_array()[i], *items, path + "/" + std::to_string(i), errors);
+        }
+      }
+    }
+  }
+
+  std::vector<std::string> Check(const boost::json::value& v) const {
+    std::vector<std::string> errors;
+    Validate(v, root_, "", errors);
+    return errors;
+  }
+
+ private:
+  static bool HasType(const boost::json::value& v, std::string_view t) {
+    if (t == "object") return v.is_object();
+    if (t == "array") return v.is_array();
+    if (t == "string") return v.is_string();
+    if (t == "integer") return v.is_int64() || v.is_uint64();
+    if (t == "number") return v.is_number();
+    if (t == "boolean") return v.is_bool();
+    if (t == "null") return v.is_null();
+    return false;
+  }
+  boost::json::value root_;
+};
+
+SchemaValidator LoadSchema() {
+  std::ifstream in("reports/ckpt-audit-report.schema.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  return SchemaValidator(boost::json::parse(text.str()));
+}
+
+TEST(JsonReportSchema, ReportsOfEveryKindConform) {
+  std::vector<AuditResult> results;
+  results.push_back(AuditPath("fixtures/vectors/v1-sharded", Policy{}));
+  Files broken = ArtifactSpec::Clean().Build();
+  broken["weights.safetensors"] = "\x80\x04junk";
+  broken["README"] = "x";
+  EditHeader(broken, [](boost::json::object& h) {
+    h["round_index"] = -1;
+    h["surprise"] = true;
+  });
+  results.push_back(AuditFiles(broken));
+  results.push_back(AuditPath("/nonexistent/artifact", Policy{}));
+  ASSERT_GT(results[1].findings.size(), 3u);
+
+  reports::ReportContext context;
+  const SchemaValidator schema = LoadSchema();
+  const boost::json::value report = reports::AuditReportToJson(results, context);
+  std::vector<std::string> errors = schema.Check(report);
+  std::string all;
+  for (const auto& e : errors) all += e + "\n";
+  EXPECT_TRUE(errors.empty()) << all;
+  EXPECT_EQ(report.at("exit_code"), 2);
+}
+
+TEST(JsonReportSchema, ValidatorCatchesViolations) {
+  const SchemaValidator schema = LoadSchema();
+  boost::json::value bad = boost::json::parse(R"({"report":"ckpt-audit-report","report_schema_version":1,
+      "tool":{"name":"x","version":"1"},"fail_on":"sometimes","artifacts":[{"path":1}],"summary":{},"exit_code":3})");
+  EXPECT_GE(schema.Check(bad).size(), 5u);
+}
+
+}  // namespace
+}  // namespace ckpt::testing
