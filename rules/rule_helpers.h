@@ -37,12 +37,8 @@ inline Location ManifestLocation(const Header& header, const ManifestEntry& entr
   std::uint64_t offset = entry.offset;
   if (!field.empty()) {
     pointer += "/" + std::string(field);
-    const json::Value& array = *header.json.doc.root.Find("tensor_manifest");
-    for (const json::Value& item : array.items) {
-      if (item.offset == entry.offset) {
-        if (const json::Value* v = item.Find(field)) offset = v->offset;
-      }
-    }
+    const json::Value& item = header.json.doc.root.Find("tensor_manifest")->items[entry.index];
+    if (const json::Value* v = item.Find(field)) offset = v->offset;
   }
   Location loc = header.json.At(offset, pointer);
   loc.tensor = entry.name;

@@ -195,5 +195,18 @@ TEST(HostileInput, SymlinkedWeightFileIsNotFollowed) {
   EXPECT_FALSE(result.artifact.computed_hash.has_value()) << "bytes behind a symlink were hashed";
 }
 
+TEST(HostileInput, TwentyThousandTensorsInLinearTime) {
+  // Regression: name lookups and JSON positions were once quadratic in the tensor count.
+  ArtifactSpec spec = ArtifactSpec::Uniform(20000, 4);
+  spec.tensors.push_back({"encoder.action_head.w", "encoder", "float32", {1}, ""});  // one finding to locate
+  Files files = spec.Build();
+  Policy structure_only;
+  structure_only.compute_hash = false;
+  const auto start = Clock::now();
+  AuditResult result = AuditFiles(files, structure_only);
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 1.0);
+  EXPECT_EQ(FindingsOf(result, "residency-action-head").size(), 1u) << Describe(result);
+}
+
 }  // namespace
 }  // namespace ckpt::testing

@@ -115,3 +115,21 @@ TEST(StrictJson, ReportsTheRootValueSpan) {
 
 }  // namespace
 }  // namespace ckpt::json
+
+namespace ckpt::json {
+namespace {
+
+TEST(PositionIndex, AgreesWithLocateOffsetEverywhere) {
+  std::string text;
+  for (int i = 0; i < 3000; ++i) text += (i % 7 == 0) ? "\n" : (i % 5 == 0) ? "\xF0\x9F\x98\x80" : "ab\xC3\xA9";
+  const PositionIndex index(text);
+  for (std::uint64_t offset = 0; offset <= text.size() + 3; offset += 7) {
+    LineColumn expected = LocateOffset(text, offset);
+    LineColumn got = index.Locate(text, offset);
+    ASSERT_EQ(got.line, expected.line) << offset;
+    ASSERT_EQ(got.column, expected.column) << offset;
+  }
+}
+
+}  // namespace
+}  // namespace ckpt::json

@@ -7,18 +7,24 @@ namespace ckpt {
 Location JsonFile::At(std::uint64_t offset, std::string pointer) const {
   Location loc;
   loc.file = name;
-  json::LineColumn pos = json::LocateOffset(text, offset);
+  json::LineColumn pos = positions.Locate(text, offset);
   loc.line = pos.line;
   loc.column = pos.column;
   loc.json_pointer = std::move(pointer);
   return loc;
 }
 
+void WeightFile::BuildNameIndex() {
+  by_name.resize(tensors.size());
+  for (std::uint32_t i = 0; i < by_name.size(); ++i) by_name[i] = i;
+  std::stable_sort(by_name.begin(), by_name.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return tensors[a].name < tensors[b].name; });
+}
+
 const StoredTensor* WeightFile::FindTensor(std::string_view tensor_name) const {
-  for (const StoredTensor& t : tensors) {
-    if (t.name == tensor_name) return &t;
-  }
-  return nullptr;
+  auto it = std::lower_bound(by_name.begin(), by_name.end(), tensor_name,
+                             [&](std::uint32_t i, std::string_view key) { return tensors[i].name < key; });
+  return (it != by_name.end() && tensors[*it].name == tensor_name) ? &tensors[*it] : nullptr;
 }
 
 Location WeightFile::TensorLocation(const StoredTensor& tensor) const {

@@ -20,6 +20,7 @@ struct JsonFile {
   std::string name;  ///< "header.json" or "weights.index.json"
   std::string text;
   json::Document doc;
+  json::PositionIndex positions;  ///< built with `text`, so At() costs O(4 KiB) at most
   bool parsed = false;  ///< syntax valid, root is an object, no duplicate keys
 
   /// Location of the token at `offset` with its JSON Pointer.
@@ -44,10 +45,14 @@ struct WeightFile {
   bool valid = false;               ///< strict safetensors structure holds: bytes can be located
   std::uint64_t data_start = 0;     ///< 8 + header length
   std::vector<StoredTensor> tensors;  ///< header order
+  std::vector<std::uint32_t> by_name;  ///< indexes into `tensors` sorted by name (BuildNameIndex)
   bool has_metadata = false;
   std::vector<std::pair<std::string, std::string>> metadata;
   std::unique_ptr<RandomAccessFile> file;  ///< open while the audit runs (hashing); closed when it ends
 
+  /// Sorts `by_name`; call once `tensors` is complete. Lookups are then O(log n), and no
+  /// choice of names can degrade them (no hashing of attacker-chosen strings).
+  void BuildNameIndex();
   [[nodiscard]] const StoredTensor* FindTensor(std::string_view name) const;
   /// Location of a tensor entry in this file.
   [[nodiscard]] Location TensorLocation(const StoredTensor& tensor) const;
@@ -61,6 +66,7 @@ struct ManifestEntry {
   std::vector<std::uint64_t> shape;
   std::uint64_t offset = 0;  ///< offset of the entry object in header.json
   std::string pointer;       ///< "/tensor_manifest/3"
+  std::size_t index = 0;     ///< position in tensor_manifest
   bool complete = false;     ///< every field present and well typed
 };
 

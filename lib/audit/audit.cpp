@@ -58,17 +58,15 @@ Layout ClassifyLayout(const std::vector<DirectoryEntry>& entries) {
 
 }  // namespace
 
-AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource& source, const Policy& policy) {
-  AuditResult result;
-  Artifact& artifact = result.artifact;
+Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& source, const Policy& policy,
+                      FindingSink& sink, std::vector<std::string>& tool_errors) {
+  Artifact artifact;
   artifact.path = display_path;
   artifact.policy = policy;
-  FindingSink sink;
-
   auto entries = source.List();
   if (!entries) {
-    result.tool_errors.push_back(Describe("cannot list " + display_path, entries.error()));
-    return result;
+    tool_errors.push_back(Describe("cannot list " + display_path, entries.error()));
+    return artifact;
   }
   artifact.entries = std::move(*entries);
   artifact.layout = ClassifyLayout(artifact.entries);
@@ -84,20 +82,20 @@ AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource&
     }
     auto file = source.Open(entry.name);
     if (!file) {
-      result.tool_errors.push_back(Describe("cannot open " + display_path + "/" + entry.name, file.error()));
+      tool_errors.push_back(Describe("cannot open " + display_path + "/" + entry.name, file.error()));
       continue;
     }
     if (entry.name == kHeaderFileName) {
       auto header = ReadHeader(**file, sink);
       if (!header) {
-        result.tool_errors.push_back(Describe("cannot read " + display_path + "/header.json", header.error()));
+        tool_errors.push_back(Describe("cannot read " + display_path + "/header.json", header.error()));
       } else {
         artifact.header = std::move(*header);
       }
     } else if (entry.name == kShardIndexFileName) {
       auto index = ReadShardIndex(**file, sink);
       if (!index) {
-        result.tool_errors.push_back(Describe("cannot read " + display_path + "/" + entry.name, index.error()));
+        tool_errors.push_back(Describe("cannot read " + display_path + "/" + entry.name, index.error()));
       } else {
         artifact.index = std::move(*index);
       }
@@ -117,16 +115,25 @@ AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource&
   for (const std::string& name : weight_names) {
     auto file = source.Open(name);
     if (!file) {
-      result.tool_errors.push_back(Describe("cannot open " + display_path + "/" + name, file.error()));
+      tool_errors.push_back(Describe("cannot open " + display_path + "/" + name, file.error()));
       continue;
     }
     auto weights = ReadSafetensors(name, std::move(*file), sink);
     if (!weights) {
-      result.tool_errors.push_back(Describe("cannot read " + display_path + "/" + name, weights.error()));
+      tool_errors.push_back(Describe("cannot read " + display_path + "/" + name, weights.error()));
       continue;
     }
     artifact.weights.push_back(std::move(*weights));
   }
+  return artifact;
+}
+
+AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource& source, const Policy& policy) {
+  AuditResult result;
+  FindingSink sink;
+  result.artifact = LoadArtifact(display_path, source, policy, sink, result.tool_errors);
+  Artifact& artifact = result.artifact;
+  if (artifact.entries.empty() && !result.tool_errors.empty()) return result;
 
   if (!policy.compute_hash) {
     artifact.hash_not_computed_reason = "not recomputed (--no-hash)";

@@ -16,7 +16,14 @@ struct AuditResult {
   std::vector<std::string> tool_errors;  ///< the tool could not finish (I/O failure): exit 2
 };
 
-/// Audits the artifact that `source` exposes; `display_path` names it in reports.
+/// Reads the artifact that `source` exposes into the model (layout, header, index, weight
+/// structure) without hashing or running the catalog's checks. Weight files stay open.
+/// Reader findings go to `sink`; I/O failures of the tool to `tool_errors`.
+Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& source, const Policy& policy,
+                      FindingSink& sink, std::vector<std::string>& tool_errors);
+
+/// Audits the artifact that `source` exposes; `display_path` names it in reports. Weight
+/// files are closed when it returns.
 AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource& source, const Policy& policy);
 
 /// Opens `path` as a directory and audits it. A path that cannot be opened is a tool error.

@@ -96,6 +96,7 @@ class Extractor {
       ManifestEntry entry;
       entry.offset = item.offset;
       entry.pointer = "/" + pointer;
+      entry.index = i;
       if (!item.is(json::Type::kObject)) {
         WrongType(pointer, item, "an object {name, group, dtype, shape}");
         entries.push_back(std::move(entry));

@@ -17,6 +17,7 @@ IoResult<void> ReadJsonFile(const RandomAccessFile& file, const JsonFileRules& r
   auto text = ReadAll(file);
   if (!text) return text.error();
   out.text = std::move(*text);
+  out.positions = json::PositionIndex(out.text);
   if (auto bad = FindInvalidUtf8(out.text)) {
     Location loc = out.At(*bad, "");
     loc.json_pointer.reset();
@@ -36,7 +37,7 @@ IoResult<void> ReadJsonFile(const RandomAccessFile& file, const JsonFileRules& r
   }
   out.doc = std::move(std::get<json::Document>(parsed));
   for (const json::DuplicateKey& dup : out.doc.duplicates) {
-    json::LineColumn first = json::LocateOffset(out.text, dup.first_offset);
+    json::LineColumn first = out.positions.Locate(out.text, dup.first_offset);
     sink.Report(*rules.duplicate_key,
                 out.At(dup.second_offset, dup.object_pointer + "/" + json::EscapePointerToken(dup.key)),
                 "Key " + QuoteForMessage(dup.key) + " appears twice in " + out.name +

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <set>
 #include <vector>
 
 #include "lib/core/byte_reader.h"
@@ -92,6 +93,7 @@ class Reader {
     CheckWhitespace(header, doc);
     ReportDuplicates(doc);
     for (const json::Member& member : doc.root.members) ReadMember(member);
+    wf_.BuildNameIndex();
     CheckOffsets();
     wf_.valid = ErrorCount() == errors_before;
     return {};
@@ -201,10 +203,7 @@ class Reader {
       ReadMetadata(member);
       return;
     }
-    if (std::any_of(wf_.tensors.begin(), wf_.tensors.end(),
-                    [&](const StoredTensor& t) { return t.name == member.key; })) {
-      return;  // duplicate, reported already; the first entry stands
-    }
+    if (!seen_.insert(member.key).second) return;  // duplicate, reported already; the first entry stands
     StoredTensor tensor;
     tensor.name = member.key;
     tensor.entry_offset = kPrefixLength + member.key_offset;
@@ -351,6 +350,7 @@ class Reader {
   WeightFile& wf_;
   FindingSink& sink_;
   std::span<const std::byte> head_;
+  std::set<std::string_view> seen_;  // tensor names read so far (views into the parsed header)
 };
 
 }  // namespace

@@ -76,7 +76,12 @@ IoResult<std::string> ComputeContentHash(const HashPlan& plan, std::size_t buffe
   Sha256 hash;
   PutStr(hash, "lensemble.artifact.content.v1");
   PutU64(hash, order.size());
-  std::vector<std::byte> buffer(std::max<std::size_t>(buffer_size, 4096));
+  // SHA-256 hashes straight from the input only when, after completing a pending partial
+  // block, the input is word aligned; otherwise every block is copied first (about 10%
+  // slower). So each window starts at an offset equal to the bytes pending in the block.
+  constexpr std::size_t kBlock = 64;
+  const std::size_t window_size = std::max<std::size_t>(buffer_size, 4096);
+  std::vector<std::byte> buffer(window_size + kBlock);
   for (const HashPlan::Tensor* t : order) {
     PutStr(hash, t->name);
     PutStr(hash, t->group);
@@ -85,8 +90,8 @@ IoResult<std::string> ComputeContentHash(const HashPlan& plan, std::size_t buffe
     for (std::uint64_t dim : t->shape) PutU64(hash, dim);
     std::uint64_t done = 0;
     while (done < t->length) {
-      std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), t->length - done));
-      std::span<std::byte> window(buffer.data(), chunk);
+      std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(window_size, t->length - done));
+      std::span<std::byte> window(buffer.data() + hash.bytes_hashed() % kBlock, chunk);
       if (auto read = t->file->ReadAt(t->offset + done, window); !read) return read.error();
       hash.Update(window);
       done += chunk;

@@ -16,11 +16,13 @@ Sha256::~Sha256() = default;
 
 void Sha256::Update(std::span<const std::byte> bytes) {
   impl_->hash.Update(reinterpret_cast<const CryptoPP::byte*>(bytes.data()), bytes.size());
+  bytes_hashed_ += bytes.size();
 }
 
 std::string Sha256::FinalHex() {
   std::array<std::uint8_t, CryptoPP::SHA256::DIGESTSIZE> digest{};
   impl_->hash.Final(digest.data());
+  bytes_hashed_ = 0;
   return ToHex(digest);
 }
 

@@ -18,6 +18,8 @@ class Sha256 {
 
   void Update(std::span<const std::byte> bytes);
   void Update(std::string_view text) { Update(std::as_bytes(std::span(text.data(), text.size()))); }
+  /// Bytes fed since construction or the last FinalHex().
+  [[nodiscard]] std::uint64_t bytes_hashed() const { return bytes_hashed_; }
   /// Finishes and returns the lowercase hex digest; the object is reset for reuse.
   std::string FinalHex();
 
@@ -27,6 +29,7 @@ class Sha256 {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  std::uint64_t bytes_hashed_ = 0;
 };
 
 }  // namespace ckpt

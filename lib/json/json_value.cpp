@@ -35,10 +35,11 @@ std::optional<std::uint64_t> Value::AsInteger() const {
   return value;
 }
 
-LineColumn LocateOffset(std::string_view text, std::uint64_t offset) {
-  std::size_t end = static_cast<std::size_t>(std::min<std::uint64_t>(offset, text.size()));
-  LineColumn pos;
-  for (std::size_t i = 0; i < end; ++i) {
+namespace {
+
+// Advances `pos` over text[from, to): the one definition of how bytes move a position.
+void Advance(std::string_view text, std::size_t from, std::size_t to, LineColumn& pos) {
+  for (std::size_t i = from; i < to; ++i) {
     auto b = static_cast<unsigned char>(text[i]);
     if (b == '\n') {
       ++pos.line;
@@ -47,6 +48,30 @@ LineColumn LocateOffset(std::string_view text, std::uint64_t offset) {
       pos.column += (b >= 0xF0) ? 2 : 1;  // a 4-byte sequence is a UTF-16 surrogate pair
     }
   }
+}
+
+}  // namespace
+
+LineColumn LocateOffset(std::string_view text, std::uint64_t offset) {
+  LineColumn pos;
+  Advance(text, 0, static_cast<std::size_t>(std::min<std::uint64_t>(offset, text.size())), pos);
+  return pos;
+}
+
+PositionIndex::PositionIndex(std::string_view text) {
+  LineColumn pos;
+  checkpoints_.push_back(pos);
+  for (std::size_t at = 0; at + kStride <= text.size(); at += kStride) {
+    Advance(text, at, at + kStride, pos);
+    checkpoints_.push_back(pos);
+  }
+}
+
+LineColumn PositionIndex::Locate(std::string_view text, std::uint64_t offset) const {
+  const auto end = static_cast<std::size_t>(std::min<std::uint64_t>(offset, text.size()));
+  const std::size_t slot = std::min<std::size_t>(end / kStride, checkpoints_.empty() ? 0 : checkpoints_.size() - 1);
+  LineColumn pos = checkpoints_.empty() ? LineColumn{} : checkpoints_[slot];
+  Advance(text, checkpoints_.empty() ? 0 : slot * kStride, end, pos);
   return pos;
 }
 

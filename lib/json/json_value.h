@@ -47,7 +47,22 @@ struct LineColumn {
 };
 
 /// Line and column of byte `offset` in `text` (offset past the end maps to the end).
+/// O(offset): for repeated lookups in one text use PositionIndex.
 LineColumn LocateOffset(std::string_view text, std::uint64_t offset);
+
+/// Answers LocateOffset for one text in O(kStride) per lookup, whatever the text's size
+/// or line lengths (a minified 100 MB header is one line), from checkpoints every kStride bytes.
+class PositionIndex {
+ public:
+  static constexpr std::uint64_t kStride = 4096;
+  PositionIndex() = default;
+  explicit PositionIndex(std::string_view text);
+  /// Same result as LocateOffset(text, offset) for the text the index was built from.
+  [[nodiscard]] LineColumn Locate(std::string_view text, std::uint64_t offset) const;
+
+ private:
+  std::vector<LineColumn> checkpoints_;  // position after the first i * kStride bytes
+};
 
 /// RFC 6901 escaping of one reference token ("~" -> "~0", "/" -> "~1").
 std::string EscapePointerToken(std::string_view token);

@@ -1,5 +1,7 @@
 // header-param-groups-invalid: param_groups is empty or repeats a group.
 // Checked here, after the artifact is read.
+#include <map>
+
 #include "rules/catalog.h"
 #include "rules/rule_helpers.h"
 
@@ -23,16 +25,14 @@ void Check(const Artifact& artifact, FindingSink& sink) {
     sink.Report(kRule, h->FieldLocation("param_groups"), "param_groups is empty; it must list at least one group.");
   }
   const std::vector<std::string>& groups = *h->param_groups;
+  std::map<std::string_view, std::size_t> first_index;  // O(n log n) whatever the header holds
   for (std::size_t i = 0; i < groups.size(); ++i) {
-    for (std::size_t j = 0; j < i; ++j) {
-      if (groups[i] == groups[j]) {
-        const json::Value& item = h->json.doc.root.Find("param_groups")->items[i];
-        sink.Report(kRule, h->json.At(item.offset, "/param_groups/" + std::to_string(i)),
-                    "param_groups lists " + QuoteForMessage(groups[i]) + " twice (entries " + std::to_string(j) +
-                        " and " + std::to_string(i) + ").");
-        break;
-      }
-    }
+    auto [it, inserted] = first_index.emplace(groups[i], i);
+    if (inserted) continue;
+    const json::Value& item = h->json.doc.root.Find("param_groups")->items[i];
+    sink.Report(kRule, h->json.At(item.offset, "/param_groups/" + std::to_string(i)),
+                "param_groups lists " + QuoteForMessage(groups[i]) + " twice (entries " + std::to_string(it->second) +
+                    " and " + std::to_string(i) + ").");
   }
 }
 

@@ -1,6 +1,6 @@
 // header-tensor-group-undeclared: Tensor group is not listed in param_groups.
 // Checked here, after the artifact is read.
-#include <algorithm>
+#include <set>
 
 #include "rules/catalog.h"
 #include "rules/rule_helpers.h"
@@ -22,9 +22,10 @@ void Check(const Artifact& artifact, FindingSink& sink) {
   const Header* h = ReadableHeader(artifact);
   const auto* manifest = Manifest(artifact);
   if (manifest == nullptr || !h->param_groups) return;
+  const std::set<std::string_view> declared(h->param_groups->begin(), h->param_groups->end());
   for (const ManifestEntry& e : *manifest) {
     if (!e.complete) continue;
-    if (std::find(h->param_groups->begin(), h->param_groups->end(), e.group) == h->param_groups->end()) {
+    if (declared.count(e.group) == 0) {
       sink.Report(kRule, ManifestLocation(*h, e, "group"),
                   "Tensor " + QuoteForMessage(e.name) + " is in group " + QuoteForMessage(e.group) +
                       ", which param_groups does not list.");

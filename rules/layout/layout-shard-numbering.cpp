@@ -1,6 +1,7 @@
 // layout-shard-numbering: Shard files are not numbered 0 to N-1 of N.
 // Checked here, after the artifact is read.
 #include <map>
+#include <set>
 #include "lib/formats/layout.h"
 
 #include "rules/catalog.h"
@@ -23,21 +24,21 @@ const RuleInfo kRule{
 };
 
 void Check(const Artifact& artifact, FindingSink& sink) {
-  std::map<std::uint32_t, std::vector<std::uint32_t>> by_count;  // N -> indexes present
+  std::map<std::uint32_t, std::set<std::uint32_t>> by_count;  // N -> indexes present
   for (const DirectoryEntry& e : artifact.entries) {
-    if (auto shard = ParseShardName(e.name)) by_count[shard->count].push_back(shard->index);
+    if (auto shard = ParseShardName(e.name)) by_count[shard->count].insert(shard->index);
   }
   if (by_count.empty()) return;
   if (by_count.size() > 1) {
     std::string counts;
     for (const auto& [count, indexes] : by_count) counts += (counts.empty() ? "" : ", ") + std::to_string(count);
-    sink.Report(kRule, FileLocation(MakeShardName(by_count.begin()->second.front(), by_count.begin()->first)),
+    sink.Report(kRule, FileLocation(MakeShardName(*by_count.begin()->second.begin(), by_count.begin()->first)),
                 "Shard file names disagree on the shard count N (" + counts + ").");
     return;
   }
   const auto& [count, indexes] = *by_count.begin();
   if (count < 2) {
-    sink.Report(kRule, FileLocation(MakeShardName(indexes.front(), count)),
+    sink.Report(kRule, FileLocation(MakeShardName(*indexes.begin(), count)),
                 "A sharded artifact needs N >= 2 shards, but the shard names say N = " + std::to_string(count) + ".");
   }
   for (std::uint32_t index : indexes) {
@@ -47,7 +48,7 @@ void Check(const Artifact& artifact, FindingSink& sink) {
     }
   }
   for (std::uint32_t i = 0; i < count && i < 100000; ++i) {
-    if (std::find(indexes.begin(), indexes.end(), i) == indexes.end()) {
+    if (indexes.count(i) == 0) {
       sink.Report(kRule, FileLocation(MakeShardName(i, count)), "Shard " + MakeShardName(i, count) + " is missing.");
     }
   }

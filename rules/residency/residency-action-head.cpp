@@ -43,22 +43,28 @@ bool IsActionHeadName(std::string_view name, const std::vector<std::string>& pat
 
 void Check(const Artifact& artifact, FindingSink& sink) {
   std::set<std::string> reported;
-  auto check = [&](const std::string& name, Location loc, const std::string& where) {
+  // `locate` runs only for a hit: computing every tensor's location up front is O(n^2).
+  auto check = [&](const std::string& name, const auto& locate, const std::string& where) {
     if (!IsActionHeadName(name, artifact.policy.action_head_patterns) || !reported.insert(name).second) return;
+    Location loc = locate();
     loc.tensor = name;
     sink.Report(kRule, std::move(loc),
                 "Tensor " + QuoteForMessage(name) + " (" + where +
                     ") is an action head; per-embodiment action heads must never appear in a shared artifact.");
   };
   if (const Header* h = ReadableHeader(artifact); h && h->tensor_manifest) {
-    for (const ManifestEntry& e : *h->tensor_manifest) check(e.name, ManifestLocation(*h, e, "name"), "tensor_manifest");
+    for (const ManifestEntry& e : *h->tensor_manifest) {
+      check(e.name, [&] { return ManifestLocation(*h, e, "name"); }, "tensor_manifest");
+    }
   }
   for (const WeightFile& wf : artifact.weights) {
-    for (const StoredTensor& t : wf.tensors) check(t.name, wf.TensorLocation(t), wf.name);
+    for (const StoredTensor& t : wf.tensors) {
+      check(t.name, [&] { return wf.TensorLocation(t); }, wf.name);
+    }
   }
   if (artifact.index && artifact.index->weight_map) {
     for (const auto& m : *artifact.index->weight_map) {
-      check(m.tensor, artifact.index->json.At(m.offset, "/weight_map/" + json::EscapePointerToken(m.tensor)),
+      check(m.tensor, [&] { return artifact.index->json.At(m.offset, "/weight_map/" + json::EscapePointerToken(m.tensor)); },
             "weights.index.json");
     }
   }
