@@ -209,16 +209,16 @@ class Reader {
     tensor.entry_offset = kPrefixLength + member.key_offset;
     const std::string pointer = "/" + json::EscapePointerToken(member.key);
     Location loc = At(tensor.entry_offset, pointer, member.key);
-    const std::string label = "Tensor " + QuoteForMessage(member.key) + " in " + wf_.name;
+    auto label_text = [&] { return "Tensor " + QuoteForMessage(member.key) + " in " + wf_.name; };  // only for findings
 
     if (member.key.empty() || HasControlCharacter(member.key)) {
       Report(rules::safetensors_tensor_name_invalid::kRule, loc,
-             label + (member.key.empty() ? " has an empty name." : " has a control character in its name."));
+             label_text() + (member.key.empty() ? " has an empty name." : " has a control character in its name."));
     }
     const json::Value& entry = member.value;
     if (!entry.is(json::Type::kObject)) {
       Report(rules::safetensors_tensor_entry_invalid::kRule, loc,
-             label + " is " + std::string(json::TypeName(entry.type)) + ", not {dtype, shape, data_offsets}.");
+             label_text() + " is " + std::string(json::TypeName(entry.type)) + ", not {dtype, shape, data_offsets}.");
       wf_.tensors.push_back(std::move(tensor));
       return;
     }
@@ -226,7 +226,7 @@ class Reader {
     for (const json::Member& field : entry.members) {
       if (field.key != "dtype" && field.key != "shape" && field.key != "data_offsets") {
         Report(rules::safetensors_tensor_entry_invalid::kRule, loc,
-               label + " has unknown key " + QuoteForMessage(field.key) + ".");
+               label_text() + " has unknown key " + QuoteForMessage(field.key) + ".");
         ok = false;
       }
     }
@@ -235,25 +235,25 @@ class Reader {
     const json::Value* offsets = entry.Find("data_offsets");
     for (auto [value, key] : {std::pair{dtype, "dtype"}, std::pair{shape, "shape"}, std::pair{offsets, "data_offsets"}}) {
       if (value == nullptr) {
-        Report(rules::safetensors_tensor_entry_invalid::kRule, loc, label + " has no " + key + ".");
+        Report(rules::safetensors_tensor_entry_invalid::kRule, loc, label_text() + " has no " + key + ".");
         ok = false;
       }
     }
     if (dtype && !dtype->is(json::Type::kString)) {
-      Report(rules::safetensors_tensor_entry_invalid::kRule, loc, label + " has a dtype that is not a string.");
+      Report(rules::safetensors_tensor_entry_invalid::kRule, loc, label_text() + " has a dtype that is not a string.");
       ok = false;
     } else if (dtype) {
       tensor.dtype = dtype->text;
     }
     if (shape && !ReadIntegers(*shape, tensor.shape)) {
       Report(rules::safetensors_tensor_entry_invalid::kRule, loc,
-             label + " has a shape that is not an array of non-negative JSON integers.");
+             label_text() + " has a shape that is not an array of non-negative JSON integers.");
       ok = false;
     }
     std::vector<std::uint64_t> begin_end;
     if (offsets && (!ReadIntegers(*offsets, begin_end) || begin_end.size() != 2)) {
       Report(rules::safetensors_tensor_entry_invalid::kRule, loc,
-             label + " has data_offsets that are not two non-negative JSON integers.");
+             label_text() + " has data_offsets that are not two non-negative JSON integers.");
       ok = false;
     }
     if (!ok) {
@@ -265,29 +265,29 @@ class Reader {
     const DtypeInfo* info = FindSafetensorsDtype(tensor.dtype);
     if (info == nullptr) {
       Report(rules::safetensors_dtype_unknown::kRule, loc,
-             label + " has dtype " + QuoteForMessage(tensor.dtype) + ", which safetensors does not define.");
+             label_text() + " has dtype " + QuoteForMessage(tensor.dtype) + ", which safetensors does not define.");
       wf_.tensors.push_back(std::move(tensor));
       return;
     }
     TensorSize size = SafetensorsByteSize(tensor.shape, *info);
     if (size.error == SizeError::kOverflow) {
-      Report(rules::safetensors_size_overflow::kRule, loc, label + " has a shape whose size overflows 64 bits.");
+      Report(rules::safetensors_size_overflow::kRule, loc, label_text() + " has a shape whose size overflows 64 bits.");
     } else if (size.error == SizeError::kMisaligned) {
       Report(rules::safetensors_size_misaligned::kRule, loc,
-             label + " (" + tensor.dtype + ") has a size in bits that is not a multiple of 8.");
+             label_text() + " (" + tensor.dtype + ") has a size in bits that is not a multiple of 8.");
     } else if (tensor.end < tensor.begin) {
       Report(rules::safetensors_size_mismatch::kRule, loc,
-             label + " has data_offsets [" + std::to_string(tensor.begin) + ", " + std::to_string(tensor.end) +
+             label_text() + " has data_offsets [" + std::to_string(tensor.begin) + ", " + std::to_string(tensor.end) +
                  "] that end before they begin.");
     } else if (tensor.end - tensor.begin != size.bytes) {
       Report(rules::safetensors_size_mismatch::kRule, loc,
-             label + " spans " + std::to_string(tensor.end - tensor.begin) + " bytes but its dtype and shape need " +
+             label_text() + " spans " + std::to_string(tensor.end - tensor.begin) + " bytes but its dtype and shape need " +
                  std::to_string(size.bytes) + ".");
     } else {
       tensor.complete = true;
       if (!info->allowed_in_artifact()) {
         Report(rules::safetensors_dtype_not_allowed::kRule, loc,
-               label + " has dtype " + tensor.dtype +
+               label_text() + " has dtype " + tensor.dtype +
                    ": valid safetensors, but artifacts allow only F32, BF16 and F16.");
       }
     }
