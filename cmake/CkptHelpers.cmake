@@ -11,6 +11,10 @@ endif()
 if(CKPT_WARNINGS_AS_ERRORS)
   target_compile_options(ckpt_warnings INTERFACE -Werror)
 endif()
+if(CKPT_FUZZ_ENGINE STREQUAL "libFuzzer")
+  # Coverage feedback for the whole library, not just the fuzz target's own file.
+  target_compile_options(ckpt_warnings INTERFACE -fsanitize=fuzzer-no-link)
+endif()
 if(CKPT_SANITIZE)
   target_compile_options(ckpt_warnings INTERFACE
     -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)

@@ -13,6 +13,7 @@ boost::json::value OptionalString(const std::optional<std::string>& value) {
 
 boost::json::value LocationToJson(const Location& loc) {
   boost::json::object out;
+  if (!loc.artifact.empty()) out["artifact"] = loc.artifact;
   out["file"] = loc.file;
   if (loc.json_pointer) out["json_pointer"] = *loc.json_pointer;
   if (loc.line) out["line"] = *loc.line;

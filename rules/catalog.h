@@ -7,12 +7,19 @@
 #include <string_view>
 
 #include "lib/artifact/artifact.h"
+#include "lib/chain/chain_graph.h"
 #include "lib/findings/finding.h"
 
 // A rule detected while a file is read: its RuleInfo only.
 #define CKPT_RULE(ns) \
   namespace ns {      \
   extern const ::ckpt::RuleInfo kRule; \
+  }
+// A rule checked on a parent_hash history (ckpt-chain).
+#define CKPT_CHAIN_RULE(ns)                                                          \
+  namespace ns {                                                                     \
+  extern const ::ckpt::RuleInfo kRule;                                               \
+  void CheckChain(const ::ckpt::ChainGraph& graph, ::ckpt::ChainFindingSink& sink); \
   }
 // A rule checked on the artifact model after reading.
 #define CKPT_CHECKED_RULE(ns)                                   \
@@ -23,6 +30,18 @@
 
 namespace ckpt::rules {
 
+CKPT_CHAIN_RULE(chain_cycle)
+CKPT_CHAIN_RULE(chain_duplicate_artifact)
+CKPT_CHAIN_RULE(chain_fork)
+CKPT_CHAIN_RULE(chain_gap)
+CKPT_CHAIN_RULE(chain_genesis_mismatch)
+CKPT_CHAIN_RULE(chain_genesis_missing)
+CKPT_CHAIN_RULE(chain_genesis_multiple)
+CKPT_CHAIN_RULE(chain_head_missing)
+CKPT_CHAIN_RULE(chain_links_unverified)
+CKPT_CHAIN_RULE(chain_parent_untrusted)
+CKPT_CHAIN_RULE(chain_round_not_consecutive)
+CKPT_CHAIN_RULE(chain_wmcp_changed)
 CKPT_CHECKED_RULE(hash_mismatch)
 CKPT_CHECKED_RULE(hash_unexpected)
 CKPT_CHECKED_RULE(header_created_at_invalid)
@@ -104,11 +123,19 @@ CKPT_CHECKED_RULE(weights_metadata_content_hash)
 CKPT_CHECKED_RULE(weights_metadata_schema_version)
 CKPT_CHECKED_RULE(weights_tensor_in_two_files)
 
+/// What a rule looks at.
+enum class RuleScope {
+  kArtifact,  ///< one artifact (ckpt-audit and every tool that audits artifacts)
+  kChain,     ///< a parent_hash history (ckpt-chain)
+};
+
 /// One entry of the registry.
 struct RuleEntry {
   const RuleInfo* info;
-  void (*check)(const Artifact&, FindingSink&);  ///< nullptr for rules detected while reading
-  std::string_view source;                       ///< rules/<family>/<rule-id>.cpp
+  void (*check)(const Artifact&, FindingSink&);                ///< artifact rules checked after reading
+  void (*chain_check)(const ChainGraph&, ChainFindingSink&);   ///< chain rules
+  std::string_view source;                                     ///< rules/<family>/<rule-id>.cpp
+  [[nodiscard]] RuleScope scope() const { return chain_check ? RuleScope::kChain : RuleScope::kArtifact; }
 };
 
 /// Every rule, sorted by id.
@@ -120,3 +147,4 @@ const RuleInfo* FindRule(std::string_view id);
 
 #undef CKPT_RULE
 #undef CKPT_CHECKED_RULE
+#undef CKPT_CHAIN_RULE

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "lib/artifact/artifact.h"
+#include "lib/chain/chain_graph.h"
 #include "lib/core/text.h"
 #include "lib/json/json_value.h"
 
@@ -62,6 +63,15 @@ inline std::string ShapeText(const std::vector<std::uint64_t>& shape) {
   std::string out = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
   return out + "]";
+}
+
+/// The first 12 hex digits: how reports name a hash in a sentence.
+inline std::string ShortHash(const std::string& hash) { return hash.substr(0, 12); }
+
+/// "round 3 (path)" for chain messages.
+inline std::string NodeLabel(const ChainNode& node) {
+  return (node.round_index ? "round " + std::to_string(*node.round_index) : std::string("round ?")) + " (" +
+         node.path + ")";
 }
 
 inline Location FileLocation(std::string file) {

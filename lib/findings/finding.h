@@ -44,6 +44,7 @@ struct RuleInfo {
 
 /// Where a finding points. `file` is relative to the artifact root.
 struct Location {
+  std::string artifact;  ///< artifact root, for reports spanning several artifacts (chains); empty otherwise
   std::string file;
   std::optional<std::string> json_pointer;   ///< header.json / weights.index.json / safetensors header
   std::optional<std::uint64_t> line;         ///< JSON files: 1-based

@@ -1,0 +1,34 @@
+// Builds the parent_hash graph of audited artifacts and runs the catalog's chain rules.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/audit/audit.h"
+#include "lib/chain/chain_graph.h"
+
+namespace ckpt {
+
+struct ChainOptions {
+  bool hashes_recomputed = true;       ///< false with --no-hash: links rest on declared hashes
+  std::optional<std::string> genesis;  ///< --genesis: pinned warm-start hash (INV-WARMSTART-T0)
+  std::optional<std::string> head;     ///< --head: a hash or unique prefix (at least 8 hex digits)
+};
+
+/// Keeps what the chain needs from one artifact's audit (and nothing that grows with its
+/// bytes: no open files, no JSON document).
+ChainNode SummarizeAudit(AuditResult&& result, bool hashes_recomputed);
+
+/// Resolves every parent_hash to a node (trusted: the parent passed its audit and offers
+/// that hash; untrusted: only a failed artifact's declared or recomputed hash matches) and
+/// fixes the scope (all nodes, or the lineage of --head back to genesis).
+ChainGraph BuildChainGraph(std::vector<ChainNode> nodes, const ChainOptions& options);
+
+/// Runs every chain rule of the catalog; findings sorted by node, then rule.
+std::vector<ChainFinding> CheckChain(const ChainGraph& graph);
+
+/// Scope nodes in history order: round, then hash, then path.
+std::vector<std::size_t> HistoryOrder(const ChainGraph& graph);
+
+}  // namespace ckpt

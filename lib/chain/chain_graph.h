@@ -1,0 +1,87 @@
+// The parent_hash history of a set of audited artifacts (artifact-format.md section 8):
+// what the chain rules in rules/chain/ read. Each node keeps only a summary of its audit,
+// so memory grows with the number of artifacts, never with their bytes.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/findings/finding.h"
+
+namespace ckpt {
+
+struct ChainNode {
+  std::string path;                       ///< artifact directory as discovered
+  std::vector<Finding> audit_findings;    ///< the artifact's own audit (ckpt-audit rules)
+  std::vector<std::string> tool_errors;   ///< the artifact could not be audited
+  bool audit_passed = false;              ///< audited, and no error-level finding
+  std::optional<std::string> declared_hash;
+  std::optional<std::string> computed_hash;
+  bool parent_present = false;            ///< parent_hash read (string or null)
+  std::optional<std::string> parent_hash; ///< nullopt with parent_present: null (genesis)
+  std::optional<std::uint64_t> round_index;
+  std::optional<std::string> wmcp_version;
+
+  /// The hash children may link to: the recomputed hash of an artifact that passed its
+  /// audit, or (with --no-hash) its declared hash. Failed artifacts offer none.
+  std::optional<std::string> link_hash;
+  /// Locations inside this artifact's header.json, for chain findings.
+  Location parent_location;
+  Location hash_location;
+
+  [[nodiscard]] bool is_genesis() const { return parent_present && !parent_hash && round_index == 0u; }
+  /// The best-known identity for reports: recomputed, else declared.
+  [[nodiscard]] std::string ShownHash() const;
+};
+
+struct ChainEdge {
+  std::size_t parent = 0;
+  std::size_t child = 0;
+  bool trusted = true;  ///< false: the parent failed its audit, the link rests on a declared hash
+};
+
+/// What the chain rules look at.
+struct ChainGraph {
+  std::vector<ChainNode> nodes;
+  std::vector<ChainEdge> edges;
+  /// For each node, the node its parent_hash resolves to (trusted or not), if any.
+  std::vector<std::optional<std::size_t>> parent_of;
+  /// For each node, whether parent_of rests on a failed (untrusted) parent.
+  std::vector<bool> parent_untrusted;
+  /// Nodes the analysis covers, sorted: all, or the lineage of --head.
+  std::vector<std::size_t> scope;
+  bool hashes_recomputed = true;
+  std::optional<std::string> pinned_genesis;  ///< --genesis
+  std::optional<std::string> head_query;      ///< --head as given
+  std::optional<std::size_t> head;            ///< the node --head names
+  bool lineage_only = false;                  ///< --head: unrelated branches are ignored
+
+  [[nodiscard]] bool InScope(std::size_t node) const;
+  /// Link hash -> nodes offering it, in node order (filled by BuildChainGraph).
+  std::map<std::string, std::vector<std::size_t>> by_link_hash;
+
+  /// Nodes whose link hash equals `hash`, in node order.
+  [[nodiscard]] std::vector<std::size_t> NodesWithLinkHash(const std::string& hash) const;
+};
+
+/// A chain finding is attached to a node (artifact), or to the run when `node` is empty.
+struct ChainFinding {
+  Finding finding;
+  std::optional<std::size_t> node;
+};
+
+class ChainFindingSink {
+ public:
+  void Report(const RuleInfo& rule, std::optional<std::size_t> node, Location location, std::string message) {
+    findings_.push_back(ChainFinding{Finding{&rule, std::move(location), std::move(message)}, node});
+  }
+  [[nodiscard]] std::vector<ChainFinding>& findings() { return findings_; }
+
+ private:
+  std::vector<ChainFinding> findings_;
+};
+
+}  // namespace ckpt

@@ -1,0 +1,64 @@
+#include "lib/chain/chain_run.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include "lib/chain/discovery.h"
+
+namespace ckpt {
+
+std::vector<ChainNode> AuditArtifacts(std::span<const std::string> paths, const Policy& policy, unsigned jobs) {
+  std::vector<ChainNode> nodes(paths.size());
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < paths.size();) {
+      nodes[i] = SummarizeAudit(AuditPath(paths[i], policy), policy.compute_hash);
+    }
+  };
+  const unsigned threads = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(paths.size())));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+  return nodes;
+}
+
+ChainRun RunChain(const std::vector<std::string>& roots, const ChainRunOptions& options) {
+  ChainRun run;
+  Discovery found = DiscoverArtifacts(roots);
+  run.discovery_errors = std::move(found.errors);
+  std::vector<ChainNode> nodes = AuditArtifacts(found.artifacts, options.policy, options.jobs);
+  run.graph = BuildChainGraph(std::move(nodes), options.chain);
+  run.findings = CheckChain(run.graph);
+  run.history = HistoryOrder(run.graph);
+  return run;
+}
+
+Verdict NodeVerdict(const ChainRun& run, std::size_t node, FailThreshold threshold) {
+  const ChainNode& n = run.graph.nodes[node];
+  if (!n.tool_errors.empty()) return Verdict::kError;
+  for (const Finding& f : n.audit_findings) {
+    if (AtOrAbove(f.severity(), threshold)) return Verdict::kFail;
+  }
+  for (const ChainFinding& f : run.findings) {
+    if (f.node == node && AtOrAbove(f.finding.severity(), threshold)) return Verdict::kFail;
+  }
+  return Verdict::kPass;
+}
+
+int ChainExitCode(const ChainRun& run, FailThreshold threshold) {
+  if (!run.discovery_errors.empty() || run.graph.nodes.empty()) return kExitToolError;
+  int code = kExitClean;
+  for (std::size_t node : run.graph.scope) {
+    Verdict v = NodeVerdict(run, node, threshold);
+    if (v == Verdict::kError) return kExitToolError;
+    if (v == Verdict::kFail) code = kExitFindings;
+  }
+  for (const ChainFinding& f : run.findings) {
+    if (!f.node && AtOrAbove(f.finding.severity(), threshold)) code = kExitFindings;
+  }
+  return code;
+}
+
+}  // namespace ckpt

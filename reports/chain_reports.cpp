@@ -1,0 +1,228 @@
+#include "reports/chain_reports.h"
+
+#include <boost/json.hpp>
+#include <map>
+#include <set>
+
+#include "reports/json_pretty.h"
+#include "reports/json_report.h"
+#include "reports/text_report.h"
+
+namespace ckpt::reports {
+namespace {
+
+std::string Short(const std::string& hash) { return hash.empty() ? "-" : hash.substr(0, 12); }
+
+std::string RoundText(const ChainNode& node) {
+  return node.round_index ? std::to_string(*node.round_index) : "?";
+}
+
+// What the pictures mark on each node of the scope.
+struct Marks {
+  std::vector<std::size_t> nodes;                    // scope in history order
+  std::set<std::size_t> forks;                       // parents with a chain-fork finding
+  std::map<std::string, std::vector<std::size_t>> gaps;  // missing parent hash -> children
+};
+
+Marks MarksOf(const ChainRun& run) {
+  Marks m;
+  m.nodes = run.history;
+  for (const ChainFinding& f : run.findings) {
+    if (f.node && f.finding.rule->id == "chain-fork") m.forks.insert(*f.node);
+    if (f.node && f.finding.rule->id == "chain-gap") {
+      m.gaps[*run.graph.nodes[*f.node].parent_hash].push_back(*f.node);
+    }
+  }
+  return m;
+}
+
+std::string_view VerdictWord(Verdict v) { return VerdictName(v); }
+
+// Graphviz double-quoted string contents.
+std::string DotEscape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\') out.push_back('\\');
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    if (static_cast<unsigned char>(c) < 0x20) continue;
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace
+
+void WriteChainText(std::ostream& out, const ChainRun& run, const ReportContext& context) {
+  const ChainGraph& g = run.graph;
+  out << "ROUND  HASH          PARENT        VERDICT  PATH\n";
+  std::size_t passed = 0, failed = 0, errored = 0, findings = 0;
+  for (std::size_t i : run.history) {
+    const ChainNode& n = g.nodes[i];
+    const Verdict v = NodeVerdict(run, i, context.threshold);
+    (v == Verdict::kPass ? passed : v == Verdict::kFail ? failed : errored)++;
+    std::string round = RoundText(n);
+    round.resize(std::max<std::size_t>(round.size(), 5), ' ');
+    std::string verdict(VerdictWord(v));
+    verdict.resize(7, ' ');
+    out << round << "  " << Short(n.ShownHash()) << std::string(14 - Short(n.ShownHash()).size(), ' ')
+        << (n.parent_present && !n.parent_hash ? std::string("(genesis)    ") : Short(n.parent_hash.value_or("")) +
+            std::string(13 - Short(n.parent_hash.value_or("")).size(), ' '))
+        << " " << verdict << "  " << n.path << "\n";
+    for (const Finding& f : n.audit_findings) {
+      ++findings;
+      out << "       " << SeverityName(f.severity()) << ": " << FormatLocation(n.path, f.location) << ": " << f.message
+          << " [" << f.rule->id << " " << CodeName(f.rule->code) << "]\n";
+    }
+    for (const ChainFinding& f : run.findings) {
+      if (f.node != i) continue;
+      ++findings;
+      out << "       " << SeverityName(f.finding.severity()) << ": " << f.finding.message << " [" << f.finding.rule->id
+          << " " << CodeName(f.finding.rule->code) << "]\n";
+    }
+    for (const std::string& e : n.tool_errors) out << "       tool error: " << e << "\n";
+  }
+  for (const ChainFinding& f : run.findings) {
+    if (f.node) continue;
+    ++findings;
+    out << SeverityName(f.finding.severity()) << ": " << f.finding.message << " [" << f.finding.rule->id << " "
+        << CodeName(f.finding.rule->code) << "]\n";
+  }
+  for (const std::string& e : run.discovery_errors) out << "tool error: " << e << "\n";
+  if (g.nodes.empty()) out << "tool error: no artifact (a directory holding header.json) was found\n";
+  out << run.history.size() << " artifacts in the " << (g.lineage_only ? "lineage" : "history") << " (" << g.nodes.size()
+      << " found): " << passed << " passed, " << failed << " failed";
+  if (errored) out << ", " << errored << " not audited";
+  out << "; " << findings << " findings (fail-on " << FailThresholdName(context.threshold) << ")"
+      << (g.hashes_recomputed ? "" : "; hashes NOT recomputed (--no-hash)") << "\n";
+}
+
+boost::json::value ChainReportToJson(const ChainRun& run, const ReportContext& context) {
+  const ChainGraph& g = run.graph;
+  auto opt = [](const std::optional<std::string>& v) { return v ? boost::json::value(*v) : boost::json::value(nullptr); };
+  boost::json::object out;
+  out["report"] = "ckpt-chain-report";
+  out["report_schema_version"] = 1;
+  out["tool"] = {{"name", context.tool_name}, {"version", context.version}};
+  out["fail_on"] = FailThresholdName(context.threshold);
+  out["options"] = {{"hashes_recomputed", g.hashes_recomputed}, {"genesis", opt(g.pinned_genesis)}, {"head", opt(g.head_query)}};
+  std::map<std::size_t, std::size_t> position;  // node -> index in history
+  for (std::size_t k = 0; k < run.history.size(); ++k) position[run.history[k]] = k;
+  boost::json::array history;
+  for (std::size_t i : run.history) {
+    const ChainNode& n = g.nodes[i];
+    boost::json::object item;
+    item["path"] = n.path;
+    item["round_index"] = n.round_index ? boost::json::value(*n.round_index) : boost::json::value(nullptr);
+    item["content_hash"] = {{"declared", opt(n.declared_hash)}, {"computed", opt(n.computed_hash)}};
+    item["parent_hash"] = opt(n.parent_hash);
+    item["parent"] = (g.parent_of[i] && position.count(*g.parent_of[i])) ? boost::json::value(position[*g.parent_of[i]])
+                                                                          : boost::json::value(nullptr);
+    item["wmcp_version"] = opt(n.wmcp_version);
+    item["verdict"] = VerdictName(NodeVerdict(run, i, context.threshold));
+    boost::json::array findings;
+    for (const Finding& f : n.audit_findings) {
+      boost::json::value j = FindingToJson(f);
+      j.as_object()["location"].as_object()["artifact"] = n.path;
+      findings.push_back(std::move(j));
+    }
+    for (const ChainFinding& f : run.findings) {
+      if (f.node == i) findings.push_back(FindingToJson(f.finding));
+    }
+    item["findings"] = std::move(findings);
+    boost::json::array errors;
+    for (const std::string& e : n.tool_errors) errors.push_back(boost::json::value(e));
+    item["tool_errors"] = std::move(errors);
+    history.push_back(std::move(item));
+  }
+  out["history"] = std::move(history);
+  boost::json::array edges;
+  for (const ChainEdge& e : g.edges) {
+    if (!g.InScope(e.child) || !g.InScope(e.parent)) continue;
+    edges.push_back({{"parent", position[e.parent]}, {"child", position[e.child]},
+                     {"parent_hash", opt(g.nodes[e.child].parent_hash)}, {"trusted", e.trusted}});
+  }
+  out["edges"] = std::move(edges);
+  boost::json::array run_findings;
+  for (const ChainFinding& f : run.findings) {
+    if (!f.node) run_findings.push_back(FindingToJson(f.finding));
+  }
+  out["findings"] = std::move(run_findings);
+  boost::json::array errors;
+  for (const std::string& e : run.discovery_errors) errors.push_back(boost::json::value(e));
+  out["tool_errors"] = std::move(errors);
+  std::size_t passed = 0, failed = 0, errored = 0;
+  for (std::size_t i : run.history) {
+    Verdict v = NodeVerdict(run, i, context.threshold);
+    (v == Verdict::kPass ? passed : v == Verdict::kFail ? failed : errored)++;
+  }
+  out["summary"] = {{"found", g.nodes.size()}, {"in_scope", run.history.size()}, {"passed", passed},
+                    {"failed", failed}, {"errors", errored}};
+  out["exit_code"] = ChainExitCode(run, context.threshold);
+  return out;
+}
+
+void WriteChainJson(std::ostream& out, const ChainRun& run, const ReportContext& context) {
+  WritePrettyJson(out, ChainReportToJson(run, context));
+}
+
+void WriteChainDot(std::ostream& out, const ChainRun& run, const ReportContext& context) {
+  const ChainGraph& g = run.graph;
+  const Marks marks = MarksOf(run);
+  out << "digraph history {\n  rankdir=LR;\n  node [shape=box, style=\"rounded,filled\", fontname=\"monospace\"];\n";
+  for (std::size_t i : marks.nodes) {
+    const ChainNode& n = g.nodes[i];
+    const Verdict v = NodeVerdict(run, i, context.threshold);
+    const char* fill = v == Verdict::kPass ? "#d4edda" : v == Verdict::kFail ? "#f8d7da" : "#e2e3e5";
+    out << "  n" << i << " [label=\"round " << RoundText(n) << "\\n" << Short(n.ShownHash()) << "\\n"
+        << VerdictWord(v) << "\", fillcolor=\"" << fill << "\", tooltip=\"" << DotEscape(n.path) << "\"";
+    if (marks.forks.count(i)) out << ", color=\"#e67e22\", penwidth=3, xlabel=\"fork\"";
+    out << "];\n";
+  }
+  std::size_t gap_id = 0;
+  for (const auto& [hash, children] : marks.gaps) {
+    out << "  gap" << gap_id << " [label=\"missing\\n" << Short(hash)
+        << "\", style=\"dashed\", fillcolor=\"white\", color=\"#c0392b\"];\n";
+    for (std::size_t child : children) out << "  gap" << gap_id << " -> n" << child << " [style=dashed, color=\"#c0392b\"];\n";
+    ++gap_id;
+  }
+  for (const ChainEdge& e : g.edges) {
+    if (!g.InScope(e.child) || !g.InScope(e.parent)) continue;
+    out << "  n" << e.parent << " -> n" << e.child;
+    if (!e.trusted) out << " [style=dashed, color=\"#c0392b\", label=\"untrusted\"]";
+    out << ";\n";
+  }
+  out << "}\n";
+}
+
+void WriteChainMermaid(std::ostream& out, const ChainRun& run, const ReportContext& context) {
+  const ChainGraph& g = run.graph;
+  const Marks marks = MarksOf(run);
+  out << "flowchart LR\n";
+  for (std::size_t i : marks.nodes) {
+    const ChainNode& n = g.nodes[i];
+    const Verdict v = NodeVerdict(run, i, context.threshold);
+    out << "  n" << i << "[\"round " << RoundText(n) << "<br/>" << Short(n.ShownHash()) << "<br/>" << VerdictWord(v)
+        << "\"]:::" << VerdictWord(v) << "\n";
+    if (marks.forks.count(i)) out << "  class n" << i << " fork\n";
+  }
+  std::size_t gap_id = 0;
+  for (const auto& [hash, children] : marks.gaps) {
+    out << "  gap" << gap_id << "[\"missing<br/>" << Short(hash) << "\"]:::gap\n";
+    for (std::size_t child : children) out << "  gap" << gap_id << " -.-> n" << child << "\n";
+    ++gap_id;
+  }
+  for (const ChainEdge& e : g.edges) {
+    if (!g.InScope(e.child) || !g.InScope(e.parent)) continue;
+    out << "  n" << e.parent << (e.trusted ? " --> n" : " -. untrusted .-> n") << e.child << "\n";
+  }
+  out << "  classDef pass fill:#d4edda,stroke:#2e7d32\n"
+         "  classDef fail fill:#f8d7da,stroke:#c0392b\n"
+         "  classDef error fill:#e2e3e5,stroke:#555\n"
+         "  classDef gap fill:#fff,stroke:#c0392b,stroke-dasharray:5 5\n"
+         "  classDef fork stroke:#e67e22,stroke-width:3px\n";
+}
+
+}  // namespace ckpt::reports

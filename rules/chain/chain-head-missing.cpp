@@ -1,0 +1,35 @@
+// chain-head-missing: --head names no single artifact.
+// Checked on the parent_hash history (ckpt-chain).
+#include "rules/catalog.h"
+#include "rules/rule_helpers.h"
+
+namespace ckpt::rules::chain_head_missing {
+
+const RuleInfo kRule{
+    .id = "chain-head-missing",
+    .name = "ChainHeadMissing",
+    .code = Code::kChainIntegrity,
+    .severity = Severity::kError,
+    .title = "--head names no single artifact",
+    .explanation = "--head must name exactly one artifact of the set by its content hash (or a "
+                    "unique prefix of at least 8 hex digits); otherwise there is no lineage to "
+                    "verify.",
+    .remediation = "Pass the full content hash of the head round, and include its artifact in the "
+                    "paths.",
+    .security = false,
+};
+
+void CheckChain(const ChainGraph& graph, ChainFindingSink& sink) {
+  if (!graph.head_query || graph.head) return;
+  std::size_t matches = 0;
+  for (const ChainNode& node : graph.nodes) {
+    auto starts = [&](const std::optional<std::string>& h) { return h && h->compare(0, graph.head_query->size(), *graph.head_query) == 0; };
+    if (starts(node.computed_hash) || starts(node.declared_hash)) ++matches;
+  }
+  sink.Report(kRule, std::nullopt, Location{},
+              "--head " + *graph.head_query + (matches == 0 ? " names no artifact in the set."
+                                                            : " matches " + std::to_string(matches) +
+                                                                  " artifacts; give more digits."));
+}
+
+}  // namespace ckpt::rules::chain_head_missing
