@@ -21,7 +21,7 @@ bool IsKebabCase(std::string_view id) {
 }
 
 TEST(RuleCatalog, IdsAreUniqueSortedAndKebabCase) {
-  const std::set<std::string> families = {"hash", "header", "index", "layout", "manifest",
+  const std::set<std::string> families = {"chain", "hash", "header", "index", "layout", "manifest",
                                           "path", "residency", "safetensors", "weights"};
   std::string previous;
   for (const RuleEntry& entry : AllRules()) {
@@ -73,16 +73,20 @@ TEST(RuleCatalog, EachRuleLivesInTheFileTheRegistryNames) {
     EXPECT_NE(text.find(".id = \"" + id + "\""), std::string::npos) << expected;
     const bool has_check = text.find("void Check(") != std::string::npos;
     EXPECT_EQ(has_check, entry.check != nullptr) << expected;
+    const bool has_chain_check = text.find("void CheckChain(") != std::string::npos;
+    EXPECT_EQ(has_chain_check, entry.chain_check != nullptr) << expected;
   }
 }
 
 TEST(RuleCatalog, SeverityDefaults) {
-  // Non-canonical but valid input is a warning, a widened policy a note; all else is an error.
+  // Valid-but-noncanonical input and unverified links are warnings; a widened policy and a
+  // duplicate artifact are notes; all else is an error.
   for (const RuleEntry& entry : AllRules()) {
     const std::string_view id = entry.info->id;
-    Severity expected = id == "safetensors-noncanonical-whitespace" ? Severity::kWarning
-                        : id == "residency-policy-widened"          ? Severity::kNote
-                                                                    : Severity::kError;
+    Severity expected = (id == "safetensors-noncanonical-whitespace" || id == "chain-links-unverified")
+                            ? Severity::kWarning
+                        : (id == "residency-policy-widened" || id == "chain-duplicate-artifact") ? Severity::kNote
+                                                                                                 : Severity::kError;
     EXPECT_EQ(entry.info->severity, expected) << id;
   }
 }
