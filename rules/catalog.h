@@ -21,12 +21,22 @@
   extern const ::ckpt::RuleInfo kRule;                                               \
   void CheckChain(const ::ckpt::ChainGraph& graph, ::ckpt::ChainFindingSink& sink); \
   }
+// A rule checked on the comparison of two rounds (ckpt-diff).
+#define CKPT_DIFF_RULE(ns)                                                   \
+  namespace ns {                                                             \
+  extern const ::ckpt::RuleInfo kRule;                                       \
+  void CheckDiff(const ::ckpt::DiffRun& run, ::ckpt::FindingSink& sink);    \
+  }
 // A rule checked on the artifact model after reading.
 #define CKPT_CHECKED_RULE(ns)                                   \
   namespace ns {                                                \
   extern const ::ckpt::RuleInfo kRule;                          \
   void Check(const ::ckpt::Artifact& artifact, ::ckpt::FindingSink& sink); \
   }
+
+namespace ckpt {
+struct DiffRun;  // lib/diff/diff.h
+}  // namespace ckpt
 
 namespace ckpt::rules {
 
@@ -42,6 +52,9 @@ CKPT_CHAIN_RULE(chain_links_unverified)
 CKPT_CHAIN_RULE(chain_parent_untrusted)
 CKPT_CHAIN_RULE(chain_round_not_consecutive)
 CKPT_CHAIN_RULE(chain_wmcp_changed)
+CKPT_DIFF_RULE(diff_change_not_allowed)
+CKPT_DIFF_RULE(diff_not_child)
+CKPT_DIFF_RULE(diff_rel_l2_exceeded)
 CKPT_CHECKED_RULE(hash_mismatch)
 CKPT_CHECKED_RULE(hash_unexpected)
 CKPT_CHECKED_RULE(header_created_at_invalid)
@@ -127,6 +140,7 @@ CKPT_CHECKED_RULE(weights_tensor_in_two_files)
 enum class RuleScope {
   kArtifact,  ///< one artifact (ckpt-audit and every tool that audits artifacts)
   kChain,     ///< a parent_hash history (ckpt-chain)
+  kDiff,      ///< two rounds compared (ckpt-diff)
 };
 
 /// One entry of the registry.
@@ -134,8 +148,11 @@ struct RuleEntry {
   const RuleInfo* info;
   void (*check)(const Artifact&, FindingSink&);                ///< artifact rules checked after reading
   void (*chain_check)(const ChainGraph&, ChainFindingSink&);   ///< chain rules
+  void (*diff_check)(const DiffRun&, FindingSink&);            ///< diff rules (gates)
   std::string_view source;                                     ///< rules/<family>/<rule-id>.cpp
-  [[nodiscard]] RuleScope scope() const { return chain_check ? RuleScope::kChain : RuleScope::kArtifact; }
+  [[nodiscard]] RuleScope scope() const {
+    return chain_check ? RuleScope::kChain : diff_check ? RuleScope::kDiff : RuleScope::kArtifact;
+  }
 };
 
 /// Every rule, sorted by id.
@@ -148,3 +165,4 @@ const RuleInfo* FindRule(std::string_view id);
 #undef CKPT_RULE
 #undef CKPT_CHECKED_RULE
 #undef CKPT_CHAIN_RULE
+#undef CKPT_DIFF_RULE

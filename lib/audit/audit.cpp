@@ -128,7 +128,8 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
   return artifact;
 }
 
-AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource& source, const Policy& policy) {
+AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource& source, const Policy& policy,
+                          KeepFiles keep) {
   AuditResult result;
   FindingSink sink;
   result.artifact = LoadArtifact(display_path, source, policy, sink, result.tool_errors);
@@ -155,11 +156,13 @@ AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource&
   result.findings = std::move(sink.findings());
   SortFindings(result.findings);
   // The audit is over: release descriptors so a run over thousands of artifacts cannot run out.
-  for (WeightFile& wf : artifact.weights) wf.file.reset();
+  if (keep == KeepFiles::kClose) {
+    for (WeightFile& wf : artifact.weights) wf.file.reset();
+  }
   return result;
 }
 
-AuditResult AuditPath(const std::string& path, const Policy& policy) {
+AuditResult AuditPath(const std::string& path, const Policy& policy, KeepFiles keep) {
   auto source = DirectorySource::OpenDirectory(path);
   if (!source) {
     AuditResult result;
@@ -168,7 +171,7 @@ AuditResult AuditPath(const std::string& path, const Policy& policy) {
     result.tool_errors.push_back(Describe("cannot open artifact directory " + path, source.error()));
     return result;
   }
-  return AuditArtifact(path, **source, policy);
+  return AuditArtifact(path, **source, policy, keep);
 }
 
 }  // namespace ckpt

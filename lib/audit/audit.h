@@ -22,11 +22,15 @@ struct AuditResult {
 Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& source, const Policy& policy,
                       FindingSink& sink, std::vector<std::string>& tool_errors);
 
+/// Whether the weight files stay open after an audit (ckpt-diff reads the bytes again).
+enum class KeepFiles { kClose, kOpen };
+
 /// Audits the artifact that `source` exposes; `display_path` names it in reports. Weight
-/// files are closed when it returns.
-AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource& source, const Policy& policy);
+/// files are closed when it returns unless `keep` says otherwise.
+AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource& source, const Policy& policy,
+                          KeepFiles keep = KeepFiles::kClose);
 
 /// Opens `path` as a directory and audits it. A path that cannot be opened is a tool error.
-AuditResult AuditPath(const std::string& path, const Policy& policy);
+AuditResult AuditPath(const std::string& path, const Policy& policy, KeepFiles keep = KeepFiles::kClose);
 
 }  // namespace ckpt

@@ -1,0 +1,171 @@
+#include "reports/diff_reports.h"
+
+#include <algorithm>
+#include <boost/json.hpp>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "reports/json_pretty.h"
+#include "reports/json_report.h"
+#include "reports/text_report.h"
+
+namespace ckpt::reports {
+namespace {
+
+std::string Num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string Shape(const std::vector<std::uint64_t>& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+std::string SideText(const std::optional<TensorSide>& side) {
+  return side ? side->dtype + Shape(side->shape) + " " + side->group : "-";
+}
+
+// Sort key: changed tensors by rel_l2 descending (undefined rel_l2 first: all-zero A), then the rest by name.
+std::vector<const TensorDiff*> Ordered(const DiffRun& run) {
+  std::vector<const TensorDiff*> order;
+  for (const TensorDiff& t : run.tensors) order.push_back(&t);
+  auto rank = [](const TensorDiff* t) {
+    if (t->status != TensorStatus::kChanged || !t->stats) return -1.0;
+    auto rel = t->stats->rel_l2();
+    return rel ? *rel : std::numeric_limits<double>::infinity();
+  };
+  std::stable_sort(order.begin(), order.end(), [&](const TensorDiff* x, const TensorDiff* y) { return rank(x) > rank(y); });
+  return order;
+}
+
+void AuditFindingsText(std::ostream& out, const char* side, const AuditResult& r) {
+  for (const Finding& f : r.findings) {
+    out << side << " " << FormatLocation(r.artifact.path, f.location) << ": " << SeverityName(f.severity()) << ": "
+        << f.message << " [" << f.rule->id << " " << CodeName(f.rule->code) << "]\n";
+  }
+  for (const std::string& e : r.tool_errors) out << side << " tool error: " << e << "\n";
+}
+
+boost::json::value SideJson(const std::optional<TensorSide>& side) {
+  if (!side) return nullptr;
+  boost::json::array shape;
+  for (std::uint64_t d : side->shape) shape.push_back(d);
+  return boost::json::object{{"dtype", side->dtype}, {"shape", shape}, {"group", side->group}};
+}
+
+boost::json::value AuditJson(const AuditResult& r, const ReportContext& context) {
+  boost::json::array findings;
+  for (const Finding& f : r.findings) {
+    boost::json::value j = FindingToJson(f);
+    j.as_object()["location"].as_object()["artifact"] = r.artifact.path;
+    findings.push_back(std::move(j));
+  }
+  boost::json::array errors;
+  for (const std::string& e : r.tool_errors) errors.push_back(boost::json::value(e));
+  auto opt = [](const std::optional<std::string>& v) { return v ? boost::json::value(*v) : boost::json::value(nullptr); };
+  const Header* h = r.artifact.header ? &*r.artifact.header : nullptr;
+  return boost::json::object{{"path", r.artifact.path},
+                             {"verdict", VerdictName(VerdictOf(r, context.threshold))},
+                             {"content_hash", {{"declared", h ? opt(h->content_hash) : nullptr}, {"computed", opt(r.artifact.computed_hash)}}},
+                             {"findings", std::move(findings)},
+                             {"tool_errors", std::move(errors)}};
+}
+
+}  // namespace
+
+void WriteDiffText(std::ostream& out, const DiffRun& run, const ReportContext& context) {
+  out << "A: " << run.a.artifact.path << "\nB: " << run.b.artifact.path << "\n";
+  AuditFindingsText(out, "A", run.a);
+  AuditFindingsText(out, "B", run.b);
+  out << "link: B " << (run.link.is_child() ? "is" : "is NOT") << " the child of A (parent_hash "
+      << (run.link.parent_matches ? "matches" : "does not match") << ", round " << (run.link.round_follows ? "follows" : "does not follow")
+      << ")\n";
+  for (const HeaderFieldDiff& h : run.header) {
+    if (h.field == "tensor_manifest") {
+      out << "header: tensor_manifest differs (see tensors)\n";
+      continue;
+    }
+    out << "header: " << h.field << ": " << h.a.value_or("(absent)") << " -> " << h.b.value_or("(absent)") << "\n";
+  }
+  out << "STATUS          REL_L2       MAX_ABS      CHANGED/NUMEL    NAME\n";
+  std::map<std::string_view, std::size_t> counts;
+  for (const TensorDiff* t : Ordered(run)) {
+    ++counts[TensorStatusName(t->status)];
+    std::string status(TensorStatusName(t->status));
+    status.resize(15, ' ');
+    std::string rel = "-", max_abs = "-", changed = "-";
+    if (t->stats) {
+      rel = t->stats->rel_l2() ? Num(*t->stats->rel_l2()) : "undefined";
+      max_abs = Num(t->stats->max_abs);
+      changed = std::to_string(t->stats->changed) + "/" + std::to_string(t->stats->numel);
+    }
+    rel.resize(12, ' ');
+    max_abs.resize(12, ' ');
+    changed.resize(16, ' ');
+    out << status << " " << rel << " " << max_abs << " " << changed << " " << t->name;
+    if (t->status == TensorStatus::kLayoutChanged) out << "  (" << SideText(t->a) << " -> " << SideText(t->b) << ")";
+    if (t->stats && (t->stats->nan_appeared || t->stats->inf_appeared)) {
+      out << "  (" << t->stats->nan_appeared << " NaN, " << t->stats->inf_appeared << " Inf appeared)";
+    }
+    out << "\n";
+  }
+  for (const Finding& f : run.findings) {
+    out << SeverityName(f.severity()) << ": " << f.message << " [" << f.rule->id << " " << CodeName(f.rule->code) << "]\n";
+  }
+  out << run.tensors.size() << " tensors:";
+  for (const char* s : {"changed", "layout_changed", "added", "removed", "unchanged", "unreadable"}) {
+    if (counts.count(s)) out << " " << counts[s] << " " << s;
+  }
+  out << "; " << run.findings.size() << " gate findings (fail-on " << FailThresholdName(context.threshold) << ")\n";
+}
+
+boost::json::value DiffReportToJson(const DiffRun& run, const ReportContext& context) {
+  boost::json::object out;
+  out["report"] = "ckpt-diff-report";
+  out["report_schema_version"] = 1;
+  out["tool"] = {{"name", context.tool_name}, {"version", context.version}};
+  out["fail_on"] = FailThresholdName(context.threshold);
+  out["a"] = AuditJson(run.a, context);
+  out["b"] = AuditJson(run.b, context);
+  auto opt = [](const std::optional<std::string>& v) { return v ? boost::json::value(*v) : boost::json::value(nullptr); };
+  auto optn = [](const std::optional<std::uint64_t>& v) { return v ? boost::json::value(*v) : boost::json::value(nullptr); };
+  out["link"] = {{"is_child", run.link.is_child()}, {"parent_matches", run.link.parent_matches},
+                 {"round_follows", run.link.round_follows}, {"a_content_hash", opt(run.link.a_hash)},
+                 {"b_parent_hash", opt(run.link.b_parent)}, {"a_round_index", optn(run.link.a_round)},
+                 {"b_round_index", optn(run.link.b_round)}};
+  boost::json::array header;
+  for (const HeaderFieldDiff& h : run.header) header.push_back({{"field", h.field}, {"a", opt(h.a)}, {"b", opt(h.b)}});
+  out["header_diff"] = std::move(header);
+  boost::json::array tensors;
+  for (const TensorDiff* t : Ordered(run)) {
+    boost::json::object item{{"name", t->name}, {"status", TensorStatusName(t->status)}, {"a", SideJson(t->a)}, {"b", SideJson(t->b)}};
+    if (t->stats) {
+      const DiffStats& s = *t->stats;
+      auto rel = s.rel_l2();
+      item["stats"] = {{"numel", s.numel},       {"changed", s.changed},
+                       {"max_abs", s.max_abs},   {"l2", s.l2()},
+                       {"rel_l2", rel ? boost::json::value(*rel) : boost::json::value(nullptr)},
+                       {"nan_appeared", s.nan_appeared}, {"inf_appeared", s.inf_appeared},
+                       {"non_finite_pairs", s.non_finite_pairs}};
+    } else {
+      item["stats"] = nullptr;
+    }
+    tensors.push_back(std::move(item));
+  }
+  out["tensors"] = std::move(tensors);
+  boost::json::array findings;
+  for (const Finding& f : run.findings) findings.push_back(FindingToJson(f));
+  out["findings"] = std::move(findings);
+  out["exit_code"] = DiffExitCode(run, context.threshold);
+  return out;
+}
+
+void WriteDiffJson(std::ostream& out, const DiffRun& run, const ReportContext& context) {
+  WritePrettyJson(out, DiffReportToJson(run, context));
+}
+
+}  // namespace ckpt::reports
