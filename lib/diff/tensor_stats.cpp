@@ -75,27 +75,55 @@ void CompensatedSum::Merge(const CompensatedSum& other) {
   Add(other.compensation);
 }
 
-void DiffStats::Accumulate(ElementType type, std::span<const std::byte> a, std::span<const std::byte> b) {
-  const std::size_t size = ElementSize(type);
-  const std::size_t count = a.size() / size;
-  numel += count;
-  for (std::size_t i = 0; i < count; ++i) {
-    const std::byte* pa = a.data() + i * size;
-    const std::byte* pb = b.data() + i * size;
-    const double x = WidenElement(type, pa);
-    if (std::isfinite(x)) squared_a.Add(x * x);
-    if (std::memcmp(pa, pb, size) == 0) continue;  // bit-identical, NaNs included
-    ++changed;
-    const double y = WidenElement(type, pb);
-    if (std::isfinite(x) && std::isnan(y)) ++nan_appeared;
-    if (std::isfinite(x) && std::isinf(y)) ++inf_appeared;
-    if (!std::isfinite(x) || !std::isfinite(y)) {
-      ++non_finite_pairs;
-      continue;
+namespace {
+
+// One type's loop, with the element decoding inlined. Sums run in plain doubles within
+// blocks of kBlock elements (relative error <= kBlock * 2^-53, about 3e-14) and are folded
+// into the compensated totals once per block: exact enough, and several times faster than
+// a compensated add per element.
+template <ElementType kType>
+void AccumulateTyped(DiffStats& s, const std::byte* a, const std::byte* b, std::size_t count) {
+  constexpr std::size_t kSize = kType == ElementType::kFloat32 ? 4 : 2;
+  constexpr std::size_t kBlock = 256;
+  for (std::size_t base = 0; base < count; base += kBlock) {
+    const std::size_t end = std::min(count, base + kBlock);
+    double block_a = 0;
+    double block_d = 0;
+    for (std::size_t i = base; i < end; ++i) {
+      const std::byte* pa = a + i * kSize;
+      const std::byte* pb = b + i * kSize;
+      const std::uint32_t bits_a = kSize == 4 ? Load32(pa) : Load16(pa);
+      const std::uint32_t bits_b = kSize == 4 ? Load32(pb) : Load16(pb);
+      const double x = WidenElement(kType, pa);
+      const bool x_finite = std::isfinite(x);
+      if (x_finite) block_a += x * x;
+      if (bits_a == bits_b) continue;  // bit-identical, NaNs included
+      ++s.changed;
+      const double y = WidenElement(kType, pb);
+      if (x_finite && std::isnan(y)) ++s.nan_appeared;
+      if (x_finite && std::isinf(y)) ++s.inf_appeared;
+      if (!x_finite || !std::isfinite(y)) {
+        ++s.non_finite_pairs;
+        continue;
+      }
+      const double d = y - x;
+      s.max_abs = std::max(s.max_abs, std::fabs(d));
+      block_d += d * d;
     }
-    const double d = y - x;
-    max_abs = std::max(max_abs, std::fabs(d));
-    squared_diff.Add(d * d);
+    s.squared_a.Add(block_a);
+    s.squared_diff.Add(block_d);
+  }
+}
+
+}  // namespace
+
+void DiffStats::Accumulate(ElementType type, std::span<const std::byte> a, std::span<const std::byte> b) {
+  const std::size_t count = a.size() / ElementSize(type);
+  numel += count;
+  switch (type) {
+    case ElementType::kFloat32: AccumulateTyped<ElementType::kFloat32>(*this, a.data(), b.data(), count); break;
+    case ElementType::kBFloat16: AccumulateTyped<ElementType::kBFloat16>(*this, a.data(), b.data(), count); break;
+    case ElementType::kFloat16: AccumulateTyped<ElementType::kFloat16>(*this, a.data(), b.data(), count); break;
   }
 }
 

@@ -1,0 +1,373 @@
+// ckpt-diff: every status, the statistics against values computed independently here
+// (float16 and bfloat16 bit patterns written out by hand), NaN/Inf appearance, the gates
+// firing and staying quiet, determinism across job counts, and bad input.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <set>
+
+#include "lib/diff/diff.h"
+#include "reports/diff_reports.h"
+#include "tests/support/history_builder.h"
+
+namespace ckpt::testing {
+namespace {
+
+std::string F32(std::initializer_list<float> values) {
+  std::string out;
+  for (float v : values) {
+    char b[4];
+    std::memcpy(b, &v, 4);
+    out.append(b, 4);
+  }
+  return out;
+}
+
+std::string U16(std::initializer_list<std::uint16_t> bits) {
+  std::string out;
+  for (std::uint16_t v : bits) {
+    out.push_back(static_cast<char>(v & 0xFF));
+    out.push_back(static_cast<char>(v >> 8));
+  }
+  return out;
+}
+
+struct Pair {
+  TempDir dir;
+  std::string a, b;
+};
+
+// A: round 0. B: round 1, child of A, with controlled changes.
+std::unique_ptr<Pair> MakePair(const std::function<void(ArtifactSpec&)>& change_b = {}, bool child = true) {
+  auto p = std::make_unique<Pair>();
+  ArtifactSpec a = ArtifactSpec::Clean();
+  a.tensors[0].data = U16({0x3E00, 0xC080, 0x3000});            // f16 bias: 1.5, -2.25, 0.125
+  a.tensors[1].data = F32({1, 2, 3, 4, 5, 6});                  // f32 weight
+  a.tensors[2].data = U16({0x3FC0, 0x4000, 0xC040, 0x0000});    // bf16: 1.5, 2, -3, 0
+  Round ra = WriteRound(p->dir.path(), "a", a);
+  ArtifactSpec b = a;
+  b.round_index = 1;
+  b.parent_hash = child ? std::optional(ra.hash) : std::nullopt;
+  if (!child) b.round_index = 0;
+  b.tensors[0].data = U16({0x3E00, 0xC000, 0x3400});            // 1.5, -2, 0.25
+  b.tensors[1].data = F32({1, 2.5f, 3, 4, -5, 6});
+  b.tensors[2].data = U16({0x3FC0, 0x4000, 0xC040, 0x3F80});    // last: 0 -> 1
+  b.tensors[4].shape = {2, 0};                                  // predictor.head.weight: layout_changed
+  b.tensors.erase(b.tensors.begin() + 5);                       // predictor.proj.weight: removed
+  b.tensors.push_back({"predictor.new", "predictor", "float32", {2}, ""});  // added
+  if (change_b) change_b(b);
+  WriteRound(p->dir.path(), "b", b);
+  p->a = (p->dir.path() / "a").string();
+  p->b = (p->dir.path() / "b").string();
+  return p;
+}
+
+const TensorDiff& Tensor(const DiffRun& run, const std::string& name) {
+  for (const TensorDiff& t : run.tensors) {
+    if (t.name == name) return t;
+  }
+  throw std::logic_error("no tensor " + name);
+}
+
+DiffOptions Options(unsigned jobs = 2) {
+  DiffOptions o;
+  o.jobs = jobs;
+  return o;
+}
+
+TEST(Diff, EveryStatus) {
+  auto p = MakePair();
+  DiffRun run = RunDiff(p->a, p->b, Options());
+  EXPECT_EQ(Tensor(run, "encoder.blocks.0.bias").status, TensorStatus::kChanged);
+  EXPECT_EQ(Tensor(run, "encoder.blocks.0.weight").status, TensorStatus::kChanged);
+  EXPECT_EQ(Tensor(run, "encoder.n\xC3\xA9t.w").status, TensorStatus::kChanged);
+  EXPECT_EQ(Tensor(run, "predictor.head.scale").status, TensorStatus::kUnchanged);
+  EXPECT_FALSE(Tensor(run, "predictor.head.scale").stats.has_value()) << "no statistics for unchanged tensors";
+  EXPECT_EQ(Tensor(run, "predictor.head.weight").status, TensorStatus::kLayoutChanged);
+  EXPECT_EQ(Tensor(run, "predictor.proj.weight").status, TensorStatus::kRemoved);
+  EXPECT_EQ(Tensor(run, "predictor.new").status, TensorStatus::kAdded);
+  EXPECT_TRUE(run.link.is_child());
+  EXPECT_EQ(DiffExitCode(run, Severity::kError), kExitClean);
+}
+
+TEST(Diff, Float32StatisticsMatchAnIndependentComputation) {
+  auto p = MakePair();
+  DiffRun run = RunDiff(p->a, p->b, Options());
+  const DiffStats& s = *Tensor(run, "encoder.blocks.0.weight").stats;
+  EXPECT_EQ(s.numel, 6u);
+  EXPECT_EQ(s.changed, 2u);
+  EXPECT_DOUBLE_EQ(s.max_abs, 10.0);                             // 5 -> -5
+  EXPECT_DOUBLE_EQ(s.l2(), std::sqrt(0.25 + 100.0));             // 2 -> 2.5, 5 -> -5
+  EXPECT_DOUBLE_EQ(*s.rel_l2(), std::sqrt(100.25) / std::sqrt(91.0));  // ||a||^2 = 1+4+9+16+25+36
+}
+
+TEST(Diff, Float16AndBFloat16ArithmeticIsExact) {
+  auto p = MakePair();
+  DiffRun run = RunDiff(p->a, p->b, Options());
+  const DiffStats& h = *Tensor(run, "encoder.blocks.0.bias").stats;  // 1.5,-2.25,0.125 -> 1.5,-2,0.25
+  EXPECT_EQ(h.changed, 2u);
+  EXPECT_DOUBLE_EQ(h.max_abs, 0.25);
+  EXPECT_DOUBLE_EQ(h.l2(), std::sqrt(0.0625 + 0.015625));
+  EXPECT_DOUBLE_EQ(*h.rel_l2(), std::sqrt(0.078125) / std::sqrt(2.25 + 5.0625 + 0.015625));
+  const DiffStats& bf = *Tensor(run, "encoder.n\xC3\xA9t.w").stats;  // 1.5,2,-3,0 -> 1.5,2,-3,1
+  EXPECT_EQ(bf.changed, 1u);
+  EXPECT_DOUBLE_EQ(bf.max_abs, 1.0);
+  EXPECT_DOUBLE_EQ(*bf.rel_l2(), 1.0 / std::sqrt(2.25 + 4 + 9));
+  // Subnormal and extreme float16 values widen exactly.
+  EXPECT_DOUBLE_EQ(WidenElement(ElementType::kFloat16, reinterpret_cast<const std::byte*>(U16({0x0001}).data())),
+                   std::ldexp(1.0, -24));
+  EXPECT_DOUBLE_EQ(WidenElement(ElementType::kFloat16, reinterpret_cast<const std::byte*>(U16({0x7BFF}).data())), 65504.0);
+  EXPECT_TRUE(std::isinf(WidenElement(ElementType::kFloat16, reinterpret_cast<const std::byte*>(U16({0xFC00}).data()))));
+}
+
+TEST(Diff, NanAndInfAppearingAreCountedAndBitIdenticalNansAreUnchanged) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  auto p = MakePair([&](ArtifactSpec& b) {
+    b.tensors[1].data = F32({nan, 2, inf, 4, 5, 7});  // A: 1..6
+  });
+  DiffRun run = RunDiff(p->a, p->b, Options());
+  const DiffStats& s = *Tensor(run, "encoder.blocks.0.weight").stats;
+  EXPECT_EQ(s.changed, 3u);
+  EXPECT_EQ(s.nan_appeared, 1u);
+  EXPECT_EQ(s.inf_appeared, 1u);
+  EXPECT_EQ(s.non_finite_pairs, 2u);
+  EXPECT_DOUBLE_EQ(s.max_abs, 1.0);  // only 6 -> 7 is finite on both sides
+  // The same NaN bits on both sides are not a change; another NaN payload is, but no NaN "appeared".
+  const std::string a_bits = U16({0x7E00, 0x3C00});
+  DiffStats same;
+  same.Accumulate(ElementType::kFloat16, std::as_bytes(std::span(a_bits.data(), a_bits.size())),
+                  std::as_bytes(std::span(a_bits.data(), a_bits.size())));
+  EXPECT_EQ(same.changed, 0u);
+  const std::string b_bits = U16({0x7E01, 0x3C00});
+  DiffStats payload;
+  payload.Accumulate(ElementType::kFloat16, std::as_bytes(std::span(a_bits.data(), a_bits.size())),
+                     std::as_bytes(std::span(b_bits.data(), b_bits.size())));
+  EXPECT_EQ(payload.changed, 1u);
+  EXPECT_EQ(payload.nan_appeared, 0u);
+  EXPECT_EQ(payload.non_finite_pairs, 1u);
+}
+
+TEST(Diff, StatisticsWithinOneInABillionOfAnIndependentComputationOnLargeTensors) {
+  // 3 windows and a bit of float32, plus bfloat16 and float16, random values.
+  TempDir dir;
+  std::mt19937_64 rng(7);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  ArtifactSpec a;
+  a.tensors = {{"encoder.big", "encoder", "float32", {3 * (1 << 20) + 12345}, ""},
+               {"encoder.bf", "encoder", "bfloat16", {700001}, ""},
+               {"encoder.half", "encoder", "float16", {700001}, ""}};
+  a.FillData();
+  auto fill_f32 = [&](std::string& data, float scale) {
+    for (std::size_t i = 0; i + 4 <= data.size(); i += 4) {
+      float v = normal(rng) * scale;
+      std::memcpy(&data[i], &v, 4);
+    }
+  };
+  auto fill_16 = [&](std::string& data, bool bf) {
+    for (std::size_t i = 0; i + 2 <= data.size(); i += 2) {
+      std::uint16_t bits = bf ? static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(normal(rng)) >> 16)
+                              : static_cast<std::uint16_t>(0x3C00 + (rng() % 0x400) - 0x200);  // values near 1
+      std::memcpy(&data[i], &bits, 2);
+    }
+  };
+  fill_f32(a.tensors[0].data, 1.0f);
+  fill_16(a.tensors[1].data, true);
+  fill_16(a.tensors[2].data, false);
+  ArtifactSpec b = a;
+  fill_f32(b.tensors[0].data, 1.001f);
+  fill_16(b.tensors[1].data, true);
+  fill_16(b.tensors[2].data, false);
+  WriteRound(dir.path(), "a", a);
+  WriteRound(dir.path(), "b", b);
+  DiffRun run = RunDiff((dir.path() / "a").string(), (dir.path() / "b").string(), Options(3));
+  for (std::size_t k = 0; k < 3; ++k) {
+    const TensorSpec& ta = a.tensors[k];
+    const TensorSpec& tb = b.tensors[k];
+    const std::size_t size = ta.dtype == "float32" ? 4 : 2;
+    long double sq_diff = 0, sq_a = 0, max_abs = 0;
+    for (std::size_t i = 0; i < ta.data.size(); i += size) {
+      long double x = 0, y = 0;
+      if (size == 4) {
+        float fx, fy;
+        std::memcpy(&fx, &ta.data[i], 4);
+        std::memcpy(&fy, &tb.data[i], 4);
+        x = fx, y = fy;
+      } else {
+        std::uint16_t bx, by;
+        std::memcpy(&bx, &ta.data[i], 2);
+        std::memcpy(&by, &tb.data[i], 2);
+        auto widen = [&](std::uint16_t v) -> long double {
+          if (ta.dtype == "bfloat16") return std::bit_cast<float>(static_cast<std::uint32_t>(v) << 16);
+          const int e = (v >> 10) & 0x1F, m = v & 0x3FF;  // normal numbers only in this data
+          return std::ldexp(static_cast<long double>(1024 + m), e - 25) * ((v >> 15) ? -1 : 1);
+        };
+        x = widen(bx), y = widen(by);
+      }
+      sq_a += x * x;
+      sq_diff += (y - x) * (y - x);
+      max_abs = std::max(max_abs, std::fabs(y - x));
+    }
+    const DiffStats& s = *Tensor(run, ta.name).stats;
+    auto rel_err = [](long double got, long double want) { return std::fabs(got - want) / std::fabs(want); };
+    EXPECT_LT(rel_err(s.l2(), std::sqrt(sq_diff)), 1e-9) << ta.name;
+    EXPECT_LT(rel_err(*s.rel_l2(), std::sqrt(sq_diff) / std::sqrt(sq_a)), 1e-9) << ta.name;
+    EXPECT_LT(rel_err(s.max_abs, max_abs), 1e-12) << ta.name;
+  }
+}
+
+TEST(Diff, ResultsDoNotDependOnTheJobCount) {
+  TempDir dir;
+  ArtifactSpec a = ArtifactSpec::Uniform(3, (9 << 20) + 4);  // several windows per tensor
+  ArtifactSpec b = a;
+  for (TensorSpec& t : b.tensors) t.data[t.data.size() / 2] ^= 0x10;
+  WriteRound(dir.path(), "a", a);
+  WriteRound(dir.path(), "b", b);
+  reports::ReportContext context;
+  std::ostringstream one, four;
+  reports::WriteDiffJson(one, RunDiff((dir.path() / "a").string(), (dir.path() / "b").string(), Options(1)), context);
+  reports::WriteDiffJson(four, RunDiff((dir.path() / "a").string(), (dir.path() / "b").string(), Options(4)), context);
+  EXPECT_EQ(one.str(), four.str());
+}
+
+// ---- gates
+
+TEST(DiffGates, AllowChange) {
+  auto p = MakePair();
+  DiffOptions quiet = Options();
+  quiet.allow_change = {"encoder.*", "predictor.*"};
+  EXPECT_TRUE(RunDiff(p->a, p->b, quiet).findings.empty());
+  DiffOptions fires = Options();
+  fires.allow_change = {"encoder.blocks.*"};
+  DiffRun run = RunDiff(p->a, p->b, fires);
+  std::set<std::string> flagged;
+  for (const Finding& f : run.findings) {
+    EXPECT_EQ(f.rule->id, "diff-change-not-allowed");
+    EXPECT_EQ(CodeName(f.rule->code), "CHAIN_INTEGRITY");
+    flagged.insert(*f.location.tensor);
+  }
+  EXPECT_EQ(flagged, (std::set<std::string>{"encoder.n\xC3\xA9t.w", "predictor.head.weight", "predictor.new",
+                                            "predictor.proj.weight"}));
+  EXPECT_EQ(DiffExitCode(run, Severity::kError), kExitFindings);
+}
+
+TEST(DiffGates, MaxRelL2) {
+  auto p = MakePair();
+  DiffOptions quiet = Options();
+  quiet.max_rel_l2 = 2.0;
+  EXPECT_TRUE(RunDiff(p->a, p->b, quiet).findings.empty());
+  DiffOptions fires = Options();
+  fires.max_rel_l2 = 0.2;  // weight: 1.05, bf16 tensor: 0.26, f16 bias: 0.10
+  DiffRun run = RunDiff(p->a, p->b, fires);
+  std::set<std::string> flagged;
+  for (const Finding& f : run.findings) {
+    EXPECT_EQ(f.rule->id, "diff-rel-l2-exceeded");
+    EXPECT_EQ(CodeName(f.rule->code), "CHAIN_INTEGRITY");
+    flagged.insert(*f.location.tensor);
+  }
+  EXPECT_EQ(flagged, (std::set<std::string>{"encoder.blocks.0.weight", "encoder.n\xC3\xA9t.w"}));
+  // NaN appearing exceeds any limit.
+  auto q = MakePair([](ArtifactSpec& b) { b.tensors[1].data = F32({1, 2, 3, 4, 5, std::numeric_limits<float>::quiet_NaN()}); });
+  DiffOptions huge = Options();
+  huge.max_rel_l2 = 1e9;
+  EXPECT_EQ(RunDiff(q->a, q->b, huge).findings.size(), 1u);
+}
+
+TEST(DiffGates, RequireChild) {
+  auto child = MakePair();
+  DiffOptions gate = Options();
+  gate.require_child = true;
+  EXPECT_TRUE(RunDiff(child->a, child->b, gate).findings.empty());
+  auto orphan = MakePair({}, false);
+  DiffRun run = RunDiff(orphan->a, orphan->b, gate);
+  ASSERT_EQ(run.findings.size(), 1u);
+  EXPECT_EQ(run.findings[0].rule->id, "diff-not-child");
+  EXPECT_EQ(CodeName(run.findings[0].rule->code), "CHAIN_INTEGRITY");
+  EXPECT_FALSE(run.link.is_child());
+}
+
+TEST(DiffGates, IntegrityFailureIsReportedAndTheDiffStillProduced) {
+  auto p = MakePair();
+  std::fstream f(p->b + "/weights.safetensors", std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(-1, std::ios::end);
+  f.put('\x7f');
+  f.close();
+  DiffRun run = RunDiff(p->a, p->b, Options());
+  bool mismatch = false;
+  for (const Finding& x : run.b.findings) mismatch |= x.rule->id == "hash-mismatch";
+  EXPECT_TRUE(mismatch);
+  EXPECT_EQ(Tensor(run, "encoder.blocks.0.weight").status, TensorStatus::kChanged);
+  EXPECT_EQ(DiffExitCode(run, Severity::kError), kExitFindings);
+}
+
+// ---- command line
+
+struct CliResult {
+  int exit_code;
+  std::string out;
+};
+
+CliResult Cli(const std::string& args) {
+  CliResult r{-1, ""};
+  FILE* pipe = ::popen((std::string(CKPT_DIFF_BIN) + " " + args + " 2>&1").c_str(), "r");
+  std::array<char, 4096> buf{};
+  std::size_t n = 0;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  int status = ::pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+TEST(DiffCli, BadInputBehavesAsDocumented) {
+  auto p = MakePair();
+  EXPECT_EQ(Cli(p->a + " /nonexistent/b").exit_code, 2);        // one missing
+  EXPECT_EQ(Cli(p->a + " " + p->a).exit_code, 2);               // identical paths
+  EXPECT_EQ(Cli(p->a + " " + p->a + "/.").exit_code, 2);        // same directory, other spelling
+  EXPECT_EQ(Cli(p->a).exit_code, 2);                            // one argument
+  EXPECT_EQ(Cli("--max-rel-l2 -1 " + p->a + " " + p->b).exit_code, 2);
+  // Not an artifact: no header.json. Reported as findings; the diff is still produced.
+  std::filesystem::remove(p->b + "/header.json");
+  CliResult r = Cli("--format json " + p->a + " " + p->b);
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  auto report = boost::json::parse(r.out).as_object();
+  EXPECT_EQ(report["b"].as_object()["findings"].as_array()[0].as_object()["rule"], "layout-header-missing");
+  EXPECT_FALSE(report["tensors"].as_array().empty());
+}
+
+TEST(DiffCli, JsonShape) {
+  auto p = MakePair();
+  CliResult r = Cli("--format json --require-child " + p->a + " " + p->b);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  auto report = boost::json::parse(r.out).as_object();
+  EXPECT_EQ(report["link"].as_object()["is_child"], true);
+  for (const auto& t : report["tensors"].as_array()) {
+    for (const char* key : {"name", "status", "a", "b", "stats"}) EXPECT_TRUE(t.as_object().contains(key)) << key;
+  }
+  const auto& first = report["tensors"].as_array()[0].as_object();
+  EXPECT_EQ(first.at("name"), "encoder.blocks.0.weight") << "sorted by rel_l2, largest first";
+  EXPECT_EQ(first.at("stats").as_object().at("changed"), 2);
+}
+
+TEST(DiffCli, UnreadableArtifactIsAToolError) {
+  auto p = MakePair();
+  std::filesystem::permissions(p->b + "/weights.safetensors", std::filesystem::perms::none);
+  std::filesystem::permissions(p->dir.path(), std::filesystem::perms::all);
+  std::string prefix;
+  if (::geteuid() == 0) {
+    if (std::system("command -v setpriv >/dev/null 2>&1") != 0) GTEST_SKIP() << "root without setpriv";
+    prefix = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
+  }
+  int status = std::system((prefix + CKPT_DIFF_BIN + " " + p->a + " " + p->b + " >/dev/null 2>&1").c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+}
+
+}  // namespace
+}  // namespace ckpt::testing
