@@ -14,6 +14,7 @@
 #include <set>
 
 #include "lib/diff/diff.h"
+#include "rules/catalog.h"
 #include "reports/diff_reports.h"
 #include "tests/support/history_builder.h"
 
@@ -305,6 +306,16 @@ TEST(DiffGates, IntegrityFailureIsReportedAndTheDiffStillProduced) {
   EXPECT_TRUE(mismatch);
   EXPECT_EQ(Tensor(run, "encoder.blocks.0.weight").status, TensorStatus::kChanged);
   EXPECT_EQ(DiffExitCode(run, Severity::kError), kExitFindings);
+}
+
+TEST(DiffCatalogCoverage, EveryDiffRuleHasAGateTest) {
+  // The gate tests above assert exactly these rule ids; a new diff rule needs its own test.
+  const std::set<std::string> tested = {"diff-change-not-allowed", "diff-rel-l2-exceeded", "diff-not-child"};
+  std::set<std::string> catalog;
+  for (const rules::RuleEntry& entry : rules::AllRules()) {
+    if (entry.scope() == rules::RuleScope::kDiff) catalog.insert(std::string(entry.info->id));
+  }
+  EXPECT_EQ(catalog, tested);
 }
 
 // ---- command line

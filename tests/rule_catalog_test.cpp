@@ -21,7 +21,7 @@ bool IsKebabCase(std::string_view id) {
 }
 
 TEST(RuleCatalog, IdsAreUniqueSortedAndKebabCase) {
-  const std::set<std::string> families = {"chain", "hash", "header", "index", "layout", "manifest",
+  const std::set<std::string> families = {"chain", "diff", "hash", "header", "index", "layout", "manifest",
                                           "path", "residency", "safetensors", "weights"};
   std::string previous;
   for (const RuleEntry& entry : AllRules()) {
