@@ -46,6 +46,24 @@ inline Location ManifestLocation(const Header& header, const ManifestEntry& entr
   return loc;
 }
 
+/// Location of tensor `name`'s manifest entry in `artifact`'s header.json (line and column),
+/// or of header.json itself when the manifest does not list it. `artifact.path` is set.
+inline Location TensorManifestLocation(const Artifact& artifact, const std::string& name) {
+  Location loc;
+  loc.file = "header.json";
+  if (const std::vector<ManifestEntry>* manifest = Manifest(artifact)) {
+    for (const ManifestEntry& e : *manifest) {
+      if (e.name == name) {
+        loc = ManifestLocation(*artifact.header, e, "name");
+        break;
+      }
+    }
+  }
+  loc.artifact = artifact.path;
+  loc.tensor = name;
+  return loc;
+}
+
 /// The first weight file that declares `name`, with its entry.
 struct StoredRef {
   const WeightFile* file = nullptr;

@@ -3,11 +3,14 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include <boost/program_options.hpp>
+
+#include "reports/sarif_report.h"
 
 #include "lib/audit/audit.h"
 #include "lib/audit/verdict.h"
@@ -54,14 +57,20 @@ int main(int argc, char** argv) try {
   std::string output;
   std::string expect_hash;
   std::string fail_on = "error";
+  std::string sarif_category;
+  std::string source_root;
   std::vector<std::string> allow_groups;
   std::vector<std::string> artifacts;
   po::options_description options(kUsage);
   options.add_options()
       ("help,h", "show this help and exit")
       ("version", "show the version and exit")
-      ("format", po::value(&format)->value_name("text|json"), "report format (default text)")
+      ("format", po::value(&format)->value_name("FORMAT"), "report format: text, json or sarif (default text)")
       ("output,o", po::value(&output)->value_name("FILE"), "write the report to FILE instead of standard output")
+      ("sarif-category", po::value(&sarif_category)->value_name("NAME"),
+       "SARIF: automationDetails.id = <tool>/NAME/ (separates uploads on code-scanning platforms)")
+      ("source-root", po::value(&source_root)->value_name("DIR"),
+       "SARIF: URIs are relative to DIR (default: the current directory)")
       ("expect-hash", po::value(&expect_hash)->value_name("HEX"),
        "the recomputed content hash must equal HEX (64 hex digits)")
       ("fail-on", po::value(&fail_on)->value_name("LEVEL"),
@@ -92,7 +101,9 @@ int main(int argc, char** argv) try {
     std::cout << "ckpt-audit " << CKPT_VERSION << "\n";
     return ckpt::kExitClean;
   }
-  if (format != "text" && format != "json") return UsageError("--format must be text or json, not '" + format + "'");
+  if (format != "text" && format != "json" && format != "sarif") {
+    return UsageError("--format must be text, json or sarif, not '" + format + "'");
+  }
   if (vm.count("list-rules")) {
     format == "json" ? ckpt::reports::WriteRuleCatalogJson(std::cout) : ckpt::reports::WriteRuleCatalogText(std::cout);
     return ckpt::kExitClean;
@@ -100,6 +111,19 @@ int main(int argc, char** argv) try {
   ckpt::FailThreshold threshold;
   if (!ckpt::ParseFailThreshold(fail_on, threshold)) return UsageError("--fail-on must be error, warning, note or none, not '" + fail_on + "'");
   if (artifacts.empty()) return UsageError("nothing to audit: give at least one ARTIFACT directory");
+  ckpt::reports::SarifOptions sarif;
+  if (vm.count("sarif-category")) {
+    if (sarif_category.empty() || sarif_category.find('/') != std::string::npos) {
+      return UsageError("--sarif-category needs a non-empty NAME without '/'");
+    }
+    sarif.category = sarif_category;
+  }
+  {
+    std::error_code ec;
+    sarif.source_root = std::filesystem::absolute(source_root.empty() ? std::filesystem::current_path(ec) : std::filesystem::path(source_root), ec);
+    if (ec || !std::filesystem::is_directory(sarif.source_root, ec)) return UsageError("--source-root must be a directory");
+  }
+
 
   ckpt::Policy policy;
   policy.compute_hash = vm.count("no-hash") == 0;
@@ -128,6 +152,8 @@ int main(int argc, char** argv) try {
   context.color = output.empty() && format == "text" && ::isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
   if (format == "json") {
     ckpt::reports::WriteJsonReport(out, results, context);
+  } else if (format == "sarif") {
+    ckpt::reports::WriteSarif(out, ckpt::reports::SarifFromAudit(results, threshold), sarif, context);
   } else {
     ckpt::reports::WriteTextReport(out, results, context);
   }

@@ -4,11 +4,14 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <thread>
 
 #include <boost/program_options.hpp>
+
+#include "reports/sarif_report.h"
 
 #include "lib/chain/chain_run.h"
 #include "lib/core/text.h"
@@ -55,6 +58,8 @@ int main(int argc, char** argv) try {
   std::string format = "text";
   std::string output;
   std::string fail_on = "error";
+  std::string sarif_category;
+  std::string source_root;
   std::string head;
   std::string genesis;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
@@ -64,8 +69,12 @@ int main(int argc, char** argv) try {
   options.add_options()
       ("help,h", "show this help and exit")
       ("version", "show the version and exit")
-      ("format", po::value(&format)->value_name("FORMAT"), "text|json|dot|mermaid (default text)")
+      ("format", po::value(&format)->value_name("FORMAT"), "text|json|sarif|dot|mermaid (default text)")
       ("output,o", po::value(&output)->value_name("FILE"), "write the report to FILE instead of standard output")
+      ("sarif-category", po::value(&sarif_category)->value_name("NAME"),
+       "SARIF: automationDetails.id = <tool>/NAME/ (separates uploads on code-scanning platforms)")
+      ("source-root", po::value(&source_root)->value_name("DIR"),
+       "SARIF: URIs are relative to DIR (default: the current directory)")
       ("fail-on", po::value(&fail_on)->value_name("LEVEL"), "error|warning|note|none (default error)")
       ("jobs,j", po::value(&jobs)->value_name("N"), "artifacts audited in parallel (default: number of cores)")
       ("no-hash", "link on declared hashes only (reported as a warning: nothing is recomputed)")
@@ -95,8 +104,8 @@ int main(int argc, char** argv) try {
     std::cout << "ckpt-chain " << CKPT_VERSION << "\n";
     return ckpt::kExitClean;
   }
-  if (format != "text" && format != "json" && format != "dot" && format != "mermaid") {
-    return UsageError("--format must be text, json, dot or mermaid, not '" + format + "'");
+  if (format != "text" && format != "json" && format != "dot" && format != "mermaid" && format != "sarif") {
+    return UsageError("--format must be text, json, sarif, dot or mermaid, not '" + format + "'");
   }
   ckpt::FailThreshold threshold;
   if (!ckpt::ParseFailThreshold(fail_on, threshold)) {
@@ -104,6 +113,19 @@ int main(int argc, char** argv) try {
   }
   if (jobs == 0 || jobs > 1024) return UsageError("--jobs must be between 1 and 1024");
   if (paths.empty()) return UsageError("nothing to audit: give at least one PATH");
+  ckpt::reports::SarifOptions sarif;
+  if (vm.count("sarif-category")) {
+    if (sarif_category.empty() || sarif_category.find('/') != std::string::npos) {
+      return UsageError("--sarif-category needs a non-empty NAME without '/'");
+    }
+    sarif.category = sarif_category;
+  }
+  {
+    std::error_code ec;
+    sarif.source_root = std::filesystem::absolute(source_root.empty() ? std::filesystem::current_path(ec) : std::filesystem::path(source_root), ec);
+    if (ec || !std::filesystem::is_directory(sarif.source_root, ec)) return UsageError("--source-root must be a directory");
+  }
+
 
   ckpt::ChainRunOptions run_options;
   run_options.jobs = jobs;
@@ -135,6 +157,8 @@ int main(int argc, char** argv) try {
   std::ostream& out = output.empty() ? std::cout : file;
   if (format == "json") {
     ckpt::reports::WriteChainJson(out, run, context);
+  } else if (format == "sarif") {
+    ckpt::reports::WriteSarif(out, ckpt::reports::SarifFromChain(run, threshold), sarif, context);
   } else if (format == "dot") {
     ckpt::reports::WriteChainDot(out, run, context);
   } else if (format == "mermaid") {

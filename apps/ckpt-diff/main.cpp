@@ -11,6 +11,8 @@
 
 #include <boost/program_options.hpp>
 
+#include "reports/sarif_report.h"
+
 #include "lib/diff/diff.h"
 #include "reports/diff_reports.h"
 
@@ -45,6 +47,8 @@ int main(int argc, char** argv) try {
   std::string format = "text";
   std::string output;
   std::string fail_on = "error";
+  std::string sarif_category;
+  std::string source_root;
   double max_rel_l2 = 0;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::string> allow_change;
@@ -54,8 +58,12 @@ int main(int argc, char** argv) try {
   options.add_options()
       ("help,h", "show this help and exit")
       ("version", "show the version and exit")
-      ("format", po::value(&format)->value_name("text|json"), "report format (default text)")
+      ("format", po::value(&format)->value_name("FORMAT"), "report format: text, json or sarif (default text)")
       ("output,o", po::value(&output)->value_name("FILE"), "write the report to FILE instead of standard output")
+      ("sarif-category", po::value(&sarif_category)->value_name("NAME"),
+       "SARIF: automationDetails.id = <tool>/NAME/ (separates uploads on code-scanning platforms)")
+      ("source-root", po::value(&source_root)->value_name("DIR"),
+       "SARIF: URIs are relative to DIR (default: the current directory)")
       ("fail-on", po::value(&fail_on)->value_name("LEVEL"), "error|warning|note|none (default error)")
       ("allow-change", po::value(&allow_change)->value_name("GLOB"),
        "gate: only tensors matching a glob may change, appear or vanish (repeatable; '*' also matches '.')")
@@ -87,12 +95,27 @@ int main(int argc, char** argv) try {
     std::cout << "ckpt-diff " << CKPT_VERSION << "\n";
     return ckpt::kExitClean;
   }
-  if (format != "text" && format != "json") return UsageError("--format must be text or json, not '" + format + "'");
+  if (format != "text" && format != "json" && format != "sarif") {
+    return UsageError("--format must be text, json or sarif, not '" + format + "'");
+  }
   ckpt::FailThreshold threshold;
   if (!ckpt::ParseFailThreshold(fail_on, threshold)) {
     return UsageError("--fail-on must be error, warning, note or none, not '" + fail_on + "'");
   }
   if (paths.size() != 2) return UsageError("give exactly two artifacts, A and B");
+  ckpt::reports::SarifOptions sarif;
+  if (vm.count("sarif-category")) {
+    if (sarif_category.empty() || sarif_category.find('/') != std::string::npos) {
+      return UsageError("--sarif-category needs a non-empty NAME without '/'");
+    }
+    sarif.category = sarif_category;
+  }
+  {
+    std::error_code ec;
+    sarif.source_root = std::filesystem::absolute(source_root.empty() ? std::filesystem::current_path(ec) : std::filesystem::path(source_root), ec);
+    if (ec || !std::filesystem::is_directory(sarif.source_root, ec)) return UsageError("--source-root must be a directory");
+  }
+
   if (jobs == 0 || jobs > 1024) return UsageError("--jobs must be between 1 and 1024");
   if (vm.count("max-rel-l2") && !(std::isfinite(max_rel_l2) && max_rel_l2 >= 0)) {
     return UsageError("--max-rel-l2 must be a finite number >= 0");
@@ -125,7 +148,13 @@ int main(int argc, char** argv) try {
     if (!file) return UsageError("cannot write the report to '" + output + "'");
   }
   std::ostream& out = output.empty() ? std::cout : file;
-  format == "json" ? ckpt::reports::WriteDiffJson(out, run, context) : ckpt::reports::WriteDiffText(out, run, context);
+  if (format == "json") {
+    ckpt::reports::WriteDiffJson(out, run, context);
+  } else if (format == "sarif") {
+    ckpt::reports::WriteSarif(out, ckpt::reports::SarifFromDiff(run, threshold), sarif, context);
+  } else {
+    ckpt::reports::WriteDiffText(out, run, context);
+  }
   out.flush();
   if (!out) {
     std::cerr << "ckpt-diff: writing the report failed\n";

@@ -40,10 +40,7 @@ void CheckDiff(const DiffRun& run, FindingSink& sink) {
       why = buf;
     }
     if (why.empty()) continue;
-    Location loc;
-    loc.artifact = run.b.artifact.path;
-    loc.file = "header.json";
-    loc.tensor = t.name;
+    Location loc = TensorManifestLocation(run.b.artifact, t.name);
     sink.Report(kRule, loc, "Tensor " + QuoteForMessage(t.name) + " changed too much: " + why + ".");
   }
 }

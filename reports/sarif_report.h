@@ -1,0 +1,55 @@
+// SARIF 2.1.0 for code-scanning platforms (GitHub code scanning, SARIF Multitool). One
+// writer for all three tools: each tool's model is flattened into SarifInput by the
+// adapters below, from the same findings the text and JSON reports show.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <ostream>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "lib/audit/audit.h"
+#include "lib/audit/file_digests.h"
+#include "lib/chain/chain_run.h"
+#include "lib/diff/diff.h"
+#include "reports/report_context.h"
+
+namespace ckpt::reports {
+
+/// GitHub code scanning accepts at most this many results per run; the rest are dropped
+/// with a notification saying how many.
+inline constexpr std::size_t kMaxSarifResults = 25000;
+
+struct SarifFinding {
+  const Finding* finding = nullptr;
+  std::string artifact;               ///< artifact root the finding's file is relative to
+  std::optional<Location> baseline;   ///< ckpt-diff: the same place in A (relatedLocations)
+  std::string baseline_artifact;
+};
+
+struct SarifInput {
+  std::vector<SarifFinding> findings;
+  std::vector<FileDigest> files;          ///< every file read
+  std::vector<std::string> tool_errors;   ///< toolExecutionNotifications, not results
+  int exit_code = 0;
+  std::string fallback_artifact;          ///< where run-level findings point (first input)
+};
+
+struct SarifOptions {
+  std::optional<std::string> category;    ///< --sarif-category: automationDetails.id = <tool>/<NAME>/
+  std::filesystem::path source_root;      ///< %SRCROOT% (absolute); URIs are relative to it
+};
+
+SarifInput SarifFromAudit(std::span<const AuditResult> results, FailThreshold threshold);
+SarifInput SarifFromChain(const ChainRun& run, FailThreshold threshold);
+SarifInput SarifFromDiff(const DiffRun& run, FailThreshold threshold);
+
+/// Percent-encoded, '/'-separated URI of `path` relative to `root` (RFC 3986 unreserved
+/// characters and '/' kept; everything else, UTF-8 bytes included, as %XX).
+std::string RelativeUri(const std::filesystem::path& path, const std::filesystem::path& root);
+
+void WriteSarif(std::ostream& out, const SarifInput& input, const SarifOptions& options, const ReportContext& context);
+
+}  // namespace ckpt::reports

@@ -1,0 +1,293 @@
+// SARIF 2.1.0: every catalog rule with full metadata; results positioned like the JSON
+// report; deterministic bytes; fingerprints that survive unrelated changes; a golden file;
+// and, where ../shared/tools/validate-sarif exists, zero errors and zero warnings from the
+// official schema, Microsoft's SARIF Multitool and GitHub's ingestion rules on what each
+// tool writes: a clean artifact, every audit rule firing, a broken chain, a diff with findings.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <boost/json.hpp>
+
+#include "lib/io/memory_source.h"
+#include "reports/sarif_report.h"
+#include "rules/catalog.h"
+#include "tests/support/audit_helpers.h"
+#include "tests/support/fire_cases.h"
+#include "tests/support/history_builder.h"
+
+namespace ckpt::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Sarif(std::span<const AuditResult> results, const fs::path& root, std::optional<std::string> category = {}) {
+  reports::SarifOptions options;
+  options.source_root = fs::absolute(root);
+  options.category = std::move(category);
+  std::ostringstream out;
+  reports::WriteSarif(out, reports::SarifFromAudit(results, Severity::kError), options, reports::ReportContext{});
+  return out.str();
+}
+
+boost::json::object FirstRun(const std::string& sarif) {
+  return boost::json::parse(sarif).as_object()["runs"].as_array()[0].as_object();
+}
+
+// Writes `files` under root/name and audits it from disk (so SARIF lists the files read).
+AuditResult AuditOnDisk(const fs::path& root, const std::string& name, const Files& files) {
+  WriteFiles(files, root / name);
+  return AuditPath((fs::absolute(root) / name).string(), Policy{});
+}
+
+TEST(Sarif, EveryRuleWithFullMetadata) {
+  TempDir dir;
+  AuditResult clean = AuditOnDisk(dir.path(), "clean", Clean());
+  boost::json::object run = FirstRun(Sarif({&clean, 1}, dir.path()));
+  auto& rules = run["tool"].as_object()["driver"].as_object()["rules"].as_array();
+  ASSERT_EQ(rules.size(), rules::AllRules().size());
+  std::string previous;
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    auto& r = rules[i].as_object();
+    const std::string id(r["id"].as_string());
+    EXPECT_LT(previous, id) << "rules sorted by id";
+    previous = id;
+    for (const char* key : {"shortDescription", "fullDescription", "help"}) {
+      ASSERT_TRUE(r.contains(key)) << id << " lacks " << key;
+      EXPECT_FALSE(r[key].as_object()["text"].as_string().empty()) << id;
+    }
+    EXPECT_LE(r["fullDescription"].as_object()["text"].as_string().size(), 1024u) << id;
+    EXPECT_LE(r["shortDescription"].as_object()["text"].as_string().size(), 1024u) << id;
+    EXPECT_FALSE(r["help"].as_object()["markdown"].as_string().empty()) << id;
+    EXPECT_TRUE(r["defaultConfiguration"].as_object().contains("level"));
+    auto& props = r["properties"].as_object();
+    EXPECT_EQ(props["precision"], "very-high");
+    bool security_tag = false;
+    for (const auto& tag : props["tags"].as_array()) security_tag |= tag == "security";
+    EXPECT_EQ(security_tag, props.contains("security-severity")) << id;
+    if (props.contains("security-severity")) {
+      const double v = std::stod(std::string(props["security-severity"].as_string()));
+      EXPECT_TRUE(v > 0 && v <= 10) << id;
+    }
+  }
+}
+
+TEST(Sarif, ResultsPointWhereTheJsonReportPoints) {
+  TempDir dir;
+  Files files = Clean();
+  EditHeader(files, [](boost::json::object& h) { h["round_index"] = "0"; });
+  files["weights.safetensors"] += "x";
+  AuditResult result = AuditOnDisk(dir.path(), "a", files);
+  boost::json::object run = FirstRun(Sarif({&result, 1}, dir.path()));
+  auto& results = run["results"].as_array();
+  ASSERT_EQ(results.size(), result.findings.size());
+  for (auto& item : results) {
+    auto& r = item.as_object();
+    const std::string rule(r["ruleId"].as_string());
+    const Finding* f = FindingsOf(result, rule).at(0);
+    auto& physical = r["locations"].as_array()[0].as_object()["physicalLocation"].as_object();
+    const std::string uri(physical["artifactLocation"].as_object()["uri"].as_string());
+    EXPECT_EQ(uri, "a/" + f->location.file);
+    auto& region = physical["region"].as_object();
+    if (f->location.line) {
+      EXPECT_EQ(region["startLine"], *f->location.line) << rule;
+      EXPECT_EQ(region["startColumn"], *f->location.column) << rule;
+      EXPECT_FALSE(region.contains("byteOffset")) << "text files get a text region";
+    } else if (f->location.byte_offset) {
+      EXPECT_EQ(region["byteOffset"], *f->location.byte_offset) << rule;
+      EXPECT_FALSE(region.contains("startLine")) << "binary files never get a line";
+    }
+    const std::string text(r["message"].as_object()["text"].as_string());
+    EXPECT_EQ(text.back(), '.') << "messages are complete sentences: " << text;
+    EXPECT_EQ(r["ruleIndex"], boost::json::value(std::distance(
+        rules::AllRules().begin(), std::find_if(rules::AllRules().begin(), rules::AllRules().end(),
+                                                [&](const rules::RuleEntry& e) { return e.info->id == rule; }))));
+  }
+  auto& artifacts = run["artifacts"].as_array();
+  ASSERT_EQ(artifacts.size(), 2u);  // header.json and weights.safetensors
+  EXPECT_EQ(artifacts[1].as_object()["length"], files["weights.safetensors"].size());
+  EXPECT_EQ(artifacts[1].as_object()["hashes"].as_object()["sha-256"].as_string().size(), 64u);
+}
+
+TEST(Sarif, SameInputSameBytes) {
+  TempDir dir;
+  Files files = Clean();
+  files["weights.safetensors"].back() ^= 1;
+  AuditResult first = AuditOnDisk(dir.path(), "a", files);
+  AuditResult second = AuditOnDisk(dir.path(), "a", files);
+  EXPECT_EQ(Sarif({&first, 1}, dir.path()), Sarif({&second, 1}, dir.path()));
+}
+
+std::map<std::string, std::string> Fingerprints(const std::string& sarif) {
+  std::map<std::string, std::string> out;
+  boost::json::object run = FirstRun(sarif);
+  for (auto& item : run["results"].as_array()) {
+    auto& r = item.as_object();
+    out[std::string(r["ruleId"].as_string())] = boost::json::serialize(r.at("partialFingerprints"));
+  }
+  return out;
+}
+
+TEST(Sarif, FingerprintsSurviveAnUnrelatedTensor) {
+  // Findings in header.json (line moves) and in the weight file (byte offset moves).
+  auto make = [](bool extra) {
+    return FromSpec([&](ArtifactSpec& s) {
+      if (extra) s.tensors.insert(s.tensors.begin(), {"encoder.aaa.first", "encoder", "float32", {16}, ""});
+      s.tensors.push_back({"predictor.action_head.w", "predictor", "float32", {2}, ""});
+      s.tensors.push_back({"predictor.zz", "predictor", "float32", {2}, ""});
+    });
+  };
+  TempDir dir;
+  Files before = make(false), after = make(true);
+  for (Files* f : {&before, &after}) {
+    ArtifactSpec extra_weights;  // an unlisted tensor in the weights: a binary-file finding
+    SafetensorsParts parts = SplitSafetensors((*f)["weights.safetensors"]);
+    boost::json::object h = boost::json::parse(parts.header).as_object();
+    h["predictor.unlisted"] = {{"dtype", "F32"}, {"shape", boost::json::array{1}},
+                               {"data_offsets", boost::json::array{parts.data.size(), parts.data.size() + 4}}};
+    (*f)["weights.safetensors"] = SafetensorsFile(boost::json::serialize(h), parts.data + std::string(4, '\0'));
+  }
+  AuditResult a = AuditOnDisk(dir.path(), "x", before);
+  AuditResult b = AuditOnDisk(dir.path(), "x", after);
+  ASSERT_FALSE(FindingsOf(a, "residency-action-head").empty());
+  ASSERT_FALSE(FindingsOf(a, "manifest-tensor-unlisted").empty());
+  auto fa = Fingerprints(Sarif({&a, 1}, dir.path()));
+  auto fb = Fingerprints(Sarif({&b, 1}, dir.path()));
+  for (const char* rule : {"residency-action-head", "manifest-tensor-unlisted"}) {
+    EXPECT_EQ(fa.at(rule), fb.at(rule)) << rule;
+  }
+  // The test must really move both findings: the header token's column, the entry's byte offset.
+  EXPECT_NE(FindingsOf(a, "residency-action-head")[0]->location.column,
+            FindingsOf(b, "residency-action-head")[0]->location.column);
+  EXPECT_NE(FindingsOf(a, "manifest-tensor-unlisted")[0]->location.byte_offset,
+            FindingsOf(b, "manifest-tensor-unlisted")[0]->location.byte_offset);
+}
+
+TEST(Sarif, CategoryCapAndToolErrors) {
+  TempDir dir;
+  AuditResult missing = AuditPath((dir.path() / "nope").string(), Policy{});
+  boost::json::object run = FirstRun(Sarif({&missing, 1}, dir.path(), "nightly"));
+  EXPECT_EQ(run["automationDetails"].as_object()["id"], "ckpt-audit/nightly/");
+  EXPECT_TRUE(run["results"].as_array().empty()) << "tool problems are not results";
+  auto& invocation = run["invocations"].as_array()[0].as_object();
+  EXPECT_EQ(invocation["executionSuccessful"], false);
+  EXPECT_EQ(invocation["exitCode"], 2);
+  EXPECT_EQ(invocation["toolExecutionNotifications"].as_array().size(), 1u);
+
+  reports::SarifInput many;
+  AuditResult broken = AuditFiles([] { Files f = Clean(); f["weights.safetensors"].back() ^= 1; return f; }());
+  for (std::size_t i = 0; i < reports::kMaxSarifResults + 7; ++i) many.findings.push_back({&broken.findings[0], "a", {}, ""});
+  reports::SarifOptions options;
+  options.source_root = dir.path();
+  std::ostringstream out;
+  reports::WriteSarif(out, many, options, reports::ReportContext{});
+  boost::json::object capped = FirstRun(out.str());
+  EXPECT_EQ(capped["results"].as_array().size(), reports::kMaxSarifResults);
+  const std::string note(capped["invocations"].as_array()[0].as_object()["toolExecutionNotifications"].as_array()[0]
+                             .as_object()["message"].as_object()["text"].as_string());
+  EXPECT_NE(note.find("7 results were dropped"), std::string::npos) << note;
+}
+
+TEST(Sarif, UrisArePercentEncodedRelativeAndSlashSeparated) {
+  EXPECT_EQ(reports::RelativeUri("/src/a b/n\xC3\xA9t#1.json", "/src"), "a%20b/n%C3%A9t%231.json");
+  EXPECT_EQ(reports::RelativeUri("/src/x/header.json", "/src/"), "x/header.json");
+  EXPECT_EQ(reports::RelativeUri("/other/h.json", "/src"), "../other/h.json");
+}
+
+// ---- golden file (normalized for the tool version and the scan root's absolute URI)
+
+std::string Normalize(std::string sarif) {
+  boost::json::value v = boost::json::parse(sarif);
+  auto& run = v.as_object()["runs"].as_array()[0].as_object();
+  run["tool"].as_object()["driver"].as_object()["semanticVersion"] = "VERSION";
+  run["originalUriBaseIds"].as_object()["%SRCROOT%"].as_object()["uri"] = "file:///SRCROOT/";
+  return boost::json::serialize(v);
+}
+
+TEST(Sarif, GoldenFile) {
+  TempDir dir;
+  Files files;
+  for (const auto& entry : fs::directory_iterator("fixtures/vectors/v1-single")) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    files[entry.path().filename().string()].assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  files["weights.safetensors"][455] = '\x7f';
+  files["optimizer.pt"] = "\x80\x02}q\x00.";
+  EditHeader(files, [](boost::json::object& h) { h["created_at"] = "yesterday"; });
+  AuditResult result = AuditOnDisk(dir.path(), "tampered", files);
+  const std::string got = Normalize(Sarif({&result, 1}, dir.path()));
+  const fs::path golden = "fixtures/golden/ckpt-audit-tampered.sarif";
+  if (std::getenv("CKPT_UPDATE_GOLDEN")) {
+    std::ofstream(golden) << got << "\n";
+    GTEST_SKIP() << "rewrote " << golden;
+  }
+  std::ifstream in(golden);
+  ASSERT_TRUE(in) << golden << " missing: run with CKPT_UPDATE_GOLDEN=1";
+  std::string want((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!want.empty() && want.back() == '\n') want.pop_back();
+  EXPECT_EQ(got, want) << "SARIF changed; if intended, rerun with CKPT_UPDATE_GOLDEN=1 and review the diff";
+}
+
+// ---- the official validators
+
+std::string Validator() {
+  const fs::path tool = fs::absolute("../shared/tools/validate-sarif");
+  return fs::exists(tool) ? tool.string() : "";
+}
+
+int Shell(const std::string& cmd) {
+  int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(SarifValidation, EveryToolsOutputPassesTheOfficialValidators) {
+  const std::string validator = Validator();
+  if (validator.empty()) {
+    GTEST_SKIP() << "../shared/tools/validate-sarif not found (../shared is not beside this checkout): "
+                    "SARIF validation against the OASIS schema, SARIF Multitool and GitHub rules skipped";
+  }
+  TempDir dir;
+  const fs::path root = dir.path();
+  // 1. ckpt-audit on a clean artifact.
+  WriteFiles(Clean(), root / "clean");
+  // 2. every audit rule firing at least once, through the same writer the tools use.
+  std::vector<AuditResult> fired;
+  std::set<std::string> rules_fired;
+  for (const FireCase& fc : AllFireCases()) {
+    MemorySource source;
+    for (const auto& [name, bytes] : fc.make()) source.AddFile(name, bytes);
+    for (const auto& [name, kind] : fc.entries) source.AddEntry(name, kind);
+    fired.push_back(AuditArtifact("fire/" + fc.rule + "/" + std::to_string(fired.size()), source, fc.policy));
+    for (const Finding& f : fired.back().findings) rules_fired.insert(std::string(f.rule->id));
+  }
+  for (const rules::RuleEntry& e : rules::AllRules()) {
+    if (e.scope() == rules::RuleScope::kArtifact) {
+      EXPECT_TRUE(rules_fired.count(std::string(e.info->id))) << e.info->id;
+    }
+  }
+  std::ofstream(root / "all-rules.sarif") << Sarif(fired, root);
+  // 3. a broken chain (gap, fork, corrupted round) and 4. a diff with gate findings.
+  auto rounds = WriteHistory(root / "history", 6);
+  fs::remove_all(rounds[4].dir);
+  ArtifactSpec fork = RoundSpec(2, rounds[1].hash);
+  fork.tensors[0].data[0] ^= 1;
+  WriteRound(root / "history", "fork-2", fork);
+  const std::string bin = fs::path(CKPT_AUDIT_BIN).parent_path().string();
+  const std::string cd = "cd " + root.string() + " && ";
+  EXPECT_EQ(Shell(cd + bin + "/ckpt-audit --format sarif -o clean.sarif clean"), 0);
+  EXPECT_EQ(Shell(cd + bin + "/ckpt-chain --format sarif --sarif-category nightly -o chain.sarif history"), 1);
+  EXPECT_EQ(Shell(cd + bin + "/ckpt-diff --format sarif --require-child --max-rel-l2 0.00001 --allow-change 'encoder.*' "
+                  "-o diff.sarif history/round-0000 history/round-0002"), 1);
+  const std::string files = "clean.sarif all-rules.sarif chain.sarif diff.sarif";
+  EXPECT_EQ(Shell(cd + validator + " --strict --require-multitool " + files + " > validate.log 2>&1"), 0)
+      << [&] {
+           std::ifstream log(root / "validate.log");
+           return std::string((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+         }();
+}
+
+}  // namespace
+}  // namespace ckpt::testing
