@@ -1,0 +1,64 @@
+// What every ckpt command line shares: --help, --version, --format, -o, --fail-on,
+// --sarif-category, --source-root and --allow-group, usage errors as "<tool>: <msg>" with
+// exit 2, and writing the report to standard output or a file.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+#include "lib/artifact/artifact.h"
+#include "lib/audit/verdict.h"
+#include "reports/report_context.h"
+#include "reports/sarif_report.h"
+
+namespace ckpt::cli {
+
+class CommonCli {
+ public:
+  /// `formats` are the accepted --format values, the first being the default.
+  CommonCli(std::string tool, std::vector<std::string> formats, const char* usage);
+
+  /// Tool-specific options go here before Parse().
+  boost::program_options::options_description& options() { return options_; }
+
+  /// Parses argv (positional arguments into `positionals`) and validates the shared
+  /// options. Returns an exit code when the program must stop now (--help, --version, a
+  /// usage error), nullopt to go on.
+  std::optional<int> Parse(int argc, char** argv, std::vector<std::string>& positionals);
+
+  /// Adds --allow-group values to `policy`; an exit code on a bad value.
+  std::optional<int> ApplyAllowGroups(Policy& policy) const;
+
+  /// Prints "<tool>: <message>" and a hint to standard error; returns 2.
+  int UsageError(const std::string& message) const;
+
+  /// Writes the report with `write` to -o FILE or standard output; 2 when that fails.
+  std::optional<int> WriteReport(const std::function<void(std::ostream&)>& write) const;
+
+  [[nodiscard]] bool Has(const char* option) const { return vm_.count(option) > 0; }
+  [[nodiscard]] const std::string& format() const { return format_; }
+  [[nodiscard]] const reports::SarifOptions& sarif() const { return sarif_; }
+  /// Report context: tool name, threshold, and colour only for text on a terminal without NO_COLOR.
+  [[nodiscard]] reports::ReportContext Context() const;
+
+ private:
+  std::string tool_;
+  std::vector<std::string> formats_;
+  boost::program_options::options_description options_;
+  boost::program_options::variables_map vm_;
+  std::string format_;
+  std::string output_;
+  std::string fail_on_ = "error";
+  std::string sarif_category_;
+  std::string source_root_;
+  std::vector<std::string> allow_groups_;
+  FailThreshold threshold_ = Severity::kError;
+  reports::SarifOptions sarif_;
+};
+
+}  // namespace ckpt::cli
