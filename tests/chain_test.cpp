@@ -15,6 +15,7 @@
 #include "reports/chain_reports.h"
 #include "rules/catalog.h"
 #include "tests/support/history_builder.h"
+#include "tests/support/process.h"
 
 namespace ckpt::testing {
 namespace {
@@ -283,27 +284,13 @@ TEST(Chain, ResultsDoNotDependOnTheJobCount) {
 
 // ---- bad input, through the command line
 
-struct CliResult {
-  int exit_code;
-  std::string out;
-};
-
-CliResult Cli(const std::string& args) {
-  CliResult r{-1, ""};
-  FILE* pipe = ::popen((std::string(CKPT_CHAIN_BIN) + " " + args + " 2>&1").c_str(), "r");
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  int status = ::pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+CommandResult Cli(const std::string& args) { return RunCommand(std::string(CKPT_CHAIN_BIN) + " " + args + " 2>&1"); }
 
 TEST(ChainCli, EmptyFolderAndNoArtifactsExitTwo) {
   TempDir dir;
-  CliResult empty = Cli(dir.path().string());
+  CommandResult empty = Cli(dir.path().string());
   EXPECT_EQ(empty.exit_code, 2);
-  EXPECT_NE(empty.out.find("no artifact"), std::string::npos) << empty.out;
+  EXPECT_NE(empty.output.find("no artifact"), std::string::npos) << empty.output;
   std::filesystem::create_directories(dir.path() / "a" / "b");
   std::ofstream(dir.path() / "a" / "notes.txt") << "x";
   EXPECT_EQ(Cli(dir.path().string()).exit_code, 2);
@@ -318,10 +305,10 @@ TEST(ChainCli, EmptyFolderAndNoArtifactsExitTwo) {
 TEST(ChainCli, CleanHistoryExitsZeroAndJsonParses) {
   TempDir dir;
   WriteHistory(dir.path(), 4);
-  CliResult text = Cli(dir.path().string());
-  EXPECT_EQ(text.exit_code, 0) << text.out;
-  CliResult json = Cli("--format json " + dir.path().string());
-  auto report = boost::json::parse(json.out).as_object();
+  CommandResult text = Cli(dir.path().string());
+  EXPECT_EQ(text.exit_code, 0) << text.output;
+  CommandResult json = Cli("--format json " + dir.path().string());
+  auto report = boost::json::parse(json.output).as_object();
   EXPECT_EQ(report["history"].as_array().size(), 4u);
   EXPECT_EQ(report["edges"].as_array().size(), 3u);
   EXPECT_EQ(report["exit_code"], 0);
@@ -333,20 +320,11 @@ TEST(ChainCli, UnreadableArtifactIsAToolError) {
   const std::filesystem::path weights = rounds[1].dir / "weights.safetensors";
   std::filesystem::permissions(weights, std::filesystem::perms::none);
   std::filesystem::permissions(dir.path(), std::filesystem::perms::all);  // mkdtemp made it 0700
-  std::string prefix;
-  if (::geteuid() == 0) {
-    // root reads anything: run as nobody so the permission bits matter.
-    if (std::system("command -v setpriv >/dev/null 2>&1") != 0) GTEST_SKIP() << "root without setpriv";
-    prefix = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
-  }
-  FILE* pipe = ::popen((prefix + CKPT_CHAIN_BIN + " " + dir.path().string() + " 2>&1").c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
-  int status = ::pclose(pipe);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 2) << out;
+  const std::optional<std::string> prefix = UnprivilegedPrefix();
+  if (!prefix) GTEST_SKIP() << "running as root without setpriv: cannot drop privileges for a permission test";
+  CommandResult run = RunCommand(*prefix + CKPT_CHAIN_BIN + " " + dir.path().string() + " 2>&1");
+  const std::string& out = run.output;
+  EXPECT_EQ(run.exit_code, 2) << out;
   EXPECT_NE(out.find("Permission denied"), std::string::npos) << out;
   EXPECT_NE(out.find("round-0002"), std::string::npos) << "the other artifacts are still reported:\n" << out;
 }
@@ -359,15 +337,15 @@ TEST(ChainCli, DotRendersWithGraphvizForAForkAndAGap) {
   other.tensors[0].data[0] ^= 1;
   WriteRound(dir.path() / "h", "fork-2", other);  // fork at round 1
   const std::string dot = (dir.path() / "history.dot").string();
-  CliResult r = Cli("--format dot -o " + dot + " " + (dir.path() / "h").string());
-  EXPECT_EQ(r.exit_code, 1) << r.out;
+  CommandResult r = Cli("--format dot -o " + dot + " " + (dir.path() / "h").string());
+  EXPECT_EQ(r.exit_code, 1) << r.output;
   std::ifstream in(dot);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("missing\\n" + rounds[3].hash.substr(0, 12)), std::string::npos) << text;
   EXPECT_NE(text.find("fork"), std::string::npos) << text;
-  CliResult mermaid = Cli("--format mermaid " + (dir.path() / "h").string());
-  EXPECT_NE(mermaid.out.find("flowchart LR"), std::string::npos);
-  EXPECT_NE(mermaid.out.find(":::gap"), std::string::npos);
+  CommandResult mermaid = Cli("--format mermaid " + (dir.path() / "h").string());
+  EXPECT_NE(mermaid.output.find("flowchart LR"), std::string::npos);
+  EXPECT_NE(mermaid.output.find(":::gap"), std::string::npos);
   if (std::system("command -v dot >/dev/null 2>&1") != 0) GTEST_SKIP() << "Graphviz dot not installed: render check skipped";
   const std::string svg = (dir.path() / "history.svg").string();
   ASSERT_EQ(std::system(("dot -Tsvg " + dot + " -o " + svg).c_str()), 0) << text;

@@ -11,6 +11,7 @@
 
 #include "rules/catalog.h"
 #include "tests/support/artifact_builder.h"
+#include "tests/support/process.h"
 
 namespace ckpt::testing {
 namespace {
@@ -21,29 +22,16 @@ struct CliRun {
   std::string err;
 };
 
-std::string ReadPipe(const std::string& cmd) {
-  std::string out;
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return out;
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) out.append(buf.data(), n);
-  ::pclose(pipe);
-  return out;
-}
+std::string ReadPipe(const std::string& cmd) { return RunCommand(cmd).output; }
 
 CliRun Cli(const std::string& args, const std::string& env = "") {
   TempDir tmp;
   const std::string err_file = (tmp.path() / "stderr").string();
   const std::string cmd = env + (env.empty() ? "" : " ") + CKPT_AUDIT_BIN + " " + args + " 2>" + err_file;
+  CommandResult result = RunCommand(cmd);
   CliRun run;
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return run;
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) run.out.append(buf.data(), n);
-  int status = ::pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.exit_code = result.exit_code;
+  run.out = std::move(result.output);
   std::ifstream in(err_file);
   run.err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   return run;

@@ -17,6 +17,7 @@
 #include "rules/catalog.h"
 #include "reports/diff_reports.h"
 #include "tests/support/history_builder.h"
+#include "tests/support/process.h"
 
 namespace ckpt::testing {
 namespace {
@@ -320,21 +321,7 @@ TEST(DiffCatalogCoverage, EveryDiffRuleHasAGateTest) {
 
 // ---- command line
 
-struct CliResult {
-  int exit_code;
-  std::string out;
-};
-
-CliResult Cli(const std::string& args) {
-  CliResult r{-1, ""};
-  FILE* pipe = ::popen((std::string(CKPT_DIFF_BIN) + " " + args + " 2>&1").c_str(), "r");
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  int status = ::pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+CommandResult Cli(const std::string& args) { return RunCommand(std::string(CKPT_DIFF_BIN) + " " + args + " 2>&1"); }
 
 TEST(DiffCli, BadInputBehavesAsDocumented) {
   auto p = MakePair();
@@ -345,18 +332,18 @@ TEST(DiffCli, BadInputBehavesAsDocumented) {
   EXPECT_EQ(Cli("--max-rel-l2 -1 " + p->a + " " + p->b).exit_code, 2);
   // Not an artifact: no header.json. Reported as findings; the diff is still produced.
   std::filesystem::remove(p->b + "/header.json");
-  CliResult r = Cli("--format json " + p->a + " " + p->b);
-  EXPECT_EQ(r.exit_code, 1) << r.out;
-  auto report = boost::json::parse(r.out).as_object();
+  CommandResult r = Cli("--format json " + p->a + " " + p->b);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  auto report = boost::json::parse(r.output).as_object();
   EXPECT_EQ(report["b"].as_object()["findings"].as_array()[0].as_object()["rule"], "layout-header-missing");
   EXPECT_FALSE(report["tensors"].as_array().empty());
 }
 
 TEST(DiffCli, JsonShape) {
   auto p = MakePair();
-  CliResult r = Cli("--format json --require-child " + p->a + " " + p->b);
-  EXPECT_EQ(r.exit_code, 0) << r.out;
-  auto report = boost::json::parse(r.out).as_object();
+  CommandResult r = Cli("--format json --require-child " + p->a + " " + p->b);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  auto report = boost::json::parse(r.output).as_object();
   EXPECT_EQ(report["link"].as_object()["is_child"], true);
   for (const auto& t : report["tensors"].as_array()) {
     for (const char* key : {"name", "status", "a", "b", "stats"}) EXPECT_TRUE(t.as_object().contains(key)) << key;
@@ -370,14 +357,9 @@ TEST(DiffCli, UnreadableArtifactIsAToolError) {
   auto p = MakePair();
   std::filesystem::permissions(p->b + "/weights.safetensors", std::filesystem::perms::none);
   std::filesystem::permissions(p->dir.path(), std::filesystem::perms::all);
-  std::string prefix;
-  if (::geteuid() == 0) {
-    if (std::system("command -v setpriv >/dev/null 2>&1") != 0) GTEST_SKIP() << "root without setpriv";
-    prefix = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
-  }
-  int status = std::system((prefix + CKPT_DIFF_BIN + " " + p->a + " " + p->b + " >/dev/null 2>&1").c_str());
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 2);
+  const std::optional<std::string> prefix = UnprivilegedPrefix();
+  if (!prefix) GTEST_SKIP() << "running as root without setpriv: cannot drop privileges for a permission test";
+  EXPECT_EQ(RunCommand(*prefix + CKPT_DIFF_BIN + " " + p->a + " " + p->b + " >/dev/null 2>&1").exit_code, 2);
 }
 
 }  // namespace

@@ -27,16 +27,7 @@ constexpr Vector kVectors[] = {
     {"v1-round1", "881106960b5da1c7c5967e8a1e668728cfca8018aa72d202d3ca6cc60057bfe8"},
 };
 
-Files LoadVector(const std::string& name) {
-  Files files;
-  for (const auto& entry : std::filesystem::directory_iterator("fixtures/vectors/" + name)) {
-    std::ifstream in(entry.path(), std::ios::binary);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    files[entry.path().filename().string()] = buffer.str();
-  }
-  return files;
-}
+Files LoadVector(const std::string& name) { return ReadFiles("fixtures/vectors/" + name); }
 
 void ExpectHashMismatch(const Files& files, const std::string& what) {
   AuditResult result = AuditFiles(files);

@@ -45,16 +45,7 @@ AuditResult AuditHostile(const std::filesystem::path& dir, const std::string& wh
   return result;
 }
 
-Files Vector(const std::string& name) {
-  Files files;
-  for (const auto& entry : std::filesystem::directory_iterator("fixtures/vectors/" + name)) {
-    std::ifstream in(entry.path(), std::ios::binary);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    files[entry.path().filename().string()] = buffer.str();
-  }
-  return files;
-}
+Files Vector(const std::string& name) { return ReadFiles("fixtures/vectors/" + name); }
 
 std::string LengthPrefix(std::uint64_t n) {
   std::string out(8, '\0');

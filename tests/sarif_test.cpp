@@ -209,11 +209,7 @@ std::string Normalize(std::string sarif) {
 
 TEST(Sarif, GoldenFile) {
   TempDir dir;
-  Files files;
-  for (const auto& entry : fs::directory_iterator("fixtures/vectors/v1-single")) {
-    std::ifstream in(entry.path(), std::ios::binary);
-    files[entry.path().filename().string()].assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
+  Files files = ReadFiles("fixtures/vectors/v1-single");
   files["weights.safetensors"][455] = '\x7f';
   files["optimizer.pt"] = "\x80\x02}q\x00.";
   EditHeader(files, [](boost::json::object& h) { h["created_at"] = "yesterday"; });

@@ -77,6 +77,8 @@ void EditHeader(Files& files, Edit edit) {
 }
 
 void WriteFiles(const Files& files, const std::filesystem::path& dir);
+/// The regular files directly in `dir`, by name (the inverse of WriteFiles).
+Files ReadFiles(const std::filesystem::path& dir);
 
 /// A fresh temporary directory, removed with everything in it on destruction.
 class TempDir {

@@ -1,0 +1,30 @@
+#include "tests/support/process.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+
+namespace ckpt::testing {
+
+CommandResult RunCommand(const std::string& command) {
+  CommandResult result;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  std::array<char, 4096> buf{};
+  std::size_t n = 0;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) result.output.append(buf.data(), n);
+  const int status = ::pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+std::optional<std::string> UnprivilegedPrefix() {
+  if (::geteuid() != 0) return std::string();
+  if (std::system("command -v setpriv >/dev/null 2>&1") != 0) return std::nullopt;
+  return std::string("setpriv --reuid=65534 --regid=65534 --clear-groups ");
+}
+
+}  // namespace ckpt::testing

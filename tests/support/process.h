@@ -1,0 +1,22 @@
+// Running the tools as a user would, from tests.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace ckpt::testing {
+
+struct CommandResult {
+  int exit_code = -1;   ///< -1 when the command did not exit normally
+  std::string output;   ///< standard output (and standard error when the command redirects it)
+};
+
+/// Runs `command` with /bin/sh and captures its standard output.
+CommandResult RunCommand(const std::string& command);
+
+/// A prefix that runs a command as the unprivileged user nobody when the tests run as root
+/// (root reads any file, so permission tests need it); "" when not root; nullopt when root
+/// and setpriv is missing (the caller skips).
+std::optional<std::string> UnprivilegedPrefix();
+
+}  // namespace ckpt::testing
