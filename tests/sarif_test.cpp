@@ -199,32 +199,78 @@ TEST(Sarif, UrisArePercentEncodedRelativeAndSlashSeparated) {
 
 // ---- golden file (normalized for the tool version and the scan root's absolute URI)
 
-std::string Normalize(std::string sarif) {
+// Normalizes what legitimately varies: the tool version, the scan root's absolute URI and
+// the temporary directory that messages name artifacts by.
+std::string Normalize(std::string sarif, const fs::path& temp_root = {}) {
   boost::json::value v = boost::json::parse(sarif);
   auto& run = v.as_object()["runs"].as_array()[0].as_object();
   run["tool"].as_object()["driver"].as_object()["semanticVersion"] = "VERSION";
   run["originalUriBaseIds"].as_object()["%SRCROOT%"].as_object()["uri"] = "file:///SRCROOT/";
-  return boost::json::serialize(v);
+  std::string text = boost::json::serialize(v);
+  if (temp_root.empty()) return text;
+  const std::string temp = fs::absolute(temp_root).string();
+  for (std::size_t at; (at = text.find(temp)) != std::string::npos;) text.replace(at, temp.size(), "$TMP");
+  return text;
 }
 
-TEST(Sarif, GoldenFile) {
+void ExpectGolden(const std::string& got, const fs::path& golden) {
+  if (std::getenv("CKPT_UPDATE_GOLDEN")) {
+    std::ofstream(golden) << got << "\n";
+    return;
+  }
+  std::ifstream in(golden);
+  ASSERT_TRUE(in) << golden << " missing: run with CKPT_UPDATE_GOLDEN=1";
+  std::string want((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!want.empty() && want.back() == '\n') want.pop_back();
+  EXPECT_EQ(got, want) << golden << " changed; if intended, rerun with CKPT_UPDATE_GOLDEN=1 and review the diff";
+}
+
+TEST(SarifGolden, AuditOfATamperedArtifact) {
   TempDir dir;
   Files files = ReadFiles("fixtures/vectors/v1-single");
   files["weights.safetensors"][455] = '\x7f';
   files["optimizer.pt"] = "\x80\x02}q\x00.";
   EditHeader(files, [](boost::json::object& h) { h["created_at"] = "yesterday"; });
   AuditResult result = AuditOnDisk(dir.path(), "tampered", files);
-  const std::string got = Normalize(Sarif({&result, 1}, dir.path()));
-  const fs::path golden = "fixtures/golden/ckpt-audit-tampered.sarif";
-  if (std::getenv("CKPT_UPDATE_GOLDEN")) {
-    std::ofstream(golden) << got << "\n";
-    GTEST_SKIP() << "rewrote " << golden;
-  }
-  std::ifstream in(golden);
-  ASSERT_TRUE(in) << golden << " missing: run with CKPT_UPDATE_GOLDEN=1";
-  std::string want((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  while (!want.empty() && want.back() == '\n') want.pop_back();
-  EXPECT_EQ(got, want) << "SARIF changed; if intended, rerun with CKPT_UPDATE_GOLDEN=1 and review the diff";
+  ExpectGolden(Normalize(Sarif({&result, 1}, dir.path()), dir.path()), "fixtures/golden/ckpt-audit-tampered.sarif");
+}
+
+TEST(SarifGolden, ChainWithAGapAndAFork) {
+  TempDir dir;
+  auto rounds = WriteHistory(dir.path() / "h", 5);
+  fs::remove_all(rounds[3].dir);
+  ArtifactSpec fork = RoundSpec(2, rounds[1].hash);
+  fork.tensors[0].data[0] ^= 1;
+  WriteRound(dir.path() / "h", "fork-2", fork);
+  ChainRunOptions options;
+  options.jobs = 2;
+  ChainRun run = RunChain({(fs::absolute(dir.path()) / "h").string()}, options);
+  reports::SarifOptions sarif;
+  sarif.source_root = fs::absolute(dir.path());
+  reports::ReportContext context;
+  context.tool_name = "ckpt-chain";
+  std::ostringstream out;
+  reports::WriteSarif(out, reports::SarifFromChain(run, Severity::kError), sarif, context);
+  ExpectGolden(Normalize(out.str(), dir.path()), "fixtures/golden/ckpt-chain-gap-fork.sarif");
+}
+
+TEST(SarifGolden, DiffWithGateFindings) {
+  TempDir dir;
+  auto rounds = WriteHistory(dir.path(), 3);
+  DiffOptions options;
+  options.jobs = 2;
+  options.require_child = true;
+  options.max_rel_l2 = 1e-6;
+  options.allow_change = {"encoder.*"};
+  const fs::path root = fs::absolute(dir.path());
+  DiffRun run = RunDiff((root / "round-0000").string(), (root / "round-0002").string(), options);
+  reports::SarifOptions sarif;
+  sarif.source_root = root;
+  reports::ReportContext context;
+  context.tool_name = "ckpt-diff";
+  std::ostringstream out;
+  reports::WriteSarif(out, reports::SarifFromDiff(run, Severity::kError), sarif, context);
+  ExpectGolden(Normalize(out.str(), dir.path()), "fixtures/golden/ckpt-diff-gates.sarif");
 }
 
 // ---- the official validators
