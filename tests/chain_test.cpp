@@ -378,7 +378,9 @@ TEST(ChainScale, TenThousandTinyArtifactsInSeconds) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(run.graph.nodes.size(), static_cast<std::size_t>(kScaleArtifacts));
   EXPECT_EQ(Chain(run, "chain-duplicate-artifact").size(), static_cast<std::size_t>(kScaleArtifacts - 1));
-  if (kTimed) EXPECT_LT(seconds, 10.0);
+  if (kTimed) {
+    EXPECT_LT(seconds, 10.0);
+  }
   std::cout << kScaleArtifacts << " artifacts audited and linked in " << seconds << " s"
             << (kTimed ? "" : " (sanitizer build: not timed)") << "\n";
 }
