@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -295,35 +297,54 @@ TEST(SarifValidation, EveryToolsOutputPassesTheOfficialValidators) {
   const fs::path root = dir.path();
   // 1. ckpt-audit on a clean artifact.
   WriteFiles(Clean(), root / "clean");
-  // 2. every audit rule firing at least once, through the same writer the tools use.
-  std::vector<AuditResult> fired;
-  std::set<std::string> rules_fired;
+  // 2. every audit rule firing at least once across the fixture set, written by the
+  //    ckpt-audit binary: default-policy cases in one run, the policy cases in another.
+  std::string default_dirs, policy_dirs;
+  std::set<std::string> expected_rules;
+  int index = 0;
   for (const FireCase& fc : AllFireCases()) {
-    MemorySource source;
-    for (const auto& [name, bytes] : fc.make()) source.AddFile(name, bytes);
-    for (const auto& [name, kind] : fc.entries) source.AddEntry(name, kind);
-    fired.push_back(AuditArtifact("fire/" + fc.rule + "/" + std::to_string(fired.size()), source, fc.policy));
-    for (const Finding& f : fired.back().findings) rules_fired.insert(std::string(f.rule->id));
-  }
-  for (const rules::RuleEntry& e : rules::AllRules()) {
-    if (e.scope() == rules::RuleScope::kArtifact) {
-      EXPECT_TRUE(rules_fired.count(std::string(e.info->id))) << e.info->id;
+    const std::string name = "fire/" + std::to_string(index++);
+    const fs::path dir_path = root / name;
+    WriteFiles(fc.make(), dir_path);
+    for (const auto& [entry, kind] : fc.entries) {
+      if (kind == EntryKind::kDirectory) {
+        fs::create_directory(dir_path / entry);
+      } else if (kind == EntryKind::kSymlink) {
+        fs::create_symlink("/etc/hostname", dir_path / entry);
+      } else if (kind == EntryKind::kOther) {
+        ASSERT_EQ(::mkfifo((dir_path / entry).c_str(), 0600), 0);
+      }
     }
+    const bool needs_policy = !fc.policy.extra_allowed_groups.empty() || fc.policy.expected_hash;
+    (needs_policy ? policy_dirs : default_dirs) += " " + name;
+    expected_rules.insert(fc.rule);
   }
-  std::ofstream(root / "all-rules.sarif") << Sarif(fired, root);
+  const std::string bin = fs::path(CKPT_AUDIT_BIN).parent_path().string();
+  const std::string cd = "cd " + root.string() + " && ";
+  EXPECT_EQ(Shell(cd + bin + "/ckpt-audit --format sarif --sarif-category rules -o all-rules.sarif" + default_dirs), 1);
+  EXPECT_EQ(Shell(cd + bin + "/ckpt-audit --format sarif --sarif-category policy --allow-group gripper --expect-hash " +
+                  std::string(64, 'b') + " -o policy-rules.sarif" + policy_dirs),
+            1);
+  std::set<std::string> fired;
+  for (const char* file : {"all-rules.sarif", "policy-rules.sarif"}) {
+    std::ifstream in(root / file);
+    boost::json::object run = FirstRun(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+    for (auto& r : run["results"].as_array()) fired.insert(std::string(r.as_object()["ruleId"].as_string()));
+  }
+  for (const std::string& rule : expected_rules) {
+    EXPECT_TRUE(fired.count(rule)) << rule << " missing from the SARIF files";
+  }
   // 3. a broken chain (gap, fork, corrupted round) and 4. a diff with gate findings.
   auto rounds = WriteHistory(root / "history", 6);
   fs::remove_all(rounds[4].dir);
   ArtifactSpec fork = RoundSpec(2, rounds[1].hash);
   fork.tensors[0].data[0] ^= 1;
   WriteRound(root / "history", "fork-2", fork);
-  const std::string bin = fs::path(CKPT_AUDIT_BIN).parent_path().string();
-  const std::string cd = "cd " + root.string() + " && ";
   EXPECT_EQ(Shell(cd + bin + "/ckpt-audit --format sarif -o clean.sarif clean"), 0);
   EXPECT_EQ(Shell(cd + bin + "/ckpt-chain --format sarif --sarif-category nightly -o chain.sarif history"), 1);
   EXPECT_EQ(Shell(cd + bin + "/ckpt-diff --format sarif --require-child --max-rel-l2 0.00001 --allow-change 'encoder.*' "
                   "-o diff.sarif history/round-0000 history/round-0002"), 1);
-  const std::string files = "clean.sarif all-rules.sarif chain.sarif diff.sarif";
+  const std::string files = "clean.sarif all-rules.sarif policy-rules.sarif chain.sarif diff.sarif";
   EXPECT_EQ(Shell(cd + validator + " --strict --require-multitool " + files + " > validate.log 2>&1"), 0)
       << [&] {
            std::ifstream log(root / "validate.log");
