@@ -92,6 +92,14 @@ inline std::string NodeLabel(const ChainNode& node) {
          node.path + ")";
 }
 
+/// Calls fn(child_index, child, parent) for every resolved parent link whose child is in scope.
+template <class Fn>
+void ForEachLink(const ChainGraph& graph, Fn fn) {
+  for (std::size_t i : graph.scope) {
+    if (graph.parent_of[i]) fn(i, graph.nodes[i], graph.nodes[*graph.parent_of[i]]);
+  }
+}
+
 inline Location FileLocation(std::string file) {
   Location loc;
   loc.file = std::move(file);

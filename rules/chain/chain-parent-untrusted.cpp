@@ -20,17 +20,15 @@ const RuleInfo kRule{
 };
 
 void CheckChain(const ChainGraph& graph, ChainFindingSink& sink) {
-  for (std::size_t i : graph.scope) {
-    if (!graph.parent_untrusted[i]) continue;
-    const ChainNode& node = graph.nodes[i];
-    const ChainNode& parent = graph.nodes[*graph.parent_of[i]];
+  ForEachLink(graph, [&](std::size_t i, const ChainNode& node, const ChainNode& parent) {
+    if (!graph.parent_untrusted[i]) return;
     std::string detail = parent.computed_hash ? "its recomputed hash is " + ShortHash(*parent.computed_hash)
                                               : std::string("its hash could not be recomputed");
     sink.Report(kRule, i, node.parent_location,
                 NodeLabel(node) + " names parent " + ShortHash(*node.parent_hash) + ", which only " + NodeLabel(parent) +
                     " matches, and that artifact failed its audit (" + detail +
                     "); its declared hash is not trusted for linking.");
-  }
+  });
 }
 
 }  // namespace ckpt::rules::chain_parent_untrusted

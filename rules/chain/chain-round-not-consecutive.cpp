@@ -18,17 +18,14 @@ const RuleInfo kRule{
 };
 
 void CheckChain(const ChainGraph& graph, ChainFindingSink& sink) {
-  for (std::size_t i : graph.scope) {
-    if (!graph.parent_of[i]) continue;
-    const ChainNode& node = graph.nodes[i];
-    const ChainNode& parent = graph.nodes[*graph.parent_of[i]];
-    if (!node.round_index || !parent.round_index) continue;
-    if (*parent.round_index != UINT64_MAX && *node.round_index == *parent.round_index + 1) continue;
+  ForEachLink(graph, [&](std::size_t i, const ChainNode& node, const ChainNode& parent) {
+    if (!node.round_index || !parent.round_index) return;
+    if (*parent.round_index != UINT64_MAX && *node.round_index == *parent.round_index + 1) return;
     sink.Report(kRule, i, node.parent_location,
                 NodeLabel(node) + " (" + ShortHash(node.ShownHash()) + ") has round_index " +
                     std::to_string(*node.round_index) + " but its parent " + ShortHash(parent.ShownHash()) + " is round " +
                     std::to_string(*parent.round_index) + "; a child is its parent's round + 1.");
-  }
+  });
 }
 
 }  // namespace ckpt::rules::chain_round_not_consecutive

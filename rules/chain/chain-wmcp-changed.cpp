@@ -19,16 +19,13 @@ const RuleInfo kRule{
 };
 
 void CheckChain(const ChainGraph& graph, ChainFindingSink& sink) {
-  for (std::size_t i : graph.scope) {
-    if (!graph.parent_of[i]) continue;
-    const ChainNode& node = graph.nodes[i];
-    const ChainNode& parent = graph.nodes[*graph.parent_of[i]];
-    if (!node.wmcp_version || !parent.wmcp_version || *node.wmcp_version == *parent.wmcp_version) continue;
+  ForEachLink(graph, [&](std::size_t i, const ChainNode& node, const ChainNode& parent) {
+    if (!node.wmcp_version || !parent.wmcp_version || *node.wmcp_version == *parent.wmcp_version) return;
     sink.Report(kRule, i, node.parent_location,
                 NodeLabel(node) + " (" + ShortHash(node.ShownHash()) + ") has wmcp_version " +
                     QuoteForMessage(*node.wmcp_version) + " but its parent " + ShortHash(parent.ShownHash()) + " has " +
                     QuoteForMessage(*parent.wmcp_version) + ".");
-  }
+  });
 }
 
 }  // namespace ckpt::rules::chain_wmcp_changed
