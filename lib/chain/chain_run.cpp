@@ -1,26 +1,15 @@
 #include "lib/chain/chain_run.h"
 
-#include <algorithm>
-#include <atomic>
-#include <thread>
-
 #include "lib/chain/discovery.h"
+#include "lib/core/parallel.h"
 
 namespace ckpt {
 
 std::vector<ChainNode> AuditArtifacts(std::span<const std::string> paths, const Policy& policy, unsigned jobs) {
   std::vector<ChainNode> nodes(paths.size());
-  std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < paths.size();) {
-      nodes[i] = SummarizeAudit(AuditPath(paths[i], policy), policy.compute_hash);
-    }
-  };
-  const unsigned threads = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(paths.size())));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (std::thread& t : pool) t.join();
+  ParallelFor(paths.size(), jobs, [&](std::size_t i) {
+    nodes[i] = SummarizeAudit(AuditPath(paths[i], policy), policy.compute_hash);
+  });
   return nodes;
 }
 

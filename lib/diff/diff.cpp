@@ -1,11 +1,11 @@
 #include "lib/diff/diff.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 #include <set>
 #include <thread>
 
+#include "lib/core/parallel.h"
 #include "lib/formats/dtype.h"
 #include "lib/json/json_writer.h"
 #include "rules/catalog.h"
@@ -90,20 +90,6 @@ LinkVerdict Link(const AuditResult& a, const AuditResult& b, bool hashes_recompu
   return link;
 }
 
-// Runs `work(i)` for i in [0, count) on `jobs` threads.
-template <class Work>
-void Parallel(std::size_t count, unsigned jobs, const Work& work) {
-  std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < count;) work(i);
-  };
-  const unsigned threads = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(std::max<std::size_t>(count, 1))));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (std::thread& t : pool) t.join();
-}
-
 // Per-thread read windows, allocated once per thread.
 struct Windows {
   std::vector<std::byte> a = std::vector<std::byte>(kWindow);
@@ -128,7 +114,7 @@ void CompareTensors(std::vector<TensorDiff>& tensors, unsigned jobs) {
   }
   std::vector<char> differs(tensors.size(), 0);
   std::vector<char> failed(tensors.size(), 0);
-  Parallel(candidates.size(), jobs, [&](std::size_t k) {
+  ParallelFor(candidates.size(), jobs, [&](std::size_t k) {
     const std::size_t i = candidates[k];
     const TensorSide& a = *tensors[i].a;
     const TensorSide& b = *tensors[i].b;
@@ -164,7 +150,7 @@ void CompareTensors(std::vector<TensorDiff>& tensors, unsigned jobs) {
   }
   std::vector<DiffStats> partial(items.size());
   std::vector<char> item_failed(items.size(), 0);
-  Parallel(items.size(), jobs, [&](std::size_t k) {
+  ParallelFor(items.size(), jobs, [&](std::size_t k) {
     const TensorDiff& t = tensors[items[k].tensor];
     const ElementType type = *ElementTypeOf(t.a->dtype);
     const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kWindow, t.a->length - items[k].at));
