@@ -59,6 +59,14 @@ const WeightFile* Artifact::FindWeightFile(std::string_view name) const {
   return nullptr;
 }
 
+std::optional<Artifact::ReadableTensor> Artifact::FindReadableTensor(std::string_view name) const {
+  for (const WeightFile& wf : weights) {
+    if (!wf.valid || !wf.file) continue;
+    if (const StoredTensor* t = wf.FindTensor(name)) return ReadableTensor{&wf, t};
+  }
+  return std::nullopt;
+}
+
 bool Artifact::HasEntry(std::string_view name) const {
   return std::any_of(entries.begin(), entries.end(), [&](const DirectoryEntry& e) { return e.name == name; });
 }

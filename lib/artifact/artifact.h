@@ -132,6 +132,16 @@ struct Artifact {
   std::string hash_not_computed_reason;  ///< why computed_hash is empty
 
   [[nodiscard]] const WeightFile* FindWeightFile(std::string_view name) const;
+
+  /// Where tensor `name`'s bytes can be read: the first structurally valid weight file that
+  /// is open and declares it (a tensor in an invalid file is never trusted for its bytes).
+  struct ReadableTensor {
+    const WeightFile* file = nullptr;
+    const StoredTensor* tensor = nullptr;
+    [[nodiscard]] std::uint64_t offset() const { return file->data_start + tensor->begin; }
+    [[nodiscard]] std::uint64_t length() const { return tensor->end - tensor->begin; }
+  };
+  [[nodiscard]] std::optional<ReadableTensor> FindReadableTensor(std::string_view name) const;
   [[nodiscard]] bool HasEntry(std::string_view name) const;
 };
 

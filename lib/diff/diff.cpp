@@ -18,15 +18,10 @@ constexpr std::uint64_t kWindow = 4 << 20;  // bytes per read window (a multiple
 std::map<std::string, TensorSide> TensorTable(const Artifact& artifact) {
   std::map<std::string, TensorSide> table;
   auto locate = [&](const std::string& name, TensorSide& side) {
-    for (const WeightFile& wf : artifact.weights) {
-      if (!wf.valid || !wf.file) continue;
-      if (const StoredTensor* t = wf.FindTensor(name)) {
-        if (t->end - t->begin != side.length) return;
-        side.file = wf.file.get();
-        side.offset = wf.data_start + t->begin;
-        return;
-      }
-    }
+    auto stored = artifact.FindReadableTensor(name);
+    if (!stored || stored->length() != side.length) return;
+    side.file = stored->file->file.get();
+    side.offset = stored->offset();
   };
   const Header* h = (artifact.header && artifact.header->version_supported) ? &*artifact.header : nullptr;
   if (h && h->tensor_manifest) {

@@ -43,24 +43,15 @@ PlanOrReason BuildHashPlan(const Artifact& artifact) {
     if (dtype == nullptr) return {std::nullopt, "tensor " + QuoteForMessage(entry.name) + " has an unknown dtype"};
     auto size = ManifestByteSize(entry.shape, *dtype);
     if (!size) return {std::nullopt, "tensor " + QuoteForMessage(entry.name) + " has a size that overflows"};
-    const WeightFile* holder = nullptr;
-    const StoredTensor* stored = nullptr;
-    for (const WeightFile& wf : artifact.weights) {
-      if (!wf.valid) continue;
-      if (const StoredTensor* t = wf.FindTensor(entry.name)) {
-        holder = &wf;
-        stored = t;
-        break;
-      }
-    }
-    if (stored == nullptr) {
+    auto stored = artifact.FindReadableTensor(entry.name);
+    if (!stored) {
       return {std::nullopt, "the bytes of tensor " + QuoteForMessage(entry.name) + " are not in a readable weight file"};
     }
-    if (stored->end - stored->begin != *size) {
+    if (stored->length() != *size) {
       return {std::nullopt, "tensor " + QuoteForMessage(entry.name) + " is stored with a different byte size"};
     }
-    plan.tensors.push_back({entry.name, entry.group, entry.dtype, entry.shape, holder->file.get(),
-                            holder->data_start + stored->begin, *size});
+    plan.tensors.push_back({entry.name, entry.group, entry.dtype, entry.shape, stored->file->file.get(),
+                            stored->offset(), *size});
   }
   return {std::move(plan), ""};
 }
