@@ -1,5 +1,7 @@
 #include "reports/text_report.h"
 
+#include "lib/core/text.h"
+
 namespace ckpt::reports {
 namespace {
 
@@ -16,10 +18,6 @@ struct Palette {
     return s == Severity::kError ? red() : s == Severity::kWarning ? yellow() : cyan();
   }
 };
-
-std::string Plural(std::size_t n, std::string_view word) {
-  return std::to_string(n) + " " + std::string(word) + (n == 1 ? "" : "s");
-}
 
 std::string Short(const std::string& hash) { return hash.size() > 12 ? hash.substr(0, 12) : hash; }
 

@@ -50,10 +50,7 @@ int main(int argc, char** argv) try {
   ckpt::Policy policy;
   policy.compute_hash = !cli.Has("no-hash");
   if (cli.Has("expect-hash")) {
-    for (char& c : expect_hash) {
-      if (c >= 'A' && c <= 'F') c = static_cast<char>(c - 'A' + 'a');
-    }
-    if (!ckpt::IsLowerHex64(expect_hash)) return cli.UsageError("--expect-hash needs 64 hexadecimal digits");
+    if (!ckpt::NormalizeHex(expect_hash, 64, 64)) return cli.UsageError("--expect-hash needs 64 hexadecimal digits");
     if (!policy.compute_hash) return cli.UsageError("--expect-hash needs the hash, so it cannot be combined with --no-hash");
     policy.expected_hash = expect_hash;
   }

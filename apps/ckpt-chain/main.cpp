@@ -6,6 +6,7 @@
 
 #include "apps/common/cli.h"
 #include "lib/chain/chain_run.h"
+#include "lib/core/text.h"
 #include "reports/chain_reports.h"
 #include "reports/sarif_report.h"
 
@@ -28,16 +29,6 @@ Exit status:
      read, no artifact found, or an internal error
 
 Options)";
-
-// Lower-cases `text`; true when it is hex of a length between min and 64.
-bool NormalizeHex(std::string& text, std::size_t min) {
-  if (text.size() < min || text.size() > 64) return false;
-  for (char& c : text) {
-    if (c >= 'A' && c <= 'F') c = static_cast<char>(c - 'A' + 'a');
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  }
-  return true;
-}
 
 }  // namespace
 
@@ -62,11 +53,11 @@ int main(int argc, char** argv) try {
   run_options.policy.compute_hash = !cli.Has("no-hash");
   run_options.chain.hashes_recomputed = run_options.policy.compute_hash;
   if (cli.Has("head")) {
-    if (!NormalizeHex(head, 8)) return cli.UsageError("--head needs 8 to 64 hexadecimal digits");
+    if (!ckpt::NormalizeHex(head, 8, 64)) return cli.UsageError("--head needs 8 to 64 hexadecimal digits");
     run_options.chain.head = head;
   }
   if (cli.Has("genesis")) {
-    if (!NormalizeHex(genesis, 64)) return cli.UsageError("--genesis needs 64 hexadecimal digits");
+    if (!ckpt::NormalizeHex(genesis, 64, 64)) return cli.UsageError("--genesis needs 64 hexadecimal digits");
     run_options.chain.genesis = genesis;
   }
   if (auto stop = cli.ApplyAllowGroups(run_options.policy)) return *stop;

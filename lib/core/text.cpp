@@ -24,6 +24,19 @@ bool IsLowerHex64(std::string_view text) {
   return true;
 }
 
+bool NormalizeHex(std::string& text, std::size_t min_digits, std::size_t max_digits) {
+  if (text.size() < min_digits || text.size() > max_digits) return false;
+  for (char& c : text) {
+    if (c >= 'A' && c <= 'F') c = static_cast<char>(c - 'A' + 'a');
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+std::string Plural(std::uint64_t n, std::string_view word) {
+  return std::to_string(n) + " " + std::string(word) + (n == 1 ? "" : "s");
+}
+
 namespace {
 
 // Length of the UTF-8 sequence at text[i] if well formed, else 0. Writes the code point.

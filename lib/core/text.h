@@ -15,6 +15,12 @@ std::string ToHex(std::span<const std::uint8_t> bytes);
 /// True when `text` is exactly 64 lowercase hexadecimal characters.
 bool IsLowerHex64(std::string_view text);
 
+/// Lower-cases `text` in place; true when it is min_digits to max_digits hex digits.
+bool NormalizeHex(std::string& text, std::size_t min_digits, std::size_t max_digits);
+
+/// "1 byte", "3 bytes".
+std::string Plural(std::uint64_t n, std::string_view word);
+
 /// Offset of the first byte that is not part of well-formed UTF-8 (no overlong forms,
 /// no surrogates, nothing above U+10FFFF), or nullopt when all of `text` is valid.
 std::optional<std::size_t> FindInvalidUtf8(std::string_view text);

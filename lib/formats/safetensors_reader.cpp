@@ -20,10 +20,6 @@ constexpr std::uint64_t kPrefixLength = 8;
 
 bool IsJsonWhitespace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-std::string Plural(std::uint64_t n, std::string_view word) {
-  return std::to_string(n) + " " + std::string(word) + (n == 1 ? "" : "s");
-}
-
 class Reader {
  public:
   Reader(WeightFile& out, FindingSink& sink) : wf_(out), sink_(sink) {}
