@@ -104,10 +104,11 @@ boost::json::array LogicalLocations(const Location& loc) {
   return out;
 }
 
+// The file a location names. A finding about the run as a whole (no file) points at the
+// header of `artifact`, which callers set to the first artifact for such findings.
 std::string FileOf(const std::string& artifact, const Location& loc) {
-  if (!loc.artifact.empty() && loc.file.empty()) return loc.artifact;
-  const std::string root = loc.artifact.empty() ? artifact : loc.artifact;
-  return loc.file.empty() ? root : root + "/" + loc.file;
+  const std::string& root = loc.artifact.empty() ? artifact : loc.artifact;
+  return root + "/" + (loc.file.empty() ? std::string("header.json") : loc.file);
 }
 
 }  // namespace
@@ -145,8 +146,7 @@ void WriteSarif(std::ostream& out, const SarifInput& input, const SarifOptions& 
   std::vector<Placed> placed;
   for (const SarifFinding& f : input.findings) {
     const Location& loc = f.finding->location;
-    std::string file = FileOf(f.artifact.empty() ? input.fallback_artifact : f.artifact, loc);
-    if (loc.file.empty() && loc.artifact.empty() && f.artifact.empty()) file = input.fallback_artifact + "/header.json";
+    const std::string file = FileOf(f.artifact.empty() ? input.fallback_artifact : f.artifact, loc);
     // The stable part of the location: the tensor when there is one (a JSON Pointer into
     // tensor_manifest holds an array index that moves when unrelated tensors are added).
     Placed p{&f, RelativeUri(file, root), loc.tensor ? "tensor:" + *loc.tensor : "pointer:" + loc.json_pointer.value_or(""), {}};
