@@ -283,7 +283,7 @@ SarifInput SarifFromDiff(const DiffRun& run, FailThreshold threshold) {
     if (f.location.tensor && run.a.artifact.header && run.a.artifact.header->tensor_manifest) {
       for (const ManifestEntry& e : *run.a.artifact.header->tensor_manifest) {
         if (e.name != *f.location.tensor) continue;
-        base = run.a.artifact.header->json.At(e.offset, e.pointer);
+        base = run.a.artifact.header->json.At(e.offset, e.Pointer());
         base.artifact = run.a.artifact.path;
         base.tensor = e.name;
       }

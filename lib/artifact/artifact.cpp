@@ -7,7 +7,7 @@ namespace ckpt {
 Location JsonFile::At(std::uint64_t offset, std::string pointer) const {
   Location loc;
   loc.file = name;
-  json::LineColumn pos = positions.Locate(text, offset);
+  json::LineColumn pos = positions.Locate(text(), offset);
   loc.line = pos.line;
   loc.column = pos.column;
   loc.json_pointer = std::move(pointer);
@@ -39,7 +39,7 @@ Location WeightFile::TensorLocation(const StoredTensor& tensor) const {
 Location Header::FieldLocation(std::string_view field) const {
   std::string pointer = "/" + json::EscapePointerToken(field);
   if (json.parsed) {
-    if (const json::Value* v = json.doc.root.Find(field)) return json.At(v->offset, pointer);
+    if (auto v = json.doc.root().Find(field)) return json.At(v->offset(), pointer);
     return json.At(json.doc.value_begin, "");
   }
   Location loc;

@@ -18,10 +18,11 @@ namespace ckpt {
 /// A JSON file of the artifact with its text kept, so findings can give line and column.
 struct JsonFile {
   std::string name;  ///< "header.json" or "weights.index.json"
-  std::string text;
-  json::Document doc;
-  json::PositionIndex positions;  ///< built with `text`, so At() costs O(4 KiB) at most
+  json::Document doc;             ///< owns the text; parsed or not
+  json::PositionIndex positions;  ///< built with the text, so At() costs O(4 KiB) at most
   bool parsed = false;  ///< syntax valid, root is an object, no duplicate keys
+
+  [[nodiscard]] const std::string& text() const { return doc.text(); }
 
   /// Location of the token at `offset` with its JSON Pointer.
   [[nodiscard]] Location At(std::uint64_t offset, std::string pointer) const;
@@ -64,10 +65,13 @@ struct ManifestEntry {
   std::string group;
   std::string dtype;  ///< manifest token, e.g. "float32"
   std::vector<std::uint64_t> shape;
-  std::uint64_t offset = 0;  ///< offset of the entry object in header.json
-  std::string pointer;       ///< "/tensor_manifest/3"
-  std::size_t index = 0;     ///< position in tensor_manifest
-  bool complete = false;     ///< every field present and well typed
+  std::uint64_t offset = 0;       ///< offset of the entry object in header.json
+  std::uint32_t index = 0;        ///< position in tensor_manifest
+  std::uint32_t tape_index = 0;   ///< the entry object in header.json's parsed document
+  bool complete = false;          ///< every field present and well typed
+
+  /// "/tensor_manifest/3"
+  [[nodiscard]] std::string Pointer() const { return "/tensor_manifest/" + std::to_string(index); }
 };
 
 struct Header {
@@ -84,8 +88,10 @@ struct Header {
   std::optional<std::string> wmcp_version;
   std::optional<std::uint64_t> round_index;
   std::optional<std::vector<std::string>> param_groups;
+  std::vector<std::uint64_t> param_group_offsets;  ///< offset of each param_groups item
   std::optional<std::vector<ManifestEntry>> tensor_manifest;
   std::optional<std::vector<std::string>> weight_files;
+  std::vector<std::uint64_t> weight_file_offsets;  ///< offset of each weight_files item
   std::optional<std::string> created_at;
   std::optional<std::string> hash_algorithm;  ///< after migration ("sha256" for migrated v1)
 
@@ -100,7 +106,8 @@ struct ShardIndex {
   struct Mapping {
     std::string tensor;
     std::string file;
-    std::uint64_t offset = 0;  ///< offset of the key in the index
+    std::uint64_t offset = 0;        ///< offset of the key in the index
+    std::uint64_t value_offset = 0;  ///< offset of the file name
   };
   std::optional<std::vector<Mapping>> weight_map;
 };

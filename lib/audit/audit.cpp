@@ -71,15 +71,33 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
   artifact.entries = std::move(*entries);
   artifact.layout = ClassifyLayout(artifact.entries);
 
+  // Weight files first: their transient header DOMs then never coexist with header.json's
+  // manifest (at 10^6 tensors that ordering alone is about 150 MB of peak memory).
+  // Findings are sorted afterwards, so reports read header.json first as the spec says.
   std::vector<std::string> weight_names;
+  for (const DirectoryEntry& entry : artifact.entries) {
+    if (entry.kind == EntryKind::kRegular && IsWeightFileName(entry.name)) weight_names.push_back(entry.name);
+  }
+  std::sort(weight_names.begin(), weight_names.end(),
+            [](const std::string& a, const std::string& b) { return WeightOrder(a) < WeightOrder(b); });
+  for (const std::string& name : weight_names) {
+    auto file = source.Open(name);
+    if (!file) {
+      tool_errors.push_back(Describe("cannot open " + display_path + "/" + name, file.error()));
+      continue;
+    }
+    auto weights = ReadSafetensors(name, std::move(*file), sink);
+    if (!weights) {
+      tool_errors.push_back(Describe("cannot read " + display_path + "/" + name, weights.error()));
+      continue;
+    }
+    artifact.weights.push_back(std::move(*weights));
+  }
   for (const DirectoryEntry& entry : artifact.entries) {
     if (entry.kind != EntryKind::kRegular) continue;
     const bool in_layout = entry.name == kHeaderFileName || entry.name == kShardIndexFileName ||
                            IsWeightFileName(entry.name);
-    if (IsWeightFileName(entry.name)) {
-      weight_names.push_back(entry.name);  // read below, in shard order
-      continue;
-    }
+    if (IsWeightFileName(entry.name)) continue;  // read above, in shard order
     auto file = source.Open(entry.name);
     if (!file) {
       tool_errors.push_back(Describe("cannot open " + display_path + "/" + entry.name, file.error()));
@@ -110,21 +128,6 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
     }
   }
 
-  std::sort(weight_names.begin(), weight_names.end(),
-            [](const std::string& a, const std::string& b) { return WeightOrder(a) < WeightOrder(b); });
-  for (const std::string& name : weight_names) {
-    auto file = source.Open(name);
-    if (!file) {
-      tool_errors.push_back(Describe("cannot open " + display_path + "/" + name, file.error()));
-      continue;
-    }
-    auto weights = ReadSafetensors(name, std::move(*file), sink);
-    if (!weights) {
-      tool_errors.push_back(Describe("cannot read " + display_path + "/" + name, weights.error()));
-      continue;
-    }
-    artifact.weights.push_back(std::move(*weights));
-  }
   return artifact;
 }
 

@@ -54,15 +54,15 @@ std::map<std::string, TensorSide> TensorTable(const Artifact& artifact) {
 
 std::vector<HeaderFieldDiff> DiffHeaders(const Artifact& a, const Artifact& b) {
   std::vector<HeaderFieldDiff> out;
-  const json::Value* ra = (a.header && a.header->json.parsed) ? &a.header->json.doc.root : nullptr;
-  const json::Value* rb = (b.header && b.header->json.parsed) ? &b.header->json.doc.root : nullptr;
-  if (!ra || !rb) return out;
+  if (!(a.header && a.header->json.parsed) || !(b.header && b.header->json.parsed)) return out;
+  const json::Value ra = a.header->json.doc.root();
+  const json::Value rb = b.header->json.doc.root();
   std::set<std::string> keys;
-  for (const json::Member& m : ra->members) keys.insert(m.key);
-  for (const json::Member& m : rb->members) keys.insert(m.key);
+  for (const json::Member& m : ra.Members()) keys.insert(m.key);
+  for (const json::Member& m : rb.Members()) keys.insert(m.key);
   for (const std::string& key : keys) {
-    const json::Value* va = ra->Find(key);
-    const json::Value* vb = rb->Find(key);
+    const std::optional<json::Value> va = ra.Find(key);
+    const std::optional<json::Value> vb = rb.Find(key);
     std::optional<std::string> ja = va ? std::optional(json::ToCompactJson(*va)) : std::nullopt;
     std::optional<std::string> jb = vb ? std::optional(json::ToCompactJson(*vb)) : std::nullopt;
     if (ja != jb) out.push_back({key, std::move(ja), std::move(jb)});

@@ -20,102 +20,105 @@ class Extractor {
     h_.wmcp_version = String(root, "wmcp_version");
     h_.created_at = String(root, "created_at");
     if (version >= 2) h_.hash_algorithm = String(root, "hash_algorithm");
-    if (const json::Value* v = root.Find("parent_hash")) {
+    if (auto v = root.Find("parent_hash")) {
       if (v->is(json::Type::kNull)) {
         h_.parent_hash_present = true;
       } else if (v->is(json::Type::kString)) {
         h_.parent_hash_present = true;
-        h_.parent_hash = v->text;
+        h_.parent_hash = v->String();
       } else {
         WrongType("parent_hash", *v, "a string or null");
       }
     }
-    if (const json::Value* v = root.Find("round_index")) {
+    if (auto v = root.Find("round_index")) {
       if (auto n = v->AsInteger()) {
         h_.round_index = n;
       } else {
         WrongType("round_index", *v, "a JSON integer (no fraction, exponent or sign)");
       }
     }
-    h_.param_groups = StringArray(root, "param_groups");
-    h_.weight_files = StringArray(root, "weight_files");
+    h_.param_groups = StringArray(root, "param_groups", h_.param_group_offsets);
+    h_.weight_files = StringArray(root, "weight_files", h_.weight_file_offsets);
     ReadManifest(root);
   }
 
  private:
   void WrongType(const std::string& pointer_suffix, const json::Value& value, std::string_view expected) {
-    sink_.Report(rules::header_field_type::kRule, h_.json.At(value.offset, "/" + pointer_suffix),
-                 "Header field " + pointer_suffix + " is " +
-                     (value.is(json::Type::kNumber) ? "the number " + value.text : std::string(json::TypeName(value.type))) +
-                     "; it must be " + std::string(expected) + ".");
+    sink_.Report(rules::header_field_type::kRule, h_.json.At(value.offset(), "/" + pointer_suffix),
+                 "Header field " + pointer_suffix + " is " + value.Describe() + "; it must be " + std::string(expected) +
+                     ".");
   }
 
   std::optional<std::string> String(const json::Value& root, const char* key) {
-    const json::Value* v = root.Find(key);
-    if (v == nullptr) return std::nullopt;
+    auto v = root.Find(key);
+    if (!v) return std::nullopt;
     if (!v->is(json::Type::kString)) {
       WrongType(key, *v, "a string");
       return std::nullopt;
     }
-    return v->text;
+    return v->String();
   }
 
-  std::optional<std::vector<std::string>> StringArray(const json::Value& root, const char* key) {
-    const json::Value* v = root.Find(key);
-    if (v == nullptr) return std::nullopt;
+  std::optional<std::vector<std::string>> StringArray(const json::Value& root, const char* key,
+                                                      std::vector<std::uint64_t>& offsets) {
+    auto v = root.Find(key);
+    if (!v) return std::nullopt;
     if (!v->is(json::Type::kArray)) {
       WrongType(key, *v, "an array of strings");
       return std::nullopt;
     }
     std::vector<std::string> out;
     bool ok = true;
-    for (std::size_t i = 0; i < v->items.size(); ++i) {
-      const json::Value& item = v->items[i];
+    std::size_t i = 0;
+    for (json::Value item : v->Items()) {
       if (!item.is(json::Type::kString)) {
-        WrongType(std::string(key) + "/" + std::to_string(i), item, "a string");
+        WrongType(std::string(key) + "/" + std::to_string(i++), item, "a string");
         ok = false;
         continue;
       }
-      out.push_back(item.text);
+      ++i;
+      out.push_back(item.String());
+      offsets.push_back(item.offset());
     }
     if (!ok) return std::nullopt;
     return out;
   }
 
   void ReadManifest(const json::Value& root) {
-    const json::Value* v = root.Find("tensor_manifest");
-    if (v == nullptr) return;
+    auto v = root.Find("tensor_manifest");
+    if (!v) return;
     if (!v->is(json::Type::kArray)) {
       WrongType("tensor_manifest", *v, "an array of {name, group, dtype, shape} objects");
       return;
     }
     std::vector<ManifestEntry> entries;
-    for (std::size_t i = 0; i < v->items.size(); ++i) {
-      const json::Value& item = v->items[i];
+    entries.reserve(v->Size());  // no reallocation peak with 10^6 entries
+    std::uint32_t i = 0;
+    for (json::Value item : v->Items()) {
       const std::string pointer = "tensor_manifest/" + std::to_string(i);
       ManifestEntry entry;
-      entry.offset = item.offset;
-      entry.pointer = "/" + pointer;
-      entry.index = i;
+      entry.offset = item.offset();
+      entry.index = i++;
+      entry.tape_index = item.tape_index();
       if (!item.is(json::Type::kObject)) {
         WrongType(pointer, item, "an object {name, group, dtype, shape}");
         entries.push_back(std::move(entry));
         continue;
       }
       bool ok = true;
-      for (const json::Member& m : item.members) {
+      for (const json::Member& m : item.Members()) {
         if (m.key != "name" && m.key != "group" && m.key != "dtype" && m.key != "shape") {
           sink_.Report(rules::header_manifest_entry_keys::kRule,
-                       h_.json.At(m.key_offset, entry.pointer + "/" + json::EscapePointerToken(m.key)),
-                       "tensor_manifest entry " + std::to_string(i) + " has unknown key " + QuoteForMessage(m.key) + ".");
+                       h_.json.At(m.key_offset, entry.Pointer() + "/" + json::EscapePointerToken(m.key)),
+                       "tensor_manifest entry " + std::to_string(entry.index) + " has unknown key " + QuoteForMessage(m.key) + ".");
           ok = false;
         }
       }
       for (const char* key : {"name", "group", "dtype", "shape"}) {
-        const json::Value* field = item.Find(key);
-        if (field == nullptr) {
-          sink_.Report(rules::header_manifest_entry_keys::kRule, h_.json.At(item.offset, entry.pointer),
-                       "tensor_manifest entry " + std::to_string(i) + " has no " + key + ".");
+        auto field = item.Find(key);
+        if (!field) {
+          sink_.Report(rules::header_manifest_entry_keys::kRule, h_.json.At(item.offset(), entry.Pointer()),
+                       "tensor_manifest entry " + std::to_string(entry.index) + " has no " + key + ".");
           ok = false;
           continue;
         }
@@ -125,14 +128,15 @@ class Extractor {
             ok = false;
             continue;
           }
-          for (std::size_t d = 0; d < field->items.size(); ++d) {
-            auto dim = field->items[d].AsInteger();
+          std::size_t d = 0;
+          for (json::Value item_dim : field->Items()) {
+            auto dim = item_dim.AsInteger();
             if (!dim) {
-              WrongType(pointer + "/shape/" + std::to_string(d), field->items[d],
-                        "a JSON integer (no fraction, exponent or sign)");
+              WrongType(pointer + "/shape/" + std::to_string(d++), item_dim, "a JSON integer (no fraction, exponent or sign)");
               ok = false;
               continue;
             }
+            ++d;
             entry.shape.push_back(*dim);
           }
           continue;
@@ -143,7 +147,7 @@ class Extractor {
           continue;
         }
         std::string_view k = key;
-        (k == "name" ? entry.name : k == "group" ? entry.group : entry.dtype) = field->text;
+        (k == "name" ? entry.name : k == "group" ? entry.group : entry.dtype) = field->String();
       }
       entry.complete = ok;
       entries.push_back(std::move(entry));
@@ -160,31 +164,31 @@ class Extractor {
 IoResult<Header> ReadHeader(const RandomAccessFile& file, FindingSink& sink) {
   Header header;
   header.json.name = "header.json";
-  const JsonFileRules json_rules{&rules::header_too_large::kRule, &rules::header_not_utf8::kRule,
+  const JsonFileRules json_rules{&rules::header_too_large::kRule, &rules::header_json_too_deep::kRule,
+                                 &rules::header_not_utf8::kRule,
                                  &rules::header_json_syntax::kRule, &rules::header_duplicate_key::kRule,
                                  &rules::header_not_object::kRule};
   if (auto read = ReadJsonFile(file, json_rules, header.json, sink); !read) return read.error();
   if (!header.json.parsed) return header;
-  const json::Value& root = header.json.doc.root;
+  const json::Value root = header.json.doc.root();
 
   // schema_version decides how everything else is read.
-  const json::Value* version = root.Find("schema_version");
-  if (version == nullptr) {
+  auto version = root.Find("schema_version");
+  if (!version) {
     sink.Report(rules::header_schema_version_missing::kRule, header.json.At(header.json.doc.value_begin, ""),
                 "header.json has no schema_version, so it cannot be interpreted.");
     return header;
   }
   auto version_number = version->AsInteger();
   if (!version_number || *version_number == 0) {
-    sink.Report(rules::header_schema_version_invalid::kRule, header.json.At(version->offset, "/schema_version"),
-                "schema_version is " +
-                    (version->is(json::Type::kNumber) ? version->text : std::string(json::TypeName(version->type))) +
+    sink.Report(rules::header_schema_version_invalid::kRule, header.json.At(version->offset(), "/schema_version"),
+                "schema_version is " + (version->is(json::Type::kNumber) ? std::string(version->Raw()) : version->Describe()) +
                     "; it must be a JSON integer >= 1.");
     return header;
   }
   header.schema_version = *version_number;
   if (*version_number > kReaderMaxSchemaVersion) {
-    sink.Report(rules::header_schema_version_too_new::kRule, header.json.At(version->offset, "/schema_version"),
+    sink.Report(rules::header_schema_version_too_new::kRule, header.json.At(version->offset(), "/schema_version"),
                 "header.json has schema_version " + std::to_string(*version_number) +
                     " (file_schema_version) but this reader supports at most " +
                     std::to_string(kReaderMaxSchemaVersion) + " (reader_max_version); nothing else was checked.");
@@ -195,13 +199,13 @@ IoResult<Header> ReadHeader(const RandomAccessFile& file, FindingSink& sink) {
   // The key set of the version as written.
   auto keys = HeaderKeys(*version_number);
   for (std::string_view key : keys) {
-    if (root.Find(key) == nullptr) {
+    if (!root.Find(key)) {
       sink.Report(rules::header_missing_field::kRule, header.json.At(header.json.doc.value_begin, ""),
                   "header.json (schema_version " + std::to_string(*version_number) + ") has no " + std::string(key) +
                       " field.");
     }
   }
-  for (const json::Member& m : root.members) {
+  for (const json::Member& m : root.Members()) {
     if (std::find(keys.begin(), keys.end(), m.key) == keys.end()) {
       sink.Report(rules::header_unknown_field::kRule, header.json.At(m.key_offset, "/" + json::EscapePointerToken(m.key)),
                   "header.json (schema_version " + std::to_string(*version_number) + ") has unknown field " +

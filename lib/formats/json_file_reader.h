@@ -1,5 +1,5 @@
 // Reads a bounded JSON file of the artifact (header.json, weights.index.json): size
-// bound first, then UTF-8, syntax and duplicate keys, then "is an object".
+// bound first, then nesting depth (serde_json's 127 levels), then UTF-8, syntax and duplicate keys, then "is an object".
 #pragma once
 
 #include "lib/artifact/artifact.h"
@@ -10,6 +10,7 @@ namespace ckpt {
 /// The rules a JSON file's first-stage failures are reported under.
 struct JsonFileRules {
   const RuleInfo* too_large;
+  const RuleInfo* too_deep;
   const RuleInfo* not_utf8;
   const RuleInfo* syntax;
   const RuleInfo* duplicate_key;

@@ -65,30 +65,42 @@ class Reader {
     if (auto read = wf_.file->ReadAt(kPrefixLength, std::as_writable_bytes(std::span<char>(header))); !read) {
       return read.error();
     }
+    if (auto deep = json::FindExcessiveNesting(header)) {
+      ReportContainerFailure(rules::safetensors_header_too_deep::kRule,
+                             "the header nests arrays and objects deeper than " +
+                                 std::to_string(json::kMaxNestingDepth) + " levels",
+                             kPrefixLength + *deep);
+      return {};
+    }
     if (auto bad = FindInvalidUtf8(header)) {
       ReportContainerFailure(rules::safetensors_header_not_utf8::kRule,
                              "the header holds invalid UTF-8 at header byte " + std::to_string(*bad),
                              kPrefixLength + *bad);
       return {};
     }
-    auto parsed = json::ParseStrict(header);
-    if (auto* error = std::get_if<json::ParseError>(&parsed)) {
+    json::Document doc(std::move(header));
+    if (auto error = json::Parse(doc)) {
       ReportContainerFailure(rules::safetensors_header_json::kRule,
                              "the header is not valid JSON: " + error->message, kPrefixLength + error->offset);
       return {};
     }
-    const json::Document& doc = std::get<json::Document>(parsed);
-    if (!doc.root.is(json::Type::kObject)) {
+    if (!doc.root().is(json::Type::kObject)) {
       ReportContainerFailure(rules::safetensors_header_json::kRule,
-                             std::string("the header is ") + std::string(json::TypeName(doc.root.type)) +
+                             std::string("the header is ") + std::string(json::TypeName(doc.root().type())) +
                                  ", not a JSON object",
                              kPrefixLength + doc.value_begin);
       return {};
     }
     wf_.header_read = true;
-    CheckWhitespace(header, doc);
+    CheckWhitespace(doc.text(), doc);
     ReportDuplicates(doc);
-    for (const json::Member& member : doc.root.members) ReadMember(member);
+    for (const json::DuplicateKey& dup : doc.duplicates) {
+      if (dup.object_pointer.empty()) repeated_keys_.push_back(dup.second_offset);
+    }
+    std::sort(repeated_keys_.begin(), repeated_keys_.end());
+    wf_.tensors.reserve(doc.root().Size());  // no reallocation peak with 10^6 tensors
+    for (const json::Member& member : doc.root().Members()) ReadMember(member);
+    DropRepeatedNames();
     wf_.BuildNameIndex();
     CheckOffsets();
     wf_.valid = ErrorCount() == errors_before;
@@ -164,6 +176,31 @@ class Reader {
                    wf_.name + ".");
       }
     }
+    if (doc.duplicates_dropped > 0) {
+      Report(rules::safetensors_duplicate_tensor::kRule, At(kPrefixLength + doc.value_begin),
+             wf_.name + " repeats " + std::to_string(doc.duplicates_dropped) + " more keys than the " +
+                 std::to_string(json::Document::kMaxRecordedDuplicates) + " reported one by one.");
+    }
+  }
+
+  // A repeated name keeps its first entry: a later one found by the parser but not recorded
+  // (past its cap) is dropped here, so the model never holds one name twice.
+  void DropRepeatedNames() {
+    wf_.BuildNameIndex();
+    std::vector<bool> drop(wf_.tensors.size(), false);
+    bool any = false;
+    for (std::size_t i = 1; i < wf_.by_name.size(); ++i) {
+      if (wf_.tensors[wf_.by_name[i]].name == wf_.tensors[wf_.by_name[i - 1]].name) {
+        drop[wf_.by_name[i]] = true;
+        any = true;
+      }
+    }
+    if (!any) return;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < wf_.tensors.size(); ++i) {
+      if (!drop[i]) wf_.tensors[kept++] = std::move(wf_.tensors[i]);
+    }
+    wf_.tensors.resize(kept);
   }
 
   void ReadMetadata(const json::Member& member) {
@@ -172,8 +209,8 @@ class Reader {
     wf_.has_metadata = true;
     const json::Value& value = member.value;
     if (!value.is(json::Type::kObject)) {
-      Report(rules::safetensors_metadata_invalid::kRule, At(kPrefixLength + value.offset, pointer),
-             "__metadata__ in " + wf_.name + " is " + std::string(json::TypeName(value.type)) +
+      Report(rules::safetensors_metadata_invalid::kRule, At(kPrefixLength + value.offset(), pointer),
+             "__metadata__ in " + wf_.name + " is " + std::string(json::TypeName(value.type())) +
                  ", not a map of strings to strings.");
       return;
     }
@@ -182,15 +219,15 @@ class Reader {
              wf_.name + " declares a tensor named __metadata__, a name reserved for the metadata map.");
       return;
     }
-    for (const json::Member& entry : value.members) {
+    for (const json::Member& entry : value.Members()) {
       if (!entry.value.is(json::Type::kString)) {
         Report(rules::safetensors_metadata_invalid::kRule,
-               At(kPrefixLength + entry.value.offset, pointer + "/" + json::EscapePointerToken(entry.key)),
+               At(kPrefixLength + entry.value.offset(), pointer + "/" + json::EscapePointerToken(entry.key)),
                "__metadata__ value " + QuoteForMessage(entry.key) + " in " + wf_.name + " is " +
-                   std::string(json::TypeName(entry.value.type)) + ", not a string.");
+                   std::string(json::TypeName(entry.value.type())) + ", not a string.");
         continue;
       }
-      wf_.metadata.emplace_back(entry.key, entry.value.text);
+      wf_.metadata.emplace_back(entry.key, entry.value.String());
     }
   }
 
@@ -199,7 +236,9 @@ class Reader {
       ReadMetadata(member);
       return;
     }
-    if (!seen_.insert(member.key).second) return;  // duplicate, reported already; the first entry stands
+    if (std::binary_search(repeated_keys_.begin(), repeated_keys_.end(), member.key_offset)) {
+      return;  // a repeated name, reported already; the first entry stands
+    }
     StoredTensor tensor;
     tensor.name = member.key;
     tensor.entry_offset = kPrefixLength + member.key_offset;
@@ -214,23 +253,23 @@ class Reader {
     const json::Value& entry = member.value;
     if (!entry.is(json::Type::kObject)) {
       Report(rules::safetensors_tensor_entry_invalid::kRule, loc,
-             label_text() + " is " + std::string(json::TypeName(entry.type)) + ", not {dtype, shape, data_offsets}.");
+             label_text() + " is " + std::string(json::TypeName(entry.type())) + ", not {dtype, shape, data_offsets}.");
       wf_.tensors.push_back(std::move(tensor));
       return;
     }
     bool ok = true;
-    for (const json::Member& field : entry.members) {
+    for (const json::Member& field : entry.Members()) {
       if (field.key != "dtype" && field.key != "shape" && field.key != "data_offsets") {
         Report(rules::safetensors_tensor_entry_invalid::kRule, loc,
                label_text() + " has unknown key " + QuoteForMessage(field.key) + ".");
         ok = false;
       }
     }
-    const json::Value* dtype = entry.Find("dtype");
-    const json::Value* shape = entry.Find("shape");
-    const json::Value* offsets = entry.Find("data_offsets");
-    for (auto [value, key] : {std::pair{dtype, "dtype"}, std::pair{shape, "shape"}, std::pair{offsets, "data_offsets"}}) {
-      if (value == nullptr) {
+    const std::optional<json::Value> dtype = entry.Find("dtype");
+    const std::optional<json::Value> shape = entry.Find("shape");
+    const std::optional<json::Value> offsets = entry.Find("data_offsets");
+    for (auto [value, key] : {std::pair{&dtype, "dtype"}, std::pair{&shape, "shape"}, std::pair{&offsets, "data_offsets"}}) {
+      if (!value->has_value()) {
         Report(rules::safetensors_tensor_entry_invalid::kRule, loc, label_text() + " has no " + key + ".");
         ok = false;
       }
@@ -239,7 +278,7 @@ class Reader {
       Report(rules::safetensors_tensor_entry_invalid::kRule, loc, label_text() + " has a dtype that is not a string.");
       ok = false;
     } else if (dtype) {
-      tensor.dtype = dtype->text;
+      tensor.dtype = dtype->String();
     }
     if (shape && !ReadIntegers(*shape, tensor.shape)) {
       Report(rules::safetensors_tensor_entry_invalid::kRule, loc,
@@ -293,7 +332,7 @@ class Reader {
   static bool ReadIntegers(const json::Value& value, std::vector<std::uint64_t>& out) {
     if (!value.is(json::Type::kArray)) return false;
     out.clear();
-    for (const json::Value& item : value.items) {
+    for (json::Value item : value.Items()) {
       auto n = item.AsInteger();
       if (!n) return false;
       out.push_back(*n);
@@ -346,7 +385,7 @@ class Reader {
   WeightFile& wf_;
   FindingSink& sink_;
   std::span<const std::byte> head_;
-  std::set<std::string_view> seen_;  // tensor names read so far (views into the parsed header)
+  std::vector<std::uint64_t> repeated_keys_;  // offsets of repeated top-level keys (second and later)
 };
 
 }  // namespace

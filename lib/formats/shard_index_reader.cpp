@@ -9,56 +9,57 @@ namespace ckpt {
 IoResult<ShardIndex> ReadShardIndex(const RandomAccessFile& file, FindingSink& sink) {
   ShardIndex index;
   index.json.name = "weights.index.json";
-  const JsonFileRules json_rules{&rules::index_too_large::kRule, &rules::index_json_invalid::kRule,
+  const JsonFileRules json_rules{&rules::index_too_large::kRule, &rules::index_json_too_deep::kRule,
+                                 &rules::index_json_invalid::kRule,
                                  &rules::index_json_invalid::kRule, &rules::index_duplicate_key::kRule,
                                  &rules::index_json_invalid::kRule};
   if (auto read = ReadJsonFile(file, json_rules, index.json, sink); !read) return read.error();
   if (!index.json.parsed) return index;
-  const json::Value& root = index.json.doc.root;
+  const json::Value root = index.json.doc.root();
   const RuleInfo& structure = rules::index_structure::kRule;
 
-  for (const json::Member& m : root.members) {
+  for (const json::Member& m : root.Members()) {
     if (m.key != "metadata" && m.key != "weight_map") {
       sink.Report(structure, index.json.At(m.key_offset, "/" + json::EscapePointerToken(m.key)),
                   "weights.index.json has unknown top-level key " + QuoteForMessage(m.key) +
                       "; only metadata and weight_map are allowed.");
     }
   }
-  const json::Value* metadata = root.Find("metadata");
-  if (metadata == nullptr || !metadata->is(json::Type::kObject)) {
-    sink.Report(structure, metadata ? index.json.At(metadata->offset, "/metadata") : index.json.At(0, ""),
+  auto metadata = root.Find("metadata");
+  if (!metadata || !metadata->is(json::Type::kObject)) {
+    sink.Report(structure, metadata ? index.json.At(metadata->offset(), "/metadata") : index.json.At(0, ""),
                 metadata ? "metadata in weights.index.json is not an object."
                          : "weights.index.json has no metadata object.");
-  } else if (const json::Value* total = metadata->Find("total_size"); total == nullptr) {
-    sink.Report(structure, index.json.At(metadata->offset, "/metadata"),
+  } else if (auto total = metadata->Find("total_size"); !total) {
+    sink.Report(structure, index.json.At(metadata->offset(), "/metadata"),
                 "metadata in weights.index.json has no total_size.");
   } else if (auto t = total->AsInteger()) {
     index.total_size = t;
   } else {
-    sink.Report(structure, index.json.At(total->offset, "/metadata/total_size"),
+    sink.Report(structure, index.json.At(total->offset(), "/metadata/total_size"),
                 "metadata.total_size in weights.index.json is " +
-                    (total->is(json::Type::kNumber) ? total->text : std::string(json::TypeName(total->type))) +
+                    (total->is(json::Type::kNumber) ? std::string(total->Raw()) : total->Describe()) +
                     ", not a JSON integer.");
   }
 
-  const json::Value* map = root.Find("weight_map");
-  if (map == nullptr || !map->is(json::Type::kObject)) {
-    sink.Report(structure, map ? index.json.At(map->offset, "/weight_map") : index.json.At(0, ""),
+  auto map = root.Find("weight_map");
+  if (!map || !map->is(json::Type::kObject)) {
+    sink.Report(structure, map ? index.json.At(map->offset(), "/weight_map") : index.json.At(0, ""),
                 map ? "weight_map in weights.index.json is not an object." : "weights.index.json has no weight_map.");
     return index;
   }
   std::vector<ShardIndex::Mapping> mappings;
   bool ok = true;
-  for (const json::Member& m : map->members) {
+  for (const json::Member& m : map->Members()) {
     const std::string pointer = "/weight_map/" + json::EscapePointerToken(m.key);
     if (!m.value.is(json::Type::kString)) {
-      sink.Report(structure, index.json.At(m.value.offset, pointer),
-                  "weight_map entry " + QuoteForMessage(m.key) + " is " + std::string(json::TypeName(m.value.type)) +
+      sink.Report(structure, index.json.At(m.value.offset(), pointer),
+                  "weight_map entry " + QuoteForMessage(m.key) + " is " + std::string(json::TypeName(m.value.type())) +
                       ", not a shard file name.");
       ok = false;
       continue;
     }
-    mappings.push_back({m.key, m.value.text, m.key_offset});
+    mappings.push_back({m.key, m.value.String(), m.key_offset, m.value.offset()});
   }
   if (ok) index.weight_map = std::move(mappings);
   return index;

@@ -50,8 +50,7 @@ PlanOrReason BuildHashPlan(const Artifact& artifact) {
     if (stored->length() != *size) {
       return {std::nullopt, "tensor " + QuoteForMessage(entry.name) + " is stored with a different byte size"};
     }
-    plan.tensors.push_back({entry.name, entry.group, entry.dtype, entry.shape, stored->file->file.get(),
-                            stored->offset(), *size});
+    plan.tensors.push_back({&entry, stored->file->file.get(), stored->offset(), *size});
   }
   return {std::move(plan), ""};
 }
@@ -62,7 +61,7 @@ IoResult<std::string> ComputeContentHash(const HashPlan& plan, std::size_t buffe
   for (const HashPlan::Tensor& t : plan.tensors) order.push_back(&t);
   // std::string compares bytes as unsigned char through char_traits: UTF-8 byte order.
   std::stable_sort(order.begin(), order.end(),
-                   [](const HashPlan::Tensor* a, const HashPlan::Tensor* b) { return a->name < b->name; });
+                   [](const HashPlan::Tensor* a, const HashPlan::Tensor* b) { return a->entry->name < b->entry->name; });
 
   Sha256 hash;
   PutStr(hash, "lensemble.artifact.content.v1");
@@ -74,11 +73,12 @@ IoResult<std::string> ComputeContentHash(const HashPlan& plan, std::size_t buffe
   const std::size_t window_size = std::max<std::size_t>(buffer_size, 4096);
   std::vector<std::byte> buffer(window_size + kBlock);
   for (const HashPlan::Tensor* t : order) {
-    PutStr(hash, t->name);
-    PutStr(hash, t->group);
-    PutStr(hash, t->dtype);
-    PutU64(hash, t->shape.size());
-    for (std::uint64_t dim : t->shape) PutU64(hash, dim);
+    const ManifestEntry& e = *t->entry;
+    PutStr(hash, e.name);
+    PutStr(hash, e.group);
+    PutStr(hash, e.dtype);
+    PutU64(hash, e.shape.size());
+    for (std::uint64_t dim : e.shape) PutU64(hash, dim);
     std::uint64_t done = 0;
     while (done < t->length) {
       std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(window_size, t->length - done));

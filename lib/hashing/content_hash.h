@@ -11,13 +11,12 @@
 
 namespace ckpt {
 
-/// Everything the hash covers, with each tensor's bytes located in a weight file.
+/// Everything the hash covers, with each tensor's bytes located in a weight file. The plan
+/// points into the artifact it was built from (no copy of names or shapes: a header with
+/// 10^6 tensors must not be held twice), so it lives no longer than that artifact.
 struct HashPlan {
   struct Tensor {
-    std::string name;
-    std::string group;
-    std::string dtype;  ///< manifest token
-    std::vector<std::uint64_t> shape;
+    const ManifestEntry* entry = nullptr;  ///< name, group, dtype (manifest token), shape
     const RandomAccessFile* file = nullptr;
     std::uint64_t offset = 0;  ///< absolute offset of the first element byte
     std::uint64_t length = 0;

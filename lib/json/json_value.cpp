@@ -16,15 +16,141 @@ std::string_view TypeName(Type type) {
   return "a value";
 }
 
-const Value* Value::Find(std::string_view key) const {
-  for (const Member& m : members) {
-    if (m.key == key) return &m.value;
+namespace {
+
+std::uint32_t WordOf(const Document* doc, std::uint32_t index) { return doc->tape()[index]; }
+
+int HexDigit(char h) {
+  if (h >= '0' && h <= '9') return h - '0';
+  if (h >= 'a' && h <= 'f') return h - 'a' + 10;
+  return h - 'A' + 10;  // the parser admitted only hex digits
+}
+
+void AppendUtf8(std::string& out, std::uint32_t cp) {
+  if (cp < 0x80) {
+    out.push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
   }
-  return nullptr;
+}
+
+}  // namespace
+
+std::uint32_t Document::Next(std::uint32_t index) const {
+  const std::uint32_t word = tape_[index];
+  const auto type = static_cast<Type>(word & kTypeMask);
+  return (type == Type::kArray || type == Type::kObject) ? tape_[index + 1] : index + 1;
+}
+
+std::string_view Document::PlainString(std::uint64_t offset) const {
+  const std::size_t begin = static_cast<std::size_t>(offset) + 1;
+  const std::size_t close = text_.find('"', begin);
+  return std::string_view(text_).substr(begin, close - begin);
+}
+
+// The parser validated the token, so this decoder need not check anything.
+void Document::DecodeString(std::uint64_t offset, bool escaped, std::string& out) const {
+  out.clear();
+  if (!escaped) {
+    out.assign(PlainString(offset));
+    return;
+  }
+  std::size_t i = static_cast<std::size_t>(offset) + 1;
+  for (;;) {
+    const char c = text_[i];
+    if (c == '"') return;
+    if (c != '\\') {
+      out.push_back(c);
+      ++i;
+      continue;
+    }
+    const char e = text_[i + 1];
+    i += 2;
+    switch (e) {
+      case 'b': out.push_back('\b'); break;
+      case 'f': out.push_back('\f'); break;
+      case 'n': out.push_back('\n'); break;
+      case 'r': out.push_back('\r'); break;
+      case 't': out.push_back('\t'); break;
+      case 'u': {
+        auto hex4 = [&](std::size_t at) {
+          std::uint32_t v = 0;
+          for (std::size_t k = 0; k < 4; ++k) v = v * 16 + static_cast<std::uint32_t>(HexDigit(text_[at + k]));
+          return v;
+        };
+        std::uint32_t cp = hex4(i);
+        i += 4;
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+          const std::uint32_t low = hex4(i + 2);
+          i += 6;
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+        }
+        AppendUtf8(out, cp);
+        break;
+      }
+      default: out.push_back(e); break;  // '"', '\\', '/'
+    }
+  }
+}
+
+Type Value::type() const {
+  if (doc_ == nullptr || index_ >= doc_->tape().size()) return Type::kNull;
+  return static_cast<Type>(WordOf(doc_, index_) & Document::kTypeMask);
+}
+
+std::uint64_t Value::offset() const {
+  if (doc_ == nullptr || index_ >= doc_->tape().size()) return 0;
+  return WordOf(doc_, index_) >> Document::kOffsetShift;
+}
+
+bool Value::boolean() const { return is(Type::kBool) && (WordOf(doc_, index_) & Document::kFlag) != 0; }
+
+std::string Value::String() const {
+  std::string out;
+  if (is(Type::kString)) doc_->DecodeString(offset(), (WordOf(doc_, index_) & Document::kFlag) != 0, out);
+  return out;
+}
+
+std::string_view Value::Raw() const {
+  if (doc_ == nullptr || index_ >= doc_->tape().size()) return "null";
+  const std::string_view text = doc_->text();
+  const auto begin = static_cast<std::size_t>(offset());
+  std::size_t end = begin;
+  switch (type()) {
+    case Type::kNull: return "null";
+    case Type::kBool: return boolean() ? "true" : "false";
+    case Type::kNumber:
+      while (end < text.size() && std::string_view("0123456789+-.eE").find(text[end]) != std::string_view::npos) ++end;
+      return text.substr(begin, end - begin);
+    case Type::kString:
+      ++end;
+      while (text[end] != '"') end += (text[end] == '\\') ? std::size_t{2} : std::size_t{1};
+      return text.substr(begin, end + 1 - begin);
+    case Type::kArray:
+    case Type::kObject: break;
+  }
+  return "";
+}
+
+std::string Value::Describe() const {
+  if (is(Type::kNumber)) return "the number " + std::string(Raw());
+  return std::string(TypeName(type()));
 }
 
 std::optional<std::uint64_t> Value::AsInteger() const {
-  if (type != Type::kNumber || text.empty()) return std::nullopt;
+  if (!is(Type::kNumber)) return std::nullopt;
+  const std::string_view text = Raw();
+  if (text.empty()) return std::nullopt;
   std::uint64_t value = 0;
   for (char c : text) {
     if (c < '0' || c > '9') return std::nullopt;  // '-', '.', 'e', 'E' are not integers
@@ -33,6 +159,71 @@ std::optional<std::uint64_t> Value::AsInteger() const {
     value = value * 10 + digit;
   }
   return value;
+}
+
+std::optional<Value> Value::Find(std::string_view key) const {
+  if (!is(Type::kObject)) return std::nullopt;
+  const std::uint32_t end = doc_->tape()[index_ + 1];
+  std::string scratch;
+  for (std::uint32_t at = index_ + 2; at < end; at = doc_->Next(at + 1)) {
+    const std::uint32_t word = WordOf(doc_, at);
+    const std::uint64_t key_offset = word >> Document::kOffsetShift;
+    if ((word & Document::kFlag) == 0) {
+      if (doc_->PlainString(key_offset) == key) return Value(doc_, at + 1);
+    } else {
+      doc_->DecodeString(key_offset, true, scratch);
+      if (scratch == key) return Value(doc_, at + 1);
+    }
+  }
+  return std::nullopt;
+}
+
+std::size_t Value::Size() const {
+  std::size_t n = 0;
+  if (is(Type::kArray)) {
+    for (auto it = Items().begin(); it != Items().end(); ++it) ++n;
+  } else if (is(Type::kObject)) {
+    const std::uint32_t end = doc_->tape()[index_ + 1];
+    for (std::uint32_t at = index_ + 2; at < end; at = doc_->Next(at + 1)) ++n;
+  }
+  return n;
+}
+
+std::optional<Value> Value::Item(std::size_t index) const {
+  std::size_t i = 0;
+  for (Value item : Items()) {
+    if (i++ == index) return item;
+  }
+  return std::nullopt;
+}
+
+Value::ItemIterator& Value::ItemIterator::operator++() {
+  at_ = doc_->Next(at_);
+  return *this;
+}
+
+Member Value::MemberIterator::operator*() const {
+  Member m;
+  const std::uint32_t word = WordOf(doc_, at_);
+  m.key_offset = word >> Document::kOffsetShift;
+  doc_->DecodeString(m.key_offset, (word & Document::kFlag) != 0, m.key);
+  m.value = Value(doc_, at_ + 1);
+  return m;
+}
+
+Value::MemberIterator& Value::MemberIterator::operator++() {
+  at_ = doc_->Next(at_ + 1);
+  return *this;
+}
+
+Value::Range<Value::ItemIterator> Value::Items() const {
+  if (!is(Type::kArray)) return {};
+  return {ItemIterator(doc_, index_ + 2), ItemIterator(doc_, doc_->tape()[index_ + 1])};
+}
+
+Value::Range<Value::MemberIterator> Value::Members() const {
+  if (!is(Type::kObject)) return {};
+  return {MemberIterator(doc_, index_ + 2), MemberIterator(doc_, doc_->tape()[index_ + 1])};
 }
 
 namespace {

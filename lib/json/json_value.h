@@ -1,9 +1,17 @@
 // The JSON document model used by every reader: values keep their byte offset so a
 // finding can point at the token (line and column for people and SARIF, JSON Pointer
 // for scripts), and numbers keep their raw token so integer rules can be exact.
+//
+// Memory is bounded by design (a 100 MB hostile header must not cost gigabytes): a
+// Document owns its text and one flat "tape" of 32-bit words in document order. A scalar
+// is one word (type, flag and the token's byte offset); an array or object is two words,
+// the second holding the index one past its subtree. Strings and numbers are decoded from
+// the text on demand. So the tape never exceeds 4 bytes per byte of text, and in practice
+// is at most 2.7x it (`[[],[],...]`); a Value is only a view (document, tape index).
 #pragma once
 
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,33 +19,159 @@
 
 namespace ckpt::json {
 
-enum class Type { kNull, kBool, kNumber, kString, kArray, kObject };
+enum class Type : std::uint8_t { kNull, kBool, kNumber, kString, kArray, kObject };
 
 /// Human name of a JSON type for messages ("a string", "an array", ...).
 std::string_view TypeName(Type type);
 
+/// Largest document the tape can address (28-bit offsets); readers cap far below.
+inline constexpr std::uint64_t kMaxDocumentBytes = (std::uint64_t{1} << 28) - 1;
+/// serde_json's recursion limit, which the reference safetensors reader uses: 127 levels
+/// of arrays and objects are accepted, entering the 128th is refused.
+inline constexpr std::size_t kMaxNestingDepth = 127;
+
+class Document;
 struct Member;
 
-struct Value {
-  Type type = Type::kNull;
-  std::uint64_t offset = 0;     ///< byte offset of the token's first byte in the document
-  bool boolean = false;         ///< kBool
-  std::string text;             ///< kString: decoded UTF-8; kNumber: the raw token
-  std::vector<Value> items;     ///< kArray
-  std::vector<Member> members;  ///< kObject, in document order (duplicates kept)
+/// A view of one value of a Document. Valid while the Document lives and is not moved.
+class Value {
+ public:
+  Value() = default;
+  Value(const Document* doc, std::uint32_t index) : doc_(doc), index_(index) {}
 
-  [[nodiscard]] bool is(Type t) const { return type == t; }
-  /// First member named `key`, or nullptr.
-  [[nodiscard]] const Value* Find(std::string_view key) const;
+  [[nodiscard]] Type type() const;
+  [[nodiscard]] bool is(Type t) const { return type() == t; }
+  /// Byte offset of the token's first byte in the document.
+  [[nodiscard]] std::uint64_t offset() const;
+  [[nodiscard]] bool boolean() const;
+  /// kString: the decoded UTF-8 text; anything else: empty.
+  [[nodiscard]] std::string String() const;
+  /// kNumber, kBool, kNull: the token as written; kString: the token with its quotes.
+  [[nodiscard]] std::string_view Raw() const;
+  /// "the number 1.0" for numbers, else the type name: for "X is ..." messages.
+  [[nodiscard]] std::string Describe() const;
   /// The value as a JSON integer of the spec: a number token with no fraction, exponent
   /// or sign that fits in 64 unsigned bits. nullopt for anything else.
   [[nodiscard]] std::optional<std::uint64_t> AsInteger() const;
+
+  /// kObject: the first member named `key` (compared decoded), or nullopt.
+  [[nodiscard]] std::optional<Value> Find(std::string_view key) const;
+  /// kArray/kObject: number of items or members (walks them: O(n)).
+  [[nodiscard]] std::size_t Size() const;
+  /// kArray: item `index` (walks to it: O(index)), or nullopt.
+  [[nodiscard]] std::optional<Value> Item(std::size_t index) const;
+
+  class ItemIterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = Value;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = Value;
+    ItemIterator() = default;
+    ItemIterator(const Document* doc, std::uint32_t at) : doc_(doc), at_(at) {}
+    Value operator*() const { return Value(doc_, at_); }
+    ItemIterator& operator++();
+    ItemIterator operator++(int) {
+      ItemIterator old = *this;
+      ++*this;
+      return old;
+    }
+    bool operator==(const ItemIterator& o) const { return at_ == o.at_; }
+
+   private:
+    const Document* doc_ = nullptr;
+    std::uint32_t at_ = 0;
+  };
+  class MemberIterator {
+   public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = Member;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = Member;
+    MemberIterator() = default;
+    MemberIterator(const Document* doc, std::uint32_t at) : doc_(doc), at_(at) {}
+    Member operator*() const;  // decodes the key
+    MemberIterator& operator++();
+    bool operator==(const MemberIterator& o) const { return at_ == o.at_; }
+
+   private:
+    const Document* doc_ = nullptr;
+    std::uint32_t at_ = 0;
+  };
+  template <class It>
+  struct Range {
+    It first;
+    It last;
+    It begin() const { return first; }
+    It end() const { return last; }
+  };
+  /// kArray: the items in order (empty for other types).
+  [[nodiscard]] Range<ItemIterator> Items() const;
+  /// kObject: the members in document order, duplicates kept (empty for other types).
+  [[nodiscard]] Range<MemberIterator> Members() const;
+
+  [[nodiscard]] std::uint32_t tape_index() const { return index_; }
+
+ private:
+  const Document* doc_ = nullptr;
+  std::uint32_t index_ = 0;
 };
 
 struct Member {
-  std::string key;
+  std::string key;  ///< decoded
   std::uint64_t key_offset = 0;
   Value value;
+};
+
+/// A key that appears twice in one object. Both occurrences are kept in the Document.
+struct DuplicateKey {
+  std::string object_pointer;  ///< JSON Pointer of the object holding the key
+  std::string key;
+  std::uint64_t first_offset = 0;
+  std::uint64_t second_offset = 0;
+};
+
+/// A parsed JSON text (see strict_parser.h). Move-only: Values point at it.
+class Document {
+ public:
+  Document() = default;
+  explicit Document(std::string text) : text_(std::move(text)) {}
+  Document(Document&&) = default;
+  Document& operator=(Document&&) = default;
+  Document(const Document&) = delete;
+  Document& operator=(const Document&) = delete;
+
+  [[nodiscard]] const std::string& text() const { return text_; }
+  /// The root value; a null Value before a successful parse.
+  [[nodiscard]] Value root() const { return Value(this, 0); }
+  [[nodiscard]] bool parsed() const { return !tape_.empty(); }
+
+  /// Duplicate keys, in the order their objects close; at most kMaxRecordedDuplicates.
+  std::vector<DuplicateKey> duplicates;
+  std::uint64_t duplicates_dropped = 0;  ///< more duplicates than were recorded
+  static constexpr std::size_t kMaxRecordedDuplicates = 1000;
+  std::uint64_t value_begin = 0;  ///< offset of the root token (after leading whitespace)
+  std::uint64_t value_end = 0;    ///< offset one past the root value (trailing whitespace follows)
+
+  // Tape encoding (shared with the parser): bits 0-2 type, bit 3 flag (true for a bool
+  // true, "has escapes" for a string), bits 4-31 offset. Containers: next word = end.
+  static constexpr std::uint32_t kTypeMask = 0x7;
+  static constexpr std::uint32_t kFlag = 0x8;
+  static constexpr unsigned kOffsetShift = 4;
+  [[nodiscard]] const std::vector<std::uint32_t>& tape() const { return tape_; }
+  std::vector<std::uint32_t>& mutable_tape() { return tape_; }
+  /// Index one past the value at `index` (its subtree, for containers).
+  [[nodiscard]] std::uint32_t Next(std::uint32_t index) const;
+  /// Decodes the string token at `offset` into `out` (fast path when `escaped` is false).
+  void DecodeString(std::uint64_t offset, bool escaped, std::string& out) const;
+  /// The undecoded contents of an unescaped string token at `offset` (between the quotes).
+  [[nodiscard]] std::string_view PlainString(std::uint64_t offset) const;
+
+ private:
+  std::string text_;
+  std::vector<std::uint32_t> tape_;
 };
 
 /// 1-based line and column. Columns count UTF-16 code units, SARIF's default column kind.

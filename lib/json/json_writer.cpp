@@ -27,28 +27,31 @@ void WriteString(std::string& out, const std::string& text) {
   out.push_back('"');
 }
 
-// Depth is bounded by the parser (64), so recursion is safe here.
+// Depth is bounded by the parser (127), so recursion is safe here.
 void Write(std::string& out, const Value& v) {
-  switch (v.type) {
+  bool first = true;
+  switch (v.type()) {
     case Type::kNull: out += "null"; break;
-    case Type::kBool: out += v.boolean ? "true" : "false"; break;
-    case Type::kNumber: out += v.text; break;
-    case Type::kString: WriteString(out, v.text); break;
+    case Type::kBool: out += v.boolean() ? "true" : "false"; break;
+    case Type::kNumber: out += v.Raw(); break;
+    case Type::kString: WriteString(out, v.String()); break;
     case Type::kArray:
       out.push_back('[');
-      for (std::size_t i = 0; i < v.items.size(); ++i) {
-        if (i) out.push_back(',');
-        Write(out, v.items[i]);
+      for (Value item : v.Items()) {
+        if (!first) out.push_back(',');
+        first = false;
+        Write(out, item);
       }
       out.push_back(']');
       break;
     case Type::kObject:
       out.push_back('{');
-      for (std::size_t i = 0; i < v.members.size(); ++i) {
-        if (i) out.push_back(',');
-        WriteString(out, v.members[i].key);
+      for (const Member& m : v.Members()) {
+        if (!first) out.push_back(',');
+        first = false;
+        WriteString(out, m.key);
         out.push_back(':');
-        Write(out, v.members[i].value);
+        Write(out, m.value);
       }
       out.push_back('}');
       break;

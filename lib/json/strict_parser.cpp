@@ -1,9 +1,10 @@
 #include "lib/json/strict_parser.h"
 
 #include <algorithm>
-#include <numeric>
-#include <optional>
+#include <cstring>
+#include <tuple>
 #include <utility>
+#include <vector>
 
 #include "lib/core/text.h"
 
@@ -14,31 +15,49 @@ bool IsWhitespace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\
 
 // One open array or object while parsing.
 struct Frame {
-  Value value;
-  std::string pending_key;  // objects: key read, value not yet
-  std::uint64_t pending_key_offset = 0;
+  std::uint32_t start = 0;      // tape index of the container's first word
+  std::uint32_t items = 0;      // values attached so far
+  std::uint32_t last_key = 0;   // objects: tape index of the pending key
 };
 
 class Parser {
  public:
-  Parser(std::string_view text, const ParseOptions& options) : text_(text), options_(options) {}
+  Parser(Document& doc, const ParseOptions& options)
+      : doc_(doc), text_(doc.text()), options_(options), tape_(doc.mutable_tape()) {}
 
-  ParseResult Run() {
-    if (auto bad = FindInvalidUtf8(text_)) return ParseError{"invalid UTF-8", *bad};
+  std::optional<ParseError> Run() {
+    tape_.clear();
+    doc_.duplicates.clear();
+    doc_.duplicates_dropped = 0;
+    if (text_.size() > kMaxDocumentBytes) {
+      return ParseError{ParseError::Kind::kTooLarge, "document larger than the parser's limit", 0};
+    }
+    if (auto deep = FindExcessiveNesting(text_, options_.max_depth)) {
+      return ParseError{ParseError::Kind::kTooDeep,
+                        "nesting deeper than " + std::to_string(options_.max_depth) + " levels", *deep};
+    }
+    if (auto bad = FindInvalidUtf8(text_)) return ParseError{ParseError::Kind::kInvalidUtf8, "invalid UTF-8", *bad};
+    // Each value takes at least one byte per tape word, so this bound is never exceeded
+    // and the tape never reallocates; untouched reserved pages cost no memory.
+    tape_.reserve(text_.size() + 2);
     SkipWhitespace();
-    Document doc;
-    doc.value_begin = pos_;
-    if (!ParseValue(doc.root)) return std::move(error_);
-    doc.value_end = pos_;
+    doc_.value_begin = pos_;
+    if (!ParseValue()) {
+      tape_.clear();
+      return std::move(error_);
+    }
+    doc_.value_end = pos_;
     SkipWhitespace();
-    if (pos_ != text_.size()) return ParseError{"unexpected data after the JSON value", pos_};
-    doc.duplicates = std::move(duplicates_);
-    return doc;
+    if (pos_ != text_.size()) {
+      tape_.clear();
+      return ParseError{ParseError::Kind::kSyntax, "unexpected data after the JSON value", pos_};
+    }
+    return std::nullopt;
   }
 
  private:
   bool Fail(std::string message, std::size_t at) {
-    error_ = ParseError{std::move(message), at};
+    error_ = ParseError{ParseError::Kind::kSyntax, std::move(message), at};
     return false;
   }
 
@@ -46,156 +65,150 @@ class Parser {
     while (pos_ < text_.size() && IsWhitespace(text_[pos_])) ++pos_;
   }
 
+  std::uint32_t Push(Type type, std::size_t offset, bool flag = false) {
+    const auto index = static_cast<std::uint32_t>(tape_.size());
+    tape_.push_back(static_cast<std::uint32_t>(offset << Document::kOffsetShift) | static_cast<std::uint32_t>(type) |
+                    (flag ? Document::kFlag : 0));
+    return index;
+  }
+
   // Parses one complete value (scalars directly, containers with an explicit stack).
-  bool ParseValue(Value& out) {
-    std::vector<Frame> stack;
-    Value scalar;
+  bool ParseValue() {
     for (;;) {
       SkipWhitespace();
       if (pos_ >= text_.size()) return Fail("unexpected end of input, expected a value", pos_);
-      char c = text_[pos_];
+      const char c = text_[pos_];
       if (c == '{' || c == '[') {
-        if (stack.size() >= options_.max_depth) {
+        if (stack_.size() >= options_.max_depth) {
           return Fail("nesting deeper than " + std::to_string(options_.max_depth) + " levels", pos_);
         }
         Frame frame;
-        frame.value.type = (c == '{') ? Type::kObject : Type::kArray;
-        frame.value.offset = pos_;
+        frame.start = Push(c == '{' ? Type::kObject : Type::kArray, pos_);
+        tape_.push_back(0);  // end index, set when the container closes
         ++pos_;
         SkipWhitespace();
-        char close = (c == '{') ? '}' : ']';
+        const char close = (c == '{') ? '}' : ']';
         if (pos_ < text_.size() && text_[pos_] == close) {
           ++pos_;
-          scalar = std::move(frame.value);  // empty container: a finished value
+          tape_[frame.start + 1] = static_cast<std::uint32_t>(tape_.size());  // empty: a finished value
         } else {
-          stack.push_back(std::move(frame));
-          if (c == '{' && !ParseKey(stack.back())) return false;
+          stack_.push_back(frame);
+          if (c == '{' && !ParseKey(stack_.back())) return false;
           continue;  // parse the first element
         }
-      } else if (!ParseScalar(scalar)) {
+      } else if (!ParseScalar()) {
         return false;
       }
-      // `scalar` holds a finished value: attach it and close as many containers as end here.
+      // A value just finished: count it and close as many containers as end here.
       for (;;) {
-        if (stack.empty()) {
-          out = std::move(scalar);
-          return true;
-        }
-        Frame& top = stack.back();
-        Attach(stack, std::move(scalar));
+        if (stack_.empty()) return true;
+        Frame& top = stack_.back();
+        ++top.items;
         SkipWhitespace();
         if (pos_ >= text_.size()) return Fail("unexpected end of input inside a container", pos_);
-        char next = text_[pos_];
+        const char next = text_[pos_];
+        const bool is_object = Type(tape_[top.start] & Document::kTypeMask) == Type::kObject;
         if (next == ',') {
           ++pos_;
-          if (top.value.type == Type::kObject) {
+          if (is_object) {
             SkipWhitespace();
             if (!ParseKey(top)) return false;
           }
           break;  // parse the next value
         }
-        char close = (top.value.type == Type::kObject) ? '}' : ']';
-        if (next != close) {
-          return Fail(std::string("expected ',' or '") + close + "'", pos_);
-        }
+        const char close = is_object ? '}' : ']';
+        if (next != close) return Fail(std::string("expected ',' or '") + close + "'", pos_);
         ++pos_;
-        if (top.value.type == Type::kObject) FindDuplicates(stack);
-        scalar = std::move(top.value);
-        stack.pop_back();
+        tape_[top.start + 1] = static_cast<std::uint32_t>(tape_.size());
+        if (is_object) FindDuplicates();
+        stack_.pop_back();
       }
-    }
-  }
-
-  void Attach(std::vector<Frame>& stack, Value&& value) {
-    Frame& top = stack.back();
-    if (top.value.type == Type::kArray) {
-      top.value.items.push_back(std::move(value));
-    } else {
-      top.value.members.push_back(Member{std::move(top.pending_key), top.pending_key_offset, std::move(value)});
-      top.pending_key.clear();
     }
   }
 
   bool ParseKey(Frame& frame) {
     SkipWhitespace();
     if (pos_ >= text_.size() || text_[pos_] != '"') return Fail("expected a string key", pos_);
-    frame.pending_key_offset = pos_;
-    if (!ParseString(frame.pending_key)) return false;
+    if (!ParseString()) return false;
+    frame.last_key = static_cast<std::uint32_t>(tape_.size() - 1);
     SkipWhitespace();
     if (pos_ >= text_.size() || text_[pos_] != ':') return Fail("expected ':' after an object key", pos_);
     ++pos_;
     return true;
   }
 
-  // Sorting indices keeps duplicate detection O(n log n) whatever the keys are.
-  void FindDuplicates(const std::vector<Frame>& stack) {
-    const auto& members = stack.back().value.members;
-    if (members.size() < 2) return;
-    std::vector<std::size_t> order(members.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return members[a].key < members[b].key; });
-    for (std::size_t i = 1; i < order.size(); ++i) {
-      const Member& first = members[order[i - 1]];
-      const Member& second = members[order[i]];
-      if (first.key == second.key) {
-        duplicates_.push_back(DuplicateKey{PointerOf(stack), second.key, first.key_offset, second.key_offset});
+  std::uint64_t OffsetOf(std::uint32_t index) const { return tape_[index] >> Document::kOffsetShift; }
+  bool Escaped(std::uint32_t index) const { return (tape_[index] & Document::kFlag) != 0; }
+
+  // Decoded key `index`; plain keys are views into the text (no copy), others use `scratch`.
+  std::string_view KeyText(std::uint32_t index, std::string& scratch) const {
+    if (!Escaped(index)) return doc_.PlainString(OffsetOf(index));
+    doc_.DecodeString(OffsetOf(index), true, scratch);
+    return scratch;
+  }
+
+  // Sorting key indices keeps duplicate detection O(n log n) whatever the keys are, with
+  // memory of one index per member (std::sort needs no buffer; ties break on position).
+  void FindDuplicates() {
+    const Frame& top = stack_.back();
+    if (top.items < 2) return;
+    keys_.clear();
+    const std::uint32_t end = tape_[top.start + 1];
+    for (std::uint32_t at = top.start + 2; at < end; at = doc_.Next(at + 1)) keys_.push_back(at);
+    std::sort(keys_.begin(), keys_.end(), [&](std::uint32_t a, std::uint32_t b) {
+      const int order = KeyText(a, scratch_a_).compare(KeyText(b, scratch_b_));
+      return order != 0 ? order < 0 : a < b;
+    });
+    for (std::size_t i = 1; i < keys_.size(); ++i) {
+      if (KeyText(keys_[i - 1], scratch_a_) != KeyText(keys_[i], scratch_b_)) continue;
+      if (doc_.duplicates.size() >= Document::kMaxRecordedDuplicates) {
+        ++doc_.duplicates_dropped;
+        continue;
       }
+      doc_.duplicates.push_back(DuplicateKey{PointerOfTop(), std::string(KeyText(keys_[i], scratch_b_)),
+                                             OffsetOf(keys_[i - 1]), OffsetOf(keys_[i])});
     }
   }
 
-  static std::string PointerOf(const std::vector<Frame>& stack) {
+  // JSON Pointer of the innermost open container.
+  std::string PointerOfTop() const {
     std::string pointer;
-    for (std::size_t i = 0; i + 1 < stack.size(); ++i) {
-      const Value& parent = stack[i].value;
+    std::string scratch;
+    for (std::size_t i = 0; i + 1 < stack_.size(); ++i) {
+      const Frame& parent = stack_[i];
       pointer += '/';
-      if (parent.type == Type::kArray) {
-        pointer += std::to_string(parent.items.size());
+      if (Type(tape_[parent.start] & Document::kTypeMask) == Type::kArray) {
+        pointer += std::to_string(parent.items);
       } else {
-        pointer += EscapePointerToken(stack[i].pending_key);
+        pointer += EscapePointerToken(KeyText(parent.last_key, scratch));
       }
     }
     return pointer;
   }
 
-  bool ParseScalar(Value& out) {
-    out = Value{};
-    out.offset = pos_;
-    char c = text_[pos_];
-    if (c == '"') {
-      out.type = Type::kString;
-      return ParseString(out.text);
-    }
+  bool ParseScalar() {
+    const char c = text_[pos_];
+    if (c == '"') return ParseString();
     if (c == '-' || (c >= '0' && c <= '9')) {
-      out.type = Type::kNumber;
-      return ParseNumber(out.text);
+      Push(Type::kNumber, pos_);
+      return ParseNumber();
     }
-    if (Literal("true")) {
-      out.type = Type::kBool;
-      out.boolean = true;
-      return true;
-    }
-    if (Literal("false")) {
-      out.type = Type::kBool;
-      return true;
-    }
-    if (Literal("null")) {
-      out.type = Type::kNull;
-      return true;
+    for (auto [word, type, flag] : {std::tuple{std::string_view("true"), Type::kBool, true},
+                                    std::tuple{std::string_view("false"), Type::kBool, false},
+                                    std::tuple{std::string_view("null"), Type::kNull, false}}) {
+      if (text_.substr(pos_, word.size()) == word) {
+        Push(type, pos_, flag);
+        pos_ += word.size();
+        return true;
+      }
     }
     return Fail("unexpected character, expected a value", pos_);
   }
 
-  bool Literal(std::string_view word) {
-    if (text_.substr(pos_, word.size()) != word) return false;
-    pos_ += word.size();
-    return true;
-  }
-
-  bool ParseNumber(std::string& raw) {
-    std::size_t start = pos_;
+  bool ParseNumber() {
+    const std::size_t start = pos_;
     auto digits = [&] {
-      std::size_t from = pos_;
+      const std::size_t from = pos_;
       while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9') ++pos_;
       return pos_ - from;
     };
@@ -218,121 +231,108 @@ class Parser {
       if (pos_ < text_.size() && (text_[pos_] == '+' || text_[pos_] == '-')) ++pos_;
       if (digits() == 0) return Fail("an exponent needs digits", pos_);
     }
-    raw.assign(text_.substr(start, pos_ - start));
     return true;
   }
 
-  std::optional<std::uint32_t> Hex4() {
-    if (text_.size() - pos_ < 4) return std::nullopt;
-    std::uint32_t value = 0;
-    for (int i = 0; i < 4; ++i) {
-      char h = text_[pos_ + static_cast<std::size_t>(i)];
-      std::uint32_t digit = 0;
-      if (h >= '0' && h <= '9') {
-        digit = static_cast<std::uint32_t>(h - '0');
-      } else if (h >= 'a' && h <= 'f') {
-        digit = static_cast<std::uint32_t>(h - 'a' + 10);
-      } else if (h >= 'A' && h <= 'F') {
-        digit = static_cast<std::uint32_t>(h - 'A' + 10);
-      } else {
-        return std::nullopt;
-      }
-      value = value * 16 + digit;
+  bool IsHex4(std::size_t at) const {
+    if (text_.size() < at || text_.size() - at < 4) return false;
+    for (std::size_t k = 0; k < 4; ++k) {
+      const char h = text_[at + k];
+      if (!((h >= '0' && h <= '9') || (h >= 'a' && h <= 'f') || (h >= 'A' && h <= 'F'))) return false;
     }
-    pos_ += 4;
+    return true;
+  }
+
+  std::uint32_t Hex4(std::size_t at) const {
+    std::uint32_t value = 0;
+    for (std::size_t k = 0; k < 4; ++k) {
+      const char h = text_[at + k];
+      value = value * 16 + static_cast<std::uint32_t>(h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
+    }
     return value;
   }
 
-  static void AppendUtf8(std::string& out, std::uint32_t cp) {
-    if (cp < 0x80) {
-      out.push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-      out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-      out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else {
-      out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    }
-  }
-
-  bool ParseString(std::string& out) {
-    std::size_t start = pos_;
+  // Validates a string token and pushes it; decoding happens on demand (Document::DecodeString).
+  bool ParseString() {
+    const std::size_t start = pos_;
     ++pos_;  // opening quote
-    out.clear();
+    bool escaped = false;
     for (;;) {
       if (pos_ >= text_.size()) return Fail("unterminated string", start);
-      char c = text_[pos_];
+      const char c = text_[pos_];
       if (c == '"') {
         ++pos_;
+        Push(Type::kString, start, escaped);
         return true;
       }
-      if (static_cast<unsigned char>(c) < 0x20) {
-        return Fail("unescaped control character in a string", pos_);
-      }
+      if (static_cast<unsigned char>(c) < 0x20) return Fail("unescaped control character in a string", pos_);
       if (c != '\\') {
-        // Copy the run of plain bytes at once (UTF-8 was validated up front).
-        std::size_t run = pos_;
-        while (run < text_.size() && text_[run] != '"' && text_[run] != '\\' &&
-               static_cast<unsigned char>(text_[run]) >= 0x20) {
-          ++run;
-        }
-        out.append(text_.substr(pos_, run - pos_));
-        pos_ = run;
+        ++pos_;
         continue;
       }
-      std::size_t escape_at = pos_;
+      escaped = true;
+      const std::size_t escape_at = pos_;
       ++pos_;
       if (pos_ >= text_.size()) return Fail("unterminated escape", escape_at);
-      char e = text_[pos_++];
-      switch (e) {
-        case '"': out.push_back('"'); break;
-        case '\\': out.push_back('\\'); break;
-        case '/': out.push_back('/'); break;
-        case 'b': out.push_back('\b'); break;
-        case 'f': out.push_back('\f'); break;
-        case 'n': out.push_back('\n'); break;
-        case 'r': out.push_back('\r'); break;
-        case 't': out.push_back('\t'); break;
-        case 'u': {
-          auto unit = Hex4();
-          if (!unit) return Fail("invalid \\u escape", escape_at);
-          std::uint32_t cp = *unit;
-          if (cp >= 0xDC00 && cp <= 0xDFFF) return Fail("lone low surrogate in \\u escape", escape_at);
-          if (cp >= 0xD800 && cp <= 0xDBFF) {
-            if (text_.substr(pos_, 2) != "\\u") return Fail("lone high surrogate in \\u escape", escape_at);
-            pos_ += 2;
-            auto low = Hex4();
-            if (!low || *low < 0xDC00 || *low > 0xDFFF) {
-              return Fail("high surrogate not followed by a low surrogate", escape_at);
-            }
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (*low - 0xDC00);
-          }
-          AppendUtf8(out, cp);
-          break;
-        }
-        default:
-          return Fail("invalid escape sequence", escape_at);
+      const char e = text_[pos_++];
+      if (std::strchr("\"\\/bfnrt", e) != nullptr && e != '\0') continue;
+      if (e != 'u') return Fail("invalid escape sequence", escape_at);
+      if (!IsHex4(pos_)) return Fail("invalid \\u escape", escape_at);
+      const std::uint32_t unit = Hex4(pos_);
+      pos_ += 4;
+      if (unit >= 0xDC00 && unit <= 0xDFFF) return Fail("lone low surrogate in \\u escape", escape_at);
+      if (unit >= 0xD800 && unit <= 0xDBFF) {
+        if (text_.substr(pos_, 2) != "\\u") return Fail("lone high surrogate in \\u escape", escape_at);
+        if (!IsHex4(pos_ + 2)) return Fail("high surrogate not followed by a low surrogate", escape_at);
+        const std::uint32_t low = Hex4(pos_ + 2);
+        if (low < 0xDC00 || low > 0xDFFF) return Fail("high surrogate not followed by a low surrogate", escape_at);
+        pos_ += 6;
       }
     }
   }
 
+  Document& doc_;
   std::string_view text_;
   ParseOptions options_;
+  std::vector<std::uint32_t>& tape_;
+  std::vector<Frame> stack_;
+  std::vector<std::uint32_t> keys_;
+  std::string scratch_a_;
+  std::string scratch_b_;
   std::size_t pos_ = 0;
   ParseError error_;
-  std::vector<DuplicateKey> duplicates_;
 };
 
 }  // namespace
 
+std::optional<std::uint64_t> FindExcessiveNesting(std::string_view text, std::size_t max_depth) {
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return i;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<ParseError> Parse(Document& doc, const ParseOptions& options) { return Parser(doc, options).Run(); }
+
 ParseResult ParseStrict(std::string_view text, const ParseOptions& options) {
-  return Parser(text, options).Run();
+  Document doc{std::string(text)};
+  if (auto error = Parse(doc, options)) return std::move(*error);
+  return doc;
 }
 
 }  // namespace ckpt::json

@@ -29,8 +29,7 @@ void Check(const Artifact& artifact, FindingSink& sink) {
   for (std::size_t i = 0; i < groups.size(); ++i) {
     auto [it, inserted] = first_index.emplace(groups[i], i);
     if (inserted) continue;
-    const json::Value& item = h->json.doc.root.Find("param_groups")->items[i];
-    sink.Report(kRule, h->json.At(item.offset, "/param_groups/" + std::to_string(i)),
+    sink.Report(kRule, h->json.At(h->param_group_offsets[i], "/param_groups/" + std::to_string(i)),
                 "param_groups lists " + QuoteForMessage(groups[i]) + " twice (entries " + std::to_string(it->second) +
                     " and " + std::to_string(i) + ").");
   }

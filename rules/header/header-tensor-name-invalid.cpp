@@ -24,7 +24,7 @@ void Check(const Artifact& artifact, FindingSink& sink) {
   for (const ManifestEntry& e : *manifest) {
     if (!e.complete) continue;
     if (e.name.empty()) {
-      sink.Report(kRule, ManifestLocation(*h, e, "name"), "A tensor_manifest entry (" + e.pointer + ") has an empty name.");
+      sink.Report(kRule, ManifestLocation(*h, e, "name"), "A tensor_manifest entry (" + e.Pointer() + ") has an empty name.");
     } else if (HasControlCharacter(e.name)) {
       sink.Report(kRule, ManifestLocation(*h, e, "name"),
                   "Tensor name " + QuoteForMessage(e.name) + " holds a control character.");

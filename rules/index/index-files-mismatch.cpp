@@ -33,13 +33,13 @@ void Check(const Artifact& artifact, FindingSink& sink) {
   }
   for (const std::string& file : mapped) {
     if (present.count(file) == 0) {
-      sink.Report(kRule, index.json.At(index.json.doc.root.Find("weight_map")->offset, "/weight_map"),
+      sink.Report(kRule, index.json.At(index.json.doc.root().Find("weight_map")->offset(), "/weight_map"),
                   "weight_map maps tensors to " + QuoteForMessage(file, 80) + ", which is not a shard of the artifact.");
     }
   }
   for (const std::string& file : present) {
     if (mapped.count(file) == 0) {
-      sink.Report(kRule, index.json.At(index.json.doc.root.Find("weight_map")->offset, "/weight_map"),
+      sink.Report(kRule, index.json.At(index.json.doc.root().Find("weight_map")->offset(), "/weight_map"),
                   "Shard " + file + " is present but weight_map maps no tensor to it.");
     }
   }
@@ -47,7 +47,7 @@ void Check(const Artifact& artifact, FindingSink& sink) {
   if (h == nullptr || !h->weight_files) return;
   std::set<std::string> declared(h->weight_files->begin(), h->weight_files->end());
   if (declared != mapped) {
-    sink.Report(kRule, index.json.At(index.json.doc.root.Find("weight_map")->offset, "/weight_map"),
+    sink.Report(kRule, index.json.At(index.json.doc.root().Find("weight_map")->offset(), "/weight_map"),
                 "The files in weight_map (" + std::to_string(mapped.size()) +
                     ") are not the files header.json lists in weight_files (" + std::to_string(declared.size()) + ").");
   }

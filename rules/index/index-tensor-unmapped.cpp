@@ -20,11 +20,12 @@ const RuleInfo kRule{
 
 void Check(const Artifact& artifact, FindingSink& sink) {
   if (!artifact.index || !artifact.index->weight_map) return;
-  std::set<std::string_view> mapped;
-  for (const auto& m : *artifact.index->weight_map) mapped.insert(m.tensor);
+  NameSet mapped;
+  for (const auto& m : *artifact.index->weight_map) mapped.Add(m.tensor);
+  mapped.Seal();
   for (const WeightFile& wf : artifact.weights) {
     for (const StoredTensor& t : wf.tensors) {
-      if (mapped.count(t.name) == 0) {
+      if (!mapped.Contains(t.name)) {
         sink.Report(kRule, wf.TensorLocation(t),
                     "Tensor " + QuoteForMessage(t.name) + " is stored in " + wf.name + " but weights.index.json does not map it.");
       }

@@ -32,8 +32,8 @@ void Check(const Artifact& artifact, FindingSink& sink) {
   }
   if (artifact.weights.empty() || sum == *artifact.index->total_size) return;
   const ShardIndex& index = *artifact.index;
-  const json::Value* total = index.json.doc.root.Find("metadata")->Find("total_size");
-  sink.Report(kRule, index.json.At(total->offset, "/metadata/total_size"),
+  const auto total = index.json.doc.root().Find("metadata")->Find("total_size");
+  sink.Report(kRule, index.json.At(total->offset(), "/metadata/total_size"),
               "metadata.total_size is " + std::to_string(*index.total_size) + " but the shards' tensors hold " +
                   std::to_string(sum) + " bytes.");
 }

@@ -23,11 +23,12 @@ const RuleInfo kRule{
 void Check(const Artifact& artifact, FindingSink& sink) {
   const auto* manifest = Manifest(artifact);
   if (manifest == nullptr) return;
-  std::set<std::string_view> listed;
-  for (const ManifestEntry& e : *manifest) listed.insert(e.name);
+  NameSet listed;
+  for (const ManifestEntry& e : *manifest) listed.Add(e.name);
+  listed.Seal();
   for (const WeightFile& wf : artifact.weights) {
     for (const StoredTensor& t : wf.tensors) {
-      if (listed.count(t.name) == 0) {
+      if (!listed.Contains(t.name)) {
         sink.Report(kRule, wf.TensorLocation(t),
                     "Tensor " + QuoteForMessage(t.name) + " is stored in " + wf.name + " but not listed in tensor_manifest.");
       }

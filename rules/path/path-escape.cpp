@@ -23,11 +23,10 @@ const RuleInfo kRule{
 
 void Check(const Artifact& artifact, FindingSink& sink) {
   if (const Header* h = ReadableHeader(artifact); h && h->weight_files) {
-    const json::Value* files = h->json.doc.root.Find("weight_files");
     for (std::size_t i = 0; i < h->weight_files->size(); ++i) {
       const std::string& name = (*h->weight_files)[i];
       if (auto reason = PathEscapeReason(name)) {
-        sink.Report(kRule, h->json.At(files->items[i].offset, "/weight_files/" + std::to_string(i)),
+        sink.Report(kRule, h->json.At(h->weight_file_offsets[i], "/weight_files/" + std::to_string(i)),
                     "weight_files entry " + QuoteForMessage(name, 80) + " " + *reason +
                         "; only bare layout file names are allowed and nothing outside the artifact is opened.");
       }
@@ -37,8 +36,7 @@ void Check(const Artifact& artifact, FindingSink& sink) {
     const ShardIndex& index = *artifact.index;
     for (const auto& m : *index.weight_map) {
       if (auto reason = PathEscapeReason(m.file)) {
-        const json::Value* value = index.json.doc.root.Find("weight_map")->Find(m.tensor);
-        Location loc = index.json.At(value ? value->offset : m.offset, "/weight_map/" + json::EscapePointerToken(m.tensor));
+        Location loc = index.json.At(m.value_offset, "/weight_map/" + json::EscapePointerToken(m.tensor));
         loc.tensor = m.tensor;
         sink.Report(kRule, loc,
                     "weight_map sends tensor " + QuoteForMessage(m.tensor) + " to " + QuoteForMessage(m.file, 80) + ", which " +

@@ -26,11 +26,10 @@ void Check(const Artifact& artifact, FindingSink& sink) {
   if (h == nullptr) return;
   std::set<std::string> reported;
   if (h->param_groups) {
-    const json::Value* groups = h->json.doc.root.Find("param_groups");
     for (std::size_t i = 0; i < h->param_groups->size(); ++i) {
       const std::string& group = (*h->param_groups)[i];
       if (artifact.policy.IsAllowedGroup(group) || !reported.insert(group).second) continue;
-      sink.Report(kRule, h->json.At(groups->items[i].offset, "/param_groups/" + std::to_string(i)),
+      sink.Report(kRule, h->json.At(h->param_group_offsets[i], "/param_groups/" + std::to_string(i)),
                   "param_groups declares " + QuoteForMessage(group) +
                       ", which is not a shared group; only shared groups may appear in a published artifact.");
     }

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "lib/json/json_writer.h"
 #include "lib/json/strict_parser.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -10,7 +11,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto result = ckpt::json::ParseStrict(text);
   if (auto* doc = std::get_if<ckpt::json::Document>(&result)) {
     for (const auto& dup : doc->duplicates) (void)ckpt::json::LocateOffset(text, dup.second_offset);
-    (void)doc->root.AsInteger();
+    (void)doc->root().AsInteger();
+    (void)ckpt::json::ToCompactJson(doc->root());  // every value decoded from the tape
   } else {
     (void)ckpt::json::LocateOffset(text, std::get<ckpt::json::ParseError>(result).offset);
   }
