@@ -40,6 +40,18 @@ boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext
   hash["expected"] = OptionalString(a.policy.expected_hash);
   if (!a.computed_hash) hash["not_computed_reason"] = a.hash_not_computed_reason;
   out["content_hash"] = std::move(hash);
+  // The verdict is bound to these identities (recorded at open, checked after the last read).
+  boost::json::array files;
+  for (const AdmittedFile& f : a.files) {
+    files.push_back({{"name", f.name},
+                     {"size", f.identity.size},
+                     {"device", f.identity.device},
+                     {"inode", f.identity.inode},
+                     {"mtime_ns", f.identity.mtime_ns},
+                     {"ctime_ns", f.identity.ctime_ns},
+                     {"changed", f.change ? boost::json::value(*f.change) : boost::json::value(nullptr)}});
+  }
+  out["files"] = std::move(files);
   SeverityCounts counts = CountFindings(result);
   out["counts"] = {{"error", counts.errors}, {"warning", counts.warnings}, {"note", counts.notes}};
   boost::json::array findings;

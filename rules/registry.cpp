@@ -62,6 +62,7 @@ const RuleEntry kRules[] = {
     {&index_too_large::kRule, nullptr, nullptr, nullptr, "rules/index/index-too-large.cpp"},
     {&index_total_size::kRule, &index_total_size::Check, nullptr, nullptr, "rules/index/index-total-size.cpp"},
     {&index_wrong_shard::kRule, &index_wrong_shard::Check, nullptr, nullptr, "rules/index/index-wrong-shard.cpp"},
+    {&layout_file_changed::kRule, &layout_file_changed::Check, nullptr, nullptr, "rules/layout/layout-file-changed.cpp"},
     {&layout_header_missing::kRule, &layout_header_missing::Check, nullptr, nullptr, "rules/layout/layout-header-missing.cpp"},
     {&layout_index_missing::kRule, &layout_index_missing::Check, nullptr, nullptr, "rules/layout/layout-index-missing.cpp"},
     {&layout_mixed::kRule, &layout_mixed::Check, nullptr, nullptr, "rules/layout/layout-mixed.cpp"},

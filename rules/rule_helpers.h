@@ -66,16 +66,8 @@ inline Location TensorManifestLocation(const Artifact& artifact, const std::stri
 }
 
 /// The first weight file that declares `name`, with its entry.
-struct StoredRef {
-  const WeightFile* file = nullptr;
-  const StoredTensor* tensor = nullptr;
-};
-inline StoredRef FindStored(const Artifact& artifact, std::string_view name) {
-  for (const WeightFile& wf : artifact.weights) {
-    if (const StoredTensor* t = wf.FindTensor(name)) return {&wf, t};
-  }
-  return {};
-}
+using StoredRef = Artifact::StoredRef;
+inline StoredRef FindStored(const Artifact& artifact, std::string_view name) { return artifact.FindStored(name); }
 
 /// A set of names viewed in place: a sorted vector of views, 16 bytes a name (a std::set
 /// costs three times that, which matters at 10^6 tensors).

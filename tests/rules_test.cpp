@@ -18,7 +18,7 @@ class RuleFires : public ::testing::TestWithParam<FireCase> {};
 
 TEST_P(RuleFires, ReportsRuleWithItsCode) {
   const FireCase& fc = GetParam();
-  AuditResult result = AuditFiles(fc.make(), fc.policy, fc.entries);
+  AuditResult result = AuditFiles(fc.make(), fc.policy, fc.entries, fc.replaced_on_open);
   auto hits = FindingsOf(result, fc.rule);
   ASSERT_FALSE(hits.empty()) << fc.rule << " did not fire; findings:\n" << Describe(result);
   for (const Finding* f : hits) {

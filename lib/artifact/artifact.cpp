@@ -52,17 +52,52 @@ bool Policy::IsAllowedGroup(std::string_view group) const {
   return has(allowed_groups) || has(extra_allowed_groups);
 }
 
-const WeightFile* Artifact::FindWeightFile(std::string_view name) const {
-  for (const WeightFile& w : weights) {
-    if (w.name == name) return &w;
+void Artifact::BuildIndexes() {
+  weights_by_name_.resize(weights.size());
+  for (std::uint32_t i = 0; i < weights_by_name_.size(); ++i) weights_by_name_[i] = i;
+  std::sort(weights_by_name_.begin(), weights_by_name_.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return weights[a].name < weights[b].name; });
+  tensor_index_.clear();
+  std::size_t total = 0;
+  for (const WeightFile& wf : weights) total += wf.tensors.size();
+  tensor_index_.reserve(total);
+  for (std::uint32_t f = 0; f < weights.size(); ++f) {
+    for (std::uint32_t t = 0; t < weights[f].tensors.size(); ++t) tensor_index_.push_back({f, t});
   }
-  return nullptr;
+  std::sort(tensor_index_.begin(), tensor_index_.end(), [&](const TensorRef& a, const TensorRef& b) {
+    const std::string& x = weights[a.file].tensors[a.tensor].name;
+    const std::string& y = weights[b.file].tensors[b.tensor].name;
+    return x != y ? x < y : a.file < b.file;
+  });
+}
+
+std::pair<std::vector<Artifact::TensorRef>::const_iterator, std::vector<Artifact::TensorRef>::const_iterator>
+Artifact::Declarations(std::string_view name) const {
+  auto name_of = [&](const TensorRef& r) -> std::string_view { return weights[r.file].tensors[r.tensor].name; };
+  auto first = std::lower_bound(tensor_index_.begin(), tensor_index_.end(), name,
+                                [&](const TensorRef& r, std::string_view key) { return name_of(r) < key; });
+  auto last = first;
+  while (last != tensor_index_.end() && name_of(*last) == name) ++last;
+  return {first, last};
+}
+
+const WeightFile* Artifact::FindWeightFile(std::string_view name) const {
+  auto it = std::lower_bound(weights_by_name_.begin(), weights_by_name_.end(), name,
+                             [&](std::uint32_t i, std::string_view key) { return weights[i].name < key; });
+  return (it != weights_by_name_.end() && weights[*it].name == name) ? &weights[*it] : nullptr;
+}
+
+Artifact::StoredRef Artifact::FindStored(std::string_view name) const {
+  auto [first, last] = Declarations(name);
+  if (first == last) return {};
+  return {&weights[first->file], &weights[first->file].tensors[first->tensor]};
 }
 
 std::optional<Artifact::ReadableTensor> Artifact::FindReadableTensor(std::string_view name) const {
-  for (const WeightFile& wf : weights) {
-    if (!wf.valid || !wf.file) continue;
-    if (const StoredTensor* t = wf.FindTensor(name)) return ReadableTensor{&wf, t};
+  auto [first, last] = Declarations(name);
+  for (auto it = first; it != last; ++it) {
+    const WeightFile& wf = weights[it->file];
+    if (wf.valid && wf.file) return ReadableTensor{&wf, &wf.tensors[it->tensor]};
   }
   return std::nullopt;
 }

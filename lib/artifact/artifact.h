@@ -125,8 +125,18 @@ struct Policy {
   [[nodiscard]] bool IsAllowedGroup(std::string_view group) const;
 };
 
+/// A file the audit opened, with the identity it had when admitted. After the last read
+/// the audit checks that the name still resolves to that identity; `change` says what
+/// differs when it does not (the file changed while being audited: never a pass).
+struct AdmittedFile {
+  std::string name;
+  FileIdentity identity;
+  std::optional<std::string> change;
+};
+
 struct Artifact {
   std::string path;  ///< as given on the command line
+  std::vector<AdmittedFile> files;  ///< every file opened, in the order admitted
   Policy policy;
   std::vector<DirectoryEntry> entries;
   Layout layout = Layout::kNone;
@@ -138,7 +148,16 @@ struct Artifact {
   std::optional<std::string> computed_hash;
   std::string hash_not_computed_reason;  ///< why computed_hash is empty
 
+  /// Builds the lookups below; call once `weights` is complete. Every lookup is then
+  /// O(log n) in tensors and files, so 20,000 shards cost no more per tensor than one.
+  void BuildIndexes();
   [[nodiscard]] const WeightFile* FindWeightFile(std::string_view name) const;
+  /// The first weight file (in shard order) that declares tensor `name`, with its entry.
+  struct StoredRef {
+    const WeightFile* file = nullptr;
+    const StoredTensor* tensor = nullptr;
+  };
+  [[nodiscard]] StoredRef FindStored(std::string_view name) const;
 
   /// Where tensor `name`'s bytes can be read: the first structurally valid weight file that
   /// is open and declares it (a tensor in an invalid file is never trusted for its bytes).
@@ -150,6 +169,16 @@ struct Artifact {
   };
   [[nodiscard]] std::optional<ReadableTensor> FindReadableTensor(std::string_view name) const;
   [[nodiscard]] bool HasEntry(std::string_view name) const;
+
+ private:
+  struct TensorRef {
+    std::uint32_t file;
+    std::uint32_t tensor;
+  };
+  std::vector<TensorRef> tensor_index_;       ///< every declaration, by (name, shard order)
+  std::vector<std::uint32_t> weights_by_name_;  ///< indexes into `weights`, by file name
+  [[nodiscard]] std::pair<std::vector<TensorRef>::const_iterator, std::vector<TensorRef>::const_iterator>
+  Declarations(std::string_view name) const;
 };
 
 }  // namespace ckpt

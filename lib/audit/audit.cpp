@@ -58,6 +58,17 @@ Layout ClassifyLayout(const std::vector<DirectoryEntry>& entries) {
 
 }  // namespace
 
+void VerifyAdmittedFiles(Artifact& artifact, const ArtifactSource& source) {
+  for (AdmittedFile& f : artifact.files) {
+    auto now = source.Stat(f.name);
+    if (!now) {
+      f.change = "it can no longer be found under its name (" + now.error().message() + ")";
+    } else if (*now != f.identity) {
+      f.change = DescribeIdentityChange(f.identity, *now);
+    }
+  }
+}
+
 Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& source, const Policy& policy,
                       FindingSink& sink, std::vector<std::string>& tool_errors) {
   Artifact artifact;
@@ -86,11 +97,15 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
       tool_errors.push_back(Describe("cannot open " + display_path + "/" + name, file.error()));
       continue;
     }
+    artifact.files.push_back({name, (*file)->identity(), std::nullopt});
     auto weights = ReadSafetensors(name, std::move(*file), sink);
     if (!weights) {
-      tool_errors.push_back(Describe("cannot read " + display_path + "/" + name, weights.error()));
+      if (weights.error().value() != kFileChangedErrno) {
+        tool_errors.push_back(Describe("cannot read " + display_path + "/" + name, weights.error()));
+      }
       continue;
     }
+    weights->file->Release();  // reopened (and checked) when the tensor bytes are hashed
     artifact.weights.push_back(std::move(*weights));
   }
   for (const DirectoryEntry& entry : artifact.entries) {
@@ -103,17 +118,18 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
       tool_errors.push_back(Describe("cannot open " + display_path + "/" + entry.name, file.error()));
       continue;
     }
+    artifact.files.push_back({entry.name, (*file)->identity(), std::nullopt});
     if (entry.name == kHeaderFileName) {
       auto header = ReadHeader(**file, sink);
       if (!header) {
-        tool_errors.push_back(Describe("cannot read " + display_path + "/header.json", header.error()));
+        if (header.error().value() != kFileChangedErrno) tool_errors.push_back(Describe("cannot read " + display_path + "/header.json", header.error()));
       } else {
         artifact.header = std::move(*header);
       }
     } else if (entry.name == kShardIndexFileName) {
       auto index = ReadShardIndex(**file, sink);
       if (!index) {
-        tool_errors.push_back(Describe("cannot read " + display_path + "/" + entry.name, index.error()));
+        if (index.error().value() != kFileChangedErrno) tool_errors.push_back(Describe("cannot read " + display_path + "/" + entry.name, index.error()));
       } else {
         artifact.index = std::move(*index);
       }
@@ -128,6 +144,7 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
     }
   }
 
+  artifact.BuildIndexes();
   return artifact;
 }
 
@@ -146,12 +163,19 @@ AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource&
     if (!plan.plan) {
       artifact.hash_not_computed_reason = "not computable: " + plan.reason;
     } else if (auto hash = ComputeContentHash(*plan.plan); !hash) {
-      result.tool_errors.push_back(Describe("cannot read tensor data of " + display_path, hash.error()));
-      artifact.hash_not_computed_reason = "not computed: read error";
+      if (hash.error().value() == kFileChangedErrno) {
+        artifact.hash_not_computed_reason = "not computed: a weight file changed while being read";
+      } else {
+        result.tool_errors.push_back(Describe("cannot read tensor data of " + display_path, hash.error()));
+        artifact.hash_not_computed_reason = "not computed: read error";
+      }
     } else {
       artifact.computed_hash = std::move(*hash);
     }
   }
+  // The last read is done: every admitted name must still be the file that was read.
+  for (WeightFile& wf : artifact.weights) wf.file->Release();
+  VerifyAdmittedFiles(artifact, source);
 
   for (const rules::RuleEntry& rule : rules::AllRules()) {
     if (rule.check != nullptr) rule.check(artifact, sink);

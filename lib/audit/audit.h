@@ -22,6 +22,10 @@ struct AuditResult {
 Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& source, const Policy& policy,
                       FindingSink& sink, std::vector<std::string>& tool_errors);
 
+/// Checks, after the last read, that every admitted name still resolves to the identity it
+/// had when admitted (device, inode, size, mtime, ctime); sets AdmittedFile::change if not.
+void VerifyAdmittedFiles(Artifact& artifact, const ArtifactSource& source);
+
 /// Whether the weight files stay open after an audit (ckpt-diff reads the bytes again).
 enum class KeepFiles { kClose, kOpen };
 

@@ -9,4 +9,18 @@ IoResult<std::string> ReadAll(const RandomAccessFile& file) {
   return text;
 }
 
+std::string DescribeIdentityChange(const FileIdentity& before, const FileIdentity& after) {
+  if (before.device != after.device || before.inode != after.inode) {
+    return "its name now points to another file (replaced, e.g. by mv)";
+  }
+  std::string what;
+  auto add = [&](const char* part) { what += (what.empty() ? "" : ", ") + std::string(part); };
+  if (before.size != after.size) {
+    add(("its size (" + std::to_string(before.size) + " -> " + std::to_string(after.size) + " bytes)").c_str());
+  }
+  if (before.mtime_ns != after.mtime_ns) add("its modification time");
+  if (before.ctime_ns != after.ctime_ns) add("its status-change time");
+  return what.empty() ? "nothing visible" : what + " changed (rewritten in place)";
+}
+
 }  // namespace ckpt

@@ -2,6 +2,7 @@
 // targets run on memory and nothing outside the artifact root can ever be opened.
 #pragma once
 
+#include <cerrno>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -23,13 +24,37 @@ struct DirectoryEntry {
   std::uint64_t size = 0;  ///< regular files only
 };
 
+/// What a file was when the audit admitted it. A verdict is bound to these values: a file
+/// whose identity differs after the last read changed while being audited.
+struct FileIdentity {
+  std::uint64_t device = 0;
+  std::uint64_t inode = 0;
+  std::uint64_t size = 0;
+  std::int64_t mtime_ns = 0;
+  std::int64_t ctime_ns = 0;
+  friend bool operator==(const FileIdentity&, const FileIdentity&) = default;
+};
+
+/// "its size", "its modification time", "its inode (replaced)": what differs, for messages.
+std::string DescribeIdentityChange(const FileIdentity& before, const FileIdentity& after);
+
+/// A read failed because the file is no longer the one admitted (it was replaced, or
+/// changed size or times): the audit reports a finding, not a tool error.
+inline constexpr int kFileChangedErrno = ESTALE;
+
 /// A file opened for random-access reads.
 class RandomAccessFile {
  public:
   virtual ~RandomAccessFile() = default;
   [[nodiscard]] virtual std::uint64_t size() const = 0;
-  /// Reads exactly out.size() bytes at `offset`; an error when the file is shorter or the read fails.
+  /// Reads exactly out.size() bytes at `offset`; an error when the file is shorter or the
+  /// read fails (kFileChangedErrno when it is no longer the admitted file).
   [[nodiscard]] virtual IoResult<void> ReadAt(std::uint64_t offset, std::span<std::byte> out) const = 0;
+  /// The identity recorded when the file was opened.
+  [[nodiscard]] virtual FileIdentity identity() const = 0;
+  /// Closes the descriptor until the next read, which reopens the same name and refuses
+  /// it unless its identity is unchanged: keeps open files bounded on any shard count.
+  virtual void Release() const {}
 };
 
 class ArtifactSource {
@@ -39,6 +64,9 @@ class ArtifactSource {
   [[nodiscard]] virtual IoResult<std::vector<DirectoryEntry>> List() const = 0;
   /// Opens a regular file that List() returned. Refuses symlinks and non-regular files.
   [[nodiscard]] virtual IoResult<std::unique_ptr<RandomAccessFile>> Open(const std::string& name) const = 0;
+  /// What `name` resolves to now (not following a symlink): to check after the last read
+  /// that the name still names the admitted file.
+  [[nodiscard]] virtual IoResult<FileIdentity> Stat(const std::string& name) const = 0;
 };
 
 /// Reads a whole small file (callers bound the size first).

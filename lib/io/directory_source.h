@@ -1,5 +1,7 @@
 // ArtifactSource over a directory on disk. Files are opened relative to the directory's
-// descriptor with O_NOFOLLOW and checked to be regular, and read with pread.
+// descriptor with O_NOFOLLOW and checked to be regular, and read with pread. Each file
+// records its identity (fstat on the open descriptor) when admitted; a released file is
+// reopened by name on its next read and refused unless it is still the same file.
 #pragma once
 
 #include <string>
@@ -12,16 +14,23 @@ class DirectorySource final : public ArtifactSource {
  public:
   /// Opens `path` as a directory (following a symlink given on the command line, as a user expects).
   [[nodiscard]] static IoResult<std::unique_ptr<DirectorySource>> OpenDirectory(const std::string& path);
-  ~DirectorySource() override;
+  ~DirectorySource() override = default;
   DirectorySource(const DirectorySource&) = delete;
   DirectorySource& operator=(const DirectorySource&) = delete;
 
   [[nodiscard]] IoResult<std::vector<DirectoryEntry>> List() const override;
   [[nodiscard]] IoResult<std::unique_ptr<RandomAccessFile>> Open(const std::string& name) const override;
+  [[nodiscard]] IoResult<FileIdentity> Stat(const std::string& name) const override;
+
+  /// The directory's descriptor, shared by the files opened from it (they outlive the source).
+  struct DirHandle {
+    int fd = -1;
+    ~DirHandle();
+  };
 
  private:
-  explicit DirectorySource(int dir_fd) : dir_fd_(dir_fd) {}
-  int dir_fd_;
+  explicit DirectorySource(std::shared_ptr<const DirHandle> dir) : dir_(std::move(dir)) {}
+  std::shared_ptr<const DirHandle> dir_;
 };
 
 }  // namespace ckpt

@@ -22,20 +22,29 @@ const RuleInfo kRule{
 void Check(const Artifact& artifact, FindingSink& sink) {
   const Header* h = ReadableHeader(artifact);
   if (h == nullptr || !h->weight_files) return;
-  std::vector<std::string> present;
+  std::vector<std::string_view> present;
+  NameSet present_set;
+  NameSet declared_set;
   for (const DirectoryEntry& e : artifact.entries) {
-    if (IsWeightFileName(e.name)) present.push_back(e.name);
+    if (IsWeightFileName(e.name)) {
+      present.push_back(e.name);
+      present_set.Add(e.name);
+    }
   }
+  for (const std::string& declared : *h->weight_files) declared_set.Add(declared);
+  present_set.Seal();
+  declared_set.Seal();
   for (const std::string& declared : *h->weight_files) {
     if (PathEscapeReason(declared)) continue;  // path-escape reports it
-    if (std::find(present.begin(), present.end(), declared) == present.end()) {
+    if (!present_set.Contains(declared)) {
       sink.Report(kRule, h->FieldLocation("weight_files"),
                   "weight_files lists " + QuoteForMessage(declared, 80) + " but the artifact has no such file.");
     }
   }
-  for (const std::string& file : present) {
-    if (std::find(h->weight_files->begin(), h->weight_files->end(), file) == h->weight_files->end()) {
-      sink.Report(kRule, FileLocation(file), file + " is in the artifact but weight_files does not list it.");
+  for (std::string_view file : present) {
+    if (!declared_set.Contains(file)) {
+      sink.Report(kRule, FileLocation(std::string(file)),
+                  std::string(file) + " is in the artifact but weight_files does not list it.");
     }
   }
 }

@@ -18,16 +18,13 @@ const RuleInfo kRule{
 };
 
 void Check(const Artifact& artifact, FindingSink& sink) {
-  for (std::size_t i = 0; i < artifact.weights.size(); ++i) {
-    for (const StoredTensor& t : artifact.weights[i].tensors) {
-      for (std::size_t j = 0; j < i; ++j) {
-        if (artifact.weights[j].FindTensor(t.name) != nullptr) {
-          sink.Report(kRule, artifact.weights[i].TensorLocation(t),
-                      "Tensor " + QuoteForMessage(t.name) + " is stored in both " + artifact.weights[j].name + " and " +
-                          artifact.weights[i].name + ".");
-          break;
-        }
-      }
+  for (const WeightFile& wf : artifact.weights) {
+    for (const StoredTensor& t : wf.tensors) {
+      const StoredRef first = FindStored(artifact, t.name);  // the earliest file declaring it
+      if (first.file == nullptr || first.file == &wf) continue;
+      sink.Report(kRule, wf.TensorLocation(t),
+                  "Tensor " + QuoteForMessage(t.name) + " is stored in both " + first.file->name + " and " + wf.name +
+                      ".");
     }
   }
 }

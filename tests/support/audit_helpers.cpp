@@ -3,8 +3,10 @@
 namespace ckpt::testing {
 
 AuditResult AuditFiles(const Files& files, const Policy& policy,
-                       const std::vector<std::pair<std::string, EntryKind>>& entries) {
+                       const std::vector<std::pair<std::string, EntryKind>>& entries,
+                       const std::vector<std::string>& replaced_on_open) {
   MemorySource source;
+  for (const std::string& name : replaced_on_open) source.ReplaceOnOpen(name);
   for (const auto& [name, bytes] : files) source.AddFile(name, bytes);
   for (const auto& [name, kind] : entries) source.AddEntry(name, kind);
   return AuditArtifact("memory", source, policy);

@@ -13,7 +13,8 @@ namespace ckpt::testing {
 
 /// Audits `files` (plus non-regular `entries`) from memory.
 AuditResult AuditFiles(const Files& files, const Policy& policy = {},
-                       const std::vector<std::pair<std::string, EntryKind>>& entries = {});
+                       const std::vector<std::pair<std::string, EntryKind>>& entries = {},
+                       const std::vector<std::string>& replaced_on_open = {});
 
 /// The findings of `rule_id`.
 std::vector<const Finding*> FindingsOf(const AuditResult& result, std::string_view rule_id);

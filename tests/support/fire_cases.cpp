@@ -74,6 +74,10 @@ std::vector<FireCase> AllFireCases() {
   const std::string CI = "CHECKPOINT_INTEGRITY", AI = "ARTIFACT_INVALID", RV = "RESIDENCY_VIOLATION";
 
   // layout
+  c.push_back({"layout-file-changed", CI, "weights replaced after opening", [] { return Clean(); }, {}, {},
+               {"weights.safetensors"}});
+  c.push_back({"layout-file-changed", CI, "header.json replaced after reading", [] { return Clean(); }, {}, {},
+               {"header.json"}});
   add("layout-header-missing", AI, "absent", [] { Files f = Clean(); f.erase("header.json"); return f; });
   add("layout-header-missing", AI, "a directory", [] { Files f = Clean(); f.erase("header.json"); return f; }, {},
       {{"header.json", EntryKind::kDirectory}});

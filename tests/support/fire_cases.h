@@ -21,6 +21,7 @@ struct FireCase {
   std::function<Files()> make;
   Policy policy = {};
   Entries entries = {};
+  std::vector<std::string> replaced_on_open = {};  ///< MemorySource::ReplaceOnOpen
 };
 
 void PrintTo(const FireCase& fc, std::ostream* os);

@@ -1,0 +1,32 @@
+// layout-file-changed: A file changed while it was being audited.
+// Checked on the artifact model after reading (the identities the audit recorded).
+#include "rules/catalog.h"
+#include "rules/rule_helpers.h"
+
+namespace ckpt::rules::layout_file_changed {
+
+const RuleInfo kRule{
+    .id = "layout-file-changed",
+    .name = "LayoutFileChanged",
+    .code = Code::kCheckpointIntegrity,
+    .severity = Severity::kError,
+    .title = "A file changed while it was being audited",
+    .explanation = "Every file is bound to its identity (device, inode, size, modification and status-change "
+                   "time) when the audit opens it, and checked again after the last read. A file rewritten in "
+                   "place, or replaced under its name (mv), while the audit ran means the bytes judged are not "
+                   "the bytes a later reader gets, so the verdict cannot stand for them.",
+    .remediation = "Audit artifacts only once they are complete and immutable (write to a temporary name, then "
+                   "rename); audit again.",
+    .security = true,
+};
+
+void Check(const Artifact& artifact, FindingSink& sink) {
+  for (const AdmittedFile& f : artifact.files) {
+    if (!f.change) continue;
+    sink.Report(kRule, FileLocation(f.name),
+                QuoteForMessage(f.name) + " changed while being audited: " + *f.change +
+                    "; the verdict cannot stand for its bytes.");
+  }
+}
+
+}  // namespace ckpt::rules::layout_file_changed
