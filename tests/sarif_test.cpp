@@ -303,6 +303,7 @@ TEST(SarifValidation, EveryToolsOutputPassesTheOfficialValidators) {
   std::set<std::string> expected_rules;
   int index = 0;
   for (const FireCase& fc : AllFireCases()) {
+    if (!fc.replaced_on_open.empty()) continue;  // needs a file changed mid-audit: tests/identity_test.cpp
     const std::string name = "fire/" + std::to_string(index++);
     const fs::path dir_path = root / name;
     WriteFiles(fc.make(), dir_path);
