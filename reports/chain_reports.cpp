@@ -95,7 +95,7 @@ void WriteChainText(std::ostream& out, const ChainRun& run, const ReportContext&
   out << run.history.size() << " artifacts in the " << (g.lineage_only ? "lineage" : "history") << " (" << g.nodes.size()
       << " found): " << passed << " passed, " << failed << " failed";
   if (errored) out << ", " << errored << " not audited";
-  out << "; " << findings << " findings (fail-on " << FailThresholdName(context.threshold) << ")"
+  out << "; " << findings << " findings (" << ThresholdText(context.threshold) << ")"
       << (g.hashes_recomputed ? "" : "; hashes NOT recomputed (--no-hash)") << "\n";
 }
 
@@ -107,6 +107,7 @@ boost::json::value ChainReportToJson(const ChainRun& run, const ReportContext& c
   out["report_schema_version"] = 1;
   out["tool"] = {{"name", context.tool_name}, {"version", context.version}};
   out["fail_on"] = FailThresholdName(context.threshold);
+  out["gating"] = context.threshold.has_value();  // false with --fail-on none: verdicts inform, exit is 0
   out["options"] = {{"hashes_recomputed", g.hashes_recomputed}, {"genesis", opt(g.pinned_genesis)}, {"head", opt(g.head_query)}};
   std::map<std::size_t, std::size_t> position;  // node -> index in history
   for (std::size_t k = 0; k < run.history.size(); ++k) position[run.history[k]] = k;

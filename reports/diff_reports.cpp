@@ -120,7 +120,7 @@ void WriteDiffText(std::ostream& out, const DiffRun& run, const ReportContext& c
   for (const char* s : {"changed", "layout_changed", "added", "removed", "unchanged", "unreadable"}) {
     if (counts.count(s)) out << " " << counts[s] << " " << s;
   }
-  out << "; " << run.findings.size() << " gate findings (fail-on " << FailThresholdName(context.threshold) << ")\n";
+  out << "; " << run.findings.size() << " gate findings (" << ThresholdText(context.threshold) << ")\n";
 }
 
 boost::json::value DiffReportToJson(const DiffRun& run, const ReportContext& context) {
@@ -129,6 +129,7 @@ boost::json::value DiffReportToJson(const DiffRun& run, const ReportContext& con
   out["report_schema_version"] = 1;
   out["tool"] = {{"name", context.tool_name}, {"version", context.version}};
   out["fail_on"] = FailThresholdName(context.threshold);
+  out["gating"] = context.threshold.has_value();  // false with --fail-on none: verdicts inform, exit is 0
   out["a"] = AuditJson(run.a, context);
   out["b"] = AuditJson(run.b, context);
   auto opt = [](const std::optional<std::string>& v) { return v ? boost::json::value(*v) : boost::json::value(nullptr); };

@@ -81,6 +81,7 @@ boost::json::value AuditReportToJson(std::span<const AuditResult> results, const
   out["report_schema_version"] = kJsonReportSchemaVersion;
   out["tool"] = {{"name", context.tool_name}, {"version", context.version}};
   out["fail_on"] = FailThresholdName(context.threshold);
+  out["gating"] = context.threshold.has_value();  // false with --fail-on none: verdicts inform, exit is 0
   boost::json::array artifacts;
   std::size_t passed = 0, failed = 0, errored = 0;
   for (const AuditResult& r : results) {

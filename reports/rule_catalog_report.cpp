@@ -6,13 +6,25 @@
 #include "rules/catalog.h"
 
 namespace ckpt::reports {
+namespace {
+
+std::string_view CheckedWhere(const rules::RuleEntry& entry) {
+  switch (entry.scope()) {
+    case rules::RuleScope::kChain: return " (checked on the parent_hash history, ckpt-chain)";
+    case rules::RuleScope::kDiff: return " (checked on two rounds compared, ckpt-diff)";
+    case rules::RuleScope::kArtifact: break;
+  }
+  return entry.check ? " (checked after reading)" : " (detected while reading)";
+}
+
+}  // namespace
 
 void WriteRuleCatalogText(std::ostream& out) {
   for (const rules::RuleEntry& entry : rules::AllRules()) {
     const RuleInfo& r = *entry.info;
     out << r.id << "  " << SeverityName(r.severity) << "  " << CodeName(r.code) << (r.security ? "  security" : "")
         << "\n  " << r.title << "\n  Why: " << r.explanation << "\n  Fix: " << r.remediation
-        << "\n  Source: " << entry.source << (entry.check ? "" : " (detected while reading)") << "\n\n";
+        << "\n  Source: " << entry.source << CheckedWhere(entry) << "\n\n";
   }
   out << rules::AllRules().size() << " rules\n";
 }

@@ -23,6 +23,11 @@ std::string Short(const std::string& hash) { return hash.size() > 12 ? hash.subs
 
 }  // namespace
 
+std::string ThresholdText(FailThreshold threshold) {
+  if (!threshold) return "fail-on none: not gating, the exit status ignores findings";
+  return "fail-on " + std::string(FailThresholdName(threshold));
+}
+
 std::string FormatLocation(const std::string& artifact_path, const Location& location) {
   std::string out = artifact_path;
   if (!location.file.empty()) out += (out.empty() || out.back() == '/' ? "" : "/") + location.file;
@@ -83,7 +88,7 @@ void WriteTextReport(std::ostream& out, std::span<const AuditResult> results, co
   out << Plural(results.size(), "artifact") << ": " << passed << " passed, " << failed << " failed";
   if (errored) out << ", " << errored << " not audited";
   out << "; " << Plural(total.errors, "error") << ", " << Plural(total.warnings, "warning") << ", "
-      << Plural(total.notes, "note") << " (fail-on " << FailThresholdName(context.threshold) << ")\n";
+      << Plural(total.notes, "note") << " (" << ThresholdText(context.threshold) << ")\n";
 }
 
 }  // namespace ckpt::reports

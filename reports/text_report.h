@@ -11,6 +11,9 @@
 
 namespace ckpt::reports {
 
+/// "fail-on error", or for --fail-on none a note that the run was not gating.
+std::string ThresholdText(FailThreshold threshold);
+
 /// "dir/header.json:12:5" or "dir/weights.safetensors@1234" or "dir/file".
 std::string FormatLocation(const std::string& artifact_path, const Location& location);
 

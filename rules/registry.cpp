@@ -25,6 +25,7 @@ const RuleEntry kRules[] = {
     {&diff_not_child::kRule, nullptr, nullptr, &diff_not_child::CheckDiff, "rules/diff/diff-not-child.cpp"},
     {&diff_rel_l2_exceeded::kRule, nullptr, nullptr, &diff_rel_l2_exceeded::CheckDiff, "rules/diff/diff-rel-l2-exceeded.cpp"},
     {&hash_mismatch::kRule, &hash_mismatch::Check, nullptr, nullptr, "rules/hash/hash-mismatch.cpp"},
+    {&hash_not_verified::kRule, &hash_not_verified::Check, nullptr, nullptr, "rules/hash/hash-not-verified.cpp"},
     {&hash_unexpected::kRule, &hash_unexpected::Check, nullptr, nullptr, "rules/hash/hash-unexpected.cpp"},
     {&header_created_at_invalid::kRule, &header_created_at_invalid::Check, nullptr, nullptr, "rules/header/header-created-at-invalid.cpp"},
     {&header_dtype_invalid::kRule, &header_dtype_invalid::Check, nullptr, nullptr, "rules/header/header-dtype-invalid.cpp"},

@@ -322,11 +322,33 @@ TEST(ChainCli, UnreadableArtifactIsAToolError) {
   std::filesystem::permissions(dir.path(), std::filesystem::perms::all);  // mkdtemp made it 0700
   const std::optional<std::string> prefix = UnprivilegedPrefix();
   if (!prefix) GTEST_SKIP() << "running as root without setpriv: cannot drop privileges for a permission test";
-  CommandResult run = RunCommand(*prefix + CKPT_CHAIN_BIN + " " + dir.path().string() + " 2>&1");
+  // The binary and the working directory must be reachable by the other user even when the
+  // checkout sits in a private (0700) directory: run a copy from the temporary folder.
+  const std::string chain = ReachableCopy(CKPT_CHAIN_BIN, dir.path().string());
+  CommandResult run = RunCommand("cd " + dir.path().string() + " && " + *prefix + chain + " " + dir.path().string() + " 2>&1");
   const std::string& out = run.output;
   EXPECT_EQ(run.exit_code, 2) << out;
   EXPECT_NE(out.find("Permission denied"), std::string::npos) << out;
   EXPECT_NE(out.find("round-0002"), std::string::npos) << "the other artifacts are still reported:\n" << out;
+}
+
+// Issue 8 item 17: started from a working directory the user cannot reach (a clone in a
+// private 0700 directory), the default source root is no usage error.
+TEST(ChainCli, UnreachableWorkingDirectoryIsNoUsageError) {
+  TempDir dir;
+  auto rounds = WriteHistory(dir.path() / "h", 2);
+  std::filesystem::permissions(dir.path(), std::filesystem::perms::all);
+  std::filesystem::create_directory(dir.path() / "private");
+  std::filesystem::permissions(dir.path() / "private", std::filesystem::perms::owner_all);
+  const std::optional<std::string> prefix = UnprivilegedPrefix();
+  if (!prefix || prefix->empty()) GTEST_SKIP() << "needs root and setpriv to run from a directory the user cannot reach";
+  const std::string chain = ReachableCopy(CKPT_CHAIN_BIN, dir.path().string());
+  for (const char* format : {"text", "sarif"}) {
+    CommandResult run = RunCommand("cd " + (dir.path() / "private").string() + " && " + *prefix + chain + " --format " +
+                                   format + " " + (dir.path() / "h").string() + " 2>&1");
+    EXPECT_EQ(run.exit_code, 0) << format << ": " << run.output;
+    EXPECT_EQ(run.output.find("must be a directory"), std::string::npos) << run.output;
+  }
 }
 
 TEST(ChainCli, DotRendersWithGraphvizForAForkAndAGap) {

@@ -118,6 +118,87 @@ TEST_F(CliTest, NoHashChecksStructureOnly) {
   EXPECT_EQ(hash["not_computed_reason"], "not recomputed (--no-hash)");
 }
 
+// Issue 8 item 3: --no-hash leaves a trace in every format, so switching to it cannot
+// silently close open hash-mismatch alerts.
+TEST_F(CliTest, NoHashIsAWarningInEveryFormat) {
+  const std::string broken = Broken();
+  CliRun text = Cli("--no-hash " + broken);
+  EXPECT_EQ(text.exit_code, 0) << text.out;
+  EXPECT_NE(text.out.find(": warning: Content hash not verified: --no-hash was given, so the tensor bytes were not "
+                          "hashed and the declared '"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("[hash-not-verified CHECKPOINT_INTEGRITY]"), std::string::npos) << text.out;
+  CliRun sarif = Cli("--no-hash --format sarif " + broken);
+  auto run = boost::json::parse(sarif.out).as_object()["runs"].as_array()[0].as_object();
+  ASSERT_EQ(run["results"].as_array().size(), 1u) << sarif.out;
+  EXPECT_EQ(run["results"].as_array()[0].as_object()["ruleId"], "hash-not-verified");
+  EXPECT_EQ(run["results"].as_array()[0].as_object()["level"], "warning");
+  EXPECT_EQ(Cli("--no-hash --fail-on warning " + broken).exit_code, 1);
+  // Near miss: with the hash computed there is no such warning.
+  EXPECT_EQ(Cli(kClean).out.find("hash-not-verified"), std::string::npos);
+}
+
+// Issue 8 item 4: --fail-on none stops gating, not judging: FAIL stays FAIL, exit is 0.
+TEST_F(CliTest, FailOnNoneKeepsTheVerdictAndSaysItIsNotGating) {
+  ArtifactSpec spec = ArtifactSpec::Clean();
+  spec.tensors.push_back({"encoder.action_head.w", "encoder", "float32", {2}, ""});
+  WriteFiles(spec.Build(), dir_.path() / "head");
+  const std::string path = (dir_.path() / "head").string();
+  CliRun text = Cli("--fail-on none " + path);
+  EXPECT_EQ(text.exit_code, 0) << text.out;
+  EXPECT_NE(text.out.find(path + ": FAIL"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("PASS"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("(fail-on none: not gating, the exit status ignores findings)"), std::string::npos) << text.out;
+  auto json = boost::json::parse(Cli("--fail-on none --format json " + path).out).as_object();
+  EXPECT_EQ(json["artifacts"].as_array()[0].as_object()["verdict"], "fail");
+  EXPECT_EQ(json["gating"], false);
+  EXPECT_EQ(json["exit_code"], 0);
+  EXPECT_EQ(json["summary"].as_object()["failed"], 1);
+  // Near miss: a clean artifact is PASS with --fail-on none too.
+  EXPECT_NE(Cli("--fail-on none " + kClean).out.find(": PASS"), std::string::npos);
+}
+
+// Issue 8 item 7: -o inside an audited input is refused before anything is written.
+TEST_F(CliTest, OutputInsideAnInputIsRefused) {
+  WriteFiles(ArtifactSpec::Clean().Build(), dir_.path() / "art");
+  const std::string art = (dir_.path() / "art").string();
+  const std::string before = ReadFiles(art).at("header.json");
+  for (const std::string& out : {art + "/header.json", art + "/report.json", art + "/./sub/../report.txt"}) {
+    CliRun run = Cli("-o " + out + " " + art);
+    EXPECT_EQ(run.exit_code, 2) << out;
+    EXPECT_NE(run.err.find("is inside the audited input"), std::string::npos) << run.err;
+  }
+  EXPECT_EQ(ReadFiles(art).at("header.json"), before);
+  EXPECT_EQ(ReadFiles(art).size(), 2u) << "nothing was added to the artifact";
+  // Near miss: beside the artifact is fine, and the report replaces the old file whole.
+  const std::string beside = (dir_.path() / "art.report").string();
+  std::ofstream(beside) << "old";
+  EXPECT_EQ(Cli("-o " + beside + " " + art).exit_code, 0);
+  std::ifstream in(beside);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.rfind(art + ": PASS", 0), 0u) << text;
+}
+
+// Issue 8 item 8: output that cannot be written is exit 2, even for --help.
+TEST_F(CliTest, UnwritableStandardOutputIsAToolError) {
+  for (const char* args : {"--help", "--version", "--list-rules", "--list-rules --format json"}) {
+    CliRun run = Cli(std::string(args) + " >/dev/full");
+    EXPECT_EQ(run.exit_code, 2) << args;
+    EXPECT_NE(run.err.find("ckpt-audit: "), std::string::npos) << args;
+  }
+  EXPECT_EQ(Cli(kClean + " >/dev/full").exit_code, 2);
+}
+
+TEST_F(CliTest, ListRulesAsSarif) {
+  CliRun run = Cli("--list-rules --format sarif");
+  EXPECT_EQ(run.exit_code, 0);
+  auto sarif = boost::json::parse(run.out).as_object();
+  auto& driver = sarif["runs"].as_array()[0].as_object()["tool"].as_object()["driver"].as_object();
+  EXPECT_EQ(driver["rules"].as_array().size(), rules::AllRules().size());
+  EXPECT_TRUE(sarif["runs"].as_array()[0].as_object()["results"].as_array().empty());
+}
+
 TEST_F(CliTest, ExpectHash) {
   EXPECT_EQ(Cli("--expect-hash 6CFC33B1D22878A421E587FE95100746ED8EE1FF5730D5C6A6E267AAB5E9B31E " + kClean).exit_code, 0);
   CliRun run = Cli("--expect-hash " + std::string(64, 'a') + " " + kClean);
@@ -198,6 +279,12 @@ TEST_F(CliTest, ColourOnlyOnATerminalAndNeverWithNoColor) {
   const std::string tty = "script -qec '" + std::string(CKPT_AUDIT_BIN) + " " + kClean + "' /dev/null";
   EXPECT_NE(ReadPipe(tty).find("\033[32m"), std::string::npos) << "PASS is green on a terminal";
   EXPECT_EQ(ReadPipe("NO_COLOR=1 " + tty).find("\033["), std::string::npos) << "NO_COLOR disables colour";
+  // Issue 8 item 15: only a non-empty NO_COLOR counts (no-color.org); --color overrides.
+  EXPECT_NE(ReadPipe("NO_COLOR= " + tty).find("\033[32m"), std::string::npos) << "empty NO_COLOR is unset";
+  const std::string never = "script -qec '" + std::string(CKPT_AUDIT_BIN) + " --color never " + kClean + "' /dev/null";
+  EXPECT_EQ(ReadPipe(never).find("\033["), std::string::npos);
+  EXPECT_NE(Cli("--color always " + kClean).out.find("\033[32mPASS"), std::string::npos);
+  EXPECT_EQ(Cli("--color sometimes " + kClean).exit_code, 2);
 }
 
 }  // namespace

@@ -282,6 +282,44 @@ TEST(DiffGates, MaxRelL2) {
   EXPECT_EQ(RunDiff(q->a, q->b, huge).findings.size(), 1u);
 }
 
+// Issue 8 item 5: a change involving NaN or Inf exceeds every finite threshold, even 0 and
+// even when no NaN or Inf "appears" (NaN -> 3e38, +Inf -> -Inf, one NaN payload to another).
+TEST(DiffGates, ChangesInvolvingNanOrInfExceedEveryThreshold) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const float other_nan = std::bit_cast<float>(std::uint32_t{0x7FC00001});
+  struct Case {
+    const char* what;
+    float from, to;
+    bool fires;
+  };
+  for (const Case& c : {Case{"NaN -> 3e38", nan, 3e38f, true}, Case{"+Inf -> -Inf", inf, -inf, true},
+                        Case{"NaN payload", nan, other_nan, true}, Case{"finite -> NaN", 6, nan, true},
+                        Case{"same NaN bits (near miss)", nan, nan, false}}) {
+    TempDir dir;
+    ArtifactSpec a = ArtifactSpec::Clean();
+    a.tensors[1].data = F32({1, 2, 3, 4, 5, c.from});
+    Round ra = WriteRound(dir.path(), "a", a);
+    ArtifactSpec b = a;
+    b.round_index = 1;
+    b.parent_hash = ra.hash;
+    b.tensors[1].data = F32({1, 2, 3, 4, 5, c.to});
+    WriteRound(dir.path(), "b", b);
+    DiffOptions zero = Options();
+    zero.max_rel_l2 = 0;
+    DiffRun run = RunDiff((dir.path() / "a").string(), (dir.path() / "b").string(), zero);
+    if (!c.fires) {
+      EXPECT_TRUE(run.findings.empty()) << c.what;
+      continue;
+    }
+    ASSERT_EQ(run.findings.size(), 1u) << c.what;
+    EXPECT_EQ(run.findings[0].rule->id, "diff-rel-l2-exceeded") << c.what;
+    EXPECT_NE(run.findings[0].message.find("1 changed elements involve NaN or Inf"), std::string::npos)
+        << c.what << ": " << run.findings[0].message;
+    EXPECT_NE(run.findings[0].message.find("which exceeds every finite threshold."), std::string::npos) << c.what;
+  }
+}
+
 TEST(DiffGates, RequireChild) {
   auto child = MakePair();
   DiffOptions gate = Options();
@@ -359,7 +397,11 @@ TEST(DiffCli, UnreadableArtifactIsAToolError) {
   std::filesystem::permissions(p->dir.path(), std::filesystem::perms::all);
   const std::optional<std::string> prefix = UnprivilegedPrefix();
   if (!prefix) GTEST_SKIP() << "running as root without setpriv: cannot drop privileges for a permission test";
-  EXPECT_EQ(RunCommand(*prefix + CKPT_DIFF_BIN + " " + p->a + " " + p->b + " >/dev/null 2>&1").exit_code, 2);
+  const std::string diff = ReachableCopy(CKPT_DIFF_BIN, p->dir.path().string());
+  EXPECT_EQ(RunCommand("cd " + p->dir.path().string() + " && " + *prefix + diff + " " + p->a + " " + p->b +
+                       " >/dev/null 2>&1")
+                .exit_code,
+            2);
 }
 
 }  // namespace

@@ -79,11 +79,12 @@ TEST(RuleCatalog, EachRuleLivesInTheFileTheRegistryNames) {
 }
 
 TEST(RuleCatalog, SeverityDefaults) {
-  // Valid-but-noncanonical input and unverified links are warnings; a widened policy and a
+  // Valid-but-noncanonical input, unverified links and unverified hashes are warnings; a widened policy and a
   // duplicate artifact are notes; all else is an error.
   for (const RuleEntry& entry : AllRules()) {
     const std::string_view id = entry.info->id;
-    Severity expected = (id == "safetensors-noncanonical-whitespace" || id == "chain-links-unverified")
+    Severity expected = (id == "safetensors-noncanonical-whitespace" || id == "chain-links-unverified" ||
+                         id == "hash-not-verified")
                             ? Severity::kWarning
                         : (id == "residency-policy-widened" || id == "chain-duplicate-artifact") ? Severity::kNote
                                                                                                  : Severity::kError;

@@ -299,7 +299,7 @@ TEST(SarifValidation, EveryToolsOutputPassesTheOfficialValidators) {
   WriteFiles(Clean(), root / "clean");
   // 2. every audit rule firing at least once across the fixture set, written by the
   //    ckpt-audit binary: default-policy cases in one run, the policy cases in another.
-  std::string default_dirs, policy_dirs;
+  std::string default_dirs, policy_dirs, no_hash_dirs;
   std::set<std::string> expected_rules;
   int index = 0;
   for (const FireCase& fc : AllFireCases()) {
@@ -317,7 +317,7 @@ TEST(SarifValidation, EveryToolsOutputPassesTheOfficialValidators) {
       }
     }
     const bool needs_policy = !fc.policy.extra_allowed_groups.empty() || fc.policy.expected_hash;
-    (needs_policy ? policy_dirs : default_dirs) += " " + name;
+    (!fc.policy.compute_hash ? no_hash_dirs : needs_policy ? policy_dirs : default_dirs) += " " + name;
     expected_rules.insert(fc.rule);
   }
   const std::string bin = fs::path(CKPT_AUDIT_BIN).parent_path().string();
@@ -326,8 +326,11 @@ TEST(SarifValidation, EveryToolsOutputPassesTheOfficialValidators) {
   EXPECT_EQ(Shell(cd + bin + "/ckpt-audit --format sarif --sarif-category policy --allow-group gripper --expect-hash " +
                   std::string(64, 'b') + " -o policy-rules.sarif" + policy_dirs),
             1);
+  EXPECT_EQ(Shell(cd + bin + "/ckpt-audit --format sarif --sarif-category structure --no-hash --fail-on warning " +
+                  "-o no-hash-rules.sarif" + no_hash_dirs),
+            1);
   std::set<std::string> fired;
-  for (const char* file : {"all-rules.sarif", "policy-rules.sarif"}) {
+  for (const char* file : {"all-rules.sarif", "policy-rules.sarif", "no-hash-rules.sarif"}) {
     std::ifstream in(root / file);
     boost::json::object run = FirstRun(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
     for (auto& r : run["results"].as_array()) fired.insert(std::string(r.as_object()["ruleId"].as_string()));

@@ -37,14 +37,9 @@ int main(int argc, char** argv) try {
   cli.options().add_options()
       ("expect-hash", po::value(&expect_hash)->value_name("HEX"),
        "the recomputed content hash must equal HEX (64 hex digits)")
-      ("no-hash", "check structure only; do not recompute the content hash")
-      ("list-rules", "print the rule catalog (text or json) and exit");
+      ("no-hash", "check structure only; do not recompute the content hash (reported as a warning)");
   std::vector<std::string> artifacts;
   if (auto stop = cli.Parse(argc, argv, artifacts)) return *stop;
-  if (cli.Has("list-rules")) {
-    cli.format() == "json" ? ckpt::reports::WriteRuleCatalogJson(std::cout) : ckpt::reports::WriteRuleCatalogText(std::cout);
-    return ckpt::kExitClean;
-  }
   if (artifacts.empty()) return cli.UsageError("nothing to audit: give at least one ARTIFACT directory");
 
   ckpt::Policy policy;

@@ -1,12 +1,18 @@
 #include "apps/common/cli.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+
+#include "reports/rule_catalog_report.h"
 
 namespace ckpt::cli {
 
@@ -35,7 +41,36 @@ CommonCli::CommonCli(std::string tool, std::vector<std::string> formats, const c
       ("source-root", po::value(&source_root_)->value_name("DIR"),
        "SARIF: URIs are relative to DIR (default: the current directory)")
       ("allow-group", po::value(&allow_groups_)->value_name("NAME"),
-       "also accept this param group as shared (repeatable; reported as a note)");
+       "also accept this param group as shared (repeatable; reported as a note where it is used)")
+      ("color", po::value(&color_)->value_name("WHEN"),
+       "auto|always|never: ANSI colour in text reports (auto: a terminal, and NO_COLOR unset or empty)")
+      ("list-rules", "print the rule catalog (--format text, json or sarif) and exit");
+}
+
+int CommonCli::FinishStdout(int code) const {
+  std::cout.flush();
+  if (!std::cout) {
+    std::cerr << tool_ << ": cannot write to standard output\n";
+    return kExitToolError;
+  }
+  return code;
+}
+
+int CommonCli::ListRules() const {
+  if (format_ != "text" && format_ != "json" && format_ != "sarif") {
+    return UsageError("--list-rules prints text, json or sarif, not '" + format_ + "'");
+  }
+  auto failed = WriteReport([&](std::ostream& out) {
+    if (format_ == "json") {
+      reports::WriteRuleCatalogJson(out);
+    } else if (format_ == "sarif") {
+      reports::SarifInput catalog;  // the whole catalog in tool.driver.rules, no results
+      reports::WriteSarif(out, catalog, sarif_, Context());
+    } else {
+      reports::WriteRuleCatalogText(out);
+    }
+  });
+  return failed ? *failed : kExitClean;
 }
 
 int CommonCli::UsageError(const std::string& message) const {
@@ -58,11 +93,14 @@ std::optional<int> CommonCli::Parse(int argc, char** argv, std::vector<std::stri
   }
   if (Has("help")) {
     std::cout << options_ << "\n";
-    return kExitClean;
+    return FinishStdout(kExitClean);
   }
   if (Has("version")) {
     std::cout << tool_ << " " << CKPT_VERSION << "\n";
-    return kExitClean;
+    return FinishStdout(kExitClean);
+  }
+  if (color_ != "auto" && color_ != "always" && color_ != "never") {
+    return UsageError("--color must be auto, always or never, not '" + color_ + "'");
   }
   if (std::find(formats_.begin(), formats_.end(), format_) == formats_.end()) {
     return UsageError("--format must be one of " + Join(formats_, ", ") + ", not '" + format_ + "'");
@@ -77,9 +115,37 @@ std::optional<int> CommonCli::Parse(int argc, char** argv, std::vector<std::stri
     sarif_.category = sarif_category_;
   }
   std::error_code ec;
-  sarif_.source_root = std::filesystem::absolute(
-      source_root_.empty() ? std::filesystem::current_path(ec) : std::filesystem::path(source_root_), ec);
-  if (ec || !std::filesystem::is_directory(sarif_.source_root, ec)) return UsageError("--source-root must be a directory");
+  if (!source_root_.empty()) {
+    sarif_.source_root = std::filesystem::absolute(source_root_, ec);
+    if (ec || !std::filesystem::is_directory(sarif_.source_root, ec)) return UsageError("--source-root must be a directory");
+  } else {
+    // The default is the working directory as the shell names it: a directory this user
+    // cannot stat (a private parent) is no usage error, only relative URIs lose nothing.
+    const char* pwd = std::getenv("PWD");
+    sarif_.source_root = std::filesystem::current_path(ec);
+    if (ec) sarif_.source_root = (pwd && pwd[0] == '/') ? std::filesystem::path(pwd) : std::filesystem::path("/");
+  }
+  if (Has("list-rules")) return ListRules();
+  if (auto refused = RefuseOutputInsideInputs(positionals)) return *refused;
+  return std::nullopt;
+}
+
+std::optional<int> CommonCli::RefuseOutputInsideInputs(const std::vector<std::string>& inputs) const {
+  if (output_.empty()) return std::nullopt;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path out = fs::weakly_canonical(fs::absolute(output_, ec), ec);
+  if (ec) return std::nullopt;  // reported when writing
+  for (const std::string& input : inputs) {
+    std::error_code input_ec;
+    const fs::path in = fs::weakly_canonical(fs::absolute(input, input_ec), input_ec);
+    if (input_ec) continue;
+    auto [end, rest] = std::mismatch(in.begin(), in.end(), out.begin(), out.end());
+    if (end == in.end()) {
+      return UsageError("-o '" + output_ + "' is inside the audited input '" + input +
+                        "'; the tools never write into what they audit");
+    }
+  }
   return std::nullopt;
 }
 
@@ -92,16 +158,39 @@ std::optional<int> CommonCli::ApplyAllowGroups(Policy& policy) const {
 }
 
 std::optional<int> CommonCli::WriteReport(const std::function<void(std::ostream&)>& write) const {
-  std::ofstream file;
-  if (!output_.empty()) {
-    file.open(output_, std::ios::binary | std::ios::trunc);
-    if (!file) return UsageError("cannot write the report to '" + output_ + "'");
+  if (output_.empty()) {
+    write(std::cout);
+    std::cout.flush();
+    if (!std::cout) {
+      std::cerr << tool_ << ": writing the report to standard output failed\n";
+      return kExitToolError;
+    }
+    return std::nullopt;
   }
-  std::ostream& out = output_.empty() ? std::cout : file;
-  write(out);
-  out.flush();
-  if (!out) {
-    std::cerr << tool_ << ": writing the report failed\n";
+  // A temporary file beside the destination, renamed over it once complete: a reader of
+  // -o never sees half a report, and a failed run leaves the old one in place.
+  namespace fs = std::filesystem;
+  const fs::path target(output_);
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::string pattern = (dir / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
+  const int fd = ::mkstemp(pattern.data());
+  if (fd < 0) return UsageError("cannot write the report to '" + output_ + "': " + std::strerror(errno));
+  const mode_t mask = ::umask(0);  // mkstemp makes 0600; a report gets the usual 0666 & ~umask
+  ::umask(mask);
+  ::fchmod(fd, 0666 & ~mask);
+  ::close(fd);
+  bool ok = false;
+  {
+    std::ofstream file(pattern, std::ios::binary | std::ios::trunc);
+    if (file) {
+      write(file);
+      file.flush();
+      ok = static_cast<bool>(file);
+    }
+  }
+  if (!ok || ::rename(pattern.c_str(), output_.c_str()) != 0) {
+    ::unlink(pattern.c_str());
+    std::cerr << tool_ << ": writing the report to '" << output_ << "' failed\n";
     return kExitToolError;
   }
   return std::nullopt;
@@ -111,7 +200,10 @@ reports::ReportContext CommonCli::Context() const {
   reports::ReportContext context;
   context.tool_name = tool_;
   context.threshold = threshold_;
-  context.color = output_.empty() && format_ == "text" && ::isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
+  // no-color.org: only a non-empty NO_COLOR disables colour; --color always|never overrides.
+  const char* no_color = std::getenv("NO_COLOR");
+  const bool auto_color = output_.empty() && ::isatty(STDOUT_FILENO) && (no_color == nullptr || *no_color == '\0');
+  context.color = format_ == "text" && (color_ == "always" || (color_ == "auto" && auto_color));
   return context;
 }
 

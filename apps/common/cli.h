@@ -57,6 +57,11 @@ class CommonCli {
   std::string sarif_category_;
   std::string source_root_;
   std::vector<std::string> allow_groups_;
+  std::string color_ = "auto";
+  std::optional<int> RefuseOutputInsideInputs(const std::vector<std::string>& inputs) const;
+  /// Flushes standard output; 2 with a message when it cannot be written (/dev/full).
+  int FinishStdout(int code) const;
+  int ListRules() const;
   FailThreshold threshold_ = Severity::kError;
   reports::SarifOptions sarif_;
 };

@@ -30,10 +30,12 @@ bool AtOrAbove(Severity severity, FailThreshold threshold) {
   return threshold && static_cast<int>(severity) >= static_cast<int>(*threshold);
 }
 
+FailThreshold VerdictThreshold(FailThreshold threshold) { return threshold ? threshold : Severity::kError; }
+
 Verdict VerdictOf(const AuditResult& result, FailThreshold threshold) {
   if (!result.tool_errors.empty()) return Verdict::kError;
   for (const Finding& f : result.findings) {
-    if (AtOrAbove(f.severity(), threshold)) return Verdict::kFail;
+    if (AtOrAbove(f.severity(), VerdictThreshold(threshold))) return Verdict::kFail;
   }
   return Verdict::kPass;
 }
@@ -44,7 +46,7 @@ int ExitCodeOf(std::span<const AuditResult> results, FailThreshold threshold) {
   for (const AuditResult& r : results) {
     Verdict v = VerdictOf(r, threshold);
     if (v == Verdict::kError) return kExitToolError;
-    if (v == Verdict::kFail) code = kExitFindings;
+    if (v == Verdict::kFail && threshold) code = kExitFindings;
   }
   return code;
 }

@@ -23,6 +23,10 @@ enum class Verdict {
 std::string_view VerdictName(Verdict verdict);  ///< "pass", "fail", "error"
 
 bool AtOrAbove(Severity severity, FailThreshold threshold);
+/// The severity verdicts are judged at: the threshold, or error with --fail-on none (the
+/// verdict word follows the findings; only the exit status stops gating).
+FailThreshold VerdictThreshold(FailThreshold threshold);
+/// fail when a finding is at or above VerdictThreshold(threshold).
 Verdict VerdictOf(const AuditResult& result, FailThreshold threshold);
 
 /// Exit codes, documented in the README and --help.
@@ -30,7 +34,7 @@ inline constexpr int kExitClean = 0;     ///< nothing at or above the threshold
 inline constexpr int kExitFindings = 1;  ///< findings at or above the threshold
 inline constexpr int kExitToolError = 2; ///< bad usage, missing path, nothing to audit, I/O or internal error
 
-/// 2 if any artifact could not be audited, else 1 if any failed, else 0.
+/// 2 if any artifact could not be audited, else 1 if any failed (never with --fail-on none), else 0.
 int ExitCodeOf(std::span<const AuditResult> results, FailThreshold threshold);
 
 struct SeverityCounts {

@@ -27,11 +27,12 @@ ChainRun RunChain(const std::vector<std::string>& roots, const ChainRunOptions& 
 Verdict NodeVerdict(const ChainRun& run, std::size_t node, FailThreshold threshold) {
   const ChainNode& n = run.graph.nodes[node];
   if (!n.tool_errors.empty()) return Verdict::kError;
+  const FailThreshold judged = VerdictThreshold(threshold);
   for (const Finding& f : n.audit_findings) {
-    if (AtOrAbove(f.severity(), threshold)) return Verdict::kFail;
+    if (AtOrAbove(f.severity(), judged)) return Verdict::kFail;
   }
   for (const ChainFinding& f : run.findings) {
-    if (f.node == node && AtOrAbove(f.finding.severity(), threshold)) return Verdict::kFail;
+    if (f.node == node && AtOrAbove(f.finding.severity(), judged)) return Verdict::kFail;
   }
   return Verdict::kPass;
 }
@@ -42,7 +43,7 @@ int ChainExitCode(const ChainRun& run, FailThreshold threshold) {
   for (std::size_t node : run.graph.scope) {
     Verdict v = NodeVerdict(run, node, threshold);
     if (v == Verdict::kError) return kExitToolError;
-    if (v == Verdict::kFail) code = kExitFindings;
+    if (v == Verdict::kFail && threshold) code = kExitFindings;
   }
   for (const ChainFinding& f : run.findings) {
     if (!f.node && AtOrAbove(f.finding.severity(), threshold)) code = kExitFindings;

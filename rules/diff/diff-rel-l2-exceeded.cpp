@@ -15,8 +15,9 @@ const RuleInfo kRule{
     .severity = Severity::kError,
     .title = "Tensor changed more than --max-rel-l2 allows",
     .explanation = "rel_l2 = ||b - a|| / ||a|| measures how far a tensor moved in one round. A sudden jump is how "
-                   "a poisoned or corrupted update looks; so are NaN or Inf values appearing, and any change of a "
-                   "tensor that was all zeros (rel_l2 undefined), which this gate treats as exceeding.",
+                   "a poisoned or corrupted update looks; so is any changed element involving NaN or Inf (appearing, "
+                   "vanishing, or NaN to a huge finite value, +Inf to -Inf), and any change of a tensor that was "
+                   "all zeros (rel_l2 undefined): this gate treats all of them as exceeding every threshold.",
     .remediation = "Inspect the round's update before accepting it; raise --max-rel-l2 only with a reason.",
     .security = true,
 };
@@ -28,9 +29,13 @@ void CheckDiff(const DiffRun& run, FindingSink& sink) {
     if (t.status != TensorStatus::kChanged || !t.stats) continue;
     const DiffStats& s = *t.stats;
     std::string why;
-    char buf[128];
-    if (s.nan_appeared || s.inf_appeared) {
-      std::snprintf(buf, sizeof buf, "%llu NaN and %llu Inf values appeared",
+    char buf[320];
+    if (s.non_finite_pairs > 0) {
+      // NaN to 3e38, +Inf to -Inf, one NaN payload to another: no finite threshold can hold them.
+      std::snprintf(buf, sizeof buf,
+                    "%llu changed elements involve NaN or Inf (%llu NaN and %llu Inf appeared where values were "
+                    "finite), which exceeds every finite threshold",
+                    static_cast<unsigned long long>(s.non_finite_pairs),
                     static_cast<unsigned long long>(s.nan_appeared), static_cast<unsigned long long>(s.inf_appeared));
       why = buf;
     } else if (!s.rel_l2()) {

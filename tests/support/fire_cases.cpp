@@ -447,6 +447,13 @@ std::vector<FireCase> AllFireCases() {
     pinned.expected_hash = std::string(64, 'b');
     add("hash-unexpected", CI, "pinned other hash", Clean, pinned);
   }
+  {
+    Policy structure_only;
+    structure_only.compute_hash = false;
+    add("hash-not-verified", CI, "--no-hash on a tampered artifact", [] {
+      return CleanWithHeader([](auto& h) { h["content_hash"] = std::string(64, '0'); });
+    }, structure_only);
+  }
   return c;
 }
 

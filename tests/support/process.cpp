@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 namespace ckpt::testing {
 
@@ -25,6 +26,15 @@ std::optional<std::string> UnprivilegedPrefix() {
   if (::geteuid() != 0) return std::string();
   if (std::system("command -v setpriv >/dev/null 2>&1") != 0) return std::nullopt;
   return std::string("setpriv --reuid=65534 --regid=65534 --clear-groups ");
+}
+
+std::string ReachableCopy(const std::string& binary, const std::string& dir) {
+  namespace fs = std::filesystem;
+  const fs::path copy = fs::path(dir) / fs::path(binary).filename();
+  fs::copy_file(binary, copy, fs::copy_options::overwrite_existing);
+  fs::permissions(copy, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                            fs::perms::others_read | fs::perms::others_exec);
+  return copy.string();
 }
 
 }  // namespace ckpt::testing

@@ -19,4 +19,8 @@ CommandResult RunCommand(const std::string& command);
 /// and setpriv is missing (the caller skips).
 std::optional<std::string> UnprivilegedPrefix();
 
+/// `binary` copied into `dir` (which the test made reachable by everyone), so the
+/// unprivileged user can run it even when the checkout sits in a private 0700 directory.
+std::string ReachableCopy(const std::string& binary, const std::string& dir);
+
 }  // namespace ckpt::testing
