@@ -268,6 +268,33 @@ TEST(Chain, HeadFollowsOneLineageAndIgnoresOtherBranches) {
   EXPECT_EQ(Chain(all, "chain-fork").size(), 1u) << Describe(all);
 }
 
+// Issue 8 item 12: a copy of the head is the same node, and a decoy that only claims the
+// head's hash (its bytes differ) is no candidate: the full hash is not "ambiguous".
+TEST(Chain, HeadIgnoresCopiesAndDecoys) {
+  TempDir dir;
+  auto rounds = WriteHistory(dir.path(), 4);
+  std::filesystem::copy(rounds[3].dir, dir.path() / "copy-of-head");
+  std::filesystem::copy(rounds[3].dir, dir.path() / "decoy");
+  FlipLastByte(dir.path() / "decoy" / "weights.safetensors");  // still declares the head's hash
+  ChainRunOptions head;
+  head.chain.head = rounds[3].hash;
+  ChainRun run = RunOn(dir.path(), head);
+  EXPECT_TRUE(Chain(run, "chain-head-missing").empty()) << Describe(run);
+  ASSERT_TRUE(run.graph.head.has_value());
+  const std::string& head_path = run.graph.nodes[*run.graph.head].path;
+  EXPECT_TRUE(head_path == rounds[3].dir.string() || head_path == (dir.path() / "copy-of-head").string()) << head_path;
+  EXPECT_EQ(run.history.size(), 4u) << Describe(run);
+  EXPECT_EQ(ChainExitCode(run, Severity::kError), kExitClean) << Describe(run);
+  // Near miss: two different artifacts matching a short prefix are still ambiguous.
+  ChainRunOptions prefix;
+  prefix.chain.head = "0";
+  ChainRun ambiguous = RunOn(dir.path(), prefix);
+  if (ambiguous.graph.head_matches > 1) {
+    ASSERT_EQ(Chain(ambiguous, "chain-head-missing").size(), 1u);
+    EXPECT_NE(Chain(ambiguous, "chain-head-missing")[0]->finding.message.find("give more digits"), std::string::npos);
+  }
+}
+
 TEST(Chain, ResultsDoNotDependOnTheJobCount) {
   TempDir dir;
   auto rounds = WriteHistory(dir.path(), 10);

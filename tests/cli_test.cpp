@@ -230,6 +230,28 @@ TEST_F(CliTest, AllowGroupIsReportedNeverSilent) {
   EXPECT_EQ(widened.exit_code, 0) << widened.out;
   EXPECT_NE(widened.out.find("[residency-policy-widened RESIDENCY_VIOLATION]"), std::string::npos) << widened.out;
   EXPECT_EQ(Cli("--fail-on note --allow-group gripper " + path).exit_code, 1);
+  // Issue 8 item 13: artifacts that do not use the widened group get no note.
+  CliRun others = Cli("--fail-on note --allow-group gripper " + path + " " + kClean);
+  EXPECT_EQ(others.exit_code, 1);
+  EXPECT_NE(others.out.find(kClean + ": PASS"), std::string::npos) << others.out;
+  EXPECT_EQ(others.out.find("residency-policy-widened", others.out.find(kClean + ": PASS")), std::string::npos)
+      << others.out;
+}
+
+// Issue 8 item 13: --expect-hash names its artifact when several are audited.
+TEST_F(CliTest, ExpectHashIsPerArtifact) {
+  const std::string hash = "6cfc33b1d22878a421e587fe95100746ed8ee1ff5730d5c6a6e267aab5e9b31e";
+  const std::string other = "fixtures/vectors/v2-single";
+  CliRun bare = Cli("--expect-hash " + hash + " " + kClean + " " + other);
+  EXPECT_EQ(bare.exit_code, 2);
+  EXPECT_NE(bare.err.find("--expect-hash PATH=HEX"), std::string::npos) << bare.err;
+  CliRun scoped = Cli("--expect-hash " + kClean + "=" + hash + " " + kClean + " " + other);
+  EXPECT_EQ(scoped.exit_code, 0) << scoped.out;
+  CliRun wrong = Cli("--expect-hash " + other + "=" + hash + " " + kClean + " " + other);
+  EXPECT_EQ(wrong.exit_code, 1) << wrong.out;
+  EXPECT_NE(wrong.out.find("[hash-unexpected CHECKPOINT_INTEGRITY]"), std::string::npos) << wrong.out;
+  EXPECT_EQ(wrong.out.find(kClean + ": FAIL"), std::string::npos) << "the pin applies to its artifact only";
+  EXPECT_EQ(Cli("--expect-hash /elsewhere=" + hash + " " + kClean + " " + other).exit_code, 2);
 }
 
 TEST_F(CliTest, ToolErrorsExitTwo) {

@@ -299,7 +299,7 @@ TEST(SarifValidation, EveryToolsOutputPassesTheOfficialValidators) {
   WriteFiles(Clean(), root / "clean");
   // 2. every audit rule firing at least once across the fixture set, written by the
   //    ckpt-audit binary: default-policy cases in one run, the policy cases in another.
-  std::string default_dirs, policy_dirs, no_hash_dirs;
+  std::string default_dirs, policy_dirs, no_hash_dirs, pins;
   std::set<std::string> expected_rules;
   int index = 0;
   for (const FireCase& fc : AllFireCases()) {
@@ -318,13 +318,14 @@ TEST(SarifValidation, EveryToolsOutputPassesTheOfficialValidators) {
     }
     const bool needs_policy = !fc.policy.extra_allowed_groups.empty() || fc.policy.expected_hash;
     (!fc.policy.compute_hash ? no_hash_dirs : needs_policy ? policy_dirs : default_dirs) += " " + name;
+    if (fc.policy.expected_hash) pins += " --expect-hash " + name + "=" + *fc.policy.expected_hash;
     expected_rules.insert(fc.rule);
   }
   const std::string bin = fs::path(CKPT_AUDIT_BIN).parent_path().string();
   const std::string cd = "cd " + root.string() + " && ";
   EXPECT_EQ(Shell(cd + bin + "/ckpt-audit --format sarif --sarif-category rules -o all-rules.sarif" + default_dirs), 1);
-  EXPECT_EQ(Shell(cd + bin + "/ckpt-audit --format sarif --sarif-category policy --allow-group gripper --expect-hash " +
-                  std::string(64, 'b') + " -o policy-rules.sarif" + policy_dirs),
+  EXPECT_EQ(Shell(cd + bin + "/ckpt-audit --format sarif --sarif-category policy --allow-group gripper" + pins +
+                  " -o policy-rules.sarif" + policy_dirs),
             1);
   EXPECT_EQ(Shell(cd + bin + "/ckpt-audit --format sarif --sarif-category structure --no-hash --fail-on warning " +
                   "-o no-hash-rules.sarif" + no_hash_dirs),

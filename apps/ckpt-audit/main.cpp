@@ -1,6 +1,8 @@
 // ckpt-audit: audits Lensemble checkpoint artifacts. Parses options, runs the library,
 // writes one report. Exit codes: 0 clean, 1 findings at or above --fail-on, 2 tool error.
+#include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "apps/common/cli.h"
 #include "lib/audit/audit.h"
@@ -33,10 +35,11 @@ Options)";
 
 int main(int argc, char** argv) try {
   ckpt::cli::CommonCli cli("ckpt-audit", {"text", "json", "sarif"}, kUsage);
-  std::string expect_hash;
+  std::vector<std::string> expect_hashes;
   cli.options().add_options()
-      ("expect-hash", po::value(&expect_hash)->value_name("HEX"),
-       "the recomputed content hash must equal HEX (64 hex digits)")
+      ("expect-hash", po::value(&expect_hashes)->value_name("[PATH=]HEX"),
+       "the recomputed content hash must equal HEX (64 hex digits); with several artifacts, name each as "
+       "PATH=HEX (repeatable)")
       ("no-hash", "check structure only; do not recompute the content hash (reported as a warning)");
   std::vector<std::string> artifacts;
   if (auto stop = cli.Parse(argc, argv, artifacts)) return *stop;
@@ -44,16 +47,40 @@ int main(int argc, char** argv) try {
 
   ckpt::Policy policy;
   policy.compute_hash = !cli.Has("no-hash");
-  if (cli.Has("expect-hash")) {
-    if (!ckpt::NormalizeHex(expect_hash, 64, 64)) return cli.UsageError("--expect-hash needs 64 hexadecimal digits");
+  // --expect-hash pins one artifact's hash: bare HEX only when there is one artifact.
+  std::vector<std::optional<std::string>> pinned(artifacts.size());
+  for (const std::string& value : expect_hashes) {
     if (!policy.compute_hash) return cli.UsageError("--expect-hash needs the hash, so it cannot be combined with --no-hash");
-    policy.expected_hash = expect_hash;
+    const std::size_t eq = value.rfind('=');
+    std::string hex = eq == std::string::npos ? value : value.substr(eq + 1);
+    if (!ckpt::NormalizeHex(hex, 64, 64)) return cli.UsageError("--expect-hash needs 64 hexadecimal digits");
+    if (eq == std::string::npos) {
+      if (artifacts.size() != 1) {
+        return cli.UsageError("with several artifacts, say which one --expect-hash pins: --expect-hash PATH=HEX");
+      }
+      pinned[0] = hex;
+      continue;
+    }
+    const std::string path = value.substr(0, eq);
+    bool found = false;
+    for (std::size_t i = 0; i < artifacts.size(); ++i) {
+      std::error_code ec;
+      if (artifacts[i] == path || (std::filesystem::equivalent(artifacts[i], path, ec) && !ec)) {
+        pinned[i] = hex;
+        found = true;
+      }
+    }
+    if (!found) return cli.UsageError("--expect-hash names '" + path + "', which is not one of the artifacts");
   }
   if (auto stop = cli.ApplyAllowGroups(policy)) return *stop;
 
   std::vector<ckpt::AuditResult> results;
   results.reserve(artifacts.size());
-  for (const std::string& path : artifacts) results.push_back(ckpt::AuditPath(path, policy));
+  for (std::size_t i = 0; i < artifacts.size(); ++i) {
+    ckpt::Policy own = policy;
+    own.expected_hash = pinned[i];
+    results.push_back(ckpt::AuditPath(artifacts[i], own));
+  }
 
   const ckpt::reports::ReportContext context = cli.Context();
   auto write_failed = cli.WriteReport([&](std::ostream& out) {

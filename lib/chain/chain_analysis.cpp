@@ -1,6 +1,7 @@
 #include "lib/chain/chain_analysis.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -14,12 +15,22 @@ Location WithArtifact(Location loc, const std::string& path) {
   return loc;
 }
 
-// --head matches a node whose recomputed or declared hash starts with the query.
+// --head names an artifact by the hash it can be trusted for: the recomputed hash of an
+// artifact that passed its audit (its link hash). Copies share that hash and are one node,
+// so they resolve to the first; a decoy that only claims the hash fails its audit and
+// offers none. Only when no trusted artifact matches is a failed one named (by recomputed
+// or declared hash), so its own lineage can still be shown. Returns the distinct matches.
 std::vector<std::size_t> MatchHead(const std::vector<ChainNode>& nodes, const std::string& query) {
-  std::vector<std::size_t> matches;
+  auto starts = [&](const std::optional<std::string>& h) { return h && h->compare(0, query.size(), query) == 0; };
+  std::map<std::string, std::size_t> trusted;  // link hash -> first node offering it
   for (std::size_t i = 0; i < nodes.size(); ++i) {
-    auto starts = [&](const std::optional<std::string>& h) { return h && h->compare(0, query.size(), query) == 0; };
-    if (starts(nodes[i].computed_hash) || starts(nodes[i].declared_hash)) matches.push_back(i);
+    if (starts(nodes[i].link_hash)) trusted.emplace(*nodes[i].link_hash, i);
+  }
+  std::vector<std::size_t> matches;
+  for (const auto& [hash, node] : trusted) matches.push_back(node);
+  if (!matches.empty()) return matches;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (!nodes[i].link_hash && (starts(nodes[i].computed_hash) || starts(nodes[i].declared_hash))) matches.push_back(i);
   }
   return matches;
 }
@@ -89,6 +100,7 @@ ChainGraph BuildChainGraph(std::vector<ChainNode> nodes, const ChainOptions& opt
   if (options.head) {
     graph.lineage_only = true;
     std::vector<std::size_t> matches = MatchHead(graph.nodes, *options.head);
+    graph.head_matches = matches.size();
     if (matches.size() == 1) {
       graph.head = matches.front();
       std::vector<bool> seen(n, false);

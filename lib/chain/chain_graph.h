@@ -57,6 +57,7 @@ struct ChainGraph {
   std::optional<std::string> pinned_genesis;  ///< --genesis
   std::optional<std::string> head_query;      ///< --head as given
   std::optional<std::size_t> head;            ///< the node --head names
+  std::size_t head_matches = 0;               ///< distinct artifacts --head matched (copies count once)
   bool lineage_only = false;                  ///< --head: unrelated branches are ignored
 
   [[nodiscard]] bool InScope(std::size_t node) const;

@@ -21,11 +21,7 @@ const RuleInfo kRule{
 
 void CheckChain(const ChainGraph& graph, ChainFindingSink& sink) {
   if (!graph.head_query || graph.head) return;
-  std::size_t matches = 0;
-  for (const ChainNode& node : graph.nodes) {
-    auto starts = [&](const std::optional<std::string>& h) { return h && h->compare(0, graph.head_query->size(), *graph.head_query) == 0; };
-    if (starts(node.computed_hash) || starts(node.declared_hash)) ++matches;
-  }
+  const std::size_t matches = graph.head_matches;
   sink.Report(kRule, std::nullopt, Location{},
               "--head " + *graph.head_query + (matches == 0 ? " names no artifact in the set."
                                                             : " matches " + std::to_string(matches) +

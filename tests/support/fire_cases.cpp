@@ -430,7 +430,12 @@ std::vector<FireCase> AllFireCases() {
   {
     Policy widened;
     widened.extra_allowed_groups = {"gripper"};
-    add("residency-policy-widened", RV, "--allow-group gripper", Clean, widened);
+    add("residency-policy-widened", RV, "--allow-group gripper, used", [] {
+      return FromSpec([](ArtifactSpec& s) {
+        s.param_groups.push_back("gripper");
+        s.tensors.push_back({"gripper.w", "gripper", "float32", {2}, ""});
+      });
+    }, widened);
   }
 
   // hash
