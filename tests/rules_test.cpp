@@ -6,6 +6,7 @@
 #include <set>
 
 #include "lib/audit/audit.h"
+#include "lib/core/text.h"
 #include "rules/catalog.h"
 #include "tests/support/artifact_builder.h"
 #include "tests/support/audit_helpers.h"
@@ -113,6 +114,55 @@ TEST(CleanArtifacts, HaveNoFindingsAtAll) {
     AuditResult result = AuditFiles(files);
     EXPECT_TRUE(result.findings.empty()) << name << ":\n" << Describe(result);
     ASSERT_TRUE(result.artifact.computed_hash.has_value()) << name;
+  }
+}
+
+}  // namespace
+}  // namespace ckpt::testing
+
+namespace ckpt::testing {
+namespace {
+
+// Issue 8 item 2: action heads cannot hide behind Unicode. Each spelling is a real tensor
+// (manifest and weights agree, so nothing else fires), and the message says how it matched.
+TEST(ResidencyActionHead, HostileSpellingsAreCaught) {
+  struct Case {
+    const char* what;
+    std::string component;
+    std::string how;
+  };
+  const std::string folded = "(it matches after Unicode NFKC_Casefold folding)";
+  const std::string skeleton = "(it matches by its UTS #39 confusable skeleton: look-alike characters)";
+  const std::vector<Case> cases = {
+      {"upper case", "ACTION_HEAD", "is an action head; per-embodiment"},
+      {"fullwidth A", "\xEF\xBC\xA1" "ction_head", folded},
+      {"zero-width space", "action\xE2\x80\x8B_head", folded},
+      {"soft hyphen", "act\xC2\xAD" "ion_head", folded},
+      {"dotless i", "act\xC4\xB1on_head", skeleton},
+      {"Cyrillic a", "\xD0\xB0" "ction_head", skeleton},
+      {"Cyrillic a and zero-width", "\xD0\xB0" "ction\xE2\x80\x8B_heads", skeleton},
+      {"fullwidth full stop joins", "x\xEF\xBC\x8E" "act_head", folded},
+  };
+  for (const Case& c : cases) {
+    const std::string name = "encoder." + c.component + ".w";
+    Files files = FromSpec([&](ArtifactSpec& s) { s.tensors.push_back({name, "encoder", "float32", {2}, ""}); });
+    AuditResult result = AuditFiles(files);
+    auto hits = FindingsOf(result, "residency-action-head");
+    ASSERT_FALSE(hits.empty()) << c.what << "\n" << Describe(result);
+    EXPECT_EQ(CodeName(hits[0]->rule->code), "RESIDENCY_VIOLATION");
+    EXPECT_NE(hits[0]->message.find(c.how), std::string::npos) << c.what << ": " << hits[0]->message;
+    EXPECT_EQ(hits[0]->message.rfind("Tensor " + QuoteForMessage(name) + " (tensor_manifest) is an action head", 0), 0u)
+        << hits[0]->message;
+  }
+}
+
+TEST(ResidencyActionHead, NearMissesStayQuiet) {
+  for (const std::string component : {"action_header", "transaction_head", "actionhead", "action-head",
+                                      "act_heads_x", "acti0n_head", "\xD0\xB0" "ction_header"}) {
+    const std::string name = "encoder." + component + ".w";
+    Files files = FromSpec([&](ArtifactSpec& s) { s.tensors.push_back({name, "encoder", "float32", {2}, ""}); });
+    AuditResult result = AuditFiles(files);
+    EXPECT_TRUE(FindingsOf(result, "residency-action-head").empty()) << component << "\n" << Describe(result);
   }
 }
 
