@@ -7,11 +7,21 @@
 #include "reports/json_pretty.h"
 #include "reports/json_report.h"
 #include "reports/text_report.h"
+#include "lib/core/text.h"
 
 namespace ckpt::reports {
 namespace {
 
-std::string Short(const std::string& hash) { return hash.empty() ? "-" : hash.substr(0, 12); }
+// Hashes shown may be declared ones, i.e. any string the input chose: always escaped.
+std::string Short(const std::string& hash) { return hash.empty() ? "-" : EscapeForDisplay(hash.substr(0, 12)); }
+
+// Pads `text` to `width` display columns (escaped text is ASCII or whole code points).
+std::string Pad(std::string text, std::size_t width) {
+  std::size_t columns = 0;
+  for (char c : text) columns += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+  if (columns < width) text.append(width - columns, ' ');
+  return text;
+}
 
 std::string RoundText(const ChainNode& node) {
   return node.round_index ? std::to_string(*node.round_index) : "?";
@@ -38,20 +48,37 @@ Marks MarksOf(const ChainRun& run) {
 
 std::string_view VerdictWord(Verdict v) { return VerdictName(v); }
 
-// Graphviz double-quoted string contents.
+// Graphviz double-quoted string contents: display-escaped first (no control, bidi or
+// invalid byte survives), then '"' and '\\' escaped so no input can close the string.
 std::string DotEscape(std::string_view text) {
   std::string out;
-  for (char c : text) {
+  for (char c : EscapeForDisplay(text)) {
     if (c == '"' || c == '\\') out.push_back('\\');
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    if (static_cast<unsigned char>(c) < 0x20) continue;
     out.push_back(c);
   }
   return out;
 }
+
+// Mermaid "quoted" label contents: display-escaped, then every character Mermaid reads
+// specially inside a label written as an entity code (#quot; and friends).
+std::string MermaidEscape(std::string_view text) {
+  std::string out;
+  for (char c : EscapeForDisplay(text)) {
+    switch (c) {
+      case '"': out += "#quot;"; break;
+      case '<': out += "#lt;"; break;
+      case '>': out += "#gt;"; break;
+      case '&': out += "#amp;"; break;
+      case '#': out += "#35;"; break;
+      case '`': out += "#96;"; break;
+      default: out.push_back(c);
+    }
+  }
+  return out;
+}
+
+// The first 12 characters of a hash, raw: each picture escapes it its own way.
+std::string RawShort(const std::string& hash) { return hash.empty() ? "-" : hash.substr(0, 12); }
 
 }  // namespace
 
@@ -63,39 +90,35 @@ void WriteChainText(std::ostream& out, const ChainRun& run, const ReportContext&
     const ChainNode& n = g.nodes[i];
     const Verdict v = NodeVerdict(run, i, context.threshold);
     (v == Verdict::kPass ? passed : v == Verdict::kFail ? failed : errored)++;
-    std::string round = RoundText(n);
-    round.resize(std::max<std::size_t>(round.size(), 5), ' ');
-    std::string verdict(VerdictWord(v));
-    verdict.resize(7, ' ');
-    out << round << "  " << Short(n.ShownHash()) << std::string(14 - Short(n.ShownHash()).size(), ' ')
-        << (n.parent_present && !n.parent_hash ? std::string("(genesis)    ") : Short(n.parent_hash.value_or("")) +
-            std::string(13 - Short(n.parent_hash.value_or("")).size(), ' '))
-        << " " << verdict << "  " << n.path << "\n";
+    out << Pad(RoundText(n), 5) << "  " << Pad(Short(n.ShownHash()), 12) << "  "
+        << Pad(n.parent_present && !n.parent_hash ? std::string("(genesis)") : Short(n.parent_hash.value_or("")), 12)
+        << "  " << Pad(std::string(VerdictWord(v)), 7) << "  " << EscapeForDisplay(n.path) << "\n";
     for (const Finding& f : n.audit_findings) {
       ++findings;
-      out << "       " << SeverityName(f.severity()) << ": " << FormatLocation(n.path, f.location) << ": " << f.message
-          << " [" << f.rule->id << " " << CodeName(f.rule->code) << "]\n";
+      out << "       " << FindingLine(n.path, f, context.color) << "\n";
+    }
+    for (const DroppedFindings& d : n.audit_dropped) {
+      findings += d.count;
+      out << "       " << DroppedLine(d) << "\n";
     }
     for (const ChainFinding& f : run.findings) {
       if (f.node != i) continue;
       ++findings;
-      out << "       " << SeverityName(f.finding.severity()) << ": " << f.finding.message << " [" << f.finding.rule->id
-          << " " << CodeName(f.finding.rule->code) << "]\n";
+      out << "       " << FindingLine("", f.finding, context.color) << "\n";
     }
-    for (const std::string& e : n.tool_errors) out << "       tool error: " << e << "\n";
+    for (const std::string& e : n.tool_errors) out << "       tool error: " << EscapeForDisplay(e) << "\n";
   }
   for (const ChainFinding& f : run.findings) {
     if (f.node) continue;
     ++findings;
-    out << SeverityName(f.finding.severity()) << ": " << f.finding.message << " [" << f.finding.rule->id << " "
-        << CodeName(f.finding.rule->code) << "]\n";
+    out << FindingLine("", f.finding, context.color) << "\n";
   }
-  for (const std::string& e : run.discovery_errors) out << "tool error: " << e << "\n";
+  for (const std::string& e : run.discovery_errors) out << "tool error: " << EscapeForDisplay(e) << "\n";
   if (g.nodes.empty()) out << "tool error: no artifact (a directory holding header.json) was found\n";
-  out << run.history.size() << " artifacts in the " << (g.lineage_only ? "lineage" : "history") << " (" << g.nodes.size()
-      << " found): " << passed << " passed, " << failed << " failed";
+  out << Plural(run.history.size(), "artifact") << " in the " << (g.lineage_only ? "lineage" : "history") << " ("
+      << g.nodes.size() << " found): " << passed << " passed, " << failed << " failed";
   if (errored) out << ", " << errored << " not audited";
-  out << "; " << findings << " findings (" << ThresholdText(context.threshold) << ")"
+  out << "; " << Plural(findings, "finding") << " (" << ThresholdText(context.threshold) << ")"
       << (g.hashes_recomputed ? "" : "; hashes NOT recomputed (--no-hash)") << "\n";
 }
 
@@ -133,6 +156,7 @@ boost::json::value ChainReportToJson(const ChainRun& run, const ReportContext& c
       if (f.node == i) findings.push_back(FindingToJson(f.finding));
     }
     item["findings"] = std::move(findings);
+    item["dropped_findings"] = DroppedToJson(n.audit_dropped);
     boost::json::array errors;
     for (const std::string& e : n.tool_errors) errors.push_back(boost::json::value(e));
     item["tool_errors"] = std::move(errors);
@@ -177,14 +201,14 @@ void WriteChainDot(std::ostream& out, const ChainRun& run, const ReportContext& 
     const ChainNode& n = g.nodes[i];
     const Verdict v = NodeVerdict(run, i, context.threshold);
     const char* fill = v == Verdict::kPass ? "#d4edda" : v == Verdict::kFail ? "#f8d7da" : "#e2e3e5";
-    out << "  n" << i << " [label=\"round " << RoundText(n) << "\\n" << Short(n.ShownHash()) << "\\n"
+    out << "  n" << i << " [label=\"round " << RoundText(n) << "\\n" << DotEscape(RawShort(n.ShownHash())) << "\\n"
         << VerdictWord(v) << "\", fillcolor=\"" << fill << "\", tooltip=\"" << DotEscape(n.path) << "\"";
     if (marks.forks.count(i)) out << ", color=\"#e67e22\", penwidth=3, xlabel=\"fork\"";
     out << "];\n";
   }
   std::size_t gap_id = 0;
   for (const auto& [hash, children] : marks.gaps) {
-    out << "  gap" << gap_id << " [label=\"missing\\n" << Short(hash)
+    out << "  gap" << gap_id << " [label=\"missing\\n" << DotEscape(RawShort(hash))
         << "\", style=\"dashed\", fillcolor=\"white\", color=\"#c0392b\"];\n";
     for (std::size_t child : children) out << "  gap" << gap_id << " -> n" << child << " [style=dashed, color=\"#c0392b\"];\n";
     ++gap_id;
@@ -205,13 +229,14 @@ void WriteChainMermaid(std::ostream& out, const ChainRun& run, const ReportConte
   for (std::size_t i : marks.nodes) {
     const ChainNode& n = g.nodes[i];
     const Verdict v = NodeVerdict(run, i, context.threshold);
-    out << "  n" << i << "[\"round " << RoundText(n) << "<br/>" << Short(n.ShownHash()) << "<br/>" << VerdictWord(v)
+    out << "  n" << i << "[\"round " << RoundText(n) << "<br/>" << MermaidEscape(RawShort(n.ShownHash())) << "<br/>"
+        << VerdictWord(v)
         << "\"]:::" << VerdictWord(v) << "\n";
     if (marks.forks.count(i)) out << "  class n" << i << " fork\n";
   }
   std::size_t gap_id = 0;
   for (const auto& [hash, children] : marks.gaps) {
-    out << "  gap" << gap_id << "[\"missing<br/>" << Short(hash) << "\"]:::gap\n";
+    out << "  gap" << gap_id << "[\"missing<br/>" << MermaidEscape(RawShort(hash)) << "\"]:::gap\n";
     for (std::size_t child : children) out << "  gap" << gap_id << " -.-> n" << child << "\n";
     ++gap_id;
   }

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "lib/core/text.h"
 #include "reports/json_pretty.h"
 #include "reports/json_report.h"
 #include "reports/text_report.h"
@@ -42,12 +43,10 @@ std::vector<const TensorDiff*> Ordered(const DiffRun& run) {
   return order;
 }
 
-void AuditFindingsText(std::ostream& out, const char* side, const AuditResult& r) {
-  for (const Finding& f : r.findings) {
-    out << side << " " << FormatLocation(r.artifact.path, f.location) << ": " << SeverityName(f.severity()) << ": "
-        << f.message << " [" << f.rule->id << " " << CodeName(f.rule->code) << "]\n";
-  }
-  for (const std::string& e : r.tool_errors) out << side << " tool error: " << e << "\n";
+void AuditFindingsText(std::ostream& out, const char* side, const AuditResult& r, bool color) {
+  for (const Finding& f : r.findings) out << FindingLine(r.artifact.path, f, color) << "\n";
+  for (const DroppedFindings& d : r.dropped) out << EscapeForDisplay(r.artifact.path) << ": " << DroppedLine(d) << "\n";
+  for (const std::string& e : r.tool_errors) out << side << " tool error: " << EscapeForDisplay(e) << "\n";
 }
 
 boost::json::value SideJson(const std::optional<TensorSide>& side) {
@@ -72,15 +71,16 @@ boost::json::value AuditJson(const AuditResult& r, const ReportContext& context)
                              {"verdict", VerdictName(VerdictOf(r, context.threshold))},
                              {"content_hash", {{"declared", h ? opt(h->content_hash) : nullptr}, {"computed", opt(r.artifact.computed_hash)}}},
                              {"findings", std::move(findings)},
+                             {"dropped_findings", DroppedToJson(r.dropped)},
                              {"tool_errors", std::move(errors)}};
 }
 
 }  // namespace
 
 void WriteDiffText(std::ostream& out, const DiffRun& run, const ReportContext& context) {
-  out << "A: " << run.a.artifact.path << "\nB: " << run.b.artifact.path << "\n";
-  AuditFindingsText(out, "A", run.a);
-  AuditFindingsText(out, "B", run.b);
+  out << "A: " << EscapeForDisplay(run.a.artifact.path) << "\nB: " << EscapeForDisplay(run.b.artifact.path) << "\n";
+  AuditFindingsText(out, "A", run.a, context.color);
+  AuditFindingsText(out, "B", run.b, context.color);
   out << "link: B " << (run.link.is_child() ? "is" : "is NOT") << " the child of A (parent_hash "
       << (run.link.parent_matches ? "matches" : "does not match") << ", round " << (run.link.round_follows ? "follows" : "does not follow")
       << ")\n";
@@ -89,7 +89,8 @@ void WriteDiffText(std::ostream& out, const DiffRun& run, const ReportContext& c
       out << "header: tensor_manifest differs (see tensors)\n";
       continue;
     }
-    out << "header: " << h.field << ": " << h.a.value_or("(absent)") << " -> " << h.b.value_or("(absent)") << "\n";
+    out << "header: " << EscapeForDisplay(h.field) << ": " << EscapeForDisplay(h.a.value_or("(absent)")) << " -> "
+        << EscapeForDisplay(h.b.value_or("(absent)")) << "\n";
   }
   out << "STATUS          REL_L2       MAX_ABS      CHANGED/NUMEL    NAME\n";
   std::map<std::string_view, std::size_t> counts;
@@ -106,21 +107,22 @@ void WriteDiffText(std::ostream& out, const DiffRun& run, const ReportContext& c
     rel.resize(12, ' ');
     max_abs.resize(12, ' ');
     changed.resize(16, ' ');
-    out << status << " " << rel << " " << max_abs << " " << changed << " " << t->name;
+    out << status << " " << rel << " " << max_abs << " " << changed << " " << EscapeForDisplay(t->name);
     if (t->status == TensorStatus::kLayoutChanged) out << "  (" << SideText(t->a) << " -> " << SideText(t->b) << ")";
     if (t->stats && (t->stats->nan_appeared || t->stats->inf_appeared)) {
       out << "  (" << t->stats->nan_appeared << " NaN, " << t->stats->inf_appeared << " Inf appeared)";
     }
     out << "\n";
   }
-  for (const Finding& f : run.findings) {
-    out << SeverityName(f.severity()) << ": " << f.message << " [" << f.rule->id << " " << CodeName(f.rule->code) << "]\n";
-  }
+  for (const Finding& f : run.findings) out << FindingLine("", f, context.color) << "\n";
+  for (const DroppedFindings& d : run.dropped) out << DroppedLine(d) << "\n";
   out << run.tensors.size() << " tensors:";
   for (const char* s : {"changed", "layout_changed", "added", "removed", "unchanged", "unreadable"}) {
     if (counts.count(s)) out << " " << counts[s] << " " << s;
   }
-  out << "; " << run.findings.size() << " gate findings (" << ThresholdText(context.threshold) << ")\n";
+  std::uint64_t gate_findings = run.findings.size();
+  for (const DroppedFindings& d : run.dropped) gate_findings += d.count;
+  out << "; " << Plural(gate_findings, "gate finding") << " (" << ThresholdText(context.threshold) << ")\n";
 }
 
 boost::json::value DiffReportToJson(const DiffRun& run, const ReportContext& context) {
@@ -161,6 +163,7 @@ boost::json::value DiffReportToJson(const DiffRun& run, const ReportContext& con
   boost::json::array findings;
   for (const Finding& f : run.findings) findings.push_back(FindingToJson(f));
   out["findings"] = std::move(findings);
+  out["dropped_findings"] = DroppedToJson(run.dropped);
   out["exit_code"] = DiffExitCode(run, context.threshold);
   return out;
 }

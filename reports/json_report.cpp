@@ -57,6 +57,7 @@ boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext
   boost::json::array findings;
   for (const Finding& f : result.findings) findings.push_back(FindingToJson(f));
   out["findings"] = std::move(findings);
+  out["dropped_findings"] = DroppedToJson(result.dropped);
   boost::json::array errors;
   for (const std::string& e : result.tool_errors) errors.push_back(boost::json::value(e));
   out["tool_errors"] = std::move(errors);
@@ -64,6 +65,12 @@ boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext
 }
 
 }  // namespace
+
+boost::json::array DroppedToJson(const std::vector<DroppedFindings>& dropped) {
+  boost::json::array out;
+  for (const DroppedFindings& d : dropped) out.push_back({{"rule", d.rule->id}, {"file", d.file}, {"count", d.count}});
+  return out;
+}
 
 boost::json::value FindingToJson(const Finding& finding) {
   boost::json::object out;

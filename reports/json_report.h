@@ -15,6 +15,8 @@ namespace ckpt::reports {
 inline constexpr int kJsonReportSchemaVersion = 1;
 
 boost::json::value FindingToJson(const Finding& finding);
+/// [{rule, file, count}]: findings counted but not kept (per rule and file cap, --max-findings).
+boost::json::array DroppedToJson(const std::vector<DroppedFindings>& dropped);
 boost::json::value AuditReportToJson(std::span<const AuditResult> results, const ReportContext& context);
 void WriteJsonReport(std::ostream& out, std::span<const AuditResult> results, const ReportContext& context);
 

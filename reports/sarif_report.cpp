@@ -5,8 +5,10 @@
 #include <map>
 #include <tuple>
 
+#include "lib/core/text.h"
 #include "lib/hashing/sha256.h"
 #include "reports/json_pretty.h"
+#include "reports/text_report.h"
 #include "rules/catalog.h"
 
 namespace ckpt::reports {
@@ -175,7 +177,7 @@ void WriteSarif(std::ostream& out, const SarifInput& input, const SarifOptions& 
     boost::json::object result{{"ruleId", f.rule->id},
                                {"ruleIndex", rule_index.at(f.rule->id)},
                                {"level", SeverityName(f.severity())},
-                               {"message", {{"text", Sentence(f.message)}}},
+                               {"message", {{"text", EscapeForDisplay(Sentence(f.message))}}},
                                {"locations", boost::json::array{std::move(location)}},
                                {"partialFingerprints", std::move(fingerprints)}};
     if (p.source->baseline) {
@@ -201,7 +203,10 @@ void WriteSarif(std::ostream& out, const SarifInput& input, const SarifOptions& 
 
   boost::json::array notifications;
   for (const std::string& e : input.tool_errors) {
-    notifications.push_back({{"level", "error"}, {"message", {{"text", Sentence(e)}}}});
+    notifications.push_back({{"level", "error"}, {"message", {{"text", EscapeForDisplay(Sentence(e))}}}});
+  }
+  for (const std::string& note : input.dropped_notes) {
+    notifications.push_back({{"level", "warning"}, {"message", {{"text", EscapeForDisplay(Sentence(note))}}}});
   }
   if (dropped) {
     notifications.push_back({{"level", "warning"},
@@ -229,7 +234,8 @@ void WriteSarif(std::ostream& out, const SarifInput& input, const SarifOptions& 
   if (options.category) run["automationDetails"] = {{"id", context.tool_name + "/" + *options.category + "/"}};
   WritePrettyJson(out, boost::json::object{{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
                                            {"version", "2.1.0"},
-                                           {"runs", boost::json::array{std::move(run)}}});
+                                           {"runs", boost::json::array{std::move(run)}}},
+                  /*exact_bytes=*/false);
 }
 
 // ---- adapters: each tool's model, flattened
@@ -239,6 +245,7 @@ SarifInput SarifFromAudit(std::span<const AuditResult> results, FailThreshold th
   std::vector<std::string> roots;
   for (const AuditResult& r : results) {
     for (const Finding& f : r.findings) input.findings.push_back({&f, r.artifact.path, std::nullopt, ""});
+    for (const DroppedFindings& d : r.dropped) input.dropped_notes.push_back(r.artifact.path + ": " + DroppedLine(d));
     for (const std::string& e : r.tool_errors) input.tool_errors.push_back(e);
     roots.push_back(r.artifact.path);
   }
@@ -254,6 +261,7 @@ SarifInput SarifFromChain(const ChainRun& run, FailThreshold threshold) {
   for (std::size_t i : run.graph.scope) {
     const ChainNode& n = run.graph.nodes[i];
     for (const Finding& f : n.audit_findings) input.findings.push_back({&f, n.path, std::nullopt, ""});
+    for (const DroppedFindings& d : n.audit_dropped) input.dropped_notes.push_back(n.path + ": " + DroppedLine(d));
     for (const std::string& e : n.tool_errors) input.tool_errors.push_back(e);
     roots.push_back(n.path);
   }
@@ -270,8 +278,10 @@ SarifInput SarifFromChain(const ChainRun& run, FailThreshold threshold) {
 
 SarifInput SarifFromDiff(const DiffRun& run, FailThreshold threshold) {
   SarifInput input;
+  for (const DroppedFindings& d : run.dropped) input.dropped_notes.push_back(DroppedLine(d));
   for (const AuditResult* r : {&run.a, &run.b}) {
     for (const Finding& f : r->findings) input.findings.push_back({&f, r->artifact.path, std::nullopt, ""});
+    for (const DroppedFindings& d : r->dropped) input.dropped_notes.push_back(r->artifact.path + ": " + DroppedLine(d));
     for (const std::string& e : r->tool_errors) input.tool_errors.push_back(e);
   }
   for (const Finding& f : run.findings) {

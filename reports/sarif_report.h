@@ -33,6 +33,7 @@ struct SarifInput {
   std::vector<SarifFinding> findings;
   std::vector<FileDigest> files;          ///< every file read
   std::vector<std::string> tool_errors;   ///< toolExecutionNotifications, not results
+  std::vector<std::string> dropped_notes; ///< findings counted but not kept: warning notifications
   int exit_code = 0;
   std::string fallback_artifact;          ///< where run-level findings point (first input)
 };

@@ -19,9 +19,25 @@ struct Palette {
   }
 };
 
-std::string Short(const std::string& hash) { return hash.size() > 12 ? hash.substr(0, 12) : hash; }
+std::string Short(const std::string& hash) { return EscapeForDisplay(hash.size() > 12 ? hash.substr(0, 12) : hash); }
 
 }  // namespace
+
+std::string FindingLine(const std::string& artifact_path, const Finding& f, bool color) {
+  const Palette p{color};
+  std::string location = FormatLocation(artifact_path.empty() ? f.location.artifact : artifact_path, f.location);
+  std::string line = location.empty() ? "" : EscapeForDisplay(location) + ": ";
+  line += std::string(p.For(f.severity())) + std::string(SeverityName(f.severity())) + std::string(p.reset()) + ": " +
+          EscapeForDisplay(f.message) + " [" + std::string(f.rule->id) + " " + std::string(CodeName(f.rule->code)) + "]";
+  return line;
+}
+
+std::string DroppedLine(const DroppedFindings& d) {
+  return "... and " + std::to_string(d.count) + " more " + std::string(d.rule->id) + " " +
+         (d.count == 1 ? "finding" : "findings") + " in " + EscapeForDisplay(d.file.empty() ? "the artifact" : d.file) +
+         ", not shown (at most " + std::to_string(FindingSink::kMaxPerRuleAndFile) +
+         " per rule and file are kept, and --max-findings caps each artifact)";
+}
 
 std::string ThresholdText(FailThreshold threshold) {
   if (!threshold) return "fail-on none: not gating, the exit status ignores findings";
@@ -51,7 +67,7 @@ void WriteTextReport(std::ostream& out, std::span<const AuditResult> results, co
     total.warnings += counts.warnings;
     total.notes += counts.notes;
     std::string_view colour = verdict == Verdict::kPass ? p.green() : p.red();
-    out << p.bold() << a.path << p.reset() << ": " << colour
+    out << p.bold() << EscapeForDisplay(a.path) << p.reset() << ": " << colour
         << (verdict == Verdict::kPass ? "PASS" : verdict == Verdict::kFail ? "FAIL" : "ERROR") << p.reset();
     if (!r.findings.empty()) {
       out << " (" << Plural(counts.errors, "error") << ", " << Plural(counts.warnings, "warning") << ", "
@@ -77,13 +93,13 @@ void WriteTextReport(std::ostream& out, std::span<const AuditResult> results, co
     } else if (!r.tool_errors.empty() || a.entries.empty()) {
       // nothing to say about the hash of an artifact that could not be read
     } else {
-      out << "  content_hash " << a.hash_not_computed_reason << "\n";
+      out << "  content_hash " << EscapeForDisplay(a.hash_not_computed_reason) << "\n";
     }
-    for (const Finding& f : r.findings) {
-      out << "  " << FormatLocation(a.path, f.location) << ": " << p.For(f.severity()) << SeverityName(f.severity())
-          << p.reset() << ": " << f.message << " [" << f.rule->id << " " << CodeName(f.rule->code) << "]\n";
+    for (const Finding& f : r.findings) out << "  " << FindingLine(a.path, f, context.color) << "\n";
+    for (const DroppedFindings& d : r.dropped) out << "  " << DroppedLine(d) << "\n";
+    for (const std::string& e : r.tool_errors) {
+      out << "  " << p.red() << "tool error" << p.reset() << ": " << EscapeForDisplay(e) << "\n";
     }
-    for (const std::string& e : r.tool_errors) out << "  " << p.red() << "tool error" << p.reset() << ": " << e << "\n";
   }
   out << Plural(results.size(), "artifact") << ": " << passed << " passed, " << failed << " failed";
   if (errored) out << ", " << errored << " not audited";

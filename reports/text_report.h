@@ -11,6 +11,14 @@
 
 namespace ckpt::reports {
 
+/// One finding as every text report prints it, gcc-style:
+/// "<artifact>/<file>:LINE:COL: error: <message> [rule-id CODE]" (the location is left out
+/// when there is none). Everything taken from the input is escaped (EscapeForDisplay).
+std::string FindingLine(const std::string& artifact_path, const Finding& finding, bool color = false);
+
+/// "... and 5 more header-field-type findings in header.json, not shown (...)".
+std::string DroppedLine(const DroppedFindings& dropped);
+
 /// "fail-on error", or for --fail-on none a note that the run was not gating.
 std::string ThresholdText(FailThreshold threshold);
 

@@ -93,10 +93,10 @@ inline std::string ShapeText(const std::vector<std::uint64_t>& shape) {
 /// The first 12 hex digits: how reports name a hash in a sentence.
 inline std::string ShortHash(const std::string& hash) { return hash.substr(0, 12); }
 
-/// "round 3 (path)" for chain messages.
+/// "round 3 at path" for chain messages (no parentheses: messages add their own).
 inline std::string NodeLabel(const ChainNode& node) {
-  return (node.round_index ? "round " + std::to_string(*node.round_index) : std::string("round ?")) + " (" +
-         node.path + ")";
+  return (node.round_index ? "round " + std::to_string(*node.round_index) : std::string("round ?")) + " at " +
+         node.path;
 }
 
 /// Calls fn(child_index, child, parent) for every resolved parent link whose child is in scope.

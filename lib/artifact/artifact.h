@@ -121,6 +121,7 @@ struct Policy {
   std::vector<std::string> action_head_patterns{"action_head", "action_heads", "act_head"};
   std::optional<std::string> expected_hash;  ///< --expect-hash
   bool compute_hash = true;                  ///< false with --no-hash
+  std::size_t max_findings = 0;              ///< --max-findings: kept per artifact (0: no limit); the rest counted
 
   [[nodiscard]] bool IsAllowedGroup(std::string_view group) const;
 };

@@ -33,7 +33,8 @@ void SortFindings(std::vector<Finding>& findings) {
   std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
     auto key = [](const Finding& f) {
       const Location& l = f.location;
-      return std::tuple(FileRank(l.file), l.file, l.line.value_or(0), l.column.value_or(0), l.byte_offset.value_or(0));
+      return std::tuple(static_cast<int>(f.rule->tier), FileRank(l.file), l.file, l.line.value_or(0),
+                        l.column.value_or(0), l.byte_offset.value_or(0));
     };
     return key(a) < key(b);
   });
@@ -181,7 +182,16 @@ AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource&
     if (rule.check != nullptr) rule.check(artifact, sink);
   }
   result.findings = std::move(sink.findings());
+  result.dropped = sink.dropped();
   SortFindings(result.findings);
+  if (policy.max_findings > 0 && result.findings.size() > policy.max_findings) {
+    std::vector<DroppedFindings> cut;
+    for (std::size_t i = policy.max_findings; i < result.findings.size(); ++i) {
+      MergeDropped(cut, {{result.findings[i].rule, result.findings[i].location.file, 1}});
+    }
+    result.findings.resize(policy.max_findings);
+    MergeDropped(result.dropped, cut);
+  }
   // The audit is over: release descriptors so a run over thousands of artifacts cannot run out.
   if (keep == KeepFiles::kClose) {
     for (WeightFile& wf : artifact.weights) wf.file.reset();

@@ -12,7 +12,8 @@ namespace ckpt {
 
 struct AuditResult {
   Artifact artifact;
-  std::vector<Finding> findings;         ///< sorted by file, then position
+  std::vector<Finding> findings;         ///< root causes first (Tier), then by file and position
+  std::vector<DroppedFindings> dropped;  ///< counted, not kept: repeats past the per-file cap, --max-findings
   std::vector<std::string> tool_errors;  ///< the tool could not finish (I/O failure): exit 2
 };
 

@@ -37,6 +37,9 @@ Verdict VerdictOf(const AuditResult& result, FailThreshold threshold) {
   for (const Finding& f : result.findings) {
     if (AtOrAbove(f.severity(), VerdictThreshold(threshold))) return Verdict::kFail;
   }
+  for (const DroppedFindings& d : result.dropped) {
+    if (AtOrAbove(d.rule->severity, VerdictThreshold(threshold))) return Verdict::kFail;
+  }
   return Verdict::kPass;
 }
 
@@ -53,13 +56,15 @@ int ExitCodeOf(std::span<const AuditResult> results, FailThreshold threshold) {
 
 SeverityCounts CountFindings(const AuditResult& result) {
   SeverityCounts counts;
-  for (const Finding& f : result.findings) {
-    switch (f.severity()) {
-      case Severity::kError: ++counts.errors; break;
-      case Severity::kWarning: ++counts.warnings; break;
-      case Severity::kNote: ++counts.notes; break;
+  auto add = [&](Severity severity, std::uint64_t n) {
+    switch (severity) {
+      case Severity::kError: counts.errors += n; break;
+      case Severity::kWarning: counts.warnings += n; break;
+      case Severity::kNote: counts.notes += n; break;
     }
-  }
+  };
+  for (const Finding& f : result.findings) add(f.severity(), 1);
+  for (const DroppedFindings& d : result.dropped) add(d.rule->severity, d.count);
   return counts;
 }
 

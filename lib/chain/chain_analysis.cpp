@@ -43,9 +43,12 @@ ChainNode SummarizeAudit(AuditResult&& result, bool hashes_recomputed) {
   node.path = a.path;
   node.tool_errors = std::move(result.tool_errors);
   node.audit_findings = std::move(result.findings);
+  node.audit_dropped = std::move(result.dropped);
   node.audit_passed = node.tool_errors.empty() &&
                       std::none_of(node.audit_findings.begin(), node.audit_findings.end(),
-                                   [](const Finding& f) { return f.severity() == Severity::kError; });
+                                   [](const Finding& f) { return f.severity() == Severity::kError; }) &&
+                      std::none_of(node.audit_dropped.begin(), node.audit_dropped.end(),
+                                   [](const DroppedFindings& d) { return d.rule->severity == Severity::kError; });
   node.computed_hash = a.computed_hash;
   node.parent_location.artifact = node.hash_location.artifact = node.path;
   node.parent_location.file = node.hash_location.file = "header.json";

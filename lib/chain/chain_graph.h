@@ -16,6 +16,7 @@ namespace ckpt {
 struct ChainNode {
   std::string path;                       ///< artifact directory as discovered
   std::vector<Finding> audit_findings;    ///< the artifact's own audit (ckpt-audit rules)
+  std::vector<DroppedFindings> audit_dropped;  ///< counted, not kept (per-file cap, --max-findings)
   std::vector<std::string> tool_errors;   ///< the artifact could not be audited
   bool audit_passed = false;              ///< audited, and no error-level finding
   std::optional<std::string> declared_hash;

@@ -31,6 +31,9 @@ Verdict NodeVerdict(const ChainRun& run, std::size_t node, FailThreshold thresho
   for (const Finding& f : n.audit_findings) {
     if (AtOrAbove(f.severity(), judged)) return Verdict::kFail;
   }
+  for (const DroppedFindings& d : n.audit_dropped) {
+    if (AtOrAbove(d.rule->severity, judged)) return Verdict::kFail;
+  }
   for (const ChainFinding& f : run.findings) {
     if (f.node == node && AtOrAbove(f.finding.severity(), judged)) return Verdict::kFail;
   }

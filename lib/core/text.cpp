@@ -93,6 +93,65 @@ bool HasControlCharacter(std::string_view text) {
   return false;
 }
 
+bool IsBidiOrSeparator(std::uint32_t cp) {
+  return cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+         (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 || cp == 0x2029;
+}
+
+namespace {
+
+void AppendByteEscape(std::string& out, char byte) {
+  std::array<char, 8> buf{};
+  std::snprintf(buf.data(), buf.size(), "\\x%02x", static_cast<unsigned>(static_cast<std::uint8_t>(byte)));
+  out += buf.data();
+}
+
+void AppendCodePointEscape(std::string& out, std::uint32_t cp) {
+  std::array<char, 16> buf{};
+  std::snprintf(buf.data(), buf.size(), "\\u%04x", static_cast<unsigned>(cp));
+  out += buf.data();
+}
+
+}  // namespace
+
+std::string EscapeForDisplay(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::uint32_t cp = 0;
+    std::size_t len = DecodeUtf8(text, i, cp);
+    if (len == 0) {
+      AppendByteEscape(out, text[i]);
+      len = 1;
+    } else if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || IsBidiOrSeparator(cp)) {
+      AppendCodePointEscape(out, cp);
+    } else {
+      out.append(text.substr(i, len));
+    }
+    i += len;
+  }
+  return out;
+}
+
+std::string ToValidUtf8(std::string_view text) {
+  if (!FindInvalidUtf8(text)) return std::string(text);
+  std::string out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::uint32_t cp = 0;
+    std::size_t len = DecodeUtf8(text, i, cp);
+    if (len == 0) {
+      AppendByteEscape(out, text[i]);
+      len = 1;
+    } else {
+      out.append(text.substr(i, len));
+    }
+    i += len;
+  }
+  return out;
+}
+
 std::string QuoteForMessage(std::string_view text, std::size_t max_chars) {
   std::string out = "'";
   std::size_t shown = 0;
@@ -109,7 +168,7 @@ std::string QuoteForMessage(std::string_view text, std::size_t max_chars) {
       std::snprintf(buf.data(), buf.size(), "\\x%02x", static_cast<unsigned>(static_cast<std::uint8_t>(text[i])));
       out += buf.data();
       len = 1;
-    } else if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == '\'' || cp == '\\') {
+    } else if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || IsBidiOrSeparator(cp) || cp == '\'' || cp == '\\') {
       if (cp == '\'' || cp == '\\') {
         out.push_back('\\');
         out.push_back(static_cast<char>(cp));

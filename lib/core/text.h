@@ -29,6 +29,21 @@ std::optional<std::size_t> FindInvalidUtf8(std::string_view text);
 /// U+007F-U+009F).
 bool HasControlCharacter(std::string_view text);
 
+/// True for the code points that reorder or hide text on a terminal or a web page:
+/// bidirectional controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) and the
+/// line and paragraph separators U+2028, U+2029.
+bool IsBidiOrSeparator(std::uint32_t code_point);
+
+/// `text` made safe to print where people read it (text reports, DOT and Mermaid labels,
+/// SARIF messages): every control character (C0, DEL, C1), bidi control and separator is
+/// written as \uXXXX and every byte that is not UTF-8 as \xNN, so input can neither forge
+/// lines, colours or PASS verdicts nor reorder what is shown. Other text passes unchanged.
+std::string EscapeForDisplay(std::string_view text);
+
+/// `text` with each byte that is not part of well-formed UTF-8 written as the four
+/// characters \xNN: always valid UTF-8, for JSON strings.
+std::string ToValidUtf8(std::string_view text);
+
 /// `text` quoted for a one-line message: control characters and invalid bytes escaped,
 /// long values shortened with an ellipsis so a hostile name cannot flood a report.
 std::string QuoteForMessage(std::string_view text, std::size_t max_chars = 120);

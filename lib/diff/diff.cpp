@@ -225,6 +225,7 @@ DiffRun RunDiff(const std::string& path_a, const std::string& path_b, const Diff
     if (rule.diff_check != nullptr) rule.diff_check(run, sink);
   }
   run.findings = std::move(sink.findings());
+  run.dropped = sink.dropped();
   // The weight files are no longer needed.
   for (AuditResult* r : {&run.a, &run.b}) {
     for (WeightFile& wf : r->artifact.weights) wf.file.reset();
@@ -239,12 +240,13 @@ DiffRun RunDiff(const std::string& path_a, const std::string& path_b, const Diff
 int DiffExitCode(const DiffRun& run, FailThreshold threshold) {
   if (!run.a.tool_errors.empty() || !run.b.tool_errors.empty()) return kExitToolError;
   for (const AuditResult* r : {&run.a, &run.b}) {
-    for (const Finding& f : r->findings) {
-      if (AtOrAbove(f.severity(), threshold)) return kExitFindings;
-    }
+    if (VerdictOf(*r, threshold) == Verdict::kFail && threshold) return kExitFindings;
   }
   for (const Finding& f : run.findings) {
     if (AtOrAbove(f.severity(), threshold)) return kExitFindings;
+  }
+  for (const DroppedFindings& d : run.dropped) {
+    if (AtOrAbove(d.rule->severity, threshold)) return kExitFindings;
   }
   return kExitClean;
 }

@@ -73,6 +73,7 @@ struct DiffRun {
   LinkVerdict link;
   std::vector<TensorDiff> tensors;  ///< sorted by name
   std::vector<Finding> findings;    ///< the gates (diff-* rules); audit findings stay in `a` and `b`
+  std::vector<DroppedFindings> dropped;  ///< gate findings counted, not kept (per-file cap)
 };
 
 /// Audits A and B (in parallel), then diffs them, streaming both weight sets once in

@@ -1,5 +1,8 @@
 #include "lib/findings/finding.h"
 
+#include <algorithm>
+#include <tuple>
+
 namespace ckpt {
 
 std::string_view SeverityName(Severity severity) {
@@ -27,6 +30,43 @@ std::optional<Severity> ParseSeverity(std::string_view text) {
   if (text == "warning") return Severity::kWarning;
   if (text == "error") return Severity::kError;
   return std::nullopt;
+}
+
+void FindingSink::Report(const RuleInfo& rule, Location location, std::string message) {
+  if (rule.severity == Severity::kError) ++errors_;
+  auto& [kept, dropped] = per_file_[{&rule, location.file}];
+  if (kept >= kMaxPerRuleAndFile) {
+    ++dropped;
+    return;
+  }
+  ++kept;
+  findings_.push_back(Finding{&rule, std::move(location), std::move(message)});
+}
+
+std::vector<DroppedFindings> FindingSink::dropped() const {
+  std::vector<DroppedFindings> out;
+  for (const auto& [key, counts] : per_file_) {
+    if (counts.second > 0) out.push_back({key.first, key.second, counts.second});
+  }
+  std::sort(out.begin(), out.end(), [](const DroppedFindings& a, const DroppedFindings& b) {
+    return std::tie(a.rule->id, a.file) < std::tie(b.rule->id, b.file);
+  });
+  return out;
+}
+
+void MergeDropped(std::vector<DroppedFindings>& into, const std::vector<DroppedFindings>& extra) {
+  for (const DroppedFindings& d : extra) {
+    auto it = std::find_if(into.begin(), into.end(),
+                           [&](const DroppedFindings& x) { return x.rule == d.rule && x.file == d.file; });
+    if (it == into.end()) {
+      into.push_back(d);
+    } else {
+      it->count += d.count;
+    }
+  }
+  std::sort(into.begin(), into.end(), [](const DroppedFindings& a, const DroppedFindings& b) {
+    return std::tie(a.rule->id, a.file) < std::tie(b.rule->id, b.file);
+  });
 }
 
 }  // namespace ckpt

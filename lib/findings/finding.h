@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,6 +31,14 @@ std::string_view SeverityName(Severity severity);  ///< "note", "warning", "erro
 std::string_view CodeName(Code code);              ///< "CHECKPOINT_INTEGRITY", ...
 std::optional<Severity> ParseSeverity(std::string_view text);
 
+/// Where a rule's findings stand in a report: causes before their consequences, so a
+/// missing shard is read before the hundred manifest entries it leaves unmatched.
+enum class Tier {
+  kRootCause,    ///< layout and confinement: what is missing, extra or misplaced
+  kPrimary,      ///< a fact about one file
+  kConsequence,  ///< a cross-check that fails because something above failed
+};
+
 /// One rule of the catalog: stable id, code, default severity and its documentation.
 struct RuleInfo {
   std::string_view id;           ///< lower-kebab, family prefix, never reused
@@ -40,6 +49,7 @@ struct RuleInfo {
   std::string_view explanation;  ///< one paragraph: what it means and why it matters
   std::string_view remediation;  ///< how to fix it
   bool security;                 ///< guards against tampering, code execution or residency breaches
+  Tier tier = Tier::kPrimary;    ///< report order (see Tier)
 };
 
 /// Where a finding points. `file` is relative to the artifact root.
@@ -62,23 +72,34 @@ struct Finding {
   [[nodiscard]] Severity severity() const { return rule->severity; }
 };
 
-/// Collects findings in the order they are found.
+/// Findings of one rule in one file that were counted but not kept.
+struct DroppedFindings {
+  const RuleInfo* rule = nullptr;
+  std::string file;
+  std::uint64_t count = 0;
+};
+
+/// Collects findings in the order they are found. One rule repeats at most
+/// kMaxPerRuleAndFile times in one file (one broken file cannot flood memory or a report);
+/// the rest are counted in dropped(), and every report says how many.
 class FindingSink {
  public:
-  void Report(const RuleInfo& rule, Location location, std::string message) {
-    findings_.push_back(Finding{&rule, std::move(location), std::move(message)});
-  }
+  static constexpr std::uint64_t kMaxPerRuleAndFile = 100;
+
+  void Report(const RuleInfo& rule, Location location, std::string message);
   [[nodiscard]] const std::vector<Finding>& findings() const { return findings_; }
   [[nodiscard]] std::vector<Finding>& findings() { return findings_; }
-  [[nodiscard]] bool Has(std::string_view rule_id) const {
-    for (const Finding& f : findings_) {
-      if (f.rule->id == rule_id) return true;
-    }
-    return false;
-  }
+  /// Every error-severity finding reported, kept or dropped.
+  [[nodiscard]] std::uint64_t error_count() const { return errors_; }
+  [[nodiscard]] std::vector<DroppedFindings> dropped() const;
 
  private:
   std::vector<Finding> findings_;
+  std::map<std::pair<const RuleInfo*, std::string>, std::pair<std::uint64_t, std::uint64_t>> per_file_;  // kept, dropped
+  std::uint64_t errors_ = 0;
 };
+
+/// Adds `extra` into `into`, merging entries of the same rule and file.
+void MergeDropped(std::vector<DroppedFindings>& into, const std::vector<DroppedFindings>& extra);
 
 }  // namespace ckpt

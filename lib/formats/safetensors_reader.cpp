@@ -109,9 +109,7 @@ class Reader {
 
  private:
   std::size_t ErrorCount() const {
-    return static_cast<std::size_t>(std::count_if(sink_.findings().begin(), sink_.findings().end(), [](const Finding& f) {
-      return f.severity() == Severity::kError;
-    }));
+    return static_cast<std::size_t>(sink_.error_count());
   }
 
   Location At(std::uint64_t file_offset, std::optional<std::string> pointer = std::nullopt,

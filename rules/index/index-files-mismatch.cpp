@@ -18,6 +18,7 @@ const RuleInfo kRule{
                     " present.",
     .remediation = "Re-export the sharded artifact so that index, header and shards agree.",
     .security = true,
+    .tier = Tier::kRootCause,
 };
 
 void Check(const Artifact& artifact, FindingSink& sink) {

@@ -16,6 +16,7 @@ const RuleInfo kRule{
     .explanation = "Every tensor of every shard must be mapped in weight_map.",
     .remediation = "Re-export the shard index.",
     .security = true,
+    .tier = Tier::kConsequence,
 };
 
 void Check(const Artifact& artifact, FindingSink& sink) {

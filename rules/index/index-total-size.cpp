@@ -17,6 +17,7 @@ const RuleInfo kRule{
                     "transformers writes it.",
     .remediation = "Re-export the shard index.",
     .security = false,
+    .tier = Tier::kConsequence,
 };
 
 void Check(const Artifact& artifact, FindingSink& sink) {

@@ -15,6 +15,7 @@ const RuleInfo kRule{
                     "mapped tensor must exist.",
     .remediation = "Re-export the shard index.",
     .security = true,
+    .tier = Tier::kConsequence,
 };
 
 void Check(const Artifact& artifact, FindingSink& sink) {

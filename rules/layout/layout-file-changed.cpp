@@ -18,6 +18,7 @@ const RuleInfo kRule{
     .remediation = "Audit artifacts only once they are complete and immutable (write to a temporary name, then "
                    "rename); audit again.",
     .security = true,
+    .tier = Tier::kRootCause,
 };
 
 void Check(const Artifact& artifact, FindingSink& sink) {

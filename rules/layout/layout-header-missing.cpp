@@ -17,6 +17,7 @@ const RuleInfo kRule{
     .remediation = "Publish the artifact with the header.json its writer produced; do not "
                     "reconstruct one by hand.",
     .security = false,
+    .tier = Tier::kRootCause,
 };
 
 void Check(const Artifact& artifact, FindingSink& sink) {

@@ -17,6 +17,7 @@ const RuleInfo kRule{
                     "shard; without it the shard layout cannot be cross-checked.",
     .remediation = "Publish the weights.index.json written together with the shards.",
     .security = false,
+    .tier = Tier::kRootCause,
 };
 
 void Check(const Artifact& artifact, FindingSink& sink) {

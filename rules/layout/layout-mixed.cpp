@@ -19,6 +19,7 @@ const RuleInfo kRule{
     .remediation = "Keep one layout: either weights.safetensors alone, or the shards with "
                     "weights.index.json.",
     .security = true,
+    .tier = Tier::kRootCause,
 };
 
 void Check(const Artifact& artifact, FindingSink& sink) {

@@ -17,6 +17,7 @@ const RuleInfo kRule{
                     "be checked against any tensor data.",
     .remediation = "Publish the weight files together with header.json.",
     .security = false,
+    .tier = Tier::kRootCause,
 };
 
 void Check(const Artifact& artifact, FindingSink& sink) {

@@ -21,6 +21,7 @@ const RuleInfo kRule{
     .remediation = "Re-export the sharded artifact so that all N shards are present and named "
                     "consistently.",
     .security = false,
+    .tier = Tier::kRootCause,
 };
 
 void Check(const Artifact& artifact, FindingSink& sink) {

@@ -19,6 +19,7 @@ const RuleInfo kRule{
                     " content, and is refused.",
     .remediation = "Remove the entry from the published artifact; ship extra material separately.",
     .security = true,
+    .tier = Tier::kRootCause,
 };
 
 void Check(const Artifact& artifact, FindingSink& sink) {

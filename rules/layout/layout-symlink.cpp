@@ -16,6 +16,7 @@ const RuleInfo kRule{
                     "followed.",
     .remediation = "Replace the link with the real file, or remove it.",
     .security = true,
+    .tier = Tier::kRootCause,
 };
 
 void Check(const Artifact& artifact, FindingSink& sink) {

@@ -17,6 +17,7 @@ const RuleInfo kRule{
                     "stored in the weight file.",
     .remediation = "Re-export so that header and weights agree.",
     .security = true,
+    .tier = Tier::kConsequence,
 };
 
 void Check(const Artifact& artifact, FindingSink& sink) {

@@ -14,6 +14,7 @@ const RuleInfo kRule{
     .explanation = "The shape in tensor_manifest must equal the shape stored in the weight file.",
     .remediation = "Re-export so that header and weights agree.",
     .security = true,
+    .tier = Tier::kConsequence,
 };
 
 void Check(const Artifact& artifact, FindingSink& sink) {

@@ -15,6 +15,7 @@ const RuleInfo kRule{
                     "weights are incomplete.",
     .remediation = "Re-export so that the weights hold every manifest tensor.",
     .security = true,
+    .tier = Tier::kConsequence,
 };
 
 void Check(const Artifact& artifact, FindingSink& sink) {

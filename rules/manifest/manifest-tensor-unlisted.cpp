@@ -18,6 +18,7 @@ const RuleInfo kRule{
     .remediation = "Remove the tensor from the weights, or list it in the manifest and recompute the"
                     " hash.",
     .security = true,
+    .tier = Tier::kConsequence,
 };
 
 void Check(const Artifact& artifact, FindingSink& sink) {

@@ -19,6 +19,7 @@ const RuleInfo kRule{
     .remediation = "Use the bare file names of the layout (weights.safetensors or "
                     "weights-IIIII-of-NNNNN.safetensors).",
     .security = true,
+    .tier = Tier::kRootCause,
 };
 
 void Check(const Artifact& artifact, FindingSink& sink) {

@@ -13,6 +13,7 @@ const RuleInfo kRule{
     .explanation = "The weight file has zero bytes: an interrupted copy or download.",
     .remediation = "safetensors only: re-export with safetensors, or copy the file again.",
     .security = false,
+    .tier = Tier::kRootCause,
 };
 
 }  // namespace ckpt::rules::weights_file_empty

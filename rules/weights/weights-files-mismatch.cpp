@@ -17,6 +17,7 @@ const RuleInfo kRule{
                     "in order.",
     .remediation = "Publish exactly the weight files the header lists.",
     .security = true,
+    .tier = Tier::kRootCause,
 };
 
 void Check(const Artifact& artifact, FindingSink& sink) {

@@ -13,6 +13,7 @@ const RuleInfo kRule{
     .explanation = "The file is a GGUF model file, not safetensors.",
     .remediation = "safetensors only: re-export with safetensors.",
     .security = false,
+    .tier = Tier::kRootCause,
 };
 
 }  // namespace ckpt::rules::weights_format_gguf

@@ -14,6 +14,7 @@ const RuleInfo kRule{
                     "was not run).",
     .remediation = "Fetch the real file (git lfs pull), then audit again.",
     .security = false,
+    .tier = Tier::kRootCause,
 };
 
 }  // namespace ckpt::rules::weights_format_git_lfs_pointer

@@ -14,6 +14,7 @@ const RuleInfo kRule{
                     "download.",
     .remediation = "Download the weights again from an authenticated, working URL.",
     .security = false,
+    .tier = Tier::kRootCause,
 };
 
 }  // namespace ckpt::rules::weights_format_html

@@ -14,6 +14,7 @@ const RuleInfo kRule{
                     " pickles).",
     .remediation = "safetensors only: re-export with safetensors.",
     .security = false,
+    .tier = Tier::kRootCause,
 };
 
 }  // namespace ckpt::rules::weights_format_numpy

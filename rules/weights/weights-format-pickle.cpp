@@ -15,6 +15,7 @@ const RuleInfo kRule{
                     "unpickled here.",
     .remediation = "safetensors only: re-export with safetensors.",
     .security = true,
+    .tier = Tier::kRootCause,
 };
 
 }  // namespace ckpt::rules::weights_format_pickle

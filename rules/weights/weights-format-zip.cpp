@@ -14,6 +14,7 @@ const RuleInfo kRule{
                     " can execute code when loaded.",
     .remediation = "safetensors only: re-export with safetensors.",
     .security = true,
+    .tier = Tier::kRootCause,
 };
 
 }  // namespace ckpt::rules::weights_format_zip
