@@ -190,6 +190,34 @@ TEST_F(CliTest, UnwritableStandardOutputIsAToolError) {
   EXPECT_EQ(Cli(kClean + " >/dev/full").exit_code, 2);
 }
 
+// Issue 8 item 11: what is dropped is said in every format.
+TEST_F(CliTest, DroppedFindingsAreCountedInEveryFormat) {
+  Files files = ArtifactSpec::Clean().Build();
+  EditHeader(files, [](boost::json::object& h) {
+    for (int i = 0; i < 300; ++i) {
+      h["tensor_manifest"].as_array().push_back(
+          {{"name", "predictor.z" + std::to_string(1000 + i)}, {"group", "predictor"}, {"dtype", "int8"}, {"shape", {1}}});
+    }
+  });
+  WriteFiles(files, dir_.path() / "flood");
+  const std::string path = (dir_.path() / "flood").string();
+  CliRun text = Cli(path);
+  EXPECT_NE(text.out.find("... and 200 more header-dtype-invalid findings in header.json, not shown"), std::string::npos)
+      << text.out.substr(0, 2000);
+  auto json = boost::json::parse(Cli("--format json " + path).out).as_object();
+  bool counted = false;
+  for (const auto& d : json["artifacts"].as_array()[0].as_object()["dropped_findings"].as_array()) {
+    if (d.as_object().at("rule") == "header-dtype-invalid") counted = d.as_object().at("count") == 200;
+  }
+  EXPECT_TRUE(counted);
+  const std::string sarif = Cli("--format sarif " + path).out;
+  EXPECT_NE(sarif.find("200 more header-dtype-invalid findings in header.json"), std::string::npos);
+  CliRun capped = Cli("--max-findings 3 --format json " + path);
+  EXPECT_EQ(capped.exit_code, 1);
+  EXPECT_EQ(boost::json::parse(capped.out).as_object()["artifacts"].as_array()[0].as_object()["findings"].as_array().size(),
+            3u);
+}
+
 TEST_F(CliTest, ListRulesAsSarif) {
   CliRun run = Cli("--list-rules --format sarif");
   EXPECT_EQ(run.exit_code, 0);

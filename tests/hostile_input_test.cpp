@@ -10,6 +10,9 @@
 #include <sstream>
 
 #include "lib/audit/audit.h"
+#include "lib/audit/verdict.h"
+
+#include <map>
 #include "tests/support/artifact_builder.h"
 #include "tests/support/audit_helpers.h"
 
@@ -162,6 +165,73 @@ TEST(HostileInput, DeepButValidJsonIsJudgedOnItsContent) {
   ASSERT_EQ(FindingsOf(result, "header-unknown-field").size(), 1u) << Describe(result);
   EXPECT_EQ(FindingsOf(result, "header-unknown-field")[0]->message,
             "header.json (schema_version 1) has unknown field 'extra'.");
+}
+
+// Issue 8 item 11: one broken file cannot flood memory or the report; causes come first.
+TEST(HostileInput, OneBrokenFileCannotFloodTheReport) {
+  TempDir dir;
+  Files files = Vector("v1-single");
+  EditHeader(files, [](boost::json::object& h) {
+    auto& manifest = h["tensor_manifest"].as_array();
+    for (int i = 0; i < 50000; ++i) {
+      char name[32];
+      std::snprintf(name, sizeof name, "predictor.z%06d", i);
+      manifest.push_back({{"name", name}, {"group", "predictor"}, {"dtype", "float64"}, {"shape", {1}}});
+    }
+  });
+  WriteFiles(files, dir.path());
+  ResetPeakRss();
+  const long rss_before = PeakRssKiB();
+  AuditResult result = AuditPath(dir.path().string(), Policy{});
+  EXPECT_LT(PeakRssKiB() - rss_before, 64 * 1024) << "peak RSS grew too much";
+  std::map<std::string, std::size_t> per_rule;
+  for (const Finding& f : result.findings) ++per_rule[std::string(f.rule->id)];
+  for (const auto& [rule, n] : per_rule) EXPECT_LE(n, FindingSink::kMaxPerRuleAndFile) << rule;
+  EXPECT_EQ(per_rule["header-dtype-invalid"], FindingSink::kMaxPerRuleAndFile);
+  std::uint64_t dropped_dtype = 0;
+  for (const DroppedFindings& d : result.dropped) {
+    if (d.rule->id == "header-dtype-invalid") dropped_dtype = d.count;
+  }
+  EXPECT_EQ(dropped_dtype, 50000u - FindingSink::kMaxPerRuleAndFile);
+  EXPECT_EQ(CountFindings(result).errors, result.findings.size() + [&] {
+    std::uint64_t n = 0;
+    for (const DroppedFindings& d : result.dropped) n += d.count;
+    return n;
+  }()) << "counts include what was dropped";
+  EXPECT_EQ(VerdictOf(result, Severity::kError), Verdict::kFail);
+}
+
+TEST(HostileInput, MissingShardIsReportedBeforeItsConsequences) {
+  TempDir dir;
+  Files files = Vector("v1-sharded");
+  files.erase("weights-00001-of-00003.safetensors");
+  WriteFiles(files, dir.path());
+  AuditResult result = AuditPath(dir.path().string(), Policy{});
+  ASSERT_FALSE(result.findings.empty());
+  EXPECT_EQ(result.findings[0].rule->tier, Tier::kRootCause) << Describe(result);
+  bool seen_other = false;
+  for (const Finding& f : result.findings) {
+    if (f.rule->tier != Tier::kRootCause) seen_other = true;
+    EXPECT_FALSE(seen_other && f.rule->tier == Tier::kRootCause) << "cause after a consequence:\n" << Describe(result);
+  }
+  EXPECT_FALSE(FindingsOf(result, "manifest-tensor-missing").empty()) << Describe(result);
+}
+
+TEST(HostileInput, MaxFindingsKeepsTheFirstAndCountsTheRest) {
+  TempDir dir;
+  Files files = Vector("v1-sharded");
+  files.erase("weights-00001-of-00003.safetensors");
+  WriteFiles(files, dir.path());
+  Policy capped;
+  capped.max_findings = 2;
+  AuditResult full = AuditPath(dir.path().string(), Policy{});
+  AuditResult result = AuditPath(dir.path().string(), capped);
+  ASSERT_EQ(result.findings.size(), 2u);
+  EXPECT_EQ(result.findings[0].message, full.findings[0].message);
+  std::uint64_t dropped = 0;
+  for (const DroppedFindings& d : result.dropped) dropped += d.count;
+  EXPECT_EQ(dropped, full.findings.size() - 2);
+  EXPECT_EQ(VerdictOf(result, Severity::kError), Verdict::kFail);
 }
 
 TEST(HostileInput, TwoHundredMegabyteHeaderJson) {

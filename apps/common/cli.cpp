@@ -44,7 +44,10 @@ CommonCli::CommonCli(std::string tool, std::vector<std::string> formats, const c
        "also accept this param group as shared (repeatable; reported as a note where it is used)")
       ("color", po::value(&color_)->value_name("WHEN"),
        "auto|always|never: ANSI colour in text reports (auto: a terminal, and NO_COLOR unset or empty)")
-      ("list-rules", "print the rule catalog (--format text, json or sarif) and exit");
+      ("list-rules", "print the rule catalog (--format text, json or sarif) and exit")
+      ("max-findings", po::value(&max_findings_)->value_name("N"),
+       "list at most N findings per artifact (root causes first); the rest are counted (default: no limit; one "
+       "rule repeats at most 100 times per file in any case)");
 }
 
 int CommonCli::FinishStdout(int code) const {
@@ -150,6 +153,7 @@ std::optional<int> CommonCli::RefuseOutputInsideInputs(const std::vector<std::st
 }
 
 std::optional<int> CommonCli::ApplyAllowGroups(Policy& policy) const {
+  policy.max_findings = max_findings_;
   for (const std::string& group : allow_groups_) {
     if (group.empty()) return UsageError("--allow-group needs a non-empty group name");
     if (!policy.IsAllowedGroup(group)) policy.extra_allowed_groups.push_back(group);

@@ -31,7 +31,7 @@ class CommonCli {
   /// usage error), nullopt to go on.
   std::optional<int> Parse(int argc, char** argv, std::vector<std::string>& positionals);
 
-  /// Adds --allow-group values to `policy`; an exit code on a bad value.
+  /// Adds --allow-group values and --max-findings to `policy`; an exit code on a bad value.
   std::optional<int> ApplyAllowGroups(Policy& policy) const;
 
   /// Prints "<tool>: <message>" and a hint to standard error; returns 2.
@@ -58,6 +58,7 @@ class CommonCli {
   std::string source_root_;
   std::vector<std::string> allow_groups_;
   std::string color_ = "auto";
+  std::size_t max_findings_ = 0;
   std::optional<int> RefuseOutputInsideInputs(const std::vector<std::string>& inputs) const;
   /// Flushes standard output; 2 with a message when it cannot be written (/dev/full).
   int FinishStdout(int code) const;
