@@ -403,35 +403,21 @@ TEST(ChainCli, DotRendersWithGraphvizForAForkAndAGap) {
   EXPECT_NE(svg_text.find("<svg"), std::string::npos);
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr int kScaleArtifacts = 1000;  // sanitizers make every allocation ~50x dearer: check behaviour, not speed
-constexpr bool kTimed = false;
-#else
-constexpr int kScaleArtifacts = 10000;
-constexpr bool kTimed = true;
-#endif
-
-TEST(ChainScale, TenThousandTinyArtifactsInSeconds) {
+// Ten thousand artifacts, timed, are under the perf label (tests/perf_test.cpp); here a
+// thousand check behaviour only, so a busy machine cannot fail the functional suite.
+TEST(ChainScale, AThousandTinyArtifacts) {
   TempDir dir;
-  // 10,000 genesis-like single-tensor artifacts in 100 folders (written, not linked:
-  // the point is discovery, auditing and memory per artifact).
   ArtifactSpec spec;
   spec.tensors = {{"encoder.w", "encoder", "float32", {1}, ""}};
   spec.FillData();
   const Files files = spec.Build();
-  for (int i = 0; i < kScaleArtifacts; ++i) {
+  constexpr int kArtifacts = 1000;
+  for (int i = 0; i < kArtifacts; ++i) {
     WriteFiles(files, dir.path() / ("g" + std::to_string(i / 100)) / ("a" + std::to_string(i)));
   }
-  const auto start = std::chrono::steady_clock::now();
   ChainRun run = RunOn(dir.path());
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_EQ(run.graph.nodes.size(), static_cast<std::size_t>(kScaleArtifacts));
-  EXPECT_EQ(Chain(run, "chain-duplicate-artifact").size(), static_cast<std::size_t>(kScaleArtifacts - 1));
-  if (kTimed) {
-    EXPECT_LT(seconds, 10.0);
-  }
-  std::cout << kScaleArtifacts << " artifacts audited and linked in " << seconds << " s"
-            << (kTimed ? "" : " (sanitizer build: not timed)") << "\n";
+  EXPECT_EQ(run.graph.nodes.size(), static_cast<std::size_t>(kArtifacts));
+  EXPECT_EQ(Chain(run, "chain-duplicate-artifact").size(), static_cast<std::size_t>(kArtifacts - 1));
 }
 
 }  // namespace

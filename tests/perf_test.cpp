@@ -1,0 +1,198 @@
+// Timing, scaling and peak-memory checks, under the CTest label `perf` (scripts/test runs
+// them after the functional suite, one at a time). Bounds are ratios or generous limits
+// that hold on a busy 2-core machine; sanitizer builds skip them (they measure ASan).
+// Issue 8 items 9, 10 and 16.
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "lib/audit/audit.h"
+#include "lib/chain/chain_run.h"
+#include "tests/support/artifact_builder.h"
+#include "tests/support/audit_helpers.h"
+
+namespace ckpt::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+#if defined(__SANITIZE_ADDRESS__)
+#define CKPT_SKIP_IN_SANITIZER_BUILD() GTEST_SKIP() << "sanitizer build: measures the sanitizer, not the tool"
+#else
+#define CKPT_SKIP_IN_SANITIZER_BUILD() (void)0
+#endif
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+struct Measured {
+  int exit_code = -1;
+  double seconds = 0;
+  double peak_rss_mib = 0;
+};
+
+// Runs ckpt-audit with `args` in a child and reads its own peak RSS (wait4's ru_maxrss).
+// ru_maxrss includes what the child had before exec, i.e. this process's pages: keep the
+// test process small (generate big inputs in a helper process or by streaming).
+Measured RunAudit(const std::vector<std::string>& args) {
+  const auto start = Clock::now();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    std::vector<char*> argv;
+    std::string bin = CKPT_AUDIT_BIN;
+    argv.push_back(bin.data());
+    std::vector<std::string> copy = args;
+    for (std::string& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::freopen("/dev/null", "w", stdout);
+    std::freopen("/dev/null", "w", stderr);
+    ::execv(bin.c_str(), argv.data());
+    std::_Exit(127);
+  }
+  int status = 0;
+  struct rusage usage {};
+  ::wait4(pid, &status, 0, &usage);
+  Measured m;
+  m.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  m.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  m.peak_rss_mib = static_cast<double>(usage.ru_maxrss) * 1024.0 / kMiB;  // ru_maxrss is in KiB
+  return m;
+}
+
+// Item 9: a header.json of one huge array, at the 100,000,000-byte limit: peak RSS at most
+// 4x the JSON plus 64 MiB (was 6.9 GB and 51 s for 99 MB), and quick.
+TEST(Perf, HugeJsonArrayHeaderHasBoundedMemory) {
+  CKPT_SKIP_IN_SANITIZER_BUILD();
+  TempDir dir;
+  WriteFiles(ArtifactSpec::Clean().Build(), dir.path());
+  for (const std::string unit : {"0,", "[],"}) {
+    const std::size_t size = 99'000'000;
+    {
+      std::ofstream out(dir.path() / "header.json", std::ios::binary | std::ios::trunc);
+      std::string body = "{\"schema_version\":1,\"x\":[";
+      const std::size_t n = (size - body.size() - 4) / unit.size();
+      std::string chunk;
+      for (int i = 0; i < 4096; ++i) chunk += unit;
+      out << body;
+      std::size_t written = 0;
+      for (; written + 4096 <= n; written += 4096) out << chunk;
+      for (; written < n; ++written) out << unit;
+      out << "0]}";
+    }
+    const double json_mib = static_cast<double>(fs::file_size(dir.path() / "header.json")) / kMiB;
+    const Measured m = RunAudit({dir.path().string()});
+    std::cout << "flood '" << unit << "': " << json_mib << " MiB header.json, peak RSS " << m.peak_rss_mib << " MiB, "
+              << m.seconds << " s\n";
+    EXPECT_EQ(m.exit_code, 1);
+    EXPECT_LE(m.peak_rss_mib, 4 * json_mib + 64) << unit;
+    EXPECT_LT(m.seconds, 20.0) << unit;
+  }
+}
+
+// Item 9: a valid artifact with 10^6 tensors stays under 640 MiB (was 2.66 GB), i.e. at
+// most 512 bytes per tensor beyond 4x its JSON plus 64 MiB.
+TEST(Perf, MillionTensorArtifactUnder640MiB) {
+  CKPT_SKIP_IN_SANITIZER_BUILD();
+  TempDir dir;
+  // Written by a helper process: a child forked from this one would count its pages.
+  const std::string make = (fs::path(CKPT_AUDIT_BIN).parent_path() / "ckpt-make-artifact").string();
+  ASSERT_EQ(std::system((make + " " + dir.path().string() + " 1000000 4 >/dev/null").c_str()), 0);
+  const Measured m = RunAudit({dir.path().string()});
+  std::cout << "10^6 tensors: peak RSS " << m.peak_rss_mib << " MiB, " << m.seconds << " s\n";
+  EXPECT_EQ(m.exit_code, 0);
+  EXPECT_LT(m.peak_rss_mib, 640.0);
+}
+
+// Item 10: audit time is linear in the shard count (it was quadratic: 20,000 shards 46 s).
+TEST(Perf, AuditTimeIsLinearInTheShardCount) {
+  CKPT_SKIP_IN_SANITIZER_BUILD();
+  Policy structure_only;
+  structure_only.compute_hash = false;
+  auto best_of_three = [&](std::size_t shards) {
+    TempDir dir;
+    ArtifactSpec spec = ArtifactSpec::Uniform(shards, 4);
+    spec.shards = static_cast<std::uint32_t>(shards);
+    WriteFiles(spec.Build(), dir.path());
+    double best = 1e9;
+    for (int run = 0; run < 3; ++run) {
+      const auto start = Clock::now();
+      AuditResult result = AuditPath(dir.path().string(), structure_only);
+      best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
+      EXPECT_TRUE(result.tool_errors.empty());
+    }
+    return best;
+  };
+  const double small = best_of_three(1000);
+  const double large = best_of_three(10000);
+  std::cout << "1,000 shards: " << small << " s; 10,000 shards: " << large << " s\n";
+  EXPECT_LT(large, 30 * small) << "quadratic would be about 100x";
+}
+
+// Regression: name lookups and JSON positions were once quadratic in the tensor count.
+TEST(Perf, StructureAuditIsLinearInTheTensorCount) {
+  CKPT_SKIP_IN_SANITIZER_BUILD();
+  Policy structure_only;
+  structure_only.compute_hash = false;
+  auto best_of_three = [&](std::size_t tensors) {
+    ArtifactSpec spec = ArtifactSpec::Uniform(tensors, 4);
+    spec.tensors.push_back({"encoder.action_head.w", "encoder", "float32", {1}, ""});  // one finding to locate
+    const Files files = spec.Build();
+    double best = 1e9;
+    for (int run = 0; run < 3; ++run) {
+      const auto start = Clock::now();
+      AuditResult result = AuditFiles(files, structure_only);
+      best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
+      EXPECT_EQ(FindingsOf(result, "residency-action-head").size(), 1u) << Describe(result);
+    }
+    return best;
+  };
+  const double small = best_of_three(2000);
+  const double large = best_of_three(20000);
+  std::cout << "2,000 tensors: " << small << " s; 20,000 tensors: " << large << " s\n";
+  EXPECT_LT(large, 30 * small) << "quadratic would be about 100x";
+}
+
+TEST(Perf, TenThousandTinyArtifactsInSeconds) {
+  CKPT_SKIP_IN_SANITIZER_BUILD();
+  TempDir dir;
+  ArtifactSpec spec;
+  spec.tensors = {{"encoder.w", "encoder", "float32", {1}, ""}};
+  spec.FillData();
+  const Files files = spec.Build();
+  for (int i = 0; i < 10000; ++i) {
+    WriteFiles(files, dir.path() / ("g" + std::to_string(i / 100)) / ("a" + std::to_string(i)));
+  }
+  ChainRunOptions options;
+  options.jobs = 2;
+  const auto start = Clock::now();
+  ChainRun run = RunChain({dir.path().string()}, options);
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  std::cout << "10,000 artifacts audited and linked in " << seconds << " s\n";
+  EXPECT_EQ(run.graph.nodes.size(), 10000u);
+  EXPECT_LT(seconds, 20.0);
+}
+
+// Hostile inputs end quickly whatever they claim (the functional suite checks what they say).
+TEST(Perf, HostileInputsEndQuickly) {
+  CKPT_SKIP_IN_SANITIZER_BUILD();
+  Files files = ArtifactSpec::Clean().Build();
+  const std::string bytes = files.at("weights.safetensors");
+  const auto start = Clock::now();
+  for (std::size_t cut = 0; cut < bytes.size(); ++cut) {
+    Files cut_files = files;
+    cut_files["weights.safetensors"] = bytes.substr(0, cut);
+    (void)AuditFiles(cut_files);
+  }
+  const double per_case = std::chrono::duration<double>(Clock::now() - start).count() / static_cast<double>(bytes.size());
+  std::cout << "truncated weights: " << per_case * 1e3 << " ms per case\n";
+  EXPECT_LT(per_case, 0.5);
+}
+
+}  // namespace
+}  // namespace ckpt::testing
