@@ -184,7 +184,8 @@ void WriteSarif(std::ostream& out, const SarifInput& input, const SarifOptions& 
       const Location& base = *p.source->baseline;
       boost::json::object related{{"id", 1},
                                   {"physicalLocation", PhysicalLocation(RelativeUri(FileOf(p.source->baseline_artifact, base), root), base, lengths)},
-                                  {"message", {{"text", "The same tensor in the baseline artifact A."}}}};
+                                  {"message", {{"text", f.location.tensor ? "The same tensor in the baseline artifact A."
+                                                                          : "The header of the baseline artifact A."}}}};
       boost::json::array base_logical = LogicalLocations(base);
       if (!base_logical.empty()) related["logicalLocations"] = std::move(base_logical);
       result["relatedLocations"] = boost::json::array{std::move(related)};

@@ -218,6 +218,21 @@ TEST_F(CliTest, DroppedFindingsAreCountedInEveryFormat) {
             3u);
 }
 
+// Issue 8 item 15: a file of another format is named for what it is, without the
+// nonsense length its bytes give when read as a safetensors prefix.
+TEST_F(CliTest, SniffedFormatsSayNoNonsenseLength) {
+  Files files = ArtifactSpec::Clean().Build();
+  files["weights.safetensors"] = "version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 123\n";
+  WriteFiles(files, dir_.path() / "lfs");
+  CliRun run = Cli((dir_.path() / "lfs").string());
+  EXPECT_NE(run.out.find("/weights.safetensors@0: error: weights.safetensors is a Git LFS pointer (the weights were "
+                         "never downloaded), not safetensors; safetensors only: re-export with safetensors. "
+                         "[weights-format-git-lfs-pointer CHECKPOINT_INTEGRITY]"),
+            std::string::npos)
+      << run.out;
+  EXPECT_EQ(run.out.find("header length"), std::string::npos) << run.out;
+}
+
 TEST_F(CliTest, ListRulesAsSarif) {
   CliRun run = Cli("--list-rules --format sarif");
   EXPECT_EQ(run.exit_code, 0);

@@ -130,8 +130,10 @@ class Reader {
   void ReportContainerFailure(const RuleInfo& rule, const std::string& reason, std::uint64_t offset) {
     SniffResult sniff = SniffContent(head_, wf_.size);
     if (const RuleInfo* sniffed = RuleForContentKind(sniff.kind)) {
+      // The reason is left out: bytes of another format read as a safetensors length
+      // give nonsense ("a header of 2336927755350992246 bytes") that only confuses.
+      (void)reason;
       std::string message = wf_.name + " is " + sniff.description + ", not safetensors";
-      if (sniff.kind != ContentKind::kEmpty) message += " (read as safetensors, " + reason + ")";
       message += "; safetensors only: re-export with safetensors.";
       Report(*sniffed, At(0), message);
       return;
