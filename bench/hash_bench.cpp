@@ -10,7 +10,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "lib/audit/audit.h"
+#include "engine/audit.h"
+#include "lib/artifact/loader.h"
 #include "lib/hashing/content_hash.h"
 #include "lib/hashing/sha256.h"
 #include "lib/io/directory_source.h"
@@ -40,7 +41,7 @@ struct Loaded {
     auto opened = ckpt::DirectorySource::OpenDirectory(path);
     if (!opened) throw std::runtime_error("cannot open " + path);
     source = std::move(*opened);
-    ckpt::FindingSink sink;
+    ckpt::DiagnosticList sink;
     std::vector<std::string> errors;
     artifact = ckpt::LoadArtifact(path, *source, ckpt::Policy{}, sink, errors);
   }

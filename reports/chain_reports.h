@@ -6,7 +6,7 @@
 
 #include <boost/json/value.hpp>
 
-#include "lib/chain/chain_run.h"
+#include "engine/chain_run.h"
 #include "reports/report_context.h"
 
 namespace ckpt::reports {

@@ -6,7 +6,7 @@
 
 #include <boost/json/value.hpp>
 
-#include "lib/diff/diff.h"
+#include "engine/diff_run.h"
 #include "reports/report_context.h"
 
 namespace ckpt::reports {

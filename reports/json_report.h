@@ -6,7 +6,7 @@
 
 #include <boost/json/value.hpp>
 
-#include "lib/audit/audit.h"
+#include "engine/audit.h"
 #include "reports/report_context.h"
 
 namespace ckpt::reports {

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "lib/audit/verdict.h"
+#include "engine/verdict.h"
 
 namespace ckpt::reports {
 

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "lib/audit/audit.h"
-#include "lib/audit/file_digests.h"
-#include "lib/chain/chain_run.h"
-#include "lib/diff/diff.h"
+#include "engine/audit.h"
+#include "lib/hashing/file_digests.h"
+#include "engine/chain_run.h"
+#include "engine/diff_run.h"
 #include "reports/report_context.h"
 
 namespace ckpt::reports {

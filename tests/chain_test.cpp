@@ -11,7 +11,7 @@
 #include <functional>
 #include <set>
 
-#include "lib/chain/chain_run.h"
+#include "engine/chain_run.h"
 #include "reports/chain_reports.h"
 #include "rules/catalog.h"
 #include "tests/support/history_builder.h"

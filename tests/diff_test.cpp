@@ -13,7 +13,7 @@
 #include <random>
 #include <set>
 
-#include "lib/diff/diff.h"
+#include "engine/diff_run.h"
 #include "rules/catalog.h"
 #include "reports/diff_reports.h"
 #include "tests/support/history_builder.h"

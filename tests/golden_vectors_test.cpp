@@ -8,7 +8,7 @@
 #include <functional>
 #include <sstream>
 
-#include "lib/audit/audit.h"
+#include "engine/audit.h"
 #include "lib/formats/layout.h"
 #include "tests/support/artifact_builder.h"
 #include "tests/support/audit_helpers.h"

@@ -8,8 +8,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "lib/audit/audit.h"
-#include "lib/audit/verdict.h"
+#include "engine/audit.h"
+#include "engine/verdict.h"
 
 #include <map>
 #include "tests/support/artifact_builder.h"

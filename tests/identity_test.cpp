@@ -9,8 +9,8 @@
 #include <fstream>
 #include <functional>
 
-#include "lib/audit/audit.h"
-#include "lib/audit/verdict.h"
+#include "engine/audit.h"
+#include "engine/verdict.h"
 #include "lib/io/directory_source.h"
 #include "tests/support/artifact_builder.h"
 #include "tests/support/audit_helpers.h"

@@ -12,8 +12,8 @@
 #include <fstream>
 #include <iostream>
 
-#include "lib/audit/audit.h"
-#include "lib/chain/chain_run.h"
+#include "engine/audit.h"
+#include "engine/chain_run.h"
 #include "tests/support/artifact_builder.h"
 #include "tests/support/audit_helpers.h"
 

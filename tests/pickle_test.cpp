@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "lib/audit/audit.h"
+#include "engine/audit.h"
 #include "tests/support/artifact_builder.h"
 #include "tests/support/audit_helpers.h"
 

@@ -7,7 +7,7 @@
 
 #include <boost/json.hpp>
 
-#include "lib/audit/audit.h"
+#include "engine/audit.h"
 #include "reports/json_report.h"
 #include "tests/support/artifact_builder.h"
 #include "tests/support/audit_helpers.h"

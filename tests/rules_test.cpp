@@ -5,7 +5,7 @@
 #include <functional>
 #include <set>
 
-#include "lib/audit/audit.h"
+#include "engine/audit.h"
 #include "lib/core/text.h"
 #include "rules/catalog.h"
 #include "tests/support/artifact_builder.h"

@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "apps/common/cli.h"
-#include "lib/audit/audit.h"
+#include "engine/audit.h"
 #include "lib/core/text.h"
 #include "reports/json_report.h"
 #include "reports/rule_catalog_report.h"

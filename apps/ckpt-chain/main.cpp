@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "apps/common/cli.h"
-#include "lib/chain/chain_run.h"
+#include "engine/chain_run.h"
 #include "lib/core/text.h"
 #include "reports/chain_reports.h"
 #include "reports/sarif_report.h"

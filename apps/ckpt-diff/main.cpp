@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "apps/common/cli.h"
-#include "lib/diff/diff.h"
+#include "engine/diff_run.h"
 #include "reports/diff_reports.h"
 #include "reports/sarif_report.h"
 

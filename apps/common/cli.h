@@ -12,7 +12,7 @@
 #include <boost/program_options.hpp>
 
 #include "lib/artifact/artifact.h"
-#include "lib/audit/verdict.h"
+#include "engine/verdict.h"
 #include "reports/report_context.h"
 #include "reports/sarif_report.h"
 

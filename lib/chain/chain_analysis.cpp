@@ -5,7 +5,6 @@
 #include <set>
 #include <tuple>
 
-#include "rules/catalog.h"
 
 namespace ckpt {
 namespace {
@@ -117,19 +116,6 @@ ChainGraph BuildChainGraph(std::vector<ChainNode> nodes, const ChainOptions& opt
   }
   std::sort(graph.scope.begin(), graph.scope.end());
   return graph;
-}
-
-std::vector<ChainFinding> CheckChain(const ChainGraph& graph) {
-  ChainFindingSink sink;
-  for (const rules::RuleEntry& rule : rules::AllRules()) {
-    if (rule.chain_check != nullptr) rule.chain_check(graph, sink);
-  }
-  std::vector<ChainFinding> findings = std::move(sink.findings());
-  std::stable_sort(findings.begin(), findings.end(), [](const ChainFinding& a, const ChainFinding& b) {
-    return std::tuple(a.node.has_value(), a.node.value_or(0), a.finding.rule->id) <
-           std::tuple(b.node.has_value(), b.node.value_or(0), b.finding.rule->id);
-  });
-  return findings;
 }
 
 std::vector<std::size_t> HistoryOrder(const ChainGraph& graph) {

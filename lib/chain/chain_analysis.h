@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/audit/audit.h"
+#include "lib/artifact/audit_result.h"
 #include "lib/chain/chain_graph.h"
 
 namespace ckpt {
@@ -25,8 +25,6 @@ ChainNode SummarizeAudit(AuditResult&& result, bool hashes_recomputed);
 /// fixes the scope (all nodes, or the lineage of --head back to genesis).
 ChainGraph BuildChainGraph(std::vector<ChainNode> nodes, const ChainOptions& options);
 
-/// Runs every chain rule of the catalog; findings sorted by node, then rule.
-std::vector<ChainFinding> CheckChain(const ChainGraph& graph);
 
 /// Scope nodes in history order: round, then hash, then path.
 std::vector<std::size_t> HistoryOrder(const ChainGraph& graph);

@@ -8,7 +8,6 @@
 #include "lib/core/parallel.h"
 #include "lib/formats/dtype.h"
 #include "lib/json/json_writer.h"
-#include "rules/catalog.h"
 
 namespace ckpt {
 namespace {
@@ -181,20 +180,13 @@ std::string_view TensorStatusName(TensorStatus status) {
   return "unreadable";
 }
 
-DiffRun RunDiff(const std::string& path_a, const std::string& path_b, const DiffOptions& options) {
+DiffRun CompareAudited(AuditResult a, AuditResult b, const DiffOptions& options) {
   DiffRun run;
   run.options = options;
-  if (options.jobs > 1) {
-    std::thread other([&] { run.b = AuditPath(path_b, options.policy, KeepFiles::kOpen); });
-    run.a = AuditPath(path_a, options.policy, KeepFiles::kOpen);
-    other.join();
-  } else {
-    run.a = AuditPath(path_a, options.policy, KeepFiles::kOpen);
-    run.b = AuditPath(path_b, options.policy, KeepFiles::kOpen);
-  }
+  run.a = std::move(a);
+  run.b = std::move(b);
   run.header = DiffHeaders(run.a.artifact, run.b.artifact);
   run.link = Link(run.a, run.b, options.policy.compute_hash);
-
   const auto ta = TensorTable(run.a.artifact);
   const auto tb = TensorTable(run.b.artifact);
   std::set<std::string> names;
@@ -220,35 +212,7 @@ DiffRun RunDiff(const std::string& path_a, const std::string& path_b, const Diff
   }
   CompareTensors(run.tensors, std::max(1u, options.jobs));
 
-  FindingSink sink;
-  for (const rules::RuleEntry& rule : rules::AllRules()) {
-    if (rule.diff_check != nullptr) rule.diff_check(run, sink);
-  }
-  run.findings = std::move(sink.findings());
-  run.dropped = sink.dropped();
-  // The weight files are no longer needed.
-  for (AuditResult* r : {&run.a, &run.b}) {
-    for (WeightFile& wf : r->artifact.weights) wf.file.reset();
-  }
-  for (TensorDiff& t : run.tensors) {
-    if (t.a) t.a->file = nullptr;
-    if (t.b) t.b->file = nullptr;
-  }
   return run;
-}
-
-int DiffExitCode(const DiffRun& run, FailThreshold threshold) {
-  if (!run.a.tool_errors.empty() || !run.b.tool_errors.empty()) return kExitToolError;
-  for (const AuditResult* r : {&run.a, &run.b}) {
-    if (VerdictOf(*r, threshold) == Verdict::kFail && threshold) return kExitFindings;
-  }
-  for (const Finding& f : run.findings) {
-    if (AtOrAbove(f.severity(), threshold)) return kExitFindings;
-  }
-  for (const DroppedFindings& d : run.dropped) {
-    if (AtOrAbove(d.rule->severity, threshold)) return kExitFindings;
-  }
-  return kExitClean;
 }
 
 }  // namespace ckpt

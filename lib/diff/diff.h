@@ -1,5 +1,5 @@
-// ckpt-diff's job: audit two rounds, then compare their headers, their parent link and
-// every tensor of the union of their manifests.
+// Comparing two audited rounds: their headers, their parent link and every tensor of the
+// union of their manifests (engine/diff_run.h audits them and runs the gates).
 #pragma once
 
 #include <map>
@@ -7,8 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/audit/audit.h"
-#include "lib/audit/verdict.h"
+#include "lib/artifact/audit_result.h"
 #include "lib/diff/tensor_stats.h"
 
 namespace ckpt {
@@ -76,12 +75,9 @@ struct DiffRun {
   std::vector<DroppedFindings> dropped;  ///< gate findings counted, not kept (per-file cap)
 };
 
-/// Audits A and B (in parallel), then diffs them, streaming both weight sets once in
-/// bounded memory (`jobs` threads, two 4 MiB windows each).
-DiffRun RunDiff(const std::string& path_a, const std::string& path_b, const DiffOptions& options);
-
-/// 2 if A or B could not be audited; 1 if an audit or gate finding is at or above the
-/// threshold; 0 otherwise.
-int DiffExitCode(const DiffRun& run, FailThreshold threshold);
+/// Compares two audited rounds (weight files still open: KeepFiles::kOpen): header fields,
+/// the parent link, and every tensor, streaming both weight sets once in bounded memory
+/// (`options.jobs` threads, two 4 MiB windows each). Runs no rule.
+DiffRun CompareAudited(AuditResult a, AuditResult b, const DiffOptions& options);
 
 }  // namespace ckpt

@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "lib/core/byte_reader.h"
-#include "rules/catalog.h"
+#include "lib/findings/diagnostic.h"
 
 namespace ckpt {
 namespace {
@@ -48,18 +48,18 @@ SniffResult SniffContent(std::span<const std::byte> head, std::uint64_t file_siz
   return {};
 }
 
-const RuleInfo* RuleForContentKind(ContentKind kind) {
+std::optional<Diag> DiagForContentKind(ContentKind kind) {
   switch (kind) {
-    case ContentKind::kEmpty: return &rules::weights_file_empty::kRule;
-    case ContentKind::kPickle: return &rules::weights_format_pickle::kRule;
-    case ContentKind::kZip: return &rules::weights_format_zip::kRule;
-    case ContentKind::kNumpy: return &rules::weights_format_numpy::kRule;
-    case ContentKind::kGguf: return &rules::weights_format_gguf::kRule;
-    case ContentKind::kGitLfsPointer: return &rules::weights_format_git_lfs_pointer::kRule;
-    case ContentKind::kHtml: return &rules::weights_format_html::kRule;
-    case ContentKind::kUnknown: return nullptr;
+    case ContentKind::kEmpty: return Diag::kWeightsFileEmpty;
+    case ContentKind::kPickle: return Diag::kWeightsFormatPickle;
+    case ContentKind::kZip: return Diag::kWeightsFormatZip;
+    case ContentKind::kNumpy: return Diag::kWeightsFormatNumpy;
+    case ContentKind::kGguf: return Diag::kWeightsFormatGguf;
+    case ContentKind::kGitLfsPointer: return Diag::kWeightsFormatGitLfsPointer;
+    case ContentKind::kHtml: return Diag::kWeightsFormatHtml;
+    case ContentKind::kUnknown: return std::nullopt;
   }
-  return nullptr;
+  return std::nullopt;
 }
 
 }  // namespace ckpt

@@ -4,10 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
-#include "lib/findings/finding.h"
+#include "lib/findings/diagnostic.h"
 
 namespace ckpt {
 
@@ -24,7 +25,7 @@ inline constexpr std::size_t kSniffLength = 64;
 /// Classifies a file from its first bytes (at most kSniffLength) and total size.
 SniffResult SniffContent(std::span<const std::byte> head, std::uint64_t file_size);
 
-/// The rule that reports a weight file of this kind; nullptr for kUnknown.
-const RuleInfo* RuleForContentKind(ContentKind kind);
+/// The diagnostic for a weight file of this kind; nullopt for kUnknown.
+std::optional<Diag> DiagForContentKind(ContentKind kind);
 
 }  // namespace ckpt

@@ -5,14 +5,14 @@
 #include "lib/core/text.h"
 #include "lib/formats/header_schema.h"
 #include "lib/formats/json_file_reader.h"
-#include "rules/catalog.h"
+#include "lib/findings/diagnostic.h"
 
 namespace ckpt {
 namespace {
 
 class Extractor {
  public:
-  Extractor(Header& header, FindingSink& sink) : h_(header), sink_(sink) {}
+  Extractor(Header& header, DiagnosticSink& sink) : h_(header), sink_(sink) {}
 
   void Run(const json::Value& root, std::uint64_t version) {
     h_.content_hash = String(root, "content_hash");
@@ -44,7 +44,7 @@ class Extractor {
 
  private:
   void WrongType(const std::string& pointer_suffix, const json::Value& value, std::string_view expected) {
-    sink_.Report(rules::header_field_type::kRule, h_.json.At(value.offset(), "/" + pointer_suffix),
+    sink_.Report(Diag::kHeaderFieldType, h_.json.At(value.offset(), "/" + pointer_suffix),
                  "Header field " + pointer_suffix + " is " + value.Describe() + "; it must be " + std::string(expected) +
                      ".");
   }
@@ -108,7 +108,7 @@ class Extractor {
       bool ok = true;
       for (const json::Member& m : item.Members()) {
         if (m.key != "name" && m.key != "group" && m.key != "dtype" && m.key != "shape") {
-          sink_.Report(rules::header_manifest_entry_keys::kRule,
+          sink_.Report(Diag::kHeaderManifestEntryKeys,
                        h_.json.At(m.key_offset, entry.Pointer() + "/" + json::EscapePointerToken(m.key)),
                        "tensor_manifest entry " + std::to_string(entry.index) + " has unknown key " + QuoteForMessage(m.key) + ".");
           ok = false;
@@ -117,7 +117,7 @@ class Extractor {
       for (const char* key : {"name", "group", "dtype", "shape"}) {
         auto field = item.Find(key);
         if (!field) {
-          sink_.Report(rules::header_manifest_entry_keys::kRule, h_.json.At(item.offset(), entry.Pointer()),
+          sink_.Report(Diag::kHeaderManifestEntryKeys, h_.json.At(item.offset(), entry.Pointer()),
                        "tensor_manifest entry " + std::to_string(entry.index) + " has no " + key + ".");
           ok = false;
           continue;
@@ -156,18 +156,18 @@ class Extractor {
   }
 
   Header& h_;
-  FindingSink& sink_;
+  DiagnosticSink& sink_;
 };
 
 }  // namespace
 
-IoResult<Header> ReadHeader(const RandomAccessFile& file, FindingSink& sink) {
+IoResult<Header> ReadHeader(const RandomAccessFile& file, DiagnosticSink& sink) {
   Header header;
   header.json.name = "header.json";
-  const JsonFileRules json_rules{&rules::header_too_large::kRule, &rules::header_json_too_deep::kRule,
-                                 &rules::header_not_utf8::kRule,
-                                 &rules::header_json_syntax::kRule, &rules::header_duplicate_key::kRule,
-                                 &rules::header_not_object::kRule};
+  const JsonFileDiagnostics json_rules{Diag::kHeaderTooLarge, Diag::kHeaderJsonTooDeep,
+                                 Diag::kHeaderNotUtf8,
+                                 Diag::kHeaderJsonSyntax, Diag::kHeaderDuplicateKey,
+                                 Diag::kHeaderNotObject};
   if (auto read = ReadJsonFile(file, json_rules, header.json, sink); !read) return read.error();
   if (!header.json.parsed) return header;
   const json::Value root = header.json.doc.root();
@@ -175,20 +175,20 @@ IoResult<Header> ReadHeader(const RandomAccessFile& file, FindingSink& sink) {
   // schema_version decides how everything else is read.
   auto version = root.Find("schema_version");
   if (!version) {
-    sink.Report(rules::header_schema_version_missing::kRule, header.json.At(header.json.doc.value_begin, ""),
+    sink.Report(Diag::kHeaderSchemaVersionMissing, header.json.At(header.json.doc.value_begin, ""),
                 "header.json has no schema_version, so it cannot be interpreted.");
     return header;
   }
   auto version_number = version->AsInteger();
   if (!version_number || *version_number == 0) {
-    sink.Report(rules::header_schema_version_invalid::kRule, header.json.At(version->offset(), "/schema_version"),
+    sink.Report(Diag::kHeaderSchemaVersionInvalid, header.json.At(version->offset(), "/schema_version"),
                 "schema_version is " + (version->is(json::Type::kNumber) ? std::string(version->Raw()) : version->Describe()) +
                     "; it must be a JSON integer >= 1.");
     return header;
   }
   header.schema_version = *version_number;
   if (*version_number > kReaderMaxSchemaVersion) {
-    sink.Report(rules::header_schema_version_too_new::kRule, header.json.At(version->offset(), "/schema_version"),
+    sink.Report(Diag::kHeaderSchemaVersionTooNew, header.json.At(version->offset(), "/schema_version"),
                 "header.json has schema_version " + std::to_string(*version_number) +
                     " (file_schema_version) but this reader supports at most " +
                     std::to_string(kReaderMaxSchemaVersion) + " (reader_max_version); nothing else was checked.");
@@ -200,14 +200,14 @@ IoResult<Header> ReadHeader(const RandomAccessFile& file, FindingSink& sink) {
   auto keys = HeaderKeys(*version_number);
   for (std::string_view key : keys) {
     if (!root.Find(key)) {
-      sink.Report(rules::header_missing_field::kRule, header.json.At(header.json.doc.value_begin, ""),
+      sink.Report(Diag::kHeaderMissingField, header.json.At(header.json.doc.value_begin, ""),
                   "header.json (schema_version " + std::to_string(*version_number) + ") has no " + std::string(key) +
                       " field.");
     }
   }
   for (const json::Member& m : root.Members()) {
     if (std::find(keys.begin(), keys.end(), m.key) == keys.end()) {
-      sink.Report(rules::header_unknown_field::kRule, header.json.At(m.key_offset, "/" + json::EscapePointerToken(m.key)),
+      sink.Report(Diag::kHeaderUnknownField, header.json.At(m.key_offset, "/" + json::EscapePointerToken(m.key)),
                   "header.json (schema_version " + std::to_string(*version_number) + ") has unknown field " +
                       QuoteForMessage(m.key) + ".");
     }

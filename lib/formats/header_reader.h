@@ -5,11 +5,12 @@
 #pragma once
 
 #include "lib/artifact/artifact.h"
+#include "lib/findings/diagnostic.h"
 #include "lib/io/artifact_source.h"
 
 namespace ckpt {
 
 /// Reads header.json. Findings go to `sink`; an I/O failure of the read is returned.
-[[nodiscard]] IoResult<Header> ReadHeader(const RandomAccessFile& file, FindingSink& sink);
+[[nodiscard]] IoResult<Header> ReadHeader(const RandomAccessFile& file, DiagnosticSink& sink);
 
 }  // namespace ckpt

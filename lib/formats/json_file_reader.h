@@ -3,22 +3,23 @@
 #pragma once
 
 #include "lib/artifact/artifact.h"
+#include "lib/findings/diagnostic.h"
 #include "lib/io/artifact_source.h"
 
 namespace ckpt {
 
 /// The rules a JSON file's first-stage failures are reported under.
-struct JsonFileRules {
-  const RuleInfo* too_large;
-  const RuleInfo* too_deep;
-  const RuleInfo* not_utf8;
-  const RuleInfo* syntax;
-  const RuleInfo* duplicate_key;
-  const RuleInfo* not_object;
+struct JsonFileDiagnostics {
+  Diag too_large;
+  Diag too_deep;
+  Diag not_utf8;
+  Diag syntax;
+  Diag duplicate_key;
+  Diag not_object;
 };
 
 /// Fills `out` (name, text, doc, parsed). Findings go to `sink`; an I/O failure is returned.
-[[nodiscard]] IoResult<void> ReadJsonFile(const RandomAccessFile& file, const JsonFileRules& rules, JsonFile& out,
-                                          FindingSink& sink);
+[[nodiscard]] IoResult<void> ReadJsonFile(const RandomAccessFile& file, const JsonFileDiagnostics& rules, JsonFile& out,
+                                          DiagnosticSink& sink);
 
 }  // namespace ckpt

@@ -11,7 +11,7 @@
 #include "lib/formats/content_sniffer.h"
 #include "lib/formats/dtype.h"
 #include "lib/json/strict_parser.h"
-#include "rules/catalog.h"
+#include "lib/findings/diagnostic.h"
 
 namespace ckpt {
 namespace {
@@ -22,21 +22,20 @@ bool IsJsonWhitespace(char c) { return c == ' ' || c == '\t' || c == '\n' || c =
 
 class Reader {
  public:
-  Reader(WeightFile& out, FindingSink& sink) : wf_(out), sink_(sink) {}
+  Reader(WeightFile& out, DiagnosticSink& sink) : wf_(out), sink_(sink) {}
 
   IoResult<void> Run() {
-    const std::size_t errors_before = ErrorCount();
     std::array<std::byte, kSniffLength> head{};
     std::size_t head_length = static_cast<std::size_t>(std::min<std::uint64_t>(wf_.size, head.size()));
     if (auto read = wf_.file->ReadAt(0, std::span(head).first(head_length)); !read) return read.error();
     head_ = std::span<const std::byte>(head).first(head_length);
 
     if (wf_.size == 0) {
-      ReportContainerFailure(rules::safetensors_header_too_small::kRule, "the file is empty", 0);
+      ReportContainerFailure(Diag::kSafetensorsHeaderTooSmall, "the file is empty", 0);
       return {};
     }
     if (wf_.size < kPrefixLength) {
-      ReportContainerFailure(rules::safetensors_header_too_small::kRule,
+      ReportContainerFailure(Diag::kSafetensorsHeaderTooSmall,
                              "the file is " + Plural(wf_.size, "byte") + " long, shorter than the 8-byte header length",
                              0);
       return {};
@@ -44,17 +43,17 @@ class Reader {
     ByteReader prefix(head_);
     const std::uint64_t n = *prefix.ReadU64LE();
     if (n > kMaxSafetensorsHeaderLength) {
-      ReportContainerFailure(rules::safetensors_header_too_large::kRule,
+      ReportContainerFailure(Diag::kSafetensorsHeaderTooLarge,
                              "the header length is " + std::to_string(n) + " bytes, above the limit of 100000000", 0);
       return {};
     }
     if (n < 2) {
-      ReportContainerFailure(rules::safetensors_header_too_small::kRule,
+      ReportContainerFailure(Diag::kSafetensorsHeaderTooSmall,
                              "the header length is " + Plural(n, "byte") + "; a JSON object needs at least 2", 0);
       return {};
     }
     if (n > wf_.size - kPrefixLength) {
-      ReportContainerFailure(rules::safetensors_header_past_end::kRule,
+      ReportContainerFailure(Diag::kSafetensorsHeaderPastEnd,
                              "the header length is " + std::to_string(n) + " bytes but only " +
                                  std::to_string(wf_.size - kPrefixLength) + " bytes follow the length prefix",
                              0);
@@ -66,26 +65,26 @@ class Reader {
       return read.error();
     }
     if (auto deep = json::FindExcessiveNesting(header)) {
-      ReportContainerFailure(rules::safetensors_header_too_deep::kRule,
+      ReportContainerFailure(Diag::kSafetensorsHeaderTooDeep,
                              "the header nests arrays and objects deeper than " +
                                  std::to_string(json::kMaxNestingDepth) + " levels",
                              kPrefixLength + *deep);
       return {};
     }
     if (auto bad = FindInvalidUtf8(header)) {
-      ReportContainerFailure(rules::safetensors_header_not_utf8::kRule,
+      ReportContainerFailure(Diag::kSafetensorsHeaderNotUtf8,
                              "the header holds invalid UTF-8 at header byte " + std::to_string(*bad),
                              kPrefixLength + *bad);
       return {};
     }
     json::Document doc(std::move(header));
     if (auto error = json::Parse(doc)) {
-      ReportContainerFailure(rules::safetensors_header_json::kRule,
+      ReportContainerFailure(Diag::kSafetensorsHeaderJson,
                              "the header is not valid JSON: " + error->message, kPrefixLength + error->offset);
       return {};
     }
     if (!doc.root().is(json::Type::kObject)) {
-      ReportContainerFailure(rules::safetensors_header_json::kRule,
+      ReportContainerFailure(Diag::kSafetensorsHeaderJson,
                              std::string("the header is ") + std::string(json::TypeName(doc.root().type())) +
                                  ", not a JSON object",
                              kPrefixLength + doc.value_begin);
@@ -103,15 +102,11 @@ class Reader {
     DropRepeatedNames();
     wf_.BuildNameIndex();
     CheckOffsets();
-    wf_.valid = ErrorCount() == errors_before;
+    wf_.valid = !structure_broken_;
     return {};
   }
 
  private:
-  std::size_t ErrorCount() const {
-    return static_cast<std::size_t>(sink_.error_count());
-  }
-
   Location At(std::uint64_t file_offset, std::optional<std::string> pointer = std::nullopt,
               std::optional<std::string> tensor = std::nullopt) const {
     Location loc;
@@ -122,14 +117,18 @@ class Reader {
     return loc;
   }
 
-  void Report(const RuleInfo& rule, Location loc, std::string message) {
-    sink_.Report(rule, std::move(loc), std::move(message));
+  // Every diagnostic but non-canonical whitespace (valid, only not canonical) means the
+  // structure does not hold, so no byte of this file is located for hashing or diffing.
+  // The reader decides this from its own diagnostics, never from a rule's severity.
+  void Report(Diag kind, Location loc, std::string message) {
+    if (kind != Diag::kSafetensorsNoncanonicalWhitespace) structure_broken_ = true;
+    sink_.Report(kind, std::move(loc), std::move(message));
   }
 
   // A failure of the container itself: say what the file looks like instead, if we can tell.
-  void ReportContainerFailure(const RuleInfo& rule, const std::string& reason, std::uint64_t offset) {
+  void ReportContainerFailure(Diag rule, const std::string& reason, std::uint64_t offset) {
     SniffResult sniff = SniffContent(head_, wf_.size);
-    if (const RuleInfo* sniffed = RuleForContentKind(sniff.kind)) {
+    if (const std::optional<Diag> sniffed = DiagForContentKind(sniff.kind)) {
       // The reason is left out: bytes of another format read as a safetensors length
       // give nonsense ("a header of 2336927755350992246 bytes") that only confuses.
       (void)reason;
@@ -150,7 +149,7 @@ class Reader {
     if (leading || odd_padding) {
       std::string what = leading ? "whitespace before the opening '{'" : "";
       if (odd_padding) what += std::string(leading ? " and " : "") + "trailing padding other than spaces";
-      Report(rules::safetensors_noncanonical_whitespace::kRule, At(kPrefixLength),
+      Report(Diag::kSafetensorsNoncanonicalWhitespace, At(kPrefixLength),
              wf_.name + " has " + what + " in its header; valid, but canonical writers pad with trailing spaces only.");
     }
   }
@@ -160,24 +159,24 @@ class Reader {
       Location loc = At(kPrefixLength + dup.second_offset, dup.object_pointer + "/" + json::EscapePointerToken(dup.key));
       if (dup.object_pointer.empty()) {
         if (dup.key == "__metadata__") {
-          Report(rules::safetensors_metadata_invalid::kRule, loc, wf_.name + " declares __metadata__ twice.");
+          Report(Diag::kSafetensorsMetadataInvalid, loc, wf_.name + " declares __metadata__ twice.");
         } else {
           loc.tensor = dup.key;
-          Report(rules::safetensors_duplicate_tensor::kRule, loc,
+          Report(Diag::kSafetensorsDuplicateTensor, loc,
                  "Tensor " + QuoteForMessage(dup.key) + " is declared twice in " + wf_.name + " (first at byte " +
                      std::to_string(kPrefixLength + dup.first_offset) + ").");
         }
       } else if (dup.object_pointer == "/__metadata__") {
-        Report(rules::safetensors_metadata_duplicate_key::kRule, loc,
+        Report(Diag::kSafetensorsMetadataDuplicateKey, loc,
                "__metadata__ key " + QuoteForMessage(dup.key) + " appears twice in " + wf_.name + ".");
       } else {
-        Report(rules::safetensors_tensor_entry_invalid::kRule, loc,
+        Report(Diag::kSafetensorsTensorEntryInvalid, loc,
                "Key " + QuoteForMessage(dup.key) + " appears twice in the entry at " + dup.object_pointer + " of " +
                    wf_.name + ".");
       }
     }
     if (doc.duplicates_dropped > 0) {
-      Report(rules::safetensors_duplicate_tensor::kRule, At(kPrefixLength + doc.value_begin),
+      Report(Diag::kSafetensorsDuplicateTensor, At(kPrefixLength + doc.value_begin),
              wf_.name + " repeats " + std::to_string(doc.duplicates_dropped) + " more keys than the " +
                  std::to_string(json::Document::kMaxRecordedDuplicates) + " reported one by one.");
     }
@@ -209,19 +208,19 @@ class Reader {
     wf_.has_metadata = true;
     const json::Value& value = member.value;
     if (!value.is(json::Type::kObject)) {
-      Report(rules::safetensors_metadata_invalid::kRule, At(kPrefixLength + value.offset(), pointer),
+      Report(Diag::kSafetensorsMetadataInvalid, At(kPrefixLength + value.offset(), pointer),
              "__metadata__ in " + wf_.name + " is " + std::string(json::TypeName(value.type())) +
                  ", not a map of strings to strings.");
       return;
     }
     if (value.Find("dtype") && value.Find("shape") && value.Find("data_offsets")) {
-      Report(rules::safetensors_tensor_name_invalid::kRule, At(kPrefixLength + member.key_offset, pointer),
+      Report(Diag::kSafetensorsTensorNameInvalid, At(kPrefixLength + member.key_offset, pointer),
              wf_.name + " declares a tensor named __metadata__, a name reserved for the metadata map.");
       return;
     }
     for (const json::Member& entry : value.Members()) {
       if (!entry.value.is(json::Type::kString)) {
-        Report(rules::safetensors_metadata_invalid::kRule,
+        Report(Diag::kSafetensorsMetadataInvalid,
                At(kPrefixLength + entry.value.offset(), pointer + "/" + json::EscapePointerToken(entry.key)),
                "__metadata__ value " + QuoteForMessage(entry.key) + " in " + wf_.name + " is " +
                    std::string(json::TypeName(entry.value.type())) + ", not a string.");
@@ -247,12 +246,12 @@ class Reader {
     auto label_text = [&] { return "Tensor " + QuoteForMessage(member.key) + " in " + wf_.name; };  // only for findings
 
     if (member.key.empty() || HasControlCharacter(member.key)) {
-      Report(rules::safetensors_tensor_name_invalid::kRule, loc,
+      Report(Diag::kSafetensorsTensorNameInvalid, loc,
              label_text() + (member.key.empty() ? " has an empty name." : " has a control character in its name."));
     }
     const json::Value& entry = member.value;
     if (!entry.is(json::Type::kObject)) {
-      Report(rules::safetensors_tensor_entry_invalid::kRule, loc,
+      Report(Diag::kSafetensorsTensorEntryInvalid, loc,
              label_text() + " is " + std::string(json::TypeName(entry.type())) + ", not {dtype, shape, data_offsets}.");
       wf_.tensors.push_back(std::move(tensor));
       return;
@@ -260,7 +259,7 @@ class Reader {
     bool ok = true;
     for (const json::Member& field : entry.Members()) {
       if (field.key != "dtype" && field.key != "shape" && field.key != "data_offsets") {
-        Report(rules::safetensors_tensor_entry_invalid::kRule, loc,
+        Report(Diag::kSafetensorsTensorEntryInvalid, loc,
                label_text() + " has unknown key " + QuoteForMessage(field.key) + ".");
         ok = false;
       }
@@ -270,24 +269,24 @@ class Reader {
     const std::optional<json::Value> offsets = entry.Find("data_offsets");
     for (auto [value, key] : {std::pair{&dtype, "dtype"}, std::pair{&shape, "shape"}, std::pair{&offsets, "data_offsets"}}) {
       if (!value->has_value()) {
-        Report(rules::safetensors_tensor_entry_invalid::kRule, loc, label_text() + " has no " + key + ".");
+        Report(Diag::kSafetensorsTensorEntryInvalid, loc, label_text() + " has no " + key + ".");
         ok = false;
       }
     }
     if (dtype && !dtype->is(json::Type::kString)) {
-      Report(rules::safetensors_tensor_entry_invalid::kRule, loc, label_text() + " has a dtype that is not a string.");
+      Report(Diag::kSafetensorsTensorEntryInvalid, loc, label_text() + " has a dtype that is not a string.");
       ok = false;
     } else if (dtype) {
       tensor.dtype = dtype->String();
     }
     if (shape && !ReadIntegers(*shape, tensor.shape)) {
-      Report(rules::safetensors_tensor_entry_invalid::kRule, loc,
+      Report(Diag::kSafetensorsTensorEntryInvalid, loc,
              label_text() + " has a shape that is not an array of non-negative JSON integers.");
       ok = false;
     }
     std::vector<std::uint64_t> begin_end;
     if (offsets && (!ReadIntegers(*offsets, begin_end) || begin_end.size() != 2)) {
-      Report(rules::safetensors_tensor_entry_invalid::kRule, loc,
+      Report(Diag::kSafetensorsTensorEntryInvalid, loc,
              label_text() + " has data_offsets that are not two non-negative JSON integers.");
       ok = false;
     }
@@ -299,29 +298,29 @@ class Reader {
     tensor.end = begin_end[1];
     const DtypeInfo* info = FindSafetensorsDtype(tensor.dtype);
     if (info == nullptr) {
-      Report(rules::safetensors_dtype_unknown::kRule, loc,
+      Report(Diag::kSafetensorsDtypeUnknown, loc,
              label_text() + " has dtype " + QuoteForMessage(tensor.dtype) + ", which safetensors does not define.");
       wf_.tensors.push_back(std::move(tensor));
       return;
     }
     TensorSize size = SafetensorsByteSize(tensor.shape, *info);
     if (size.error == SizeError::kOverflow) {
-      Report(rules::safetensors_size_overflow::kRule, loc, label_text() + " has a shape whose size overflows 64 bits.");
+      Report(Diag::kSafetensorsSizeOverflow, loc, label_text() + " has a shape whose size overflows 64 bits.");
     } else if (size.error == SizeError::kMisaligned) {
-      Report(rules::safetensors_size_misaligned::kRule, loc,
+      Report(Diag::kSafetensorsSizeMisaligned, loc,
              label_text() + " (" + tensor.dtype + ") has a size in bits that is not a multiple of 8.");
     } else if (tensor.end < tensor.begin) {
-      Report(rules::safetensors_size_mismatch::kRule, loc,
+      Report(Diag::kSafetensorsSizeMismatch, loc,
              label_text() + " has data_offsets [" + std::to_string(tensor.begin) + ", " + std::to_string(tensor.end) +
                  "] that end before they begin.");
     } else if (tensor.end - tensor.begin != size.bytes) {
-      Report(rules::safetensors_size_mismatch::kRule, loc,
+      Report(Diag::kSafetensorsSizeMismatch, loc,
              label_text() + " spans " + std::to_string(tensor.end - tensor.begin) + " bytes but its dtype and shape need " +
                  std::to_string(size.bytes) + ".");
     } else {
       tensor.complete = true;
       if (!info->allowed_in_artifact()) {
-        Report(rules::safetensors_dtype_not_allowed::kRule, loc,
+        Report(Diag::kSafetensorsDtypeNotAllowed, loc,
                label_text() + " has dtype " + tensor.dtype +
                    ": valid safetensors, but artifacts allow only F32, BF16 and F16.");
       }
@@ -359,7 +358,7 @@ class Reader {
     for (const StoredTensor* t : ordered) {
       if (t->begin != expected) {
         const bool hole = t->begin > expected;
-        Report(rules::safetensors_offsets_not_contiguous::kRule, wf_.TensorLocation(*t),
+        Report(Diag::kSafetensorsOffsetsNotContiguous, wf_.TensorLocation(*t),
                "Tensor " + QuoteForMessage(t->name) + " in " + wf_.name + " starts at data offset " +
                    std::to_string(t->begin) + " but the previous tensor ends at " + std::to_string(expected) +
                    (hole ? ": a hole of " + Plural(t->begin - expected, "byte") + "."
@@ -372,10 +371,10 @@ class Reader {
     if (!buffer_end || *buffer_end != wf_.size) {
       Location loc = At(buffer_end ? std::min(*buffer_end, wf_.size) : wf_.size);
       if (buffer_end && *buffer_end < wf_.size) {
-        Report(rules::safetensors_buffer_size::kRule, loc,
+        Report(Diag::kSafetensorsBufferSize, loc,
                wf_.name + " has " + Plural(wf_.size - *buffer_end, "byte") + " after the end of the last tensor.");
       } else {
-        Report(rules::safetensors_buffer_size::kRule, loc,
+        Report(Diag::kSafetensorsBufferSize, loc,
                wf_.name + " is truncated: its tensors need a data buffer of " + std::to_string(expected) +
                    " bytes but only " + std::to_string(wf_.size - wf_.data_start) + " follow the header.");
       }
@@ -383,14 +382,15 @@ class Reader {
   }
 
   WeightFile& wf_;
-  FindingSink& sink_;
+  DiagnosticSink& sink_;
   std::span<const std::byte> head_;
-  std::vector<std::uint64_t> repeated_keys_;  // offsets of repeated top-level keys (second and later)
+  std::vector<std::uint64_t> repeated_keys_;
+  bool structure_broken_ = false;  // offsets of repeated top-level keys (second and later)
 };
 
 }  // namespace
 
-IoResult<WeightFile> ReadSafetensors(std::string name, std::unique_ptr<RandomAccessFile> file, FindingSink& sink) {
+IoResult<WeightFile> ReadSafetensors(std::string name, std::unique_ptr<RandomAccessFile> file, DiagnosticSink& sink) {
   WeightFile wf;
   wf.name = std::move(name);
   wf.size = file->size();

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "lib/artifact/artifact.h"
-#include "lib/findings/finding.h"
+#include "lib/findings/diagnostic.h"
 #include "lib/io/artifact_source.h"
 
 namespace ckpt {
@@ -21,6 +21,6 @@ inline constexpr std::uint64_t kMaxSafetensorsHeaderLength = 100'000'000;
 /// found; it keeps `file` open for hashing. An I/O failure of the read itself is returned
 /// as an error: it is the tool's problem, not a finding.
 [[nodiscard]] IoResult<WeightFile> ReadSafetensors(std::string name, std::unique_ptr<RandomAccessFile> file,
-                                                   FindingSink& sink);
+                                                   DiagnosticSink& sink);
 
 }  // namespace ckpt

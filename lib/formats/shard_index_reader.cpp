@@ -2,21 +2,21 @@
 
 #include "lib/core/text.h"
 #include "lib/formats/json_file_reader.h"
-#include "rules/catalog.h"
+#include "lib/findings/diagnostic.h"
 
 namespace ckpt {
 
-IoResult<ShardIndex> ReadShardIndex(const RandomAccessFile& file, FindingSink& sink) {
+IoResult<ShardIndex> ReadShardIndex(const RandomAccessFile& file, DiagnosticSink& sink) {
   ShardIndex index;
   index.json.name = "weights.index.json";
-  const JsonFileRules json_rules{&rules::index_too_large::kRule, &rules::index_json_too_deep::kRule,
-                                 &rules::index_json_invalid::kRule,
-                                 &rules::index_json_invalid::kRule, &rules::index_duplicate_key::kRule,
-                                 &rules::index_json_invalid::kRule};
+  const JsonFileDiagnostics json_rules{Diag::kIndexTooLarge, Diag::kIndexJsonTooDeep,
+                                 Diag::kIndexJsonInvalid,
+                                 Diag::kIndexJsonInvalid, Diag::kIndexDuplicateKey,
+                                 Diag::kIndexJsonInvalid};
   if (auto read = ReadJsonFile(file, json_rules, index.json, sink); !read) return read.error();
   if (!index.json.parsed) return index;
   const json::Value root = index.json.doc.root();
-  const RuleInfo& structure = rules::index_structure::kRule;
+  const Diag structure = Diag::kIndexStructure;
 
   for (const json::Member& m : root.Members()) {
     if (m.key != "metadata" && m.key != "weight_map") {

@@ -4,10 +4,11 @@
 #pragma once
 
 #include "lib/artifact/artifact.h"
+#include "lib/findings/diagnostic.h"
 #include "lib/io/artifact_source.h"
 
 namespace ckpt {
 
-[[nodiscard]] IoResult<ShardIndex> ReadShardIndex(const RandomAccessFile& file, FindingSink& sink);
+[[nodiscard]] IoResult<ShardIndex> ReadShardIndex(const RandomAccessFile& file, DiagnosticSink& sink);
 
 }  // namespace ckpt

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/audit/audit.h"
+#include "engine/audit.h"
 #include "lib/io/memory_source.h"
 #include "reports/json_report.h"
 #include "reports/text_report.h"

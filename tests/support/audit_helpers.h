@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "lib/audit/audit.h"
+#include "engine/audit.h"
 #include "lib/io/memory_source.h"
 #include "tests/support/artifact_builder.h"
 

@@ -5,7 +5,7 @@
 #include <span>
 #include <string_view>
 
-#include "lib/audit/audit.h"
+#include "engine/audit.h"
 
 namespace ckpt {
 

@@ -1,9 +1,29 @@
-#include "lib/chain/chain_run.h"
+#include "engine/chain_run.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "engine/audit.h"
 
 #include "lib/chain/discovery.h"
 #include "lib/core/parallel.h"
+#include "rules/catalog.h"
 
 namespace ckpt {
+
+std::vector<ChainFinding> CheckChain(const ChainGraph& graph) {
+  ChainFindingSink sink;
+  for (const rules::RuleEntry& rule : rules::AllRules()) {
+    if (rule.chain_check != nullptr) rule.chain_check(graph, sink);
+  }
+  std::vector<ChainFinding> findings = std::move(sink.findings());
+  std::stable_sort(findings.begin(), findings.end(), [](const ChainFinding& a, const ChainFinding& b) {
+    return std::tuple(a.node.has_value(), a.node.value_or(0), a.finding.rule->id) <
+           std::tuple(b.node.has_value(), b.node.value_or(0), b.finding.rule->id);
+  });
+  return findings;
+}
+
 
 std::vector<ChainNode> AuditArtifacts(std::span<const std::string> paths, const Policy& policy, unsigned jobs) {
   std::vector<ChainNode> nodes(paths.size());

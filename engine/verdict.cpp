@@ -1,4 +1,4 @@
-#include "lib/audit/verdict.h"
+#include "engine/verdict.h"
 
 namespace ckpt {
 

@@ -1,4 +1,4 @@
-#include "lib/audit/file_digests.h"
+#include "lib/hashing/file_digests.h"
 
 #include <algorithm>
 #include <vector>

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/audit/verdict.h"
+#include "engine/verdict.h"
 #include "lib/chain/chain_analysis.h"
 
 namespace ckpt {
@@ -23,6 +23,9 @@ struct ChainRun {
   std::vector<std::string> discovery_errors;   ///< the tool could not read a path: exit 2
   std::vector<std::size_t> history;            ///< scope nodes in history order
 };
+
+/// Runs every chain rule of the catalog; findings sorted by node, then rule.
+std::vector<ChainFinding> CheckChain(const ChainGraph& graph);
 
 /// Audits `paths` on `jobs` threads (each with its own bounded buffer), in input order.
 std::vector<ChainNode> AuditArtifacts(std::span<const std::string> paths, const Policy& policy, unsigned jobs);

@@ -1,4 +1,4 @@
-#include "lib/audit/audit.h"
+#include "lib/artifact/loader.h"
 
 #include <algorithm>
 #include <array>
@@ -9,9 +9,6 @@
 #include "lib/formats/layout.h"
 #include "lib/formats/safetensors_reader.h"
 #include "lib/formats/shard_index_reader.h"
-#include "lib/hashing/content_hash.h"
-#include "lib/io/directory_source.h"
-#include "rules/catalog.h"
 
 namespace ckpt {
 namespace {
@@ -20,24 +17,6 @@ namespace {
 std::tuple<int, std::uint32_t, std::uint32_t, std::string> WeightOrder(const std::string& name) {
   if (auto shard = ParseShardName(name)) return {1, shard->count, shard->index, name};
   return {0, 0, 0, name};
-}
-
-int FileRank(const std::string& file) {
-  if (file == kHeaderFileName) return 0;
-  if (file == kShardIndexFileName) return 1;
-  if (IsWeightFileName(file)) return 2;
-  return 3;
-}
-
-void SortFindings(std::vector<Finding>& findings) {
-  std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
-    auto key = [](const Finding& f) {
-      const Location& l = f.location;
-      return std::tuple(static_cast<int>(f.rule->tier), FileRank(l.file), l.file, l.line.value_or(0),
-                        l.column.value_or(0), l.byte_offset.value_or(0));
-    };
-    return key(a) < key(b);
-  });
 }
 
 std::string Describe(const std::string& context, const boost::system::error_code& error) {
@@ -71,7 +50,7 @@ void VerifyAdmittedFiles(Artifact& artifact, const ArtifactSource& source) {
 }
 
 Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& source, const Policy& policy,
-                      FindingSink& sink, std::vector<std::string>& tool_errors) {
+                      DiagnosticSink& sink, std::vector<std::string>& tool_errors) {
   Artifact artifact;
   artifact.path = display_path;
   artifact.policy = policy;
@@ -147,68 +126,6 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
 
   artifact.BuildIndexes();
   return artifact;
-}
-
-AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource& source, const Policy& policy,
-                          KeepFiles keep) {
-  AuditResult result;
-  FindingSink sink;
-  result.artifact = LoadArtifact(display_path, source, policy, sink, result.tool_errors);
-  Artifact& artifact = result.artifact;
-  if (artifact.entries.empty() && !result.tool_errors.empty()) return result;
-
-  if (!policy.compute_hash) {
-    artifact.hash_not_computed_reason = "not recomputed (--no-hash)";
-  } else {
-    PlanOrReason plan = BuildHashPlan(artifact);
-    if (!plan.plan) {
-      artifact.hash_not_computed_reason = "not computable: " + plan.reason;
-    } else if (auto hash = ComputeContentHash(*plan.plan); !hash) {
-      if (hash.error().value() == kFileChangedErrno) {
-        artifact.hash_not_computed_reason = "not computed: a weight file changed while being read";
-      } else {
-        result.tool_errors.push_back(Describe("cannot read tensor data of " + display_path, hash.error()));
-        artifact.hash_not_computed_reason = "not computed: read error";
-      }
-    } else {
-      artifact.computed_hash = std::move(*hash);
-    }
-  }
-  // The last read is done: every admitted name must still be the file that was read.
-  for (WeightFile& wf : artifact.weights) wf.file->Release();
-  VerifyAdmittedFiles(artifact, source);
-
-  for (const rules::RuleEntry& rule : rules::AllRules()) {
-    if (rule.check != nullptr) rule.check(artifact, sink);
-  }
-  result.findings = std::move(sink.findings());
-  result.dropped = sink.dropped();
-  SortFindings(result.findings);
-  if (policy.max_findings > 0 && result.findings.size() > policy.max_findings) {
-    std::vector<DroppedFindings> cut;
-    for (std::size_t i = policy.max_findings; i < result.findings.size(); ++i) {
-      MergeDropped(cut, {{result.findings[i].rule, result.findings[i].location.file, 1}});
-    }
-    result.findings.resize(policy.max_findings);
-    MergeDropped(result.dropped, cut);
-  }
-  // The audit is over: release descriptors so a run over thousands of artifacts cannot run out.
-  if (keep == KeepFiles::kClose) {
-    for (WeightFile& wf : artifact.weights) wf.file.reset();
-  }
-  return result;
-}
-
-AuditResult AuditPath(const std::string& path, const Policy& policy, KeepFiles keep) {
-  auto source = DirectorySource::OpenDirectory(path);
-  if (!source) {
-    AuditResult result;
-    result.artifact.path = path;
-    result.artifact.policy = policy;
-    result.tool_errors.push_back(Describe("cannot open artifact directory " + path, source.error()));
-    return result;
-  }
-  return AuditArtifact(path, **source, policy, keep);
 }
 
 }  // namespace ckpt

@@ -1,0 +1,95 @@
+// Reader diagnostics: what a reader found wrong in the bytes it read, as a closed set of
+// kinds with a location and a message. Readers know only these (they never name a rule or
+// a severity); rules/reader_rules.cpp maps each kind to its catalog rule, as clang declares
+// parser diagnostics at the bottom and clang-tidy maps them to check names.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lib/findings/finding.h"
+
+namespace ckpt {
+
+// X(Name): one diagnostic kind. The rule that reports it is rules/.../<kebab-name>.cpp.
+#define CKPT_READER_DIAGNOSTICS(X) \
+  X(HeaderDuplicateKey) \
+  X(HeaderFieldType) \
+  X(HeaderJsonSyntax) \
+  X(HeaderJsonTooDeep) \
+  X(HeaderManifestEntryKeys) \
+  X(HeaderMissingField) \
+  X(HeaderNotObject) \
+  X(HeaderNotUtf8) \
+  X(HeaderSchemaVersionInvalid) \
+  X(HeaderSchemaVersionMissing) \
+  X(HeaderSchemaVersionTooNew) \
+  X(HeaderTooLarge) \
+  X(HeaderUnknownField) \
+  X(IndexDuplicateKey) \
+  X(IndexJsonInvalid) \
+  X(IndexJsonTooDeep) \
+  X(IndexStructure) \
+  X(IndexTooLarge) \
+  X(SafetensorsBufferSize) \
+  X(SafetensorsDtypeNotAllowed) \
+  X(SafetensorsDtypeUnknown) \
+  X(SafetensorsDuplicateTensor) \
+  X(SafetensorsHeaderJson) \
+  X(SafetensorsHeaderNotUtf8) \
+  X(SafetensorsHeaderPastEnd) \
+  X(SafetensorsHeaderTooDeep) \
+  X(SafetensorsHeaderTooLarge) \
+  X(SafetensorsHeaderTooSmall) \
+  X(SafetensorsMetadataDuplicateKey) \
+  X(SafetensorsMetadataInvalid) \
+  X(SafetensorsNoncanonicalWhitespace) \
+  X(SafetensorsOffsetsNotContiguous) \
+  X(SafetensorsSizeMisaligned) \
+  X(SafetensorsSizeMismatch) \
+  X(SafetensorsSizeOverflow) \
+  X(SafetensorsTensorEntryInvalid) \
+  X(SafetensorsTensorNameInvalid) \
+  X(WeightsFileEmpty) \
+  X(WeightsFormatGguf) \
+  X(WeightsFormatGitLfsPointer) \
+  X(WeightsFormatHtml) \
+  X(WeightsFormatNumpy) \
+  X(WeightsFormatPickle) \
+  X(WeightsFormatZip)
+
+enum class Diag : std::uint8_t {
+#define CKPT_DIAG_ENUM(name) k##name,
+  CKPT_READER_DIAGNOSTICS(CKPT_DIAG_ENUM)
+#undef CKPT_DIAG_ENUM
+      kCount
+};
+
+/// "SafetensorsHeaderTooSmall": the kind's name, for tests and debugging.
+std::string_view DiagName(Diag kind);
+
+struct Diagnostic {
+  Diag kind = Diag::kCount;
+  Location location;
+  std::string message;  ///< a complete sentence
+};
+
+/// Where readers report. The audit engine forwards to findings under the mapped rules;
+/// DiagnosticList keeps them (tests, fuzzers).
+class DiagnosticSink {
+ public:
+  virtual ~DiagnosticSink() = default;
+  virtual void Report(Diag kind, Location location, std::string message) = 0;
+};
+
+class DiagnosticList final : public DiagnosticSink {
+ public:
+  void Report(Diag kind, Location location, std::string message) override {
+    items.push_back({kind, std::move(location), std::move(message)});
+  }
+  std::vector<Diagnostic> items;
+};
+
+}  // namespace ckpt
