@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lib/findings/finding.h"
+#include "lib/formats/dtype.h"
 #include "lib/io/artifact_source.h"
 #include "lib/json/strict_parser.h"
 
@@ -37,6 +38,10 @@ struct StoredTensor {
   std::uint64_t end = 0;
   std::uint64_t entry_offset = 0;   ///< file offset of the tensor's key in the header
   bool complete = false;            ///< all fields well typed
+  // Format-neutral facts (what hashing and diffing read), set when `complete`:
+  Dtype element = Dtype::kUnknown;   ///< the element type the format's token names
+  std::uint64_t data_offset = 0;     ///< absolute offset of the first element byte in the file
+  std::uint64_t data_length = 0;     ///< bytes of element data
 };
 
 struct WeightFile {
@@ -165,8 +170,8 @@ struct Artifact {
   struct ReadableTensor {
     const WeightFile* file = nullptr;
     const StoredTensor* tensor = nullptr;
-    [[nodiscard]] std::uint64_t offset() const { return file->data_start + tensor->begin; }
-    [[nodiscard]] std::uint64_t length() const { return tensor->end - tensor->begin; }
+    [[nodiscard]] std::uint64_t offset() const { return tensor->data_offset; }
+    [[nodiscard]] std::uint64_t length() const { return tensor->data_length; }
   };
   [[nodiscard]] std::optional<ReadableTensor> FindReadableTensor(std::string_view name) const;
   [[nodiscard]] bool HasEntry(std::string_view name) const;

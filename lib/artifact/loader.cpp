@@ -4,36 +4,16 @@
 #include <array>
 #include <tuple>
 
-#include "lib/formats/content_sniffer.h"
 #include "lib/formats/header_reader.h"
-#include "lib/formats/layout.h"
-#include "lib/formats/safetensors_reader.h"
+#include "lib/formats/layout_profile.h"
+#include "lib/formats/weight_formats.h"
 #include "lib/formats/shard_index_reader.h"
 
 namespace ckpt {
 namespace {
 
-// Weight files in shard order: weights.safetensors, then shards by (count, index).
-std::tuple<int, std::uint32_t, std::uint32_t, std::string> WeightOrder(const std::string& name) {
-  if (auto shard = ParseShardName(name)) return {1, shard->count, shard->index, name};
-  return {0, 0, 0, name};
-}
-
 std::string Describe(const std::string& context, const boost::system::error_code& error) {
   return context + ": " + error.message();
-}
-
-Layout ClassifyLayout(const std::vector<DirectoryEntry>& entries) {
-  bool single = false;
-  bool sharded = false;
-  for (const DirectoryEntry& e : entries) {
-    if (e.name == kSingleWeightsFileName) single = true;
-    if (ParseShardName(e.name) || e.name == kShardIndexFileName) sharded = true;
-  }
-  if (single && sharded) return Layout::kMixed;
-  if (single) return Layout::kSingle;
-  if (sharded) return Layout::kSharded;
-  return Layout::kNone;
 }
 
 }  // namespace
@@ -60,17 +40,18 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
     return artifact;
   }
   artifact.entries = std::move(*entries);
-  artifact.layout = ClassifyLayout(artifact.entries);
+  const LayoutProfile& profile = SelectLayoutProfile(artifact.entries);
+  artifact.layout = profile.classify(artifact.entries);
 
   // Weight files first: their transient header DOMs then never coexist with header.json's
   // manifest (at 10^6 tensors that ordering alone is about 150 MB of peak memory).
   // Findings are sorted afterwards, so reports read header.json first as the spec says.
   std::vector<std::string> weight_names;
   for (const DirectoryEntry& entry : artifact.entries) {
-    if (entry.kind == EntryKind::kRegular && IsWeightFileName(entry.name)) weight_names.push_back(entry.name);
+    if (entry.kind == EntryKind::kRegular && profile.is_weight_file(entry.name)) weight_names.push_back(entry.name);
   }
   std::sort(weight_names.begin(), weight_names.end(),
-            [](const std::string& a, const std::string& b) { return WeightOrder(a) < WeightOrder(b); });
+            [&](const std::string& a, const std::string& b) { return profile.weight_file_before(a, b); });
   for (const std::string& name : weight_names) {
     auto file = source.Open(name);
     if (!file) {
@@ -78,7 +59,7 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
       continue;
     }
     artifact.files.push_back({name, (*file)->identity(), std::nullopt});
-    auto weights = ReadSafetensors(name, std::move(*file), sink);
+    auto weights = AcceptedWeightFormat().read(name, std::move(*file), sink);
     if (!weights) {
       if (weights.error().value() != kFileChangedErrno) {
         tool_errors.push_back(Describe("cannot read " + display_path + "/" + name, weights.error()));
@@ -90,23 +71,23 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
   }
   for (const DirectoryEntry& entry : artifact.entries) {
     if (entry.kind != EntryKind::kRegular) continue;
-    const bool in_layout = entry.name == kHeaderFileName || entry.name == kShardIndexFileName ||
-                           IsWeightFileName(entry.name);
-    if (IsWeightFileName(entry.name)) continue;  // read above, in shard order
+    const bool in_layout =
+        entry.name == profile.header_file || entry.name == profile.index_file || profile.is_weight_file(entry.name);
+    if (profile.is_weight_file(entry.name)) continue;  // read above, in shard order
     auto file = source.Open(entry.name);
     if (!file) {
       tool_errors.push_back(Describe("cannot open " + display_path + "/" + entry.name, file.error()));
       continue;
     }
     artifact.files.push_back({entry.name, (*file)->identity(), std::nullopt});
-    if (entry.name == kHeaderFileName) {
+    if (entry.name == profile.header_file) {
       auto header = ReadHeader(**file, sink);
       if (!header) {
         if (header.error().value() != kFileChangedErrno) tool_errors.push_back(Describe("cannot read " + display_path + "/header.json", header.error()));
       } else {
         artifact.header = std::move(*header);
       }
-    } else if (entry.name == kShardIndexFileName) {
+    } else if (entry.name == profile.index_file) {
       auto index = ReadShardIndex(**file, sink);
       if (!index) {
         if (index.error().value() != kFileChangedErrno) tool_errors.push_back(Describe("cannot read " + display_path + "/" + entry.name, index.error()));
@@ -118,8 +99,9 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
       std::array<std::byte, kSniffLength> head{};
       auto length = static_cast<std::size_t>(std::min<std::uint64_t>((*file)->size(), head.size()));
       if ((*file)->ReadAt(0, std::span(head).first(length))) {
-        SniffResult sniff = SniffContent(std::span(head).first(length), (*file)->size());
-        if (sniff.kind != ContentKind::kUnknown) artifact.entry_descriptions.emplace_back(entry.name, sniff.description);
+        if (auto other = RecogniseRefusedFormat(std::span(head).first(length), (*file)->size())) {
+          artifact.entry_descriptions.emplace_back(entry.name, std::move(other->description));
+        }
       }
     }
   }

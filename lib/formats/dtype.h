@@ -8,7 +8,37 @@
 
 namespace ckpt {
 
+/// Element types, independent of any file format: every reader maps its own tokens onto
+/// these (safetensors today; GGUF and torch types join as their readers land).
+enum class Dtype : std::uint8_t {
+  kUnknown,  ///< a token no reader knows
+  kF32,
+  kBf16,
+  kF16,
+  kBool,
+  kU8,
+  kI8,
+  kF8E5m2,
+  kF8E4m3,
+  kF8E8m0,
+  kF4,
+  kF6E2m3,
+  kF6E3m2,
+  kI16,
+  kU16,
+  kI32,
+  kU32,
+  kF64,
+  kI64,
+  kU64,
+  kC64,
+  kF8E4m3fnuz,
+  kF8E5m2fnuz,
+  kF8E3m4,
+};
+
 struct DtypeInfo {
+  Dtype id;
   std::string_view safetensors;  ///< token in a safetensors header ("F32")
   std::string_view manifest;     ///< token in tensor_manifest ("float32"); empty when not allowed
   std::uint64_t bits;            ///< element width as the reference reader counts it

@@ -8,7 +8,7 @@
 #include "lib/core/byte_reader.h"
 #include "lib/core/checked_math.h"
 #include "lib/core/text.h"
-#include "lib/formats/content_sniffer.h"
+#include "lib/formats/weight_formats.h"
 #include "lib/formats/dtype.h"
 #include "lib/json/strict_parser.h"
 #include "lib/findings/diagnostic.h"
@@ -127,14 +127,11 @@ class Reader {
 
   // A failure of the container itself: say what the file looks like instead, if we can tell.
   void ReportContainerFailure(Diag rule, const std::string& reason, std::uint64_t offset) {
-    SniffResult sniff = SniffContent(head_, wf_.size);
-    if (const std::optional<Diag> sniffed = DiagForContentKind(sniff.kind)) {
+    if (const std::optional<Recognised> other = RecogniseRefusedFormat(head_, wf_.size)) {
       // The reason is left out: bytes of another format read as a safetensors length
       // give nonsense ("a header of 2336927755350992246 bytes") that only confuses.
-      (void)reason;
-      std::string message = wf_.name + " is " + sniff.description + ", not safetensors";
-      message += "; safetensors only: re-export with safetensors.";
-      Report(*sniffed, At(0), message);
+      Report(other->format->refused, At(0),
+             wf_.name + " is " + other->description + ", not safetensors; safetensors only: re-export with safetensors.");
       return;
     }
     Report(rule, At(offset), wf_.name + " is not valid safetensors: " + reason + ".");
@@ -319,6 +316,11 @@ class Reader {
                  std::to_string(size.bytes) + ".");
     } else {
       tensor.complete = true;
+      tensor.element = info->id;
+      // Checked: begin is whatever the header says until CheckOffsets proves the layout; a
+      // file that fails it is never read for its bytes.
+      tensor.data_offset = CheckedAdd(wf_.data_start, tensor.begin).value_or(UINT64_MAX);
+      tensor.data_length = tensor.end - tensor.begin;
       if (!info->allowed_in_artifact()) {
         Report(Diag::kSafetensorsDtypeNotAllowed, loc,
                label_text() + " has dtype " + tensor.dtype +

@@ -1,0 +1,40 @@
+#include "lib/formats/layout_profile.h"
+
+#include <tuple>
+
+#include "lib/formats/layout.h"
+
+namespace ckpt {
+namespace {
+
+// weights.safetensors, then shards by (count, index), then by name.
+std::tuple<int, std::uint32_t, std::uint32_t, std::string_view> ShardOrder(std::string_view name) {
+  if (auto shard = ParseShardName(name)) return {1, shard->count, shard->index, name};
+  return {0, 0, 0, name};
+}
+
+bool LensembleWeightBefore(std::string_view a, std::string_view b) { return ShardOrder(a) < ShardOrder(b); }
+
+Layout ClassifyLensemble(const std::vector<DirectoryEntry>& entries) {
+  bool single = false;
+  bool sharded = false;
+  for (const DirectoryEntry& e : entries) {
+    if (e.name == kSingleWeightsFileName) single = true;
+    if (ParseShardName(e.name) || e.name == kShardIndexFileName) sharded = true;
+  }
+  if (single && sharded) return Layout::kMixed;
+  if (single) return Layout::kSingle;
+  if (sharded) return Layout::kSharded;
+  return Layout::kNone;
+}
+
+const LayoutProfile kLensembleDirectory{
+    "lensemble-directory", kHeaderFileName, kShardIndexFileName, &IsWeightFileName, &LensembleWeightBefore,
+    &ClassifyLensemble,
+};
+
+}  // namespace
+
+const LayoutProfile& SelectLayoutProfile(const std::vector<DirectoryEntry>& /*entries*/) { return kLensembleDirectory; }
+
+}  // namespace ckpt
