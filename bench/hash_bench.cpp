@@ -109,9 +109,9 @@ void BM_StructureOnlyAudit(benchmark::State& state) {
   state.counters["MiB"] = static_cast<double>(artifact.bytes) / (1 << 20);
 }
 BENCHMARK(BM_StructureOnlyAudit)
-    ->Args({256, 4 << 10})     // 1 MiB
-    ->Args({256, 256 << 10})   // 64 MiB
-    ->Args({2048, 512})        // 1 MiB, more tensors
+    ->Args({256, 4 << 10})    // 1 MiB
+    ->Args({256, 256 << 10})  // 64 MiB
+    ->Args({2048, 512})       // 1 MiB, more tensors
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

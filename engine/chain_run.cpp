@@ -4,7 +4,6 @@
 #include <tuple>
 
 #include "engine/audit.h"
-
 #include "lib/chain/discovery.h"
 #include "lib/core/parallel.h"
 #include "rules/catalog.h"
@@ -24,12 +23,10 @@ std::vector<ChainFinding> CheckChain(const ChainGraph& graph) {
   return findings;
 }
 
-
 std::vector<ChainNode> AuditArtifacts(std::span<const std::string> paths, const Policy& policy, unsigned jobs) {
   std::vector<ChainNode> nodes(paths.size());
-  ParallelFor(paths.size(), jobs, [&](std::size_t i) {
-    nodes[i] = SummarizeAudit(AuditPath(paths[i], policy), policy.compute_hash);
-  });
+  ParallelFor(paths.size(), jobs,
+              [&](std::size_t i) { nodes[i] = SummarizeAudit(AuditPath(paths[i], policy), policy.compute_hash); });
   return nodes;
 }
 

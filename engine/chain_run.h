@@ -13,15 +13,15 @@ namespace ckpt {
 
 struct ChainRunOptions {
   ChainOptions chain;
-  Policy policy;          ///< per-artifact audit policy (compute_hash false with --no-hash)
-  unsigned jobs = 1;      ///< artifacts audited in parallel
+  Policy policy;      ///< per-artifact audit policy (compute_hash false with --no-hash)
+  unsigned jobs = 1;  ///< artifacts audited in parallel
 };
 
 struct ChainRun {
   ChainGraph graph;
-  std::vector<ChainFinding> findings;          ///< chain rules (audit findings stay on the nodes)
-  std::vector<std::string> discovery_errors;   ///< the tool could not read a path: exit 2
-  std::vector<std::size_t> history;            ///< scope nodes in history order
+  std::vector<ChainFinding> findings;         ///< chain rules (audit findings stay on the nodes)
+  std::vector<std::string> discovery_errors;  ///< the tool could not read a path: exit 2
+  std::vector<std::size_t> history;           ///< scope nodes in history order
 };
 
 /// Runs every chain rule of the catalog; findings sorted by node, then rule.

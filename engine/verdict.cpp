@@ -13,15 +13,16 @@ bool ParseFailThreshold(std::string_view text, FailThreshold& out) {
   return true;
 }
 
-std::string_view FailThresholdName(FailThreshold threshold) {
-  return threshold ? SeverityName(*threshold) : "none";
-}
+std::string_view FailThresholdName(FailThreshold threshold) { return threshold ? SeverityName(*threshold) : "none"; }
 
 std::string_view VerdictName(Verdict verdict) {
   switch (verdict) {
-    case Verdict::kPass: return "pass";
-    case Verdict::kFail: return "fail";
-    case Verdict::kError: return "error";
+    case Verdict::kPass:
+      return "pass";
+    case Verdict::kFail:
+      return "fail";
+    case Verdict::kError:
+      return "error";
   }
   return "error";
 }
@@ -58,9 +59,15 @@ SeverityCounts CountFindings(const AuditResult& result) {
   SeverityCounts counts;
   auto add = [&](Severity severity, std::uint64_t n) {
     switch (severity) {
-      case Severity::kError: counts.errors += n; break;
-      case Severity::kWarning: counts.warnings += n; break;
-      case Severity::kNote: counts.notes += n; break;
+      case Severity::kError:
+        counts.errors += n;
+        break;
+      case Severity::kWarning:
+        counts.warnings += n;
+        break;
+      case Severity::kNote:
+        counts.notes += n;
+        break;
     }
   };
   for (const Finding& f : result.findings) add(f.severity(), 1);

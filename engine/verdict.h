@@ -30,9 +30,9 @@ FailThreshold VerdictThreshold(FailThreshold threshold);
 Verdict VerdictOf(const AuditResult& result, FailThreshold threshold);
 
 /// Exit codes, documented in the README and --help.
-inline constexpr int kExitClean = 0;     ///< nothing at or above the threshold
-inline constexpr int kExitFindings = 1;  ///< findings at or above the threshold
-inline constexpr int kExitToolError = 2; ///< bad usage, missing path, nothing to audit, I/O or internal error
+inline constexpr int kExitClean = 0;      ///< nothing at or above the threshold
+inline constexpr int kExitFindings = 1;   ///< findings at or above the threshold
+inline constexpr int kExitToolError = 2;  ///< bad usage, missing path, nothing to audit, I/O or internal error
 
 /// 2 if any artifact could not be audited, else 1 if any failed (never with --fail-on none), else 0.
 int ExitCodeOf(std::span<const AuditResult> results, FailThreshold threshold);

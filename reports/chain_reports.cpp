@@ -4,10 +4,10 @@
 #include <map>
 #include <set>
 
+#include "lib/core/text.h"
 #include "reports/json_pretty.h"
 #include "reports/json_report.h"
 #include "reports/text_report.h"
-#include "lib/core/text.h"
 
 namespace ckpt::reports {
 namespace {
@@ -23,14 +23,12 @@ std::string Pad(std::string text, std::size_t width) {
   return text;
 }
 
-std::string RoundText(const ChainNode& node) {
-  return node.round_index ? std::to_string(*node.round_index) : "?";
-}
+std::string RoundText(const ChainNode& node) { return node.round_index ? std::to_string(*node.round_index) : "?"; }
 
 // What the pictures mark on each node of the scope.
 struct Marks {
-  std::vector<std::size_t> nodes;                    // scope in history order
-  std::set<std::size_t> forks;                       // parents with a chain-fork finding
+  std::vector<std::size_t> nodes;                        // scope in history order
+  std::set<std::size_t> forks;                           // parents with a chain-fork finding
   std::map<std::string, std::vector<std::size_t>> gaps;  // missing parent hash -> children
 };
 
@@ -65,13 +63,26 @@ std::string MermaidEscape(std::string_view text) {
   std::string out;
   for (char c : EscapeForDisplay(text)) {
     switch (c) {
-      case '"': out += "#quot;"; break;
-      case '<': out += "#lt;"; break;
-      case '>': out += "#gt;"; break;
-      case '&': out += "#amp;"; break;
-      case '#': out += "#35;"; break;
-      case '`': out += "#96;"; break;
-      default: out.push_back(c);
+      case '"':
+        out += "#quot;";
+        break;
+      case '<':
+        out += "#lt;";
+        break;
+      case '>':
+        out += "#gt;";
+        break;
+      case '&':
+        out += "#amp;";
+        break;
+      case '#':
+        out += "#35;";
+        break;
+      case '`':
+        out += "#96;";
+        break;
+      default:
+        out.push_back(c);
     }
   }
   return out;
@@ -124,14 +135,17 @@ void WriteChainText(std::ostream& out, const ChainRun& run, const ReportContext&
 
 boost::json::value ChainReportToJson(const ChainRun& run, const ReportContext& context) {
   const ChainGraph& g = run.graph;
-  auto opt = [](const std::optional<std::string>& v) { return v ? boost::json::value(*v) : boost::json::value(nullptr); };
+  auto opt = [](const std::optional<std::string>& v) {
+    return v ? boost::json::value(*v) : boost::json::value(nullptr);
+  };
   boost::json::object out;
   out["report"] = "ckpt-chain-report";
   out["report_schema_version"] = 1;
   out["tool"] = {{"name", context.tool_name}, {"version", context.version}};
   out["fail_on"] = FailThresholdName(context.threshold);
   out["gating"] = context.threshold.has_value();  // false with --fail-on none: verdicts inform, exit is 0
-  out["options"] = {{"hashes_recomputed", g.hashes_recomputed}, {"genesis", opt(g.pinned_genesis)}, {"head", opt(g.head_query)}};
+  out["options"] = {
+      {"hashes_recomputed", g.hashes_recomputed}, {"genesis", opt(g.pinned_genesis)}, {"head", opt(g.head_query)}};
   std::map<std::size_t, std::size_t> position;  // node -> index in history
   for (std::size_t k = 0; k < run.history.size(); ++k) position[run.history[k]] = k;
   boost::json::array history;
@@ -143,7 +157,7 @@ boost::json::value ChainReportToJson(const ChainRun& run, const ReportContext& c
     item["content_hash"] = {{"declared", opt(n.declared_hash)}, {"computed", opt(n.computed_hash)}};
     item["parent_hash"] = opt(n.parent_hash);
     item["parent"] = (g.parent_of[i] && position.count(*g.parent_of[i])) ? boost::json::value(position[*g.parent_of[i]])
-                                                                          : boost::json::value(nullptr);
+                                                                         : boost::json::value(nullptr);
     item["wmcp_version"] = opt(n.wmcp_version);
     item["verdict"] = VerdictName(NodeVerdict(run, i, context.threshold));
     boost::json::array findings;
@@ -166,8 +180,10 @@ boost::json::value ChainReportToJson(const ChainRun& run, const ReportContext& c
   boost::json::array edges;
   for (const ChainEdge& e : g.edges) {
     if (!g.InScope(e.child) || !g.InScope(e.parent)) continue;
-    edges.push_back({{"parent", position[e.parent]}, {"child", position[e.child]},
-                     {"parent_hash", opt(g.nodes[e.child].parent_hash)}, {"trusted", e.trusted}});
+    edges.push_back({{"parent", position[e.parent]},
+                     {"child", position[e.child]},
+                     {"parent_hash", opt(g.nodes[e.child].parent_hash)},
+                     {"trusted", e.trusted}});
   }
   out["edges"] = std::move(edges);
   boost::json::array run_findings;
@@ -183,8 +199,11 @@ boost::json::value ChainReportToJson(const ChainRun& run, const ReportContext& c
     Verdict v = NodeVerdict(run, i, context.threshold);
     (v == Verdict::kPass ? passed : v == Verdict::kFail ? failed : errored)++;
   }
-  out["summary"] = {{"found", g.nodes.size()}, {"in_scope", run.history.size()}, {"passed", passed},
-                    {"failed", failed}, {"errors", errored}};
+  out["summary"] = {{"found", g.nodes.size()},
+                    {"in_scope", run.history.size()},
+                    {"passed", passed},
+                    {"failed", failed},
+                    {"errors", errored}};
   out["exit_code"] = ChainExitCode(run, context.threshold);
   return out;
 }
@@ -201,16 +220,18 @@ void WriteChainDot(std::ostream& out, const ChainRun& run, const ReportContext& 
     const ChainNode& n = g.nodes[i];
     const Verdict v = NodeVerdict(run, i, context.threshold);
     const char* fill = v == Verdict::kPass ? "#d4edda" : v == Verdict::kFail ? "#f8d7da" : "#e2e3e5";
-    out << "  n" << i << " [label=\"round " << RoundText(n) << "\\n" << DotEscape(RawShort(n.ShownHash())) << "\\n"
+    out << "  n" << i << " [label=\"round " << RoundText(n) << "\\n"
+        << DotEscape(RawShort(n.ShownHash())) << "\\n"
         << VerdictWord(v) << "\", fillcolor=\"" << fill << "\", tooltip=\"" << DotEscape(n.path) << "\"";
     if (marks.forks.count(i)) out << ", color=\"#e67e22\", penwidth=3, xlabel=\"fork\"";
     out << "];\n";
   }
   std::size_t gap_id = 0;
   for (const auto& [hash, children] : marks.gaps) {
-    out << "  gap" << gap_id << " [label=\"missing\\n" << DotEscape(RawShort(hash))
-        << "\", style=\"dashed\", fillcolor=\"white\", color=\"#c0392b\"];\n";
-    for (std::size_t child : children) out << "  gap" << gap_id << " -> n" << child << " [style=dashed, color=\"#c0392b\"];\n";
+    out << "  gap" << gap_id << " [label=\"missing\\n"
+        << DotEscape(RawShort(hash)) << "\", style=\"dashed\", fillcolor=\"white\", color=\"#c0392b\"];\n";
+    for (std::size_t child : children)
+      out << "  gap" << gap_id << " -> n" << child << " [style=dashed, color=\"#c0392b\"];\n";
     ++gap_id;
   }
   for (const ChainEdge& e : g.edges) {
@@ -230,8 +251,7 @@ void WriteChainMermaid(std::ostream& out, const ChainRun& run, const ReportConte
     const ChainNode& n = g.nodes[i];
     const Verdict v = NodeVerdict(run, i, context.threshold);
     out << "  n" << i << "[\"round " << RoundText(n) << "<br/>" << MermaidEscape(RawShort(n.ShownHash())) << "<br/>"
-        << VerdictWord(v)
-        << "\"]:::" << VerdictWord(v) << "\n";
+        << VerdictWord(v) << "\"]:::" << VerdictWord(v) << "\n";
     if (marks.forks.count(i)) out << "  class n" << i << " fork\n";
   }
   std::size_t gap_id = 0;

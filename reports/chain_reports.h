@@ -2,9 +2,8 @@
 // DOT, Mermaid) with forks, gaps and failed artifacts marked. Writers never parse.
 #pragma once
 
-#include <ostream>
-
 #include <boost/json/value.hpp>
+#include <ostream>
 
 #include "engine/chain_run.h"
 #include "reports/report_context.h"

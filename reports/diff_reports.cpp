@@ -39,7 +39,8 @@ std::vector<const TensorDiff*> Ordered(const DiffRun& run) {
     auto rel = t->stats->rel_l2();
     return rel ? *rel : std::numeric_limits<double>::infinity();
   };
-  std::stable_sort(order.begin(), order.end(), [&](const TensorDiff* x, const TensorDiff* y) { return rank(x) > rank(y); });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](const TensorDiff* x, const TensorDiff* y) { return rank(x) > rank(y); });
   return order;
 }
 
@@ -65,14 +66,17 @@ boost::json::value AuditJson(const AuditResult& r, const ReportContext& context)
   }
   boost::json::array errors;
   for (const std::string& e : r.tool_errors) errors.push_back(boost::json::value(e));
-  auto opt = [](const std::optional<std::string>& v) { return v ? boost::json::value(*v) : boost::json::value(nullptr); };
+  auto opt = [](const std::optional<std::string>& v) {
+    return v ? boost::json::value(*v) : boost::json::value(nullptr);
+  };
   const Header* h = r.artifact.header ? &*r.artifact.header : nullptr;
-  return boost::json::object{{"path", r.artifact.path},
-                             {"verdict", VerdictName(VerdictOf(r, context.threshold))},
-                             {"content_hash", {{"declared", h ? opt(h->content_hash) : nullptr}, {"computed", opt(r.artifact.computed_hash)}}},
-                             {"findings", std::move(findings)},
-                             {"dropped_findings", DroppedToJson(r.dropped)},
-                             {"tool_errors", std::move(errors)}};
+  return boost::json::object{
+      {"path", r.artifact.path},
+      {"verdict", VerdictName(VerdictOf(r, context.threshold))},
+      {"content_hash", {{"declared", h ? opt(h->content_hash) : nullptr}, {"computed", opt(r.artifact.computed_hash)}}},
+      {"findings", std::move(findings)},
+      {"dropped_findings", DroppedToJson(r.dropped)},
+      {"tool_errors", std::move(errors)}};
 }
 
 }  // namespace
@@ -82,8 +86,8 @@ void WriteDiffText(std::ostream& out, const DiffRun& run, const ReportContext& c
   AuditFindingsText(out, "A", run.a, context.color);
   AuditFindingsText(out, "B", run.b, context.color);
   out << "link: B " << (run.link.is_child() ? "is" : "is NOT") << " the child of A (parent_hash "
-      << (run.link.parent_matches ? "matches" : "does not match") << ", round " << (run.link.round_follows ? "follows" : "does not follow")
-      << ")\n";
+      << (run.link.parent_matches ? "matches" : "does not match") << ", round "
+      << (run.link.round_follows ? "follows" : "does not follow") << ")\n";
   for (const HeaderFieldDiff& h : run.header) {
     if (h.field == "tensor_manifest") {
       out << "header: tensor_manifest differs (see tensors)\n";
@@ -134,9 +138,13 @@ boost::json::value DiffReportToJson(const DiffRun& run, const ReportContext& con
   out["gating"] = context.threshold.has_value();  // false with --fail-on none: verdicts inform, exit is 0
   out["a"] = AuditJson(run.a, context);
   out["b"] = AuditJson(run.b, context);
-  auto opt = [](const std::optional<std::string>& v) { return v ? boost::json::value(*v) : boost::json::value(nullptr); };
-  auto optn = [](const std::optional<std::uint64_t>& v) { return v ? boost::json::value(*v) : boost::json::value(nullptr); };
-  out["link"] = {{"is_child", run.link.is_child()}, {"parent_matches", run.link.parent_matches},
+  auto opt = [](const std::optional<std::string>& v) {
+    return v ? boost::json::value(*v) : boost::json::value(nullptr);
+  };
+  auto optn = [](const std::optional<std::uint64_t>& v) {
+    return v ? boost::json::value(*v) : boost::json::value(nullptr);
+  };
+  out["link"] = {{"is_child", run.link.is_child()},         {"parent_matches", run.link.parent_matches},
                  {"round_follows", run.link.round_follows}, {"a_content_hash", opt(run.link.a_hash)},
                  {"b_parent_hash", opt(run.link.b_parent)}, {"a_round_index", optn(run.link.a_round)},
                  {"b_round_index", optn(run.link.b_round)}};
@@ -145,14 +153,18 @@ boost::json::value DiffReportToJson(const DiffRun& run, const ReportContext& con
   out["header_diff"] = std::move(header);
   boost::json::array tensors;
   for (const TensorDiff* t : Ordered(run)) {
-    boost::json::object item{{"name", t->name}, {"status", TensorStatusName(t->status)}, {"a", SideJson(t->a)}, {"b", SideJson(t->b)}};
+    boost::json::object item{
+        {"name", t->name}, {"status", TensorStatusName(t->status)}, {"a", SideJson(t->a)}, {"b", SideJson(t->b)}};
     if (t->stats) {
       const DiffStats& s = *t->stats;
       auto rel = s.rel_l2();
-      item["stats"] = {{"numel", s.numel},       {"changed", s.changed},
-                       {"max_abs", s.max_abs},   {"l2", s.l2()},
+      item["stats"] = {{"numel", s.numel},
+                       {"changed", s.changed},
+                       {"max_abs", s.max_abs},
+                       {"l2", s.l2()},
                        {"rel_l2", rel ? boost::json::value(*rel) : boost::json::value(nullptr)},
-                       {"nan_appeared", s.nan_appeared}, {"inf_appeared", s.inf_appeared},
+                       {"nan_appeared", s.nan_appeared},
+                       {"inf_appeared", s.inf_appeared},
                        {"non_finite_pairs", s.non_finite_pairs}};
     } else {
       item["stats"] = nullptr;

@@ -2,9 +2,8 @@
 // (tensors, header diff, link verdict, findings). Writers never parse.
 #pragma once
 
-#include <ostream>
-
 #include <boost/json/value.hpp>
+#include <ostream>
 
 #include "engine/diff_run.h"
 #include "reports/report_context.h"

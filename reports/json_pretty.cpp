@@ -12,8 +12,8 @@ namespace {
 // text must be UTF-8. Such a string is written with each bad byte as the text \xNN, and
 // for the keys that name something, the exact bytes follow as "<key>_bytes" (hex).
 bool KeepsExactBytes(std::string_view key) {
-  return key == "path" || key == "name" || key == "file" || key == "artifact" || key == "tensor" ||
-         key == "uri" || key == "message" || key == "text";
+  return key == "path" || key == "name" || key == "file" || key == "artifact" || key == "tensor" || key == "uri" ||
+         key == "message" || key == "text";
 }
 
 void WriteString(std::ostream& out, std::string_view text) {

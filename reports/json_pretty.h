@@ -2,9 +2,8 @@
 // insertion order), so JSON reports diff well and golden files stay readable.
 #pragma once
 
-#include <ostream>
-
 #include <boost/json/value.hpp>
+#include <ostream>
 
 namespace ckpt::reports {
 

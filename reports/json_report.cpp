@@ -31,8 +31,10 @@ boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext
   out["verdict"] = VerdictName(VerdictOf(result, context.threshold));
   boost::json::object schema;
   const Header* h = a.header ? &*a.header : nullptr;
-  schema["as_written"] = (h && h->schema_version) ? boost::json::value(*h->schema_version) : boost::json::value(nullptr);
-  schema["migrated"] = (h && h->migrated_version) ? boost::json::value(h->migrated_version) : boost::json::value(nullptr);
+  schema["as_written"] =
+      (h && h->schema_version) ? boost::json::value(*h->schema_version) : boost::json::value(nullptr);
+  schema["migrated"] =
+      (h && h->migrated_version) ? boost::json::value(h->migrated_version) : boost::json::value(nullptr);
   out["schema_version"] = std::move(schema);
   boost::json::object hash;
   hash["declared"] = h ? OptionalString(h->content_hash) : boost::json::value(nullptr);
@@ -94,9 +96,15 @@ boost::json::value AuditReportToJson(std::span<const AuditResult> results, const
   for (const AuditResult& r : results) {
     artifacts.push_back(ArtifactToJson(r, context));
     switch (VerdictOf(r, context.threshold)) {
-      case Verdict::kPass: ++passed; break;
-      case Verdict::kFail: ++failed; break;
-      case Verdict::kError: ++errored; break;
+      case Verdict::kPass:
+        ++passed;
+        break;
+      case Verdict::kFail:
+        ++failed;
+        break;
+      case Verdict::kError:
+        ++errored;
+        break;
     }
   }
   out["artifacts"] = std::move(artifacts);

@@ -1,10 +1,9 @@
 // The JSON report: a documented, versioned schema (reports/ckpt-audit-report.schema.json).
 #pragma once
 
+#include <boost/json/value.hpp>
 #include <ostream>
 #include <span>
-
-#include <boost/json/value.hpp>
 
 #include "engine/audit.h"
 #include "reports/report_context.h"

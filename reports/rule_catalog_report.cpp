@@ -10,9 +10,12 @@ namespace {
 
 std::string_view CheckedWhere(const rules::RuleEntry& entry) {
   switch (entry.scope()) {
-    case rules::RuleScope::kChain: return " (checked on the parent_hash history, ckpt-chain)";
-    case rules::RuleScope::kDiff: return " (checked on two rounds compared, ckpt-diff)";
-    case rules::RuleScope::kArtifact: break;
+    case rules::RuleScope::kChain:
+      return " (checked on the parent_hash history, ckpt-chain)";
+    case rules::RuleScope::kDiff:
+      return " (checked on two rounds compared, ckpt-diff)";
+    case rules::RuleScope::kArtifact:
+      break;
   }
   return entry.check ? " (checked after reading)" : " (detected while reading)";
 }

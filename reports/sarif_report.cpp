@@ -49,19 +49,20 @@ boost::json::object RuleToSarif(const rules::RuleEntry& entry) {
   boost::json::object properties{{"tags", std::move(tags)}, {"precision", "very-high"}};
   if (r.security) properties["security-severity"] = SecuritySeverity(r);
   const std::string help_text = "What it means and why it matters: " + std::string(r.explanation) +
-                                "\nHow to fix: " + std::string(r.remediation) + "\nCode: " +
-                                std::string(CodeName(r.code)) + ". Rule source: " + std::string(entry.source) + ".";
+                                "\nHow to fix: " + std::string(r.remediation) +
+                                "\nCode: " + std::string(CodeName(r.code)) +
+                                ". Rule source: " + std::string(entry.source) + ".";
   const std::string help_markdown = "**What it means and why it matters.** " + std::string(r.explanation) +
                                     "\n\n**How to fix.** " + std::string(r.remediation) + "\n\nCode: `" +
-                                    std::string(CodeName(r.code)) + "`. Rule source: `" + std::string(entry.source) + "`.";
-  return boost::json::object{
-      {"id", r.id},
-      {"name", r.name},
-      {"shortDescription", {{"text", Sentence(std::string(r.title))}}},
-      {"fullDescription", {{"text", std::string(r.explanation)}}},
-      {"help", {{"text", help_text}, {"markdown", help_markdown}}},
-      {"defaultConfiguration", {{"level", SeverityName(r.severity)}}},
-      {"properties", std::move(properties)}};
+                                    std::string(CodeName(r.code)) + "`. Rule source: `" + std::string(entry.source) +
+                                    "`.";
+  return boost::json::object{{"id", r.id},
+                             {"name", r.name},
+                             {"shortDescription", {{"text", Sentence(std::string(r.title))}}},
+                             {"fullDescription", {{"text", std::string(r.explanation)}}},
+                             {"help", {{"text", help_text}, {"markdown", help_markdown}}},
+                             {"defaultConfiguration", {{"level", SeverityName(r.severity)}}},
+                             {"properties", std::move(properties)}};
 }
 
 std::string HexDigest(std::string_view text) {
@@ -151,9 +152,16 @@ void WriteSarif(std::ostream& out, const SarifInput& input, const SarifOptions& 
     const std::string file = FileOf(f.artifact.empty() ? input.fallback_artifact : f.artifact, loc);
     // The stable part of the location: the tensor when there is one (a JSON Pointer into
     // tensor_manifest holds an array index that moves when unrelated tensors are added).
-    Placed p{&f, RelativeUri(file, root), loc.tensor ? "tensor:" + *loc.tensor : "pointer:" + loc.json_pointer.value_or(""), {}};
-    p.order = {p.uri, loc.line.value_or(0), loc.column.value_or(0), loc.byte_offset.value_or(0),
-               std::string(f.finding->rule->id), f.finding->message};
+    Placed p{&f,
+             RelativeUri(file, root),
+             loc.tensor ? "tensor:" + *loc.tensor : "pointer:" + loc.json_pointer.value_or(""),
+             {}};
+    p.order = {p.uri,
+               loc.line.value_or(0),
+               loc.column.value_or(0),
+               loc.byte_offset.value_or(0),
+               std::string(f.finding->rule->id),
+               f.finding->message};
     placed.push_back(std::move(p));
   }
   std::stable_sort(placed.begin(), placed.end(), [](const Placed& a, const Placed& b) { return a.order < b.order; });
@@ -169,10 +177,12 @@ void WriteSarif(std::ostream& out, const SarifInput& input, const SarifOptions& 
     boost::json::object location{{"physicalLocation", PhysicalLocation(p.uri, loc, lengths)}};
     boost::json::array logical = LogicalLocations(loc);
     if (!logical.empty()) location["logicalLocations"] = std::move(logical);
-    boost::json::object fingerprints{{"ckptFinding/v1", HexDigest(std::string(f.rule->id) + '\0' + p.uri + '\0' + p.logical)}};
+    boost::json::object fingerprints{
+        {"ckptFinding/v1", HexDigest(std::string(f.rule->id) + '\0' + p.uri + '\0' + p.logical)}};
     if (!loc.line && loc.byte_offset) {
       // Binary files: GitHub cannot hash a "line", so give it one that ignores offsets.
-      fingerprints["primaryLocationLineHash"] = HexDigest(std::string(f.rule->id) + '\0' + p.logical).substr(0, 16) + ":1";
+      fingerprints["primaryLocationLineHash"] =
+          HexDigest(std::string(f.rule->id) + '\0' + p.logical).substr(0, 16) + ":1";
     }
     boost::json::object result{{"ruleId", f.rule->id},
                                {"ruleIndex", rule_index.at(f.rule->id)},
@@ -182,10 +192,13 @@ void WriteSarif(std::ostream& out, const SarifInput& input, const SarifOptions& 
                                {"partialFingerprints", std::move(fingerprints)}};
     if (p.source->baseline) {
       const Location& base = *p.source->baseline;
-      boost::json::object related{{"id", 1},
-                                  {"physicalLocation", PhysicalLocation(RelativeUri(FileOf(p.source->baseline_artifact, base), root), base, lengths)},
-                                  {"message", {{"text", f.location.tensor ? "The same tensor in the baseline artifact A."
-                                                                          : "The header of the baseline artifact A."}}}};
+      boost::json::object related{
+          {"id", 1},
+          {"physicalLocation",
+           PhysicalLocation(RelativeUri(FileOf(p.source->baseline_artifact, base), root), base, lengths)},
+          {"message",
+           {{"text", f.location.tensor ? "The same tensor in the baseline artifact A."
+                                       : "The header of the baseline artifact A."}}}};
       boost::json::array base_logical = LogicalLocations(base);
       if (!base_logical.empty()) related["logicalLocations"] = std::move(base_logical);
       result["relatedLocations"] = boost::json::array{std::move(related)};
@@ -210,11 +223,14 @@ void WriteSarif(std::ostream& out, const SarifInput& input, const SarifOptions& 
     notifications.push_back({{"level", "warning"}, {"message", {{"text", EscapeForDisplay(Sentence(note))}}}});
   }
   if (dropped) {
-    notifications.push_back({{"level", "warning"},
-                             {"message", {{"text", std::to_string(dropped) + " results were dropped: GitHub code scanning accepts at most " +
-                                                       std::to_string(kMaxSarifResults) + " per run."}}}});
+    notifications.push_back(
+        {{"level", "warning"},
+         {"message",
+          {{"text", std::to_string(dropped) + " results were dropped: GitHub code scanning accepts at most " +
+                        std::to_string(kMaxSarifResults) + " per run."}}}});
   }
-  boost::json::object invocation{{"executionSuccessful", input.exit_code != kExitToolError}, {"exitCode", input.exit_code}};
+  boost::json::object invocation{{"executionSuccessful", input.exit_code != kExitToolError},
+                                 {"exitCode", input.exit_code}};
   if (!notifications.empty()) invocation["toolExecutionNotifications"] = std::move(notifications);
 
   const std::string root_path = RelativeUri(root, "/");  // percent-encoded, without the leading '/'
@@ -228,14 +244,17 @@ void WriteSarif(std::ostream& out, const SarifInput& input, const SarifOptions& 
           {"informationUri", CKPT_INFORMATION_URI},
           {"rules", std::move(rules)}}}}},
       {"invocations", boost::json::array{std::move(invocation)}},
-      {"originalUriBaseIds", {{"%SRCROOT%", {{"uri", root_uri}, {"description", {{"text", "The scan root: the current directory, or --source-root."}}}}}}},
+      {"originalUriBaseIds",
+       {{"%SRCROOT%",
+         {{"uri", root_uri}, {"description", {{"text", "The scan root: the current directory, or --source-root."}}}}}}},
       {"artifacts", std::move(artifacts)},
       {"results", std::move(results)},
       {"columnKind", "utf16CodeUnits"}};
   if (options.category) run["automationDetails"] = {{"id", context.tool_name + "/" + *options.category + "/"}};
-  WritePrettyJson(out, boost::json::object{{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-                                           {"version", "2.1.0"},
-                                           {"runs", boost::json::array{std::move(run)}}},
+  WritePrettyJson(out,
+                  boost::json::object{{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+                                      {"version", "2.1.0"},
+                                      {"runs", boost::json::array{std::move(run)}}},
                   /*exact_bytes=*/false);
 }
 

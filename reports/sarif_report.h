@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "engine/audit.h"
-#include "lib/hashing/file_digests.h"
 #include "engine/chain_run.h"
 #include "engine/diff_run.h"
+#include "lib/hashing/file_digests.h"
 #include "reports/report_context.h"
 
 namespace ckpt::reports {
@@ -24,23 +24,23 @@ inline constexpr std::size_t kMaxSarifResults = 25000;
 
 struct SarifFinding {
   const Finding* finding = nullptr;
-  std::string artifact;               ///< artifact root the finding's file is relative to
-  std::optional<Location> baseline;   ///< ckpt-diff: the same place in A (relatedLocations)
+  std::string artifact;              ///< artifact root the finding's file is relative to
+  std::optional<Location> baseline;  ///< ckpt-diff: the same place in A (relatedLocations)
   std::string baseline_artifact;
 };
 
 struct SarifInput {
   std::vector<SarifFinding> findings;
-  std::vector<FileDigest> files;          ///< every file read
-  std::vector<std::string> tool_errors;   ///< toolExecutionNotifications, not results
-  std::vector<std::string> dropped_notes; ///< findings counted but not kept: warning notifications
+  std::vector<FileDigest> files;           ///< every file read
+  std::vector<std::string> tool_errors;    ///< toolExecutionNotifications, not results
+  std::vector<std::string> dropped_notes;  ///< findings counted but not kept: warning notifications
   int exit_code = 0;
-  std::string fallback_artifact;          ///< where run-level findings point (first input)
+  std::string fallback_artifact;  ///< where run-level findings point (first input)
 };
 
 struct SarifOptions {
-  std::optional<std::string> category;    ///< --sarif-category: automationDetails.id = <tool>/<NAME>/
-  std::filesystem::path source_root;      ///< %SRCROOT% (absolute); URIs are relative to it
+  std::optional<std::string> category;  ///< --sarif-category: automationDetails.id = <tool>/<NAME>/
+  std::filesystem::path source_root;    ///< %SRCROOT% (absolute); URIs are relative to it
 };
 
 SarifInput SarifFromAudit(std::span<const AuditResult> results, FailThreshold threshold);

@@ -28,7 +28,8 @@ std::string FindingLine(const std::string& artifact_path, const Finding& f, bool
   std::string location = FormatLocation(artifact_path.empty() ? f.location.artifact : artifact_path, f.location);
   std::string line = location.empty() ? "" : EscapeForDisplay(location) + ": ";
   line += std::string(p.For(f.severity())) + std::string(SeverityName(f.severity())) + std::string(p.reset()) + ": " +
-          EscapeForDisplay(f.message) + " [" + std::string(f.rule->id) + " " + std::string(CodeName(f.rule->code)) + "]";
+          EscapeForDisplay(f.message) + " [" + std::string(f.rule->id) + " " + std::string(CodeName(f.rule->code)) +
+          "]";
   return line;
 }
 
@@ -68,7 +69,10 @@ void WriteTextReport(std::ostream& out, std::span<const AuditResult> results, co
     total.notes += counts.notes;
     std::string_view colour = verdict == Verdict::kPass ? p.green() : p.red();
     out << p.bold() << EscapeForDisplay(a.path) << p.reset() << ": " << colour
-        << (verdict == Verdict::kPass ? "PASS" : verdict == Verdict::kFail ? "FAIL" : "ERROR") << p.reset();
+        << (verdict == Verdict::kPass   ? "PASS"
+            : verdict == Verdict::kFail ? "FAIL"
+                                        : "ERROR")
+        << p.reset();
     if (!r.findings.empty()) {
       out << " (" << Plural(counts.errors, "error") << ", " << Plural(counts.warnings, "warning") << ", "
           << Plural(counts.notes, "note") << ")";

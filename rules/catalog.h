@@ -11,26 +11,26 @@
 #include "lib/findings/finding.h"
 
 // A rule detected while a file is read: its RuleInfo only.
-#define CKPT_RULE(ns) \
-  namespace ns {      \
+#define CKPT_RULE(ns)                  \
+  namespace ns {                       \
   extern const ::ckpt::RuleInfo kRule; \
   }
 // A rule checked on a parent_hash history (ckpt-chain).
-#define CKPT_CHAIN_RULE(ns)                                                          \
-  namespace ns {                                                                     \
-  extern const ::ckpt::RuleInfo kRule;                                               \
+#define CKPT_CHAIN_RULE(ns)                                                         \
+  namespace ns {                                                                    \
+  extern const ::ckpt::RuleInfo kRule;                                              \
   void CheckChain(const ::ckpt::ChainGraph& graph, ::ckpt::ChainFindingSink& sink); \
   }
 // A rule checked on the comparison of two rounds (ckpt-diff).
-#define CKPT_DIFF_RULE(ns)                                                   \
-  namespace ns {                                                             \
-  extern const ::ckpt::RuleInfo kRule;                                       \
-  void CheckDiff(const ::ckpt::DiffRun& run, ::ckpt::FindingSink& sink);    \
+#define CKPT_DIFF_RULE(ns)                                               \
+  namespace ns {                                                         \
+  extern const ::ckpt::RuleInfo kRule;                                   \
+  void CheckDiff(const ::ckpt::DiffRun& run, ::ckpt::FindingSink& sink); \
   }
 // A rule checked on the artifact model after reading.
-#define CKPT_CHECKED_RULE(ns)                                   \
-  namespace ns {                                                \
-  extern const ::ckpt::RuleInfo kRule;                          \
+#define CKPT_CHECKED_RULE(ns)                                              \
+  namespace ns {                                                           \
+  extern const ::ckpt::RuleInfo kRule;                                     \
   void Check(const ::ckpt::Artifact& artifact, ::ckpt::FindingSink& sink); \
   }
 
@@ -151,10 +151,10 @@ enum class RuleScope {
 /// One entry of the registry.
 struct RuleEntry {
   const RuleInfo* info;
-  void (*check)(const Artifact&, FindingSink&);                ///< artifact rules checked after reading
-  void (*chain_check)(const ChainGraph&, ChainFindingSink&);   ///< chain rules
-  void (*diff_check)(const DiffRun&, FindingSink&);            ///< diff rules (gates)
-  std::string_view source;                                     ///< rules/<family>/<rule-id>.cpp
+  void (*check)(const Artifact&, FindingSink&);               ///< artifact rules checked after reading
+  void (*chain_check)(const ChainGraph&, ChainFindingSink&);  ///< chain rules
+  void (*diff_check)(const DiffRun&, FindingSink&);           ///< diff rules (gates)
+  std::string_view source;                                    ///< rules/<family>/<rule-id>.cpp
   [[nodiscard]] RuleScope scope() const {
     return chain_check ? RuleScope::kChain : diff_check ? RuleScope::kDiff : RuleScope::kArtifact;
   }

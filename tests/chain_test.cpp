@@ -41,7 +41,9 @@ std::string Describe(const ChainRun& run) {
 
 bool AuditHas(const ChainRun& run, const std::string& path_suffix, std::string_view rule) {
   for (const ChainNode& n : run.graph.nodes) {
-    if (n.path.size() < path_suffix.size() || n.path.compare(n.path.size() - path_suffix.size(), path_suffix.size(), path_suffix) != 0) continue;
+    if (n.path.size() < path_suffix.size() ||
+        n.path.compare(n.path.size() - path_suffix.size(), path_suffix.size(), path_suffix) != 0)
+      continue;
     for (const Finding& f : n.audit_findings) {
       if (f.rule->id == rule) return true;
     }
@@ -77,54 +79,64 @@ struct ChainCase {
 
 std::vector<ChainCase> AllChainCases() {
   return {
-      {"chain-gap", "round 5 missing", [](const auto& root, auto&) {
+      {"chain-gap", "round 5 missing",
+       [](const auto& root, auto&) {
          auto rounds = WriteHistory(root, 8);
          std::filesystem::remove_all(rounds[5].dir);
          return std::vector<std::string>{rounds[5].hash};
        }},
-      {"chain-parent-untrusted", "round 5 corrupted", [](const auto& root, auto&) {
+      {"chain-parent-untrusted", "round 5 corrupted",
+       [](const auto& root, auto&) {
          auto rounds = WriteHistory(root, 8);
          FlipLastByte(rounds[5].dir / "weights.safetensors");
          return std::vector<std::string>{rounds[5].hash.substr(0, 12)};
        }},
-      {"chain-round-not-consecutive", "round 6 numbered 7", [](const auto& root, auto&) {
+      {"chain-round-not-consecutive", "round 6 numbered 7",
+       [](const auto& root, auto&) {
          auto rounds = WriteHistory(root, 6);
          Round seven = WriteRound(root, "round-7", RoundSpec(7, rounds[5].hash));
          return std::vector<std::string>{seven.hash.substr(0, 12), rounds[5].hash.substr(0, 12)};
        }},
-      {"chain-wmcp-changed", "wmcp 2.0 at round 3", [](const auto& root, auto&) {
+      {"chain-wmcp-changed", "wmcp 2.0 at round 3",
+       [](const auto& root, auto&) {
          auto rounds = WriteHistory(root, 3);
          ArtifactSpec spec = RoundSpec(3, rounds[2].hash);
          spec.wmcp_version = "wmcp-2.0";
          Round r = WriteRound(root, "round-0003", spec);
          return std::vector<std::string>{r.hash.substr(0, 12), rounds[2].hash.substr(0, 12)};
        }},
-      {"chain-fork", "two children of round 2", [](const auto& root, auto&) {
+      {"chain-fork", "two children of round 2",
+       [](const auto& root, auto&) {
          auto rounds = WriteHistory(root, 4);
          ArtifactSpec other = RoundSpec(3, rounds[2].hash);
          other.config_hash = std::string(64, 'f');
          other.tensors[0].data[0] ^= 1;
          Round b = WriteRound(root, "round-0003-b", other);
-         return std::vector<std::string>{rounds[2].hash.substr(0, 12), rounds[3].hash.substr(0, 12), b.hash.substr(0, 12)};
+         return std::vector<std::string>{rounds[2].hash.substr(0, 12), rounds[3].hash.substr(0, 12),
+                                         b.hash.substr(0, 12)};
        }},
-      {"chain-genesis-missing", "no round 0", [](const auto& root, auto&) {
+      {"chain-genesis-missing", "no round 0",
+       [](const auto& root, auto&) {
          auto rounds = WriteHistory(root, 4);
          std::filesystem::remove_all(rounds[0].dir);
          return std::vector<std::string>{rounds[1].hash.substr(0, 12)};
        }},
-      {"chain-genesis-multiple", "two histories", [](const auto& root, auto&) {
+      {"chain-genesis-multiple", "two histories",
+       [](const auto& root, auto&) {
          auto a = WriteHistory(root / "a", 2);
          ArtifactSpec other = RoundSpec(0, std::nullopt);
          other.wmcp_version = "wmcp-other";
          Round b = WriteRound(root, "b", other);
          return std::vector<std::string>{a[0].hash.substr(0, 12), b.hash.substr(0, 12)};
        }},
-      {"chain-genesis-mismatch", "pinned other genesis", [](const auto& root, ChainRunOptions& options) {
+      {"chain-genesis-mismatch", "pinned other genesis",
+       [](const auto& root, ChainRunOptions& options) {
          auto rounds = WriteHistory(root, 3);
          options.chain.genesis = std::string(64, 'a');
          return std::vector<std::string>{rounds[0].hash, std::string(64, 'a')};
        }},
-      {"chain-cycle", "forged pair", [](const auto& root, auto&) {
+      {"chain-cycle", "forged pair",
+       [](const auto& root, auto&) {
          WriteHistory(root, 1);
          const std::string ha(64, '1'), hb(64, '2');
          Round a = WriteRound(root, "a", RoundSpec(1, hb));
@@ -133,17 +145,20 @@ std::vector<ChainCase> AllChainCases() {
          RewriteHeader(b.dir, [&](boost::json::object& h) { h["content_hash"] = hb; });
          return std::vector<std::string>{ha.substr(0, 12), hb.substr(0, 12)};
        }},
-      {"chain-duplicate-artifact", "round 2 copied", [](const auto& root, auto&) {
+      {"chain-duplicate-artifact", "round 2 copied",
+       [](const auto& root, auto&) {
          auto rounds = WriteHistory(root, 3);
          std::filesystem::copy(rounds[2].dir, root / "copy-of-round-2");
          return std::vector<std::string>{rounds[2].hash.substr(0, 12)};
        }},
-      {"chain-head-missing", "unknown head", [](const auto& root, ChainRunOptions& options) {
+      {"chain-head-missing", "unknown head",
+       [](const auto& root, ChainRunOptions& options) {
          WriteHistory(root, 3);
          options.chain.head = "deadbeefdeadbeef";
          return std::vector<std::string>{"deadbeefdeadbeef"};
        }},
-      {"chain-links-unverified", "--no-hash", [](const auto& root, ChainRunOptions& options) {
+      {"chain-links-unverified", "--no-hash",
+       [](const auto& root, ChainRunOptions& options) {
          WriteHistory(root, 3);
          options.policy.compute_hash = false;
          options.chain.hashes_recomputed = false;
@@ -352,7 +367,8 @@ TEST(ChainCli, UnreadableArtifactIsAToolError) {
   // The binary and the working directory must be reachable by the other user even when the
   // checkout sits in a private (0700) directory: run a copy from the temporary folder.
   const std::string chain = ReachableCopy(CKPT_CHAIN_BIN, dir.path().string());
-  CommandResult run = RunCommand("cd " + dir.path().string() + " && " + *prefix + chain + " " + dir.path().string() + " 2>&1");
+  CommandResult run =
+      RunCommand("cd " + dir.path().string() + " && " + *prefix + chain + " " + dir.path().string() + " 2>&1");
   const std::string& out = run.output;
   EXPECT_EQ(run.exit_code, 2) << out;
   EXPECT_NE(out.find("Permission denied"), std::string::npos) << out;
@@ -368,7 +384,8 @@ TEST(ChainCli, UnreachableWorkingDirectoryIsNoUsageError) {
   std::filesystem::create_directory(dir.path() / "private");
   std::filesystem::permissions(dir.path() / "private", std::filesystem::perms::owner_all);
   const std::optional<std::string> prefix = UnprivilegedPrefix();
-  if (!prefix || prefix->empty()) GTEST_SKIP() << "needs root and setpriv to run from a directory the user cannot reach";
+  if (!prefix || prefix->empty())
+    GTEST_SKIP() << "needs root and setpriv to run from a directory the user cannot reach";
   const std::string chain = ReachableCopy(CKPT_CHAIN_BIN, dir.path().string());
   for (const char* format : {"text", "sarif"}) {
     CommandResult run = RunCommand("cd " + (dir.path() / "private").string() + " && " + *prefix + chain + " --format " +
@@ -395,7 +412,8 @@ TEST(ChainCli, DotRendersWithGraphvizForAForkAndAGap) {
   CommandResult mermaid = Cli("--format mermaid " + (dir.path() / "h").string());
   EXPECT_NE(mermaid.output.find("flowchart LR"), std::string::npos);
   EXPECT_NE(mermaid.output.find(":::gap"), std::string::npos);
-  if (std::system("command -v dot >/dev/null 2>&1") != 0) GTEST_SKIP() << "Graphviz dot not installed: render check skipped";
+  if (std::system("command -v dot >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "Graphviz dot not installed: render check skipped";
   const std::string svg = (dir.path() / "history.svg").string();
   ASSERT_EQ(std::system(("dot -Tsvg " + dot + " -o " + svg).c_str()), 0) << text;
   std::ifstream svg_in(svg);

@@ -4,10 +4,9 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <boost/json.hpp>
 #include <cstdio>
 #include <fstream>
-
-#include <boost/json.hpp>
 
 #include "rules/catalog.h"
 #include "tests/support/artifact_builder.h"
@@ -149,7 +148,8 @@ TEST_F(CliTest, FailOnNoneKeepsTheVerdictAndSaysItIsNotGating) {
   EXPECT_EQ(text.exit_code, 0) << text.out;
   EXPECT_NE(text.out.find(path + ": FAIL"), std::string::npos) << text.out;
   EXPECT_EQ(text.out.find("PASS"), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("(fail-on none: not gating, the exit status ignores findings)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("(fail-on none: not gating, the exit status ignores findings)"), std::string::npos)
+      << text.out;
   auto json = boost::json::parse(Cli("--fail-on none --format json " + path).out).as_object();
   EXPECT_EQ(json["artifacts"].as_array()[0].as_object()["verdict"], "fail");
   EXPECT_EQ(json["gating"], false);
@@ -165,7 +165,7 @@ TEST_F(CliTest, OutputInsideAnInputIsRefused) {
   const std::string art = (dir_.path() / "art").string();
   const std::string before = ReadFiles(art).at("header.json");
   for (const std::string& out : {art + "/header.json", art + "/report.json", art + "/./sub/../report.txt"}) {
-    CliRun run = Cli("-o " + out + " " + art);
+    CliRun run = Cli("-o " + out + " " += art);
     EXPECT_EQ(run.exit_code, 2) << out;
     EXPECT_NE(run.err.find("is inside the audited input"), std::string::npos) << run.err;
   }
@@ -195,14 +195,17 @@ TEST_F(CliTest, DroppedFindingsAreCountedInEveryFormat) {
   Files files = ArtifactSpec::Clean().Build();
   EditHeader(files, [](boost::json::object& h) {
     for (int i = 0; i < 300; ++i) {
-      h["tensor_manifest"].as_array().push_back(
-          {{"name", "predictor.z" + std::to_string(1000 + i)}, {"group", "predictor"}, {"dtype", "int8"}, {"shape", {1}}});
+      h["tensor_manifest"].as_array().push_back({{"name", "predictor.z" + std::to_string(1000 + i)},
+                                                 {"group", "predictor"},
+                                                 {"dtype", "int8"},
+                                                 {"shape", {1}}});
     }
   });
   WriteFiles(files, dir_.path() / "flood");
   const std::string path = (dir_.path() / "flood").string();
   CliRun text = Cli(path);
-  EXPECT_NE(text.out.find("... and 200 more header-dtype-invalid findings in header.json, not shown"), std::string::npos)
+  EXPECT_NE(text.out.find("... and 200 more header-dtype-invalid findings in header.json, not shown"),
+            std::string::npos)
       << text.out.substr(0, 2000);
   auto json = boost::json::parse(Cli("--format json " + path).out).as_object();
   bool counted = false;
@@ -214,8 +217,9 @@ TEST_F(CliTest, DroppedFindingsAreCountedInEveryFormat) {
   EXPECT_NE(sarif.find("200 more header-dtype-invalid findings in header.json"), std::string::npos);
   CliRun capped = Cli("--max-findings 3 --format json " + path);
   EXPECT_EQ(capped.exit_code, 1);
-  EXPECT_EQ(boost::json::parse(capped.out).as_object()["artifacts"].as_array()[0].as_object()["findings"].as_array().size(),
-            3u);
+  EXPECT_EQ(
+      boost::json::parse(capped.out).as_object()["artifacts"].as_array()[0].as_object()["findings"].as_array().size(),
+      3u);
 }
 
 // Issue 8 item 15: a file of another format is named for what it is, without the
@@ -243,7 +247,8 @@ TEST_F(CliTest, ListRulesAsSarif) {
 }
 
 TEST_F(CliTest, ExpectHash) {
-  EXPECT_EQ(Cli("--expect-hash 6CFC33B1D22878A421E587FE95100746ED8EE1FF5730D5C6A6E267AAB5E9B31E " + kClean).exit_code, 0);
+  EXPECT_EQ(Cli("--expect-hash 6CFC33B1D22878A421E587FE95100746ED8EE1FF5730D5C6A6E267AAB5E9B31E " + kClean).exit_code,
+            0);
   CliRun run = Cli("--expect-hash " + std::string(64, 'a') + " " + kClean);
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(run.out.find("[hash-unexpected CHECKPOINT_INTEGRITY]"), std::string::npos) << run.out;

@@ -14,8 +14,8 @@
 #include <set>
 
 #include "engine/diff_run.h"
-#include "rules/catalog.h"
 #include "reports/diff_reports.h"
+#include "rules/catalog.h"
 #include "tests/support/history_builder.h"
 #include "tests/support/process.h"
 
@@ -50,19 +50,19 @@ struct Pair {
 std::unique_ptr<Pair> MakePair(const std::function<void(ArtifactSpec&)>& change_b = {}, bool child = true) {
   auto p = std::make_unique<Pair>();
   ArtifactSpec a = ArtifactSpec::Clean();
-  a.tensors[0].data = U16({0x3E00, 0xC080, 0x3000});            // f16 bias: 1.5, -2.25, 0.125
-  a.tensors[1].data = F32({1, 2, 3, 4, 5, 6});                  // f32 weight
-  a.tensors[2].data = U16({0x3FC0, 0x4000, 0xC040, 0x0000});    // bf16: 1.5, 2, -3, 0
+  a.tensors[0].data = U16({0x3E00, 0xC080, 0x3000});          // f16 bias: 1.5, -2.25, 0.125
+  a.tensors[1].data = F32({1, 2, 3, 4, 5, 6});                // f32 weight
+  a.tensors[2].data = U16({0x3FC0, 0x4000, 0xC040, 0x0000});  // bf16: 1.5, 2, -3, 0
   Round ra = WriteRound(p->dir.path(), "a", a);
   ArtifactSpec b = a;
   b.round_index = 1;
   b.parent_hash = child ? std::optional(ra.hash) : std::nullopt;
   if (!child) b.round_index = 0;
-  b.tensors[0].data = U16({0x3E00, 0xC000, 0x3400});            // 1.5, -2, 0.25
+  b.tensors[0].data = U16({0x3E00, 0xC000, 0x3400});  // 1.5, -2, 0.25
   b.tensors[1].data = F32({1, 2.5f, 3, 4, -5, 6});
-  b.tensors[2].data = U16({0x3FC0, 0x4000, 0xC040, 0x3F80});    // last: 0 -> 1
-  b.tensors[4].shape = {2, 0};                                  // predictor.head.weight: layout_changed
-  b.tensors.erase(b.tensors.begin() + 5);                       // predictor.proj.weight: removed
+  b.tensors[2].data = U16({0x3FC0, 0x4000, 0xC040, 0x3F80});                // last: 0 -> 1
+  b.tensors[4].shape = {2, 0};                                              // predictor.head.weight: layout_changed
+  b.tensors.erase(b.tensors.begin() + 5);                                   // predictor.proj.weight: removed
   b.tensors.push_back({"predictor.new", "predictor", "float32", {2}, ""});  // added
   if (change_b) change_b(b);
   WriteRound(p->dir.path(), "b", b);
@@ -105,8 +105,8 @@ TEST(Diff, Float32StatisticsMatchAnIndependentComputation) {
   const DiffStats& s = *Tensor(run, "encoder.blocks.0.weight").stats;
   EXPECT_EQ(s.numel, 6u);
   EXPECT_EQ(s.changed, 2u);
-  EXPECT_DOUBLE_EQ(s.max_abs, 10.0);                             // 5 -> -5
-  EXPECT_DOUBLE_EQ(s.l2(), std::sqrt(0.25 + 100.0));             // 2 -> 2.5, 5 -> -5
+  EXPECT_DOUBLE_EQ(s.max_abs, 10.0);                                   // 5 -> -5
+  EXPECT_DOUBLE_EQ(s.l2(), std::sqrt(0.25 + 100.0));                   // 2 -> 2.5, 5 -> -5
   EXPECT_DOUBLE_EQ(*s.rel_l2(), std::sqrt(100.25) / std::sqrt(91.0));  // ||a||^2 = 1+4+9+16+25+36
 }
 
@@ -125,8 +125,10 @@ TEST(Diff, Float16AndBFloat16ArithmeticIsExact) {
   // Subnormal and extreme float16 values widen exactly.
   EXPECT_DOUBLE_EQ(WidenElement(ElementType::kFloat16, reinterpret_cast<const std::byte*>(U16({0x0001}).data())),
                    std::ldexp(1.0, -24));
-  EXPECT_DOUBLE_EQ(WidenElement(ElementType::kFloat16, reinterpret_cast<const std::byte*>(U16({0x7BFF}).data())), 65504.0);
-  EXPECT_TRUE(std::isinf(WidenElement(ElementType::kFloat16, reinterpret_cast<const std::byte*>(U16({0xFC00}).data()))));
+  EXPECT_DOUBLE_EQ(WidenElement(ElementType::kFloat16, reinterpret_cast<const std::byte*>(U16({0x7BFF}).data())),
+                   65504.0);
+  EXPECT_TRUE(
+      std::isinf(WidenElement(ElementType::kFloat16, reinterpret_cast<const std::byte*>(U16({0xFC00}).data()))));
 }
 
 TEST(Diff, NanAndInfAppearingAreCountedAndBitIdenticalNansAreUnchanged) {
@@ -201,13 +203,15 @@ TEST(Diff, StatisticsWithinOneInABillionOfAnIndependentComputationOnLargeTensors
         float fx, fy;
         std::memcpy(&fx, &ta.data[i], 4);
         std::memcpy(&fy, &tb.data[i], 4);
-        x = fx, y = fy;
+        x = static_cast<long double>(fx), y = static_cast<long double>(fy);
       } else {
         std::uint16_t bx, by;
         std::memcpy(&bx, &ta.data[i], 2);
         std::memcpy(&by, &tb.data[i], 2);
         auto widen = [&](std::uint16_t v) -> long double {
-          if (ta.dtype == "bfloat16") return std::bit_cast<float>(static_cast<std::uint32_t>(v) << 16);
+          if (ta.dtype == "bfloat16") {
+            return static_cast<long double>(std::bit_cast<float>(static_cast<std::uint32_t>(v) << 16));
+          }
           const int e = (v >> 10) & 0x1F, m = v & 0x3FF;  // normal numbers only in this data
           return std::ldexp(static_cast<long double>(1024 + m), e - 25) * ((v >> 15) ? -1 : 1);
         };
@@ -219,9 +223,9 @@ TEST(Diff, StatisticsWithinOneInABillionOfAnIndependentComputationOnLargeTensors
     }
     const DiffStats& s = *Tensor(run, ta.name).stats;
     auto rel_err = [](long double got, long double want) { return std::fabs(got - want) / std::fabs(want); };
-    EXPECT_LT(rel_err(s.l2(), std::sqrt(sq_diff)), 1e-9) << ta.name;
-    EXPECT_LT(rel_err(*s.rel_l2(), std::sqrt(sq_diff) / std::sqrt(sq_a)), 1e-9) << ta.name;
-    EXPECT_LT(rel_err(s.max_abs, max_abs), 1e-12) << ta.name;
+    EXPECT_LT(rel_err(static_cast<long double>(s.l2()), std::sqrt(sq_diff)), 1e-9) << ta.name;
+    EXPECT_LT(rel_err(static_cast<long double>(*s.rel_l2()), std::sqrt(sq_diff) / std::sqrt(sq_a)), 1e-9) << ta.name;
+    EXPECT_LT(rel_err(static_cast<long double>(s.max_abs), max_abs), 1e-12) << ta.name;
   }
 }
 
@@ -276,7 +280,9 @@ TEST(DiffGates, MaxRelL2) {
   }
   EXPECT_EQ(flagged, (std::set<std::string>{"encoder.blocks.0.weight", "encoder.n\xC3\xA9t.w"}));
   // NaN appearing exceeds any limit.
-  auto q = MakePair([](ArtifactSpec& b) { b.tensors[1].data = F32({1, 2, 3, 4, 5, std::numeric_limits<float>::quiet_NaN()}); });
+  auto q = MakePair([](ArtifactSpec& b) {
+    b.tensors[1].data = F32({1, 2, 3, 4, 5, std::numeric_limits<float>::quiet_NaN()});
+  });
   DiffOptions huge = Options();
   huge.max_rel_l2 = 1e9;
   EXPECT_EQ(RunDiff(q->a, q->b, huge).findings.size(), 1u);
@@ -363,10 +369,10 @@ CommandResult Cli(const std::string& args) { return RunCommand(std::string(CKPT_
 
 TEST(DiffCli, BadInputBehavesAsDocumented) {
   auto p = MakePair();
-  EXPECT_EQ(Cli(p->a + " /nonexistent/b").exit_code, 2);        // one missing
-  EXPECT_EQ(Cli(p->a + " " + p->a).exit_code, 2);               // identical paths
-  EXPECT_EQ(Cli(p->a + " " + p->a + "/.").exit_code, 2);        // same directory, other spelling
-  EXPECT_EQ(Cli(p->a).exit_code, 2);                            // one argument
+  EXPECT_EQ(Cli(p->a + " /nonexistent/b").exit_code, 2);  // one missing
+  EXPECT_EQ(Cli(p->a + " " + p->a).exit_code, 2);         // identical paths
+  EXPECT_EQ(Cli(p->a + " " + p->a + "/.").exit_code, 2);  // same directory, other spelling
+  EXPECT_EQ(Cli(p->a).exit_code, 2);                      // one argument
   EXPECT_EQ(Cli("--max-rel-l2 -1 " + p->a + " " + p->b).exit_code, 2);
   // Not an artifact: no header.json. Reported as findings; the diff is still produced.
   std::filesystem::remove(p->b + "/header.json");

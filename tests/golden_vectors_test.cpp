@@ -133,7 +133,8 @@ void RenameTensor(Files& files, const std::string& from, const std::string& to) 
 
 std::vector<FieldEdit> HashedFieldEdits() {
   return {
-      {"schema_version", [](Files& f) {
+      {"schema_version",
+       [](Files& f) {
          EditHeader(f, [](boost::json::object& h) {
            if (h["schema_version"] == 1) {
              h["schema_version"] = 2;
@@ -145,26 +146,26 @@ std::vector<FieldEdit> HashedFieldEdits() {
          });
        }},
       {"wmcp_version", [](Files& f) { EditHeader(f, [](boost::json::object& h) { h["wmcp_version"] = "wmcp-1.1"; }); }},
-      {"round_index", [](Files& f) {
+      {"round_index",
+       [](Files& f) {
          EditHeader(f, [](boost::json::object& h) {
            h["round_index"] = boost::json::value_to<std::uint64_t>(h["round_index"]) + 1;
          });
        }},
-      {"parent_hash", [](Files& f) {
-         EditHeader(f, [](boost::json::object& h) {
-           h["parent_hash"] = std::string(64, '7');
-         });
-       }},
-      {"param_groups", [](Files& f) {
+      {"parent_hash",
+       [](Files& f) { EditHeader(f, [](boost::json::object& h) { h["parent_hash"] = std::string(64, '7'); }); }},
+      {"param_groups",
+       [](Files& f) {
          EditHeader(f, [](boost::json::object& h) { h["param_groups"] = boost::json::array{"encoder"}; });
        }},
       {"tensor_manifest name", [](Files& f) { RenameTensor(f, "predictor.head.weight", "predictor.head.weights"); }},
-      {"tensor_manifest group", [](Files& f) {
-         EditHeader(f, [](boost::json::object& h) {
-           h["tensor_manifest"].as_array()[0].as_object()["group"] = "predictor";
-         });
+      {"tensor_manifest group",
+       [](Files& f) {
+         EditHeader(
+             f, [](boost::json::object& h) { h["tensor_manifest"].as_array()[0].as_object()["group"] = "predictor"; });
        }},
-      {"tensor_manifest dtype", [](Files& f) {
+      {"tensor_manifest dtype",
+       [](Files& f) {
          EditHeader(f, [](boost::json::object& h) {
            h["tensor_manifest"].as_array()[0].as_object()["dtype"] = "bfloat16";  // float16 -> bfloat16
          });
@@ -172,7 +173,8 @@ std::vector<FieldEdit> HashedFieldEdits() {
            if (auto* e = st.if_contains("encoder.blocks.0.bias")) e->as_object()["dtype"] = "BF16";
          });
        }},
-      {"tensor_manifest shape", [](Files& f) {
+      {"tensor_manifest shape",
+       [](Files& f) {
          EditHeader(f, [](boost::json::object& h) {
            h["tensor_manifest"].as_array()[1].as_object()["shape"] = boost::json::array{3, 2};
          });

@@ -1,17 +1,16 @@
 // Hostile inputs end in findings, quickly, without memory growing with claimed sizes:
 // a 2^63 header length, truncation at every byte, overflowing shapes, 10,000-deep
 // nesting, a 200 MB header.json (sparse file), lying lengths.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "engine/audit.h"
 #include "engine/verdict.h"
-
-#include <map>
 #include "tests/support/artifact_builder.h"
 #include "tests/support/audit_helpers.h"
 
@@ -58,7 +57,8 @@ TEST(HostileInput, HeaderLength2To63) {
   WriteFiles(files, dir.path());
   AuditResult result = AuditHostile(dir.path(), "2^63 header length");
   ASSERT_EQ(FindingsOf(result, "safetensors-header-too-large").size(), 1u) << Describe(result);
-  EXPECT_NE(FindingsOf(result, "safetensors-header-too-large")[0]->message.find("9223372036854775808"), std::string::npos);
+  EXPECT_NE(FindingsOf(result, "safetensors-header-too-large")[0]->message.find("9223372036854775808"),
+            std::string::npos);
 }
 
 TEST(HostileInput, HeaderLengthAtTheCapButFileTiny) {
@@ -106,8 +106,8 @@ TEST(HostileInput, ShapeProductsThatOverflow) {
     h["tensor_manifest"].as_array()[1].as_object()["shape"] =
         boost::json::array{std::uint64_t{1} << 32, std::uint64_t{1} << 32, 4};
   });
-  files["weights.safetensors"] = SafetensorsFile(
-      R"({"a":{"dtype":"F32","shape":[4294967296,4294967296,4],"data_offsets":[0,0]}})", "");
+  files["weights.safetensors"] =
+      SafetensorsFile(R"({"a":{"dtype":"F32","shape":[4294967296,4294967296,4],"data_offsets":[0,0]}})", "");
   WriteFiles(files, dir.path());
   AuditResult result = AuditHostile(dir.path(), "overflowing shapes");
   EXPECT_EQ(FindingsOf(result, "header-tensor-size-overflow").size(), 1u) << Describe(result);
@@ -147,7 +147,7 @@ TEST(HostileInput, DeepButValidJsonIsJudgedOnItsContent) {
   files["weights.index.json"] = index;
   std::string header = files["header.json"];
   std::string nested = "{\"unknown\": 1}";
-  for (int i = 0; i < 99; ++i) nested = "{\"x\": " + nested + "}";
+  for (int i = 0; i < 99; ++i) nested.insert(0, "{\"x\": ").append("}");
   header.replace(header.rfind('}'), 0, ", \"extra\": " + nested);
   files["header.json"] = header;
   WriteFiles(files, dir.path());
@@ -190,11 +190,14 @@ TEST(HostileInput, OneBrokenFileCannotFloodTheReport) {
     if (d.rule->id == "header-dtype-invalid") dropped_dtype = d.count;
   }
   EXPECT_EQ(dropped_dtype, 50000u - FindingSink::kMaxPerRuleAndFile);
-  EXPECT_EQ(CountFindings(result).errors, result.findings.size() + [&] {
-    std::uint64_t n = 0;
-    for (const DroppedFindings& d : result.dropped) n += d.count;
-    return n;
-  }()) << "counts include what was dropped";
+  EXPECT_EQ(
+      CountFindings(result).errors, result.findings.size() +
+                                        [&] {
+                                          std::uint64_t n = 0;
+                                          for (const DroppedFindings& d : result.dropped) n += d.count;
+                                          return n;
+                                        }())
+      << "counts include what was dropped";
   EXPECT_EQ(VerdictOf(result, Severity::kError), Verdict::kFail);
 }
 

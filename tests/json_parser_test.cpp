@@ -21,15 +21,64 @@ bool WeAccept(std::string_view text) { return std::holds_alternative<Document>(P
 
 TEST(StrictJson, AgreesWithBoostJsonOnACorpus) {
   const std::vector<std::string> corpus = {
-      "{}", "[]", "0", "-0", "1.5e-3", "1E+2", "\"a\"", "true", "false", "null", " \t\r\n{} \n",
-      "{\"a\":[1,2,{\"b\":null}]}", "\"\\u00e9\\ud83d\\ude00\"", "\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"",
-      "\"\xC3\xA9\"", "18446744073709551615", "18446744073709551616", "-9223372036854775809",
+      "{}",
+      "[]",
+      "0",
+      "-0",
+      "1.5e-3",
+      "1E+2",
+      "\"a\"",
+      "true",
+      "false",
+      "null",
+      " \t\r\n{} \n",
+      "{\"a\":[1,2,{\"b\":null}]}",
+      "\"\\u00e9\\ud83d\\ude00\"",
+      "\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"",
+      "\"\xC3\xA9\"",
+      "18446744073709551615",
+      "18446744073709551616",
+      "-9223372036854775809",
       // invalid
-      "", " ", "{", "}", "[1,]", "{\"a\":1,}", "{\"a\" 1}", "{a:1}", "01", "1.", ".5", "1e", "-", "+1",
-      "tru", "nul", "'a'", "\"a", "\"\\x\"", "\"\\u12\"", "\"\\ud800\"", "\"\\udc00\"", "\"\\ud800\\u0041\"",
-      "\"a\nb\"", "\"\x01\"", "[1 2]", "{} {}", "[] x", "\xEF\xBB\xBF{}", "\"\xC0\x80\"", "\"\xED\xA0\x80\"",
-      "\"\xF4\x90\x80\x80\"", "\"\xFF\"", "NaN", "Infinity", "[1]//", "/*x*/[]",
-      std::string(127, '[') + std::string(127, ']'), std::string(128, '[') + std::string(128, ']'),
+      "",
+      " ",
+      "{",
+      "}",
+      "[1,]",
+      "{\"a\":1,}",
+      "{\"a\" 1}",
+      "{a:1}",
+      "01",
+      "1.",
+      ".5",
+      "1e",
+      "-",
+      "+1",
+      "tru",
+      "nul",
+      "'a'",
+      "\"a",
+      "\"\\x\"",
+      "\"\\u12\"",
+      "\"\\ud800\"",
+      "\"\\udc00\"",
+      "\"\\ud800\\u0041\"",
+      "\"a\nb\"",
+      "\"\x01\"",
+      "[1 2]",
+      "{} {}",
+      "[] x",
+      "\xEF\xBB\xBF{}",
+      "\"\xC0\x80\"",
+      "\"\xED\xA0\x80\"",
+      "\"\xF4\x90\x80\x80\"",
+      "\"\xFF\"",
+      "NaN",
+      "Infinity",
+      "[1]//",
+      "/*x*/[]",
+      std::string(127, '[') + std::string(127, ']'),
+      std::string(128, '[') + std::string(128, ']'),
   };
   for (const std::string& text : corpus) {
     EXPECT_EQ(WeAccept(text), BoostAccepts(text)) << "input: " << text;
@@ -91,10 +140,14 @@ TEST(StrictJson, NestingFollowsSerdeJson) {
 // The decoded DOM equals Boost.JSON's for every accepted corpus document.
 boost::json::value ToBoost(const Value& v) {
   switch (v.type()) {
-    case Type::kNull: return nullptr;
-    case Type::kBool: return v.boolean();
-    case Type::kNumber: return boost::json::parse(v.Raw());
-    case Type::kString: return boost::json::string(v.String());
+    case Type::kNull:
+      return nullptr;
+    case Type::kBool:
+      return v.boolean();
+    case Type::kNumber:
+      return boost::json::parse(v.Raw());
+    case Type::kString:
+      return boost::json::string(v.String());
     case Type::kArray: {
       boost::json::array out;
       for (Value item : v.Items()) out.push_back(ToBoost(item));
@@ -110,9 +163,9 @@ boost::json::value ToBoost(const Value& v) {
 }
 
 TEST(StrictJson, DecodedValuesEqualBoostJson) {
-  const std::vector<std::string> corpus = {
-      "{\"a\":[1,2,{\"b\":null}],\"c\":true,\"d\":false,\"e\":-1.5e3}", "\"\\u00e9\\ud83d\\ude00\"",
-      "\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"", "{\"k\\u0041\":{\"\":[[],{},[[]]]}}", "[\"\xC3\xA9\", 0, -0, 1E+2]"};
+  const std::vector<std::string> corpus = {"{\"a\":[1,2,{\"b\":null}],\"c\":true,\"d\":false,\"e\":-1.5e3}",
+                                           "\"\\u00e9\\ud83d\\ude00\"", "\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"",
+                                           "{\"k\\u0041\":{\"\":[[],{},[[]]]}}", "[\"\xC3\xA9\", 0, -0, 1E+2]"};
   for (const std::string& text : corpus) {
     auto ours = ParseStrict(text);
     ASSERT_TRUE(std::holds_alternative<Document>(ours)) << text;
@@ -122,8 +175,8 @@ TEST(StrictJson, DecodedValuesEqualBoostJson) {
 
 // Issue 8 item 9: the tape stays within a small multiple of the text, whatever its shape.
 TEST(StrictJson, TapeIsBoundedByTheText) {
-  for (const std::string& unit : {std::string("0,"), std::string("[],"), std::string("{},"), std::string("\"\","),
-                                  std::string("{\"\":[]},")}) {
+  for (const std::string& unit :
+       {std::string("0,"), std::string("[],"), std::string("{},"), std::string("\"\","), std::string("{\"\":[]},")}) {
     std::string text = "[";
     while (text.size() < 3'000'000) text += unit;
     text += "0]";

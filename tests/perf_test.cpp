@@ -189,7 +189,8 @@ TEST(Perf, HostileInputsEndQuickly) {
     cut_files["weights.safetensors"] = bytes.substr(0, cut);
     (void)AuditFiles(cut_files);
   }
-  const double per_case = std::chrono::duration<double>(Clock::now() - start).count() / static_cast<double>(bytes.size());
+  const double per_case =
+      std::chrono::duration<double>(Clock::now() - start).count() / static_cast<double>(bytes.size());
   std::cout << "truncated weights: " << per_case * 1e3 << " ms per case\n";
   EXPECT_LT(per_case, 0.5);
 }

@@ -17,10 +17,15 @@ namespace {
 
 // Protocol 2: GLOBAL posix.system, BINUNICODE command, TUPLE1, REDUCE, STOP.
 std::string PicklePayload(const std::string& command) {
-  std::string out = "\x80\x02" "cposix\nsystem\n" "X";
+  std::string out =
+      "\x80\x02"
+      "cposix\nsystem\n"
+      "X";
   std::uint32_t n = static_cast<std::uint32_t>(command.size());
   for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(n >> (8 * i)));
-  return out + command + "\x85" "R.";
+  return out + command +
+         "\x85"
+         "R.";
 }
 
 std::filesystem::path Artifact(const TempDir& root, const std::string& marker) {
@@ -35,8 +40,8 @@ TEST(PickleRefusal, PayloadIsRealWhenAPythonIsThere) {
   TempDir root;
   const std::string marker = (root.path() / "created-by-python").string();
   std::filesystem::path dir = Artifact(root, marker);
-  const std::string cmd = "python3 -c \"import pickle; pickle.load(open('" +
-                          (dir / "weights.safetensors").string() + "', 'rb'))\" >/dev/null 2>&1";
+  const std::string cmd = "python3 -c \"import pickle; pickle.load(open('" + (dir / "weights.safetensors").string() +
+                          "', 'rb'))\" >/dev/null 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   EXPECT_TRUE(std::filesystem::exists(marker)) << "the payload did not run under a real unpickler";
 }
@@ -57,8 +62,8 @@ TEST(PickleRefusal, CommandLineRefusesWithExitOne) {
   TempDir root;
   const std::string marker = (root.path() / "pwned-cli").string();
   const std::string out = (root.path() / "report.json").string();
-  const std::string cmd = std::string(CKPT_AUDIT_BIN) + " --format json -o " + out + " " +
-                          Artifact(root, marker).string();
+  const std::string cmd =
+      std::string(CKPT_AUDIT_BIN) + " --format json -o " + out + " " + Artifact(root, marker).string();
   int status = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 1);

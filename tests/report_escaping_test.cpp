@@ -5,10 +5,9 @@
 // recoverable (path_bytes).
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
 #include <filesystem>
 #include <fstream>
-
-#include <boost/json.hpp>
 
 #include "lib/core/text.h"
 #include "tests/support/artifact_builder.h"
@@ -82,7 +81,8 @@ TEST_F(ReportEscaping, TextDotAndMermaidShowNamesEscaped) {
   if (std::system("command -v dot >/dev/null 2>&1") == 0) {
     std::ofstream(dir_.path() / "h.dot") << dot.output;
     EXPECT_EQ(RunCommand("dot -Tsvg " + Quote(dir_.path() / "h.dot") + " >/dev/null 2>&1").exit_code, 0)
-        << "Graphviz must parse the DOT:\n" << dot.output;
+        << "Graphviz must parse the DOT:\n"
+        << dot.output;
   }
   CommandResult mermaid = Tool("ckpt-chain", "--format mermaid " + Quote(dir_.path() / "history"));
   for (std::size_t at = mermaid.output.find("[\""); at != std::string::npos; at = mermaid.output.find("[\"", at + 1)) {
@@ -96,7 +96,9 @@ TEST_F(ReportEscaping, DeclaredHashesAndTensorNamesAreEscaped) {
   // A declared hash is shown when the real one cannot be computed: make it hostile.
   Files files = ReadFiles(rounds_[1].dir);
   EditHeader(files, [](boost::json::object& h) {
-    h["content_hash"] = "\x1b[32m" "aaaa\"];\n}\xE2\x80\xAE";
+    h["content_hash"] =
+        "\x1b[32m"
+        "aaaa\"];\n}\xE2\x80\xAE";
     h["tensor_manifest"].as_array().clear();
   });
   WriteFiles(files, rounds_[1].dir);

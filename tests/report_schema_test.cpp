@@ -2,10 +2,9 @@
 // A small validator for the keywords that schema uses keeps the schema honest.
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
 #include <fstream>
 #include <sstream>
-
-#include <boost/json.hpp>
 
 #include "engine/audit.h"
 #include "reports/json_report.h"
@@ -43,7 +42,8 @@ class SchemaValidator {
       for (const auto& option : e->as_array()) found |= option == v;
       if (!found) errors.push_back(path + ": " + boost::json::serialize(v) + " not in enum");
     }
-    if (const auto* min = s.if_contains("minimum"); min && v.is_number() && v.to_number<double>() < min->to_number<double>()) {
+    if (const auto* min = s.if_contains("minimum");
+        min && v.is_number() && v.to_number<double>() < min->to_number<double>()) {
       errors.push_back(path + ": below minimum");
     }
     if (v.is_object()) {

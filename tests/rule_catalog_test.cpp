@@ -21,8 +21,8 @@ bool IsKebabCase(std::string_view id) {
 }
 
 TEST(RuleCatalog, IdsAreUniqueSortedAndKebabCase) {
-  const std::set<std::string> families = {"chain", "diff", "hash", "header", "index", "layout", "manifest",
-                                          "path", "residency", "safetensors", "weights"};
+  const std::set<std::string> families = {"chain",    "diff", "hash",      "header",      "index",  "layout",
+                                          "manifest", "path", "residency", "safetensors", "weights"};
   std::string previous;
   for (const RuleEntry& entry : AllRules()) {
     const std::string id(entry.info->id);
@@ -83,11 +83,11 @@ TEST(RuleCatalog, SeverityDefaults) {
   // duplicate artifact are notes; all else is an error.
   for (const RuleEntry& entry : AllRules()) {
     const std::string_view id = entry.info->id;
-    Severity expected = (id == "safetensors-noncanonical-whitespace" || id == "chain-links-unverified" ||
-                         id == "hash-not-verified")
-                            ? Severity::kWarning
-                        : (id == "residency-policy-widened" || id == "chain-duplicate-artifact") ? Severity::kNote
-                                                                                                 : Severity::kError;
+    Severity expected =
+        (id == "safetensors-noncanonical-whitespace" || id == "chain-links-unverified" || id == "hash-not-verified")
+            ? Severity::kWarning
+        : (id == "residency-policy-widened" || id == "chain-duplicate-artifact") ? Severity::kNote
+                                                                                 : Severity::kError;
     EXPECT_EQ(entry.info->severity, expected) << id;
   }
 }

@@ -63,9 +63,7 @@ std::vector<std::pair<std::string, Files>> CleanArtifacts() {
                      s.round_index = 7;
                      s.parent_hash = std::string(64, 'c');
                    }));
-  out.emplace_back("metadata agrees", FromSpec([](ArtifactSpec& s) {
-                     s.metadata = {{"schema_version", "1"}};
-                   }));
+  out.emplace_back("metadata agrees", FromSpec([](ArtifactSpec& s) { s.metadata = {{"schema_version", "1"}}; }));
   out.emplace_back("no metadata, fractional created_at", FromSpec([](ArtifactSpec& s) {
                      s.metadata.clear();
                      s.created_at = "2024-02-29T23:59:60.123456z";
@@ -135,13 +133,28 @@ TEST(ResidencyActionHead, HostileSpellingsAreCaught) {
   const std::string skeleton = "(it matches by its UTS #39 confusable skeleton: look-alike characters)";
   const std::vector<Case> cases = {
       {"upper case", "ACTION_HEAD", "is an action head; per-embodiment"},
-      {"fullwidth A", "\xEF\xBC\xA1" "ction_head", folded},
+      {"fullwidth A",
+       "\xEF\xBC\xA1"
+       "ction_head",
+       folded},
       {"zero-width space", "action\xE2\x80\x8B_head", folded},
-      {"soft hyphen", "act\xC2\xAD" "ion_head", folded},
+      {"soft hyphen",
+       "act\xC2\xAD"
+       "ion_head",
+       folded},
       {"dotless i", "act\xC4\xB1on_head", skeleton},
-      {"Cyrillic a", "\xD0\xB0" "ction_head", skeleton},
-      {"Cyrillic a and zero-width", "\xD0\xB0" "ction\xE2\x80\x8B_heads", skeleton},
-      {"fullwidth full stop joins", "x\xEF\xBC\x8E" "act_head", folded},
+      {"Cyrillic a",
+       "\xD0\xB0"
+       "ction_head",
+       skeleton},
+      {"Cyrillic a and zero-width",
+       "\xD0\xB0"
+       "ction\xE2\x80\x8B_heads",
+       skeleton},
+      {"fullwidth full stop joins",
+       "x\xEF\xBC\x8E"
+       "act_head",
+       folded},
   };
   for (const Case& c : cases) {
     const std::string name = "encoder." + c.component + ".w";
@@ -157,8 +170,10 @@ TEST(ResidencyActionHead, HostileSpellingsAreCaught) {
 }
 
 TEST(ResidencyActionHead, NearMissesStayQuiet) {
-  for (const std::string component : {"action_header", "transaction_head", "actionhead", "action-head",
-                                      "act_heads_x", "acti0n_head", "\xD0\xB0" "ction_header"}) {
+  const std::string cyrillic_header = std::string("\xD0\xB0") + "ction_header";
+  for (const std::string& component :
+       {std::string("action_header"), std::string("transaction_head"), std::string("actionhead"),
+        std::string("action-head"), std::string("act_heads_x"), std::string("acti0n_head"), cyrillic_header}) {
     const std::string name = "encoder." + component + ".w";
     Files files = FromSpec([&](ArtifactSpec& s) { s.tensors.push_back({name, "encoder", "float32", {2}, ""}); });
     AuditResult result = AuditFiles(files);

@@ -4,15 +4,14 @@
 // official schema, Microsoft's SARIF Multitool and GitHub's ingestion rules on what each
 // tool writes: a clean artifact, every audit rule firing, a broken chain, a diff with findings.
 #include <gtest/gtest.h>
-
-#include <cstdlib>
 #include <sys/stat.h>
 #include <sys/wait.h>
+
+#include <boost/json.hpp>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
-
-#include <boost/json.hpp>
 
 #include "lib/io/memory_source.h"
 #include "reports/sarif_report.h"
@@ -26,7 +25,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Sarif(std::span<const AuditResult> results, const fs::path& root, std::optional<std::string> category = {}) {
+std::string Sarif(std::span<const AuditResult> results, const fs::path& root,
+                  std::optional<std::string> category = {}) {
   reports::SarifOptions options;
   options.source_root = fs::absolute(root);
   options.category = std::move(category);
@@ -105,8 +105,9 @@ TEST(Sarif, ResultsPointWhereTheJsonReportPoints) {
     const std::string text(r["message"].as_object()["text"].as_string());
     EXPECT_EQ(text.back(), '.') << "messages are complete sentences: " << text;
     EXPECT_EQ(r["ruleIndex"], boost::json::value(std::distance(
-        rules::AllRules().begin(), std::find_if(rules::AllRules().begin(), rules::AllRules().end(),
-                                                [&](const rules::RuleEntry& e) { return e.info->id == rule; }))));
+                                  rules::AllRules().begin(),
+                                  std::find_if(rules::AllRules().begin(), rules::AllRules().end(),
+                                               [&](const rules::RuleEntry& e) { return e.info->id == rule; }))));
   }
   auto& artifacts = run["artifacts"].as_array();
   ASSERT_EQ(artifacts.size(), 2u);  // header.json and weights.safetensors
@@ -148,7 +149,8 @@ TEST(Sarif, FingerprintsSurviveAnUnrelatedTensor) {
     ArtifactSpec extra_weights;  // an unlisted tensor in the weights: a binary-file finding
     SafetensorsParts parts = SplitSafetensors((*f)["weights.safetensors"]);
     boost::json::object h = boost::json::parse(parts.header).as_object();
-    h["predictor.unlisted"] = {{"dtype", "F32"}, {"shape", boost::json::array{1}},
+    h["predictor.unlisted"] = {{"dtype", "F32"},
+                               {"shape", boost::json::array{1}},
                                {"data_offsets", boost::json::array{parts.data.size(), parts.data.size() + 4}}};
     (*f)["weights.safetensors"] = SafetensorsFile(boost::json::serialize(h), parts.data + std::string(4, '\0'));
   }
@@ -180,16 +182,26 @@ TEST(Sarif, CategoryCapAndToolErrors) {
   EXPECT_EQ(invocation["toolExecutionNotifications"].as_array().size(), 1u);
 
   reports::SarifInput many;
-  AuditResult broken = AuditFiles([] { Files f = Clean(); f["weights.safetensors"].back() ^= 1; return f; }());
-  for (std::size_t i = 0; i < reports::kMaxSarifResults + 7; ++i) many.findings.push_back({&broken.findings[0], "a", {}, ""});
+  AuditResult broken = AuditFiles([] {
+    Files f = Clean();
+    f["weights.safetensors"].back() ^= 1;
+    return f;
+  }());
+  for (std::size_t i = 0; i < reports::kMaxSarifResults + 7; ++i)
+    many.findings.push_back({&broken.findings[0], "a", {}, ""});
   reports::SarifOptions options;
   options.source_root = dir.path();
   std::ostringstream out;
   reports::WriteSarif(out, many, options, reports::ReportContext{});
   boost::json::object capped = FirstRun(out.str());
   EXPECT_EQ(capped["results"].as_array().size(), reports::kMaxSarifResults);
-  const std::string note(capped["invocations"].as_array()[0].as_object()["toolExecutionNotifications"].as_array()[0]
-                             .as_object()["message"].as_object()["text"].as_string());
+  const std::string note(capped["invocations"]
+                             .as_array()[0]
+                             .as_object()["toolExecutionNotifications"]
+                             .as_array()[0]
+                             .as_object()["message"]
+                             .as_object()["text"]
+                             .as_string());
   EXPECT_NE(note.find("7 results were dropped"), std::string::npos) << note;
 }
 
@@ -203,7 +215,7 @@ TEST(Sarif, UrisArePercentEncodedRelativeAndSlashSeparated) {
 
 // Normalizes what legitimately varies: the tool version, the scan root's absolute URI and
 // the temporary directory that messages name artifacts by.
-std::string Normalize(std::string sarif, const fs::path& temp_root = {}) {
+std::string Normalize(const std::string& sarif, const fs::path& temp_root = {}) {
   boost::json::value v = boost::json::parse(sarif);
   auto& run = v.as_object()["runs"].as_array()[0].as_object();
   run["tool"].as_object()["driver"].as_object()["semanticVersion"] = "VERSION";
@@ -231,7 +243,7 @@ TEST(SarifGolden, AuditOfATamperedArtifact) {
   TempDir dir;
   Files files = ReadFiles("fixtures/vectors/v1-single");
   files["weights.safetensors"][455] = '\x7f';
-  files["optimizer.pt"] = "\x80\x02}q\x00.";
+  files["optimizer.pt"] = std::string("\x80\x02}q\x00.", 6);
   EditHeader(files, [](boost::json::object& h) { h["created_at"] = "yesterday"; });
   AuditResult result = AuditOnDisk(dir.path(), "tampered", files);
   ExpectGolden(Normalize(Sarif({&result, 1}, dir.path()), dir.path()), "fixtures/golden/ckpt-audit-tampered.sarif");
@@ -294,7 +306,7 @@ TEST(SarifValidation, EveryToolsOutputPassesTheOfficialValidators) {
                     "SARIF validation against the OASIS schema, SARIF Multitool and GitHub rules skipped";
   }
   TempDir dir;
-  const fs::path root = dir.path();
+  const fs::path& root = dir.path();
   // 1. ckpt-audit on a clean artifact.
   WriteFiles(Clean(), root / "clean");
   // 2. every audit rule firing at least once across the fixture set, written by the
@@ -333,7 +345,8 @@ TEST(SarifValidation, EveryToolsOutputPassesTheOfficialValidators) {
   std::set<std::string> fired;
   for (const char* file : {"all-rules.sarif", "policy-rules.sarif", "no-hash-rules.sarif"}) {
     std::ifstream in(root / file);
-    boost::json::object run = FirstRun(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+    boost::json::object run =
+        FirstRun(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
     for (auto& r : run["results"].as_array()) fired.insert(std::string(r.as_object()["ruleId"].as_string()));
   }
   for (const std::string& rule : expected_rules) {
@@ -347,14 +360,15 @@ TEST(SarifValidation, EveryToolsOutputPassesTheOfficialValidators) {
   WriteRound(root / "history", "fork-2", fork);
   EXPECT_EQ(Shell(cd + bin + "/ckpt-audit --format sarif -o clean.sarif clean"), 0);
   EXPECT_EQ(Shell(cd + bin + "/ckpt-chain --format sarif --sarif-category nightly -o chain.sarif history"), 1);
-  EXPECT_EQ(Shell(cd + bin + "/ckpt-diff --format sarif --require-child --max-rel-l2 0.00001 --allow-change 'encoder.*' "
-                  "-o diff.sarif history/round-0000 history/round-0002"), 1);
+  EXPECT_EQ(Shell(cd + bin +
+                  "/ckpt-diff --format sarif --require-child --max-rel-l2 0.00001 --allow-change 'encoder.*' "
+                  "-o diff.sarif history/round-0000 history/round-0002"),
+            1);
   const std::string files = "clean.sarif all-rules.sarif policy-rules.sarif chain.sarif diff.sarif";
-  EXPECT_EQ(Shell(cd + validator + " --strict --require-multitool " + files + " > validate.log 2>&1"), 0)
-      << [&] {
-           std::ifstream log(root / "validate.log");
-           return std::string((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
-         }();
+  EXPECT_EQ(Shell(cd + validator + " --strict --require-multitool " + files + " > validate.log 2>&1"), 0) << [&] {
+    std::ifstream log(root / "validate.log");
+    return std::string((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  }();
 }
 
 }  // namespace

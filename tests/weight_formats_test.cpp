@@ -1,20 +1,19 @@
 // The weight-format seam (issue 9, acceptance 2): every format is one table entry; the
 // recognised-but-not-accepted ones each name a diagnostic that maps to a catalog rule with a
 // fire case, and recognition only labels bytes.
+#include "lib/formats/weight_formats.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "lib/formats/weight_formats.h"
 #include "rules/reader_rules.h"
 #include "tests/support/fire_cases.h"
 
 namespace ckpt::testing {
 namespace {
 
-std::span<const std::byte> Bytes(std::string_view text) {
-  return std::as_bytes(std::span(text.data(), text.size()));
-}
+std::span<const std::byte> Bytes(std::string_view text) { return std::as_bytes(std::span(text.data(), text.size())); }
 
 TEST(WeightFormats, TableEntriesAreCompleteAndRulesHaveFireCases) {
   std::set<std::string> fired;
@@ -46,8 +45,8 @@ TEST(WeightFormats, RecognitionNamesEachRefusedKind) {
       {"", "empty", "an empty file"},
       {std::string("\x80\x04\x95", 3), "pickle", "a Python pickle (protocol 4)"},
       {std::string("PK\x03\x04rest", 8), "zip", "a zip archive (torch.save format)"},
-      {"\x93NUMPY\x01\x00", "numpy", "a NumPy .npy array"},
-      {"GGUF\x03\x00\x00\x00", "gguf", "a GGUF model file"},
+      {std::string("\x93NUMPY\x01\x00", 8), "numpy", "a NumPy .npy array"},
+      {std::string("GGUF\x03\x00\x00\x00", 8), "gguf", "a GGUF model file"},
       {"version https://git-lfs.github.com/spec/v1\n", "git-lfs-pointer",
        "a Git LFS pointer (the weights were never downloaded)"},
       {"  <!DOCTYPE html><html>", "html", "an HTML page"},

@@ -36,11 +36,11 @@ Options)";
 int main(int argc, char** argv) try {
   ckpt::cli::CommonCli cli("ckpt-audit", {"text", "json", "sarif"}, kUsage);
   std::vector<std::string> expect_hashes;
-  cli.options().add_options()
-      ("expect-hash", po::value(&expect_hashes)->value_name("[PATH=]HEX"),
-       "the recomputed content hash must equal HEX (64 hex digits); with several artifacts, name each as "
-       "PATH=HEX (repeatable)")
-      ("no-hash", "check structure only; do not recompute the content hash (reported as a warning)");
+  cli.options().add_options()(
+      "expect-hash", po::value(&expect_hashes)->value_name("[PATH=]HEX"),
+      "the recomputed content hash must equal HEX (64 hex digits); with several artifacts, name each as "
+      "PATH=HEX (repeatable)")("no-hash",
+                               "check structure only; do not recompute the content hash (reported as a warning)");
   std::vector<std::string> artifacts;
   if (auto stop = cli.Parse(argc, argv, artifacts)) return *stop;
   if (artifacts.empty()) return cli.UsageError("nothing to audit: give at least one ARTIFACT directory");
@@ -50,7 +50,8 @@ int main(int argc, char** argv) try {
   // --expect-hash pins one artifact's hash: bare HEX only when there is one artifact.
   std::vector<std::optional<std::string>> pinned(artifacts.size());
   for (const std::string& value : expect_hashes) {
-    if (!policy.compute_hash) return cli.UsageError("--expect-hash needs the hash, so it cannot be combined with --no-hash");
+    if (!policy.compute_hash)
+      return cli.UsageError("--expect-hash needs the hash, so it cannot be combined with --no-hash");
     const std::size_t eq = value.rfind('=');
     std::string hex = eq == std::string::npos ? value : value.substr(eq + 1);
     if (!ckpt::NormalizeHex(hex, 64, 64)) return cli.UsageError("--expect-hash needs 64 hexadecimal digits");

@@ -37,12 +37,12 @@ int main(int argc, char** argv) try {
   std::string head;
   std::string genesis;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
-  cli.options().add_options()
-      ("jobs,j", po::value(&jobs)->value_name("N"), "artifacts audited in parallel (default: number of cores)")
-      ("no-hash", "link on declared hashes only (reported as a warning: nothing is recomputed)")
-      ("head", po::value(&head)->value_name("HEX"),
-       "verify the lineage of this artifact back to genesis (content hash or a unique prefix of 8+ digits)")
-      ("genesis", po::value(&genesis)->value_name("HEX"), "the genesis content hash must equal HEX (INV-WARMSTART-T0)");
+  cli.options().add_options()("jobs,j", po::value(&jobs)->value_name("N"),
+                              "artifacts audited in parallel (default: number of cores)")(
+      "no-hash", "link on declared hashes only (reported as a warning: nothing is recomputed)")(
+      "head", po::value(&head)->value_name("HEX"),
+      "verify the lineage of this artifact back to genesis (content hash or a unique prefix of 8+ digits)")(
+      "genesis", po::value(&genesis)->value_name("HEX"), "the genesis content hash must equal HEX (INV-WARMSTART-T0)");
   std::vector<std::string> paths;
   if (auto stop = cli.Parse(argc, argv, paths)) return *stop;
   if (jobs == 0 || jobs > 1024) return cli.UsageError("--jobs must be between 1 and 1024");

@@ -38,14 +38,14 @@ int main(int argc, char** argv) try {
   double max_rel_l2 = 0;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::string> allow_change;
-  cli.options().add_options()
-      ("allow-change", po::value(&allow_change)->value_name("GLOB"),
-       "gate: only tensors matching a glob may change, appear or vanish (repeatable; '*' also matches '.')")
-      ("max-rel-l2", po::value(&max_rel_l2)->value_name("X"),
-       "gate: a changed tensor's rel_l2 must not exceed X; NaN/Inf appearing always exceeds")
-      ("require-child", "gate: B must be the child of A")
-      ("jobs,j", po::value(&jobs)->value_name("N"), "threads for hashing and comparing (default: number of cores)")
-      ("no-hash", "do not recompute content hashes (the link uses A's declared hash)");
+  cli.options().add_options()(
+      "allow-change", po::value(&allow_change)->value_name("GLOB"),
+      "gate: only tensors matching a glob may change, appear or vanish (repeatable; '*' also matches '.')")(
+      "max-rel-l2", po::value(&max_rel_l2)->value_name("X"),
+      "gate: a changed tensor's rel_l2 must not exceed X; NaN/Inf appearing always exceeds")(
+      "require-child", "gate: B must be the child of A")(
+      "jobs,j", po::value(&jobs)->value_name("N"), "threads for hashing and comparing (default: number of cores)")(
+      "no-hash", "do not recompute content hashes (the link uses A's declared hash)");
   std::vector<std::string> paths;
   if (auto stop = cli.Parse(argc, argv, paths)) return *stop;
   if (paths.size() != 2) return cli.UsageError("give exactly two artifacts, A and B");

@@ -3,11 +3,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
-
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -30,24 +29,24 @@ std::string Join(const std::vector<std::string>& items, const char* separator) {
 
 CommonCli::CommonCli(std::string tool, std::vector<std::string> formats, const char* usage)
     : tool_(std::move(tool)), formats_(std::move(formats)), options_(usage), format_(formats_.front()) {
-  options_.add_options()
-      ("help,h", "show this help and exit")
-      ("version", "show the version and exit")
-      ("format", po::value(&format_)->value_name("FORMAT"), (Join(formats_, "|") + " (default " + formats_.front() + ")").c_str())
-      ("output,o", po::value(&output_)->value_name("FILE"), "write the report to FILE instead of standard output")
-      ("fail-on", po::value(&fail_on_)->value_name("LEVEL"), "error|warning|note|none: lowest severity that fails (default error)")
-      ("sarif-category", po::value(&sarif_category_)->value_name("NAME"),
-       "SARIF: automationDetails.id = <tool>/NAME/ (separates uploads on code-scanning platforms)")
-      ("source-root", po::value(&source_root_)->value_name("DIR"),
-       "SARIF: URIs are relative to DIR (default: the current directory)")
-      ("allow-group", po::value(&allow_groups_)->value_name("NAME"),
-       "also accept this param group as shared (repeatable; reported as a note where it is used)")
-      ("color", po::value(&color_)->value_name("WHEN"),
-       "auto|always|never: ANSI colour in text reports (auto: a terminal, and NO_COLOR unset or empty)")
-      ("list-rules", "print the rule catalog (--format text, json or sarif) and exit")
-      ("max-findings", po::value(&max_findings_)->value_name("N"),
-       "list at most N findings per artifact (root causes first); the rest are counted (default: no limit; one "
-       "rule repeats at most 100 times per file in any case)");
+  options_.add_options()("help,h", "show this help and exit")("version", "show the version and exit")(
+      "format", po::value(&format_)->value_name("FORMAT"),
+      (Join(formats_, "|") + " (default " + formats_.front() + ")").c_str())(
+      "output,o", po::value(&output_)->value_name("FILE"), "write the report to FILE instead of standard output")(
+      "fail-on", po::value(&fail_on_)->value_name("LEVEL"),
+      "error|warning|note|none: lowest severity that fails (default error)")(
+      "sarif-category", po::value(&sarif_category_)->value_name("NAME"),
+      "SARIF: automationDetails.id = <tool>/NAME/ (separates uploads on code-scanning platforms)")(
+      "source-root", po::value(&source_root_)->value_name("DIR"),
+      "SARIF: URIs are relative to DIR (default: the current directory)")(
+      "allow-group", po::value(&allow_groups_)->value_name("NAME"),
+      "also accept this param group as shared (repeatable; reported as a note where it is used)")(
+      "color", po::value(&color_)->value_name("WHEN"),
+      "auto|always|never: ANSI colour in text reports (auto: a terminal, and NO_COLOR unset or empty)")(
+      "list-rules", "print the rule catalog (--format text, json or sarif) and exit")(
+      "max-findings", po::value(&max_findings_)->value_name("N"),
+      "list at most N findings per artifact (root causes first); the rest are counted (default: no limit; one "
+      "rule repeats at most 100 times per file in any case)");
 }
 
 int CommonCli::FinishStdout(int code) const {
@@ -120,7 +119,8 @@ std::optional<int> CommonCli::Parse(int argc, char** argv, std::vector<std::stri
   std::error_code ec;
   if (!source_root_.empty()) {
     sarif_.source_root = std::filesystem::absolute(source_root_, ec);
-    if (ec || !std::filesystem::is_directory(sarif_.source_root, ec)) return UsageError("--source-root must be a directory");
+    if (ec || !std::filesystem::is_directory(sarif_.source_root, ec))
+      return UsageError("--source-root must be a directory");
   } else {
     // The default is the working directory as the shell names it: a directory this user
     // cannot stat (a private parent) is no usage error, only relative URIs lose nothing.

@@ -3,16 +3,15 @@
 // exit 2, and writing the report to standard output or a file.
 #pragma once
 
+#include <boost/program_options.hpp>
 #include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
-#include <boost/program_options.hpp>
-
-#include "lib/artifact/artifact.h"
 #include "engine/verdict.h"
+#include "lib/artifact/artifact.h"
 #include "reports/report_context.h"
 #include "reports/sarif_report.h"
 

@@ -18,10 +18,10 @@ namespace ckpt {
 
 /// A JSON file of the artifact with its text kept, so findings can give line and column.
 struct JsonFile {
-  std::string name;  ///< "header.json" or "weights.index.json"
+  std::string name;               ///< "header.json" or "weights.index.json"
   json::Document doc;             ///< owns the text; parsed or not
   json::PositionIndex positions;  ///< built with the text, so At() costs O(4 KiB) at most
-  bool parsed = false;  ///< syntax valid, root is an object, no duplicate keys
+  bool parsed = false;            ///< syntax valid, root is an object, no duplicate keys
 
   [[nodiscard]] const std::string& text() const { return doc.text(); }
 
@@ -34,23 +34,23 @@ struct StoredTensor {
   std::string name;
   std::string dtype;  ///< safetensors token, e.g. "F32"
   std::vector<std::uint64_t> shape;
-  std::uint64_t begin = 0;          ///< data_offsets, relative to the data buffer
+  std::uint64_t begin = 0;  ///< data_offsets, relative to the data buffer
   std::uint64_t end = 0;
-  std::uint64_t entry_offset = 0;   ///< file offset of the tensor's key in the header
-  bool complete = false;            ///< all fields well typed
+  std::uint64_t entry_offset = 0;  ///< file offset of the tensor's key in the header
+  bool complete = false;           ///< all fields well typed
   // Format-neutral facts (what hashing and diffing read), set when `complete`:
-  Dtype element = Dtype::kUnknown;   ///< the element type the format's token names
-  std::uint64_t data_offset = 0;     ///< absolute offset of the first element byte in the file
-  std::uint64_t data_length = 0;     ///< bytes of element data
+  Dtype element = Dtype::kUnknown;  ///< the element type the format's token names
+  std::uint64_t data_offset = 0;    ///< absolute offset of the first element byte in the file
+  std::uint64_t data_length = 0;    ///< bytes of element data
 };
 
 struct WeightFile {
   std::string name;
   std::uint64_t size = 0;
-  bool header_read = false;         ///< the JSON header parsed as an object: `tensors` is complete
-  bool valid = false;               ///< strict safetensors structure holds: bytes can be located
-  std::uint64_t data_start = 0;     ///< 8 + header length
-  std::vector<StoredTensor> tensors;  ///< header order
+  bool header_read = false;            ///< the JSON header parsed as an object: `tensors` is complete
+  bool valid = false;                  ///< strict safetensors structure holds: bytes can be located
+  std::uint64_t data_start = 0;        ///< 8 + header length
+  std::vector<StoredTensor> tensors;   ///< header order
   std::vector<std::uint32_t> by_name;  ///< indexes into `tensors` sorted by name (BuildNameIndex)
   bool has_metadata = false;
   std::vector<std::pair<std::string, std::string>> metadata;
@@ -70,10 +70,10 @@ struct ManifestEntry {
   std::string group;
   std::string dtype;  ///< manifest token, e.g. "float32"
   std::vector<std::uint64_t> shape;
-  std::uint64_t offset = 0;       ///< offset of the entry object in header.json
-  std::uint32_t index = 0;        ///< position in tensor_manifest
-  std::uint32_t tape_index = 0;   ///< the entry object in header.json's parsed document
-  bool complete = false;          ///< every field present and well typed
+  std::uint64_t offset = 0;      ///< offset of the entry object in header.json
+  std::uint32_t index = 0;       ///< position in tensor_manifest
+  std::uint32_t tape_index = 0;  ///< the entry object in header.json's parsed document
+  bool complete = false;         ///< every field present and well typed
 
   /// "/tensor_manifest/3"
   [[nodiscard]] std::string Pointer() const { return "/tensor_manifest/" + std::to_string(index); }
@@ -141,14 +141,14 @@ struct AdmittedFile {
 };
 
 struct Artifact {
-  std::string path;  ///< as given on the command line
+  std::string path;                 ///< as given on the command line
   std::vector<AdmittedFile> files;  ///< every file opened, in the order admitted
   Policy policy;
   std::vector<DirectoryEntry> entries;
   Layout layout = Layout::kNone;
-  std::optional<Header> header;        ///< nullopt when header.json is missing or unreadable
-  std::vector<WeightFile> weights;     ///< weight files present, in shard order
-  std::optional<ShardIndex> index;     ///< when weights.index.json is present
+  std::optional<Header> header;     ///< nullopt when header.json is missing or unreadable
+  std::vector<WeightFile> weights;  ///< weight files present, in shard order
+  std::optional<ShardIndex> index;  ///< when weights.index.json is present
   /// What entries outside the layout look like ("a Python pickle (protocol 2)"), by name.
   std::vector<std::pair<std::string, std::string>> entry_descriptions;
   std::optional<std::string> computed_hash;
@@ -181,10 +181,10 @@ struct Artifact {
     std::uint32_t file;
     std::uint32_t tensor;
   };
-  std::vector<TensorRef> tensor_index_;       ///< every declaration, by (name, shard order)
+  std::vector<TensorRef> tensor_index_;         ///< every declaration, by (name, shard order)
   std::vector<std::uint32_t> weights_by_name_;  ///< indexes into `weights`, by file name
-  [[nodiscard]] std::pair<std::vector<TensorRef>::const_iterator, std::vector<TensorRef>::const_iterator>
-  Declarations(std::string_view name) const;
+  [[nodiscard]] std::pair<std::vector<TensorRef>::const_iterator, std::vector<TensorRef>::const_iterator> Declarations(
+      std::string_view name) const;
 };
 
 }  // namespace ckpt

@@ -6,8 +6,8 @@
 
 #include "lib/formats/header_reader.h"
 #include "lib/formats/layout_profile.h"
-#include "lib/formats/weight_formats.h"
 #include "lib/formats/shard_index_reader.h"
+#include "lib/formats/weight_formats.h"
 
 namespace ckpt {
 namespace {
@@ -55,14 +55,14 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
   for (const std::string& name : weight_names) {
     auto file = source.Open(name);
     if (!file) {
-      tool_errors.push_back(Describe("cannot open " + display_path + "/" + name, file.error()));
+      tool_errors.push_back(Describe("cannot open " + display_path + "/" += name, file.error()));
       continue;
     }
     artifact.files.push_back({name, (*file)->identity(), std::nullopt});
     auto weights = AcceptedWeightFormat().read(name, std::move(*file), sink);
     if (!weights) {
       if (weights.error().value() != kFileChangedErrno) {
-        tool_errors.push_back(Describe("cannot read " + display_path + "/" + name, weights.error()));
+        tool_errors.push_back(Describe("cannot read " + display_path + "/" += name, weights.error()));
       }
       continue;
     }
@@ -83,14 +83,16 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
     if (entry.name == profile.header_file) {
       auto header = ReadHeader(**file, sink);
       if (!header) {
-        if (header.error().value() != kFileChangedErrno) tool_errors.push_back(Describe("cannot read " + display_path + "/header.json", header.error()));
+        if (header.error().value() != kFileChangedErrno)
+          tool_errors.push_back(Describe("cannot read " + display_path + "/header.json", header.error()));
       } else {
         artifact.header = std::move(*header);
       }
     } else if (entry.name == profile.index_file) {
       auto index = ReadShardIndex(**file, sink);
       if (!index) {
-        if (index.error().value() != kFileChangedErrno) tool_errors.push_back(Describe("cannot read " + display_path + "/" + entry.name, index.error()));
+        if (index.error().value() != kFileChangedErrno)
+          tool_errors.push_back(Describe("cannot read " + display_path + "/" + entry.name, index.error()));
       } else {
         artifact.index = std::move(*index);
       }

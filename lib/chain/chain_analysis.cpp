@@ -5,7 +5,6 @@
 #include <set>
 #include <tuple>
 
-
 namespace ckpt {
 namespace {
 
@@ -26,6 +25,7 @@ std::vector<std::size_t> MatchHead(const std::vector<ChainNode>& nodes, const st
     if (starts(nodes[i].link_hash)) trusted.emplace(*nodes[i].link_hash, i);
   }
   std::vector<std::size_t> matches;
+  matches.reserve(trusted.size());
   for (const auto& [hash, node] : trusted) matches.push_back(node);
   if (!matches.empty()) return matches;
   for (std::size_t i = 0; i < nodes.size(); ++i) {

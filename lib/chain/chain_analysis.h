@@ -25,7 +25,6 @@ ChainNode SummarizeAudit(AuditResult&& result, bool hashes_recomputed);
 /// fixes the scope (all nodes, or the lineage of --head back to genesis).
 ChainGraph BuildChainGraph(std::vector<ChainNode> nodes, const ChainOptions& options);
 
-
 /// Scope nodes in history order: round, then hash, then path.
 std::vector<std::size_t> HistoryOrder(const ChainGraph& graph);
 

@@ -9,9 +9,7 @@ std::string ChainNode::ShownHash() const {
   return declared_hash.value_or("");
 }
 
-bool ChainGraph::InScope(std::size_t node) const {
-  return std::binary_search(scope.begin(), scope.end(), node);
-}
+bool ChainGraph::InScope(std::size_t node) const { return std::binary_search(scope.begin(), scope.end(), node); }
 
 std::vector<std::size_t> ChainGraph::NodesWithLinkHash(const std::string& hash) const {
   auto it = by_link_hash.find(hash);

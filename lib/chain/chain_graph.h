@@ -14,15 +14,15 @@
 namespace ckpt {
 
 struct ChainNode {
-  std::string path;                       ///< artifact directory as discovered
-  std::vector<Finding> audit_findings;    ///< the artifact's own audit (ckpt-audit rules)
+  std::string path;                            ///< artifact directory as discovered
+  std::vector<Finding> audit_findings;         ///< the artifact's own audit (ckpt-audit rules)
   std::vector<DroppedFindings> audit_dropped;  ///< counted, not kept (per-file cap, --max-findings)
-  std::vector<std::string> tool_errors;   ///< the artifact could not be audited
-  bool audit_passed = false;              ///< audited, and no error-level finding
+  std::vector<std::string> tool_errors;        ///< the artifact could not be audited
+  bool audit_passed = false;                   ///< audited, and no error-level finding
   std::optional<std::string> declared_hash;
   std::optional<std::string> computed_hash;
-  bool parent_present = false;            ///< parent_hash read (string or null)
-  std::optional<std::string> parent_hash; ///< nullopt with parent_present: null (genesis)
+  bool parent_present = false;             ///< parent_hash read (string or null)
+  std::optional<std::string> parent_hash;  ///< nullopt with parent_present: null (genesis)
   std::optional<std::uint64_t> round_index;
   std::optional<std::string> wmcp_version;
 

@@ -44,8 +44,9 @@ class ByteReader {
 };
 
 /// Subspan [offset, offset + length) of `bytes`, or nullopt if it does not fit.
-[[nodiscard]] inline std::optional<std::span<const std::byte>> StrictSubspan(
-    std::span<const std::byte> bytes, std::uint64_t offset, std::uint64_t length) {
+[[nodiscard]] inline std::optional<std::span<const std::byte>> StrictSubspan(std::span<const std::byte> bytes,
+                                                                             std::uint64_t offset,
+                                                                             std::uint64_t length) {
   auto end = CheckedAdd(offset, length);
   if (!end || *end > bytes.size()) return std::nullopt;
   return bytes.subspan(static_cast<std::size_t>(offset), static_cast<std::size_t>(length));

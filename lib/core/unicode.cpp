@@ -84,9 +84,8 @@ std::optional<std::string> NfkcCasefold(std::string_view text) {
   UErrorCode status = U_ZERO_ERROR;
   const icu::Normalizer2* normalizer = icu::Normalizer2::getNFKCCasefoldInstance(status);
   if (U_FAILURE(status)) return std::nullopt;
-  const icu::UnicodeString folded =
-      normalizer->normalize(icu::UnicodeString::fromUTF8(icu::StringPiece(text.data(), static_cast<int32_t>(text.size()))),
-                            status);
+  const icu::UnicodeString folded = normalizer->normalize(
+      icu::UnicodeString::fromUTF8(icu::StringPiece(text.data(), static_cast<int32_t>(text.size()))), status);
   if (U_FAILURE(status)) return std::nullopt;
   std::string out;
   folded.toUTF8String(out);
@@ -101,7 +100,7 @@ std::optional<std::string> ConfusableSkeleton(std::string_view text) {
     out.reserve(text.size());
     bool exact = true;
     for (char c : text) {
-      const auto i = static_cast<std::size_t>(c);
+      const auto i = static_cast<std::size_t>(static_cast<unsigned char>(c));
       exact = exact && table.exact[i];
       out += table.of[i];
     }

@@ -42,8 +42,12 @@ std::map<std::string, TensorSide> TensorTable(const Artifact& artifact) {
     for (const StoredTensor& t : wf.tensors) {
       const DtypeInfo* dtype = FindSafetensorsDtype(t.dtype);
       if (!t.complete || table.count(t.name)) continue;
-      TensorSide side{t.name.substr(0, t.name.find('.')), dtype && dtype->allowed_in_artifact() ? std::string(dtype->manifest) : t.dtype,
-                      t.shape, nullptr, 0, t.end - t.begin};
+      TensorSide side{t.name.substr(0, t.name.find('.')),
+                      dtype && dtype->allowed_in_artifact() ? std::string(dtype->manifest) : t.dtype,
+                      t.shape,
+                      nullptr,
+                      0,
+                      t.end - t.begin};
       locate(t.name, side);
       table.emplace(t.name, std::move(side));
     }
@@ -170,12 +174,18 @@ void CompareTensors(std::vector<TensorDiff>& tensors, unsigned jobs) {
 
 std::string_view TensorStatusName(TensorStatus status) {
   switch (status) {
-    case TensorStatus::kUnchanged: return "unchanged";
-    case TensorStatus::kChanged: return "changed";
-    case TensorStatus::kLayoutChanged: return "layout_changed";
-    case TensorStatus::kAdded: return "added";
-    case TensorStatus::kRemoved: return "removed";
-    case TensorStatus::kUnreadable: return "unreadable";
+    case TensorStatus::kUnchanged:
+      return "unchanged";
+    case TensorStatus::kChanged:
+      return "changed";
+    case TensorStatus::kLayoutChanged:
+      return "layout_changed";
+    case TensorStatus::kAdded:
+      return "added";
+    case TensorStatus::kRemoved:
+      return "removed";
+    case TensorStatus::kUnreadable:
+      return "unreadable";
   }
   return "unreadable";
 }

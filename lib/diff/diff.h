@@ -47,8 +47,8 @@ struct HeaderFieldDiff {
 };
 
 struct LinkVerdict {
-  std::optional<std::string> a_hash;       ///< A's recomputed hash (declared with --no-hash)
-  std::optional<std::string> b_parent;     ///< B's parent_hash (nullopt: null or unreadable)
+  std::optional<std::string> a_hash;    ///< A's recomputed hash (declared with --no-hash)
+  std::optional<std::string> b_parent;  ///< B's parent_hash (nullopt: null or unreadable)
   std::optional<std::uint64_t> a_round;
   std::optional<std::uint64_t> b_round;
   bool parent_matches = false;
@@ -70,8 +70,8 @@ struct DiffRun {
   AuditResult b;
   std::vector<HeaderFieldDiff> header;
   LinkVerdict link;
-  std::vector<TensorDiff> tensors;  ///< sorted by name
-  std::vector<Finding> findings;    ///< the gates (diff-* rules); audit findings stay in `a` and `b`
+  std::vector<TensorDiff> tensors;       ///< sorted by name
+  std::vector<Finding> findings;         ///< the gates (diff-* rules); audit findings stay in `a` and `b`
   std::vector<DroppedFindings> dropped;  ///< gate findings counted, not kept (per-file cap)
 };
 

@@ -57,9 +57,12 @@ std::size_t ElementSize(ElementType type) { return type == ElementType::kFloat32
 
 double WidenElement(ElementType type, const std::byte* p) {
   switch (type) {
-    case ElementType::kFloat32: return static_cast<double>(std::bit_cast<float>(Load32(p)));
-    case ElementType::kBFloat16: return static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(Load16(p)) << 16));
-    case ElementType::kFloat16: return HalfTable()[Load16(p)];
+    case ElementType::kFloat32:
+      return static_cast<double>(std::bit_cast<float>(Load32(p)));
+    case ElementType::kBFloat16:
+      return static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(Load16(p)) << 16));
+    case ElementType::kFloat16:
+      return HalfTable()[Load16(p)];
   }
   return 0;
 }
@@ -121,9 +124,15 @@ void DiffStats::Accumulate(ElementType type, std::span<const std::byte> a, std::
   const std::size_t count = a.size() / ElementSize(type);
   numel += count;
   switch (type) {
-    case ElementType::kFloat32: AccumulateTyped<ElementType::kFloat32>(*this, a.data(), b.data(), count); break;
-    case ElementType::kBFloat16: AccumulateTyped<ElementType::kBFloat16>(*this, a.data(), b.data(), count); break;
-    case ElementType::kFloat16: AccumulateTyped<ElementType::kFloat16>(*this, a.data(), b.data(), count); break;
+    case ElementType::kFloat32:
+      AccumulateTyped<ElementType::kFloat32>(*this, a.data(), b.data(), count);
+      break;
+    case ElementType::kBFloat16:
+      AccumulateTyped<ElementType::kBFloat16>(*this, a.data(), b.data(), count);
+      break;
+    case ElementType::kFloat16:
+      AccumulateTyped<ElementType::kFloat16>(*this, a.data(), b.data(), count);
+      break;
   }
 }
 

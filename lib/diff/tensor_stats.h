@@ -28,12 +28,12 @@ struct CompensatedSum {
 
 struct DiffStats {
   std::uint64_t numel = 0;
-  std::uint64_t changed = 0;         ///< elements whose bits differ
-  double max_abs = 0;                ///< max |b - a| over elements finite on both sides
-  CompensatedSum squared_diff;       ///< sum of (b - a)^2, same elements
-  CompensatedSum squared_a;          ///< sum of a^2 over finite a
-  std::uint64_t nan_appeared = 0;    ///< B is NaN where A was finite
-  std::uint64_t inf_appeared = 0;    ///< B is +-Inf where A was finite
+  std::uint64_t changed = 0;           ///< elements whose bits differ
+  double max_abs = 0;                  ///< max |b - a| over elements finite on both sides
+  CompensatedSum squared_diff;         ///< sum of (b - a)^2, same elements
+  CompensatedSum squared_a;            ///< sum of a^2 over finite a
+  std::uint64_t nan_appeared = 0;      ///< B is NaN where A was finite
+  std::uint64_t inf_appeared = 0;      ///< B is +-Inf where A was finite
   std::uint64_t non_finite_pairs = 0;  ///< changed elements left out of max_abs and l2
 
   /// Accumulates `a` and `b` (same length, whole elements of `type`).

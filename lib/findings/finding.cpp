@@ -7,20 +7,28 @@ namespace ckpt {
 
 std::string_view SeverityName(Severity severity) {
   switch (severity) {
-    case Severity::kNote: return "note";
-    case Severity::kWarning: return "warning";
-    case Severity::kError: return "error";
+    case Severity::kNote:
+      return "note";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kError:
+      return "error";
   }
   return "error";
 }
 
 std::string_view CodeName(Code code) {
   switch (code) {
-    case Code::kSchemaVersionMismatch: return "SCHEMA_VERSION_MISMATCH";
-    case Code::kCheckpointIntegrity: return "CHECKPOINT_INTEGRITY";
-    case Code::kResidencyViolation: return "RESIDENCY_VIOLATION";
-    case Code::kArtifactInvalid: return "ARTIFACT_INVALID";
-    case Code::kChainIntegrity: return "CHAIN_INTEGRITY";
+    case Code::kSchemaVersionMismatch:
+      return "SCHEMA_VERSION_MISMATCH";
+    case Code::kCheckpointIntegrity:
+      return "CHECKPOINT_INTEGRITY";
+    case Code::kResidencyViolation:
+      return "RESIDENCY_VIOLATION";
+    case Code::kArtifactInvalid:
+      return "ARTIFACT_INVALID";
+    case Code::kChainIntegrity:
+      return "CHAIN_INTEGRITY";
   }
   return "CHECKPOINT_INTEGRITY";
 }

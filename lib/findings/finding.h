@@ -41,8 +41,8 @@ enum class Tier {
 
 /// One rule of the catalog: stable id, code, default severity and its documentation.
 struct RuleInfo {
-  std::string_view id;           ///< lower-kebab, family prefix, never reused
-  std::string_view name;         ///< PascalCase form of the id (SARIF `name`)
+  std::string_view id;    ///< lower-kebab, family prefix, never reused
+  std::string_view name;  ///< PascalCase form of the id (SARIF `name`)
   Code code;
   Severity severity;
   std::string_view title;        ///< one line
@@ -61,7 +61,7 @@ struct Location {
   std::optional<std::uint64_t> column;       ///< JSON files: 1-based, UTF-16 code units
   std::optional<std::uint64_t> byte_offset;  ///< weight files: offset in the file
   std::optional<std::uint64_t> byte_length;
-  std::optional<std::string> tensor;         ///< the tensor involved, when there is one
+  std::optional<std::string> tensor;  ///< the tensor involved, when there is one
 };
 
 struct Finding {
@@ -95,7 +95,8 @@ class FindingSink {
 
  private:
   std::vector<Finding> findings_;
-  std::map<std::pair<const RuleInfo*, std::string>, std::pair<std::uint64_t, std::uint64_t>> per_file_;  // kept, dropped
+  std::map<std::pair<const RuleInfo*, std::string>, std::pair<std::uint64_t, std::uint64_t>>
+      per_file_;  // kept, dropped
   std::uint64_t errors_ = 0;
 };
 

@@ -3,9 +3,9 @@
 #include <algorithm>
 
 #include "lib/core/text.h"
+#include "lib/findings/diagnostic.h"
 #include "lib/formats/header_schema.h"
 #include "lib/formats/json_file_reader.h"
-#include "lib/findings/diagnostic.h"
 
 namespace ckpt {
 namespace {
@@ -44,9 +44,9 @@ class Extractor {
 
  private:
   void WrongType(const std::string& pointer_suffix, const json::Value& value, std::string_view expected) {
-    sink_.Report(Diag::kHeaderFieldType, h_.json.At(value.offset(), "/" + pointer_suffix),
-                 "Header field " + pointer_suffix + " is " + value.Describe() + "; it must be " + std::string(expected) +
-                     ".");
+    sink_.Report(
+        Diag::kHeaderFieldType, h_.json.At(value.offset(), "/" + pointer_suffix),
+        "Header field " + pointer_suffix + " is " + value.Describe() + "; it must be " + std::string(expected) + ".");
   }
 
   std::optional<std::string> String(const json::Value& root, const char* key) {
@@ -110,7 +110,8 @@ class Extractor {
         if (m.key != "name" && m.key != "group" && m.key != "dtype" && m.key != "shape") {
           sink_.Report(Diag::kHeaderManifestEntryKeys,
                        h_.json.At(m.key_offset, entry.Pointer() + "/" + json::EscapePointerToken(m.key)),
-                       "tensor_manifest entry " + std::to_string(entry.index) + " has unknown key " + QuoteForMessage(m.key) + ".");
+                       "tensor_manifest entry " + std::to_string(entry.index) + " has unknown key " +
+                           QuoteForMessage(m.key) + ".");
           ok = false;
         }
       }
@@ -132,7 +133,8 @@ class Extractor {
           for (json::Value item_dim : field->Items()) {
             auto dim = item_dim.AsInteger();
             if (!dim) {
-              WrongType(pointer + "/shape/" + std::to_string(d++), item_dim, "a JSON integer (no fraction, exponent or sign)");
+              WrongType(pointer + "/shape/" + std::to_string(d++), item_dim,
+                        "a JSON integer (no fraction, exponent or sign)");
               ok = false;
               continue;
             }
@@ -164,10 +166,8 @@ class Extractor {
 IoResult<Header> ReadHeader(const RandomAccessFile& file, DiagnosticSink& sink) {
   Header header;
   header.json.name = "header.json";
-  const JsonFileDiagnostics json_rules{Diag::kHeaderTooLarge, Diag::kHeaderJsonTooDeep,
-                                 Diag::kHeaderNotUtf8,
-                                 Diag::kHeaderJsonSyntax, Diag::kHeaderDuplicateKey,
-                                 Diag::kHeaderNotObject};
+  const JsonFileDiagnostics json_rules{Diag::kHeaderTooLarge,   Diag::kHeaderJsonTooDeep,  Diag::kHeaderNotUtf8,
+                                       Diag::kHeaderJsonSyntax, Diag::kHeaderDuplicateKey, Diag::kHeaderNotObject};
   if (auto read = ReadJsonFile(file, json_rules, header.json, sink); !read) return read.error();
   if (!header.json.parsed) return header;
   const json::Value root = header.json.doc.root();
@@ -182,7 +182,8 @@ IoResult<Header> ReadHeader(const RandomAccessFile& file, DiagnosticSink& sink) 
   auto version_number = version->AsInteger();
   if (!version_number || *version_number == 0) {
     sink.Report(Diag::kHeaderSchemaVersionInvalid, header.json.At(version->offset(), "/schema_version"),
-                "schema_version is " + (version->is(json::Type::kNumber) ? std::string(version->Raw()) : version->Describe()) +
+                "schema_version is " +
+                    (version->is(json::Type::kNumber) ? std::string(version->Raw()) : version->Describe()) +
                     "; it must be a JSON integer >= 1.");
     return header;
   }

@@ -5,12 +5,12 @@
 namespace ckpt {
 namespace {
 
-constexpr std::array<std::string_view, 10> kV1Keys{
-    "schema_version", "content_hash", "parent_hash",  "wmcp_version", "round_index",
-    "config_hash",    "param_groups", "tensor_manifest", "weight_files", "created_at"};
-constexpr std::array<std::string_view, 11> kV2Keys{
-    "schema_version", "content_hash", "parent_hash",  "wmcp_version", "round_index", "config_hash",
-    "param_groups",   "tensor_manifest", "weight_files", "created_at", "hash_algorithm"};
+constexpr std::array<std::string_view, 10> kV1Keys{"schema_version", "content_hash", "parent_hash",  "wmcp_version",
+                                                   "round_index",    "config_hash",  "param_groups", "tensor_manifest",
+                                                   "weight_files",   "created_at"};
+constexpr std::array<std::string_view, 11> kV2Keys{"schema_version", "content_hash", "parent_hash",   "wmcp_version",
+                                                   "round_index",    "config_hash",  "param_groups",  "tensor_manifest",
+                                                   "weight_files",   "created_at",   "hash_algorithm"};
 
 void MigrateV1ToV2(Header& header) { header.hash_algorithm = "sha256"; }
 

@@ -10,8 +10,9 @@ IoResult<void> ReadJsonFile(const RandomAccessFile& file, const JsonFileDiagnost
   Location whole;
   whole.file = out.name;
   if (file.size() > kMaxJsonFileSize) {
-    sink.Report(rules.too_large, whole,
-                out.name + " is " + std::to_string(file.size()) + " bytes, above the limit of 100000000; it was not read.");
+    sink.Report(
+        rules.too_large, whole,
+        out.name + " is " + std::to_string(file.size()) + " bytes, above the limit of 100000000; it was not read.");
     return {};
   }
   auto text = ReadAll(file);
@@ -51,8 +52,8 @@ IoResult<void> ReadJsonFile(const RandomAccessFile& file, const JsonFileDiagnost
     sink.Report(rules.duplicate_key,
                 out.At(dup.second_offset, dup.object_pointer + "/" + json::EscapePointerToken(dup.key)),
                 "Key " + QuoteForMessage(dup.key) + " appears twice in " + out.name +
-                    (dup.object_pointer.empty() ? "" : " (object " + dup.object_pointer + ")") +
-                    "; first at line " + std::to_string(first.line) + ", column " + std::to_string(first.column) + ".");
+                    (dup.object_pointer.empty() ? "" : " (object " + dup.object_pointer + ")") + "; first at line " +
+                    std::to_string(first.line) + ", column " + std::to_string(first.column) + ".");
   }
   if (out.doc.duplicates_dropped > 0) {
     sink.Report(rules.duplicate_key, out.At(out.doc.value_begin, ""),

@@ -1,5 +1,6 @@
 // Reads a bounded JSON file of the artifact (header.json, weights.index.json): size
-// bound first, then nesting depth (serde_json's 127 levels), then UTF-8, syntax and duplicate keys, then "is an object".
+// bound first, then nesting depth (serde_json's 127 levels), then UTF-8, syntax and duplicate keys, then "is an
+// object".
 #pragma once
 
 #include "lib/artifact/artifact.h"

@@ -29,8 +29,8 @@ Layout ClassifyLensemble(const std::vector<DirectoryEntry>& entries) {
 }
 
 const LayoutProfile kLensembleDirectory{
-    "lensemble-directory", kHeaderFileName, kShardIndexFileName, &IsWeightFileName, &LensembleWeightBefore,
-    &ClassifyLensemble,
+    "lensemble-directory", kHeaderFileName,        kShardIndexFileName,
+    &IsWeightFileName,     &LensembleWeightBefore, &ClassifyLensemble,
 };
 
 }  // namespace

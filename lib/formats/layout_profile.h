@@ -14,9 +14,9 @@
 namespace ckpt {
 
 struct LayoutProfile {
-  std::string_view name;          ///< "lensemble-directory"
-  std::string_view header_file;   ///< read first, as the artifact's header
-  std::string_view index_file;    ///< the shard index, when sharded
+  std::string_view name;         ///< "lensemble-directory"
+  std::string_view header_file;  ///< read first, as the artifact's header
+  std::string_view index_file;   ///< the shard index, when sharded
   bool (*is_weight_file)(std::string_view name);
   /// Strict weak order of weight files: the order they are read and reported in.
   bool (*weight_file_before)(std::string_view a, std::string_view b);

@@ -8,10 +8,10 @@
 #include "lib/core/byte_reader.h"
 #include "lib/core/checked_math.h"
 #include "lib/core/text.h"
-#include "lib/formats/weight_formats.h"
-#include "lib/formats/dtype.h"
-#include "lib/json/strict_parser.h"
 #include "lib/findings/diagnostic.h"
+#include "lib/formats/dtype.h"
+#include "lib/formats/weight_formats.h"
+#include "lib/json/strict_parser.h"
 
 namespace ckpt {
 namespace {
@@ -65,10 +65,10 @@ class Reader {
       return read.error();
     }
     if (auto deep = json::FindExcessiveNesting(header)) {
-      ReportContainerFailure(Diag::kSafetensorsHeaderTooDeep,
-                             "the header nests arrays and objects deeper than " +
-                                 std::to_string(json::kMaxNestingDepth) + " levels",
-                             kPrefixLength + *deep);
+      ReportContainerFailure(
+          Diag::kSafetensorsHeaderTooDeep,
+          "the header nests arrays and objects deeper than " + std::to_string(json::kMaxNestingDepth) + " levels",
+          kPrefixLength + *deep);
       return {};
     }
     if (auto bad = FindInvalidUtf8(header)) {
@@ -79,15 +79,15 @@ class Reader {
     }
     json::Document doc(std::move(header));
     if (auto error = json::Parse(doc)) {
-      ReportContainerFailure(Diag::kSafetensorsHeaderJson,
-                             "the header is not valid JSON: " + error->message, kPrefixLength + error->offset);
+      ReportContainerFailure(Diag::kSafetensorsHeaderJson, "the header is not valid JSON: " + error->message,
+                             kPrefixLength + error->offset);
       return {};
     }
     if (!doc.root().is(json::Type::kObject)) {
-      ReportContainerFailure(Diag::kSafetensorsHeaderJson,
-                             std::string("the header is ") + std::string(json::TypeName(doc.root().type())) +
-                                 ", not a JSON object",
-                             kPrefixLength + doc.value_begin);
+      ReportContainerFailure(
+          Diag::kSafetensorsHeaderJson,
+          std::string("the header is ") + std::string(json::TypeName(doc.root().type())) + ", not a JSON object",
+          kPrefixLength + doc.value_begin);
       return {};
     }
     wf_.header_read = true;
@@ -130,8 +130,9 @@ class Reader {
     if (const std::optional<Recognised> other = RecogniseRefusedFormat(head_, wf_.size)) {
       // The reason is left out: bytes of another format read as a safetensors length
       // give nonsense ("a header of 2336927755350992246 bytes") that only confuses.
-      Report(other->format->refused, At(0),
-             wf_.name + " is " + other->description + ", not safetensors; safetensors only: re-export with safetensors.");
+      Report(
+          other->format->refused, At(0),
+          wf_.name + " is " + other->description + ", not safetensors; safetensors only: re-export with safetensors.");
       return;
     }
     Report(rule, At(offset), wf_.name + " is not valid safetensors: " + reason + ".");
@@ -153,7 +154,8 @@ class Reader {
 
   void ReportDuplicates(const json::Document& doc) {
     for (const json::DuplicateKey& dup : doc.duplicates) {
-      Location loc = At(kPrefixLength + dup.second_offset, dup.object_pointer + "/" + json::EscapePointerToken(dup.key));
+      Location loc =
+          At(kPrefixLength + dup.second_offset, dup.object_pointer + "/" + json::EscapePointerToken(dup.key));
       if (dup.object_pointer.empty()) {
         if (dup.key == "__metadata__") {
           Report(Diag::kSafetensorsMetadataInvalid, loc, wf_.name + " declares __metadata__ twice.");
@@ -264,7 +266,8 @@ class Reader {
     const std::optional<json::Value> dtype = entry.Find("dtype");
     const std::optional<json::Value> shape = entry.Find("shape");
     const std::optional<json::Value> offsets = entry.Find("data_offsets");
-    for (auto [value, key] : {std::pair{&dtype, "dtype"}, std::pair{&shape, "shape"}, std::pair{&offsets, "data_offsets"}}) {
+    for (auto [value, key] :
+         {std::pair{&dtype, "dtype"}, std::pair{&shape, "shape"}, std::pair{&offsets, "data_offsets"}}) {
       if (!value->has_value()) {
         Report(Diag::kSafetensorsTensorEntryInvalid, loc, label_text() + " has no " + key + ".");
         ok = false;
@@ -312,8 +315,8 @@ class Reader {
                  "] that end before they begin.");
     } else if (tensor.end - tensor.begin != size.bytes) {
       Report(Diag::kSafetensorsSizeMismatch, loc,
-             label_text() + " spans " + std::to_string(tensor.end - tensor.begin) + " bytes but its dtype and shape need " +
-                 std::to_string(size.bytes) + ".");
+             label_text() + " spans " + std::to_string(tensor.end - tensor.begin) +
+                 " bytes but its dtype and shape need " + std::to_string(size.bytes) + ".");
     } else {
       tensor.complete = true;
       tensor.element = info->id;

@@ -1,18 +1,16 @@
 #include "lib/formats/shard_index_reader.h"
 
 #include "lib/core/text.h"
-#include "lib/formats/json_file_reader.h"
 #include "lib/findings/diagnostic.h"
+#include "lib/formats/json_file_reader.h"
 
 namespace ckpt {
 
 IoResult<ShardIndex> ReadShardIndex(const RandomAccessFile& file, DiagnosticSink& sink) {
   ShardIndex index;
   index.json.name = "weights.index.json";
-  const JsonFileDiagnostics json_rules{Diag::kIndexTooLarge, Diag::kIndexJsonTooDeep,
-                                 Diag::kIndexJsonInvalid,
-                                 Diag::kIndexJsonInvalid, Diag::kIndexDuplicateKey,
-                                 Diag::kIndexJsonInvalid};
+  const JsonFileDiagnostics json_rules{Diag::kIndexTooLarge,    Diag::kIndexJsonTooDeep,  Diag::kIndexJsonInvalid,
+                                       Diag::kIndexJsonInvalid, Diag::kIndexDuplicateKey, Diag::kIndexJsonInvalid};
   if (auto read = ReadJsonFile(file, json_rules, index.json, sink); !read) return read.error();
   if (!index.json.parsed) return index;
   const json::Value root = index.json.doc.root();
@@ -27,9 +25,9 @@ IoResult<ShardIndex> ReadShardIndex(const RandomAccessFile& file, DiagnosticSink
   }
   auto metadata = root.Find("metadata");
   if (!metadata || !metadata->is(json::Type::kObject)) {
-    sink.Report(structure, metadata ? index.json.At(metadata->offset(), "/metadata") : index.json.At(0, ""),
-                metadata ? "metadata in weights.index.json is not an object."
-                         : "weights.index.json has no metadata object.");
+    sink.Report(
+        structure, metadata ? index.json.At(metadata->offset(), "/metadata") : index.json.At(0, ""),
+        metadata ? "metadata in weights.index.json is not an object." : "weights.index.json has no metadata object.");
   } else if (auto total = metadata->Find("total_size"); !total) {
     sink.Report(structure, index.json.At(metadata->offset(), "/metadata"),
                 "metadata in weights.index.json has no total_size.");

@@ -10,7 +10,9 @@
 namespace ckpt {
 namespace {
 
-std::string_view Head(std::span<const std::byte> head) { return AsStringView(head.first(std::min(head.size(), kSniffLength))); }
+std::string_view Head(std::span<const std::byte> head) {
+  return AsStringView(head.first(std::min(head.size(), kSniffLength)));
+}
 
 bool StartsWith(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 

@@ -45,7 +45,8 @@ PlanOrReason BuildHashPlan(const Artifact& artifact) {
     if (!size) return {std::nullopt, "tensor " + QuoteForMessage(entry.name) + " has a size that overflows"};
     auto stored = artifact.FindReadableTensor(entry.name);
     if (!stored) {
-      return {std::nullopt, "the bytes of tensor " + QuoteForMessage(entry.name) + " are not in a readable weight file"};
+      return {std::nullopt,
+              "the bytes of tensor " + QuoteForMessage(entry.name) + " are not in a readable weight file"};
     }
     if (stored->length() != *size) {
       return {std::nullopt, "tensor " + QuoteForMessage(entry.name) + " is stored with a different byte size"};
@@ -60,8 +61,9 @@ IoResult<std::string> ComputeContentHash(const HashPlan& plan, std::size_t buffe
   order.reserve(plan.tensors.size());
   for (const HashPlan::Tensor& t : plan.tensors) order.push_back(&t);
   // std::string compares bytes as unsigned char through char_traits: UTF-8 byte order.
-  std::stable_sort(order.begin(), order.end(),
-                   [](const HashPlan::Tensor* a, const HashPlan::Tensor* b) { return a->entry->name < b->entry->name; });
+  std::stable_sort(order.begin(), order.end(), [](const HashPlan::Tensor* a, const HashPlan::Tensor* b) {
+    return a->entry->name < b->entry->name;
+  });
 
   Sha256 hash;
   PutStr(hash, "lensemble.artifact.content.v1");

@@ -21,7 +21,7 @@ struct HashPlan {
     std::uint64_t offset = 0;  ///< absolute offset of the first element byte
     std::uint64_t length = 0;
   };
-  std::vector<Tensor> tensors;  ///< any order: hashing sorts by name bytes
+  std::vector<Tensor> tensors;       ///< any order: hashing sorts by name bytes
   std::uint64_t schema_version = 0;  ///< as written, before migration
   std::string wmcp_version;
   std::uint64_t round_index = 0;

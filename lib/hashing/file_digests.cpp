@@ -19,7 +19,8 @@ std::vector<FileDigest> DigestArtifactFiles(const std::vector<std::string>& arti
     auto entries = (*source)->List();
     if (!entries) continue;
     for (const DirectoryEntry& entry : *entries) {
-      const bool layout = entry.name == kHeaderFileName || entry.name == kShardIndexFileName || IsWeightFileName(entry.name);
+      const bool layout =
+          entry.name == kHeaderFileName || entry.name == kShardIndexFileName || IsWeightFileName(entry.name);
       if (!layout || entry.kind != EntryKind::kRegular) continue;
       // JSON files over the bound were refused unread by the audit: not "read", not digested.
       const bool json = entry.name == kHeaderFileName || entry.name == kShardIndexFileName;

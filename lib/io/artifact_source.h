@@ -2,14 +2,13 @@
 // targets run on memory and nothing outside the artifact root can ever be opened.
 #pragma once
 
+#include <boost/system/result.hpp>
 #include <cerrno>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
 #include <vector>
-
-#include <boost/system/result.hpp>
 
 namespace ckpt {
 

@@ -6,12 +6,18 @@ namespace ckpt::json {
 
 std::string_view TypeName(Type type) {
   switch (type) {
-    case Type::kNull: return "null";
-    case Type::kBool: return "a boolean";
-    case Type::kNumber: return "a number";
-    case Type::kString: return "a string";
-    case Type::kArray: return "an array";
-    case Type::kObject: return "an object";
+    case Type::kNull:
+      return "null";
+    case Type::kBool:
+      return "a boolean";
+    case Type::kNumber:
+      return "a number";
+    case Type::kString:
+      return "a string";
+    case Type::kArray:
+      return "an array";
+    case Type::kObject:
+      return "an object";
   }
   return "a value";
 }
@@ -77,11 +83,21 @@ void Document::DecodeString(std::uint64_t offset, bool escaped, std::string& out
     const char e = text_[i + 1];
     i += 2;
     switch (e) {
-      case 'b': out.push_back('\b'); break;
-      case 'f': out.push_back('\f'); break;
-      case 'n': out.push_back('\n'); break;
-      case 'r': out.push_back('\r'); break;
-      case 't': out.push_back('\t'); break;
+      case 'b':
+        out.push_back('\b');
+        break;
+      case 'f':
+        out.push_back('\f');
+        break;
+      case 'n':
+        out.push_back('\n');
+        break;
+      case 'r':
+        out.push_back('\r');
+        break;
+      case 't':
+        out.push_back('\t');
+        break;
       case 'u': {
         auto hex4 = [&](std::size_t at) {
           std::uint32_t v = 0;
@@ -98,7 +114,9 @@ void Document::DecodeString(std::uint64_t offset, bool escaped, std::string& out
         AppendUtf8(out, cp);
         break;
       }
-      default: out.push_back(e); break;  // '"', '\\', '/'
+      default:
+        out.push_back(e);
+        break;  // '"', '\\', '/'
     }
   }
 }
@@ -127,8 +145,10 @@ std::string_view Value::Raw() const {
   const auto begin = static_cast<std::size_t>(offset());
   std::size_t end = begin;
   switch (type()) {
-    case Type::kNull: return "null";
-    case Type::kBool: return boolean() ? "true" : "false";
+    case Type::kNull:
+      return "null";
+    case Type::kBool:
+      return boolean() ? "true" : "false";
     case Type::kNumber:
       while (end < text.size() && std::string_view("0123456789+-.eE").find(text[end]) != std::string_view::npos) ++end;
       return text.substr(begin, end - begin);
@@ -137,7 +157,8 @@ std::string_view Value::Raw() const {
       while (text[end] != '"') end += (text[end] == '\\') ? std::size_t{2} : std::size_t{1};
       return text.substr(begin, end + 1 - begin);
     case Type::kArray:
-    case Type::kObject: break;
+    case Type::kObject:
+      break;
   }
   return "";
 }

@@ -9,11 +9,21 @@ void WriteString(std::string& out, const std::string& text) {
   out.push_back('"');
   for (char c : text) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char buf[8];
@@ -31,10 +41,18 @@ void WriteString(std::string& out, const std::string& text) {
 void Write(std::string& out, const Value& v) {
   bool first = true;
   switch (v.type()) {
-    case Type::kNull: out += "null"; break;
-    case Type::kBool: out += v.boolean() ? "true" : "false"; break;
-    case Type::kNumber: out += v.Raw(); break;
-    case Type::kString: WriteString(out, v.String()); break;
+    case Type::kNull:
+      out += "null";
+      break;
+    case Type::kBool:
+      out += v.boolean() ? "true" : "false";
+      break;
+    case Type::kNumber:
+      out += v.Raw();
+      break;
+    case Type::kString:
+      WriteString(out, v.String());
+      break;
     case Type::kArray:
       out.push_back('[');
       for (Value item : v.Items()) {

@@ -15,9 +15,9 @@ bool IsWhitespace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\
 
 // One open array or object while parsing.
 struct Frame {
-  std::uint32_t start = 0;      // tape index of the container's first word
-  std::uint32_t items = 0;      // values attached so far
-  std::uint32_t last_key = 0;   // objects: tape index of the pending key
+  std::uint32_t start = 0;     // tape index of the container's first word
+  std::uint32_t items = 0;     // values attached so far
+  std::uint32_t last_key = 0;  // objects: tape index of the pending key
 };
 
 class Parser {

@@ -39,7 +39,7 @@ struct ParseError {
 /// Offset of the bracket that opens nesting level `max_depth + 1`, or nullopt. Looks only
 /// at brackets outside strings, so it judges depth before (and whatever) anything else.
 [[nodiscard]] std::optional<std::uint64_t> FindExcessiveNesting(std::string_view text,
-                                                                 std::size_t max_depth = kMaxNestingDepth);
+                                                                std::size_t max_depth = kMaxNestingDepth);
 
 /// Parses `doc.text()` (one JSON value surrounded by optional whitespace) into `doc`.
 /// Errors: nesting too deep (checked first), invalid UTF-8, syntax, lone surrogate

@@ -14,10 +14,12 @@ const RuleInfo kRule{
     .code = Code::kChainIntegrity,
     .severity = Severity::kError,
     .title = "Cycle of declared parent hashes",
-    .explanation = "Following declared parent_hash values leads back to an artifact already visited."
-                    " Real content hashes cannot form a cycle, so the headers were forged.",
-    .remediation = "Treat every artifact of the cycle as tampered; obtain the history again from its"
-                    " producer.",
+    .explanation =
+        "Following declared parent_hash values leads back to an artifact already visited."
+        " Real content hashes cannot form a cycle, so the headers were forged.",
+    .remediation =
+        "Treat every artifact of the cycle as tampered; obtain the history again from its"
+        " producer.",
     .security = true,
 };
 
@@ -46,8 +48,9 @@ void CheckChain(const ChainGraph& graph, ChainFindingSink& sink) {
       }
       const ChainNode& node = graph.nodes[*at];
       sink.Report(kRule, *at, node.parent_location,
-                  "Declared parent hashes form a cycle: " + names + " -> " + ShortHash(node.declared_hash.value_or("")) +
-                      " (" + std::to_string(walk.end() - from) + " artifacts, starting at " + node.path + ").");
+                  "Declared parent hashes form a cycle: " + names + " -> " +
+                      ShortHash(node.declared_hash.value_or("")) + " (" + std::to_string(walk.end() - from) +
+                      " artifacts, starting at " + node.path + ").");
     }
     for (std::size_t i : walk) state[i] = 2;
   }

@@ -13,9 +13,10 @@ const RuleInfo kRule{
     .code = Code::kChainIntegrity,
     .severity = Severity::kNote,
     .title = "Same artifact found twice",
-    .explanation = "Two paths hold artifacts with the same content hash: one node of the history "
-                    "seen twice. Harmless, but worth knowing (a copy left behind, or a round "
-                    "published twice).",
+    .explanation =
+        "Two paths hold artifacts with the same content hash: one node of the history "
+        "seen twice. Harmless, but worth knowing (a copy left behind, or a round "
+        "published twice).",
     .remediation = "Remove the extra copy if it is not intended.",
     .security = false,
 };
@@ -28,8 +29,8 @@ void CheckChain(const ChainGraph& graph, ChainFindingSink& sink) {
     auto [it, inserted] = first_with.emplace(hash, i);
     if (inserted) continue;
     sink.Report(kRule, i, graph.nodes[i].hash_location,
-                graph.nodes[i].path + " is the same artifact (" + ShortHash(hash) + ") as " + graph.nodes[it->second].path +
-                    ".");
+                graph.nodes[i].path + " is the same artifact (" + ShortHash(hash) + ") as " +
+                    graph.nodes[it->second].path + ".");
   }
 }
 

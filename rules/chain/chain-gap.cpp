@@ -11,11 +11,13 @@ const RuleInfo kRule{
     .code = Code::kChainIntegrity,
     .severity = Severity::kError,
     .title = "parent_hash names no artifact in the set",
-    .explanation = "A round's parent_hash must be the recomputed content hash of another artifact of"
-                    " the history; when no artifact has it, a round is missing (a gap) and the "
-                    "lineage cannot be proven back to genesis.",
-    .remediation = "Add the missing round's artifact to the set, or check that the child names the "
-                    "right parent.",
+    .explanation =
+        "A round's parent_hash must be the recomputed content hash of another artifact of"
+        " the history; when no artifact has it, a round is missing (a gap) and the "
+        "lineage cannot be proven back to genesis.",
+    .remediation =
+        "Add the missing round's artifact to the set, or check that the child names the "
+        "right parent.",
     .security = true,
 };
 

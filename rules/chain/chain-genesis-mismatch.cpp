@@ -11,9 +11,10 @@ const RuleInfo kRule{
     .code = Code::kChainIntegrity,
     .severity = Severity::kError,
     .title = "Genesis differs from the pinned --genesis hash",
-    .explanation = "INV-WARMSTART-T0: when a warm-start hash is pinned, the genesis artifact's "
-                    "recomputed content hash must equal it; otherwise the history does not start from"
-                    " the agreed weights.",
+    .explanation =
+        "INV-WARMSTART-T0: when a warm-start hash is pinned, the genesis artifact's "
+        "recomputed content hash must equal it; otherwise the history does not start from"
+        " the agreed weights.",
     .remediation = "Check that the right genesis artifact was published, or update the pinned hash.",
     .security = true,
 };

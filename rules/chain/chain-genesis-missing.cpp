@@ -11,8 +11,9 @@ const RuleInfo kRule{
     .code = Code::kChainIntegrity,
     .severity = Severity::kError,
     .title = "No genesis round",
-    .explanation = "A history starts at exactly one round-0 artifact with parent_hash null (the "
-                    "genesis); without one the history cannot be anchored.",
+    .explanation =
+        "A history starts at exactly one round-0 artifact with parent_hash null (the "
+        "genesis); without one the history cannot be anchored.",
     .remediation = "Add the genesis artifact to the set.",
     .security = true,
 };
@@ -24,13 +25,14 @@ void CheckChain(const ChainGraph& graph, ChainFindingSink& sink) {
   }
   std::size_t earliest = graph.scope.front();
   for (std::size_t i : graph.scope) {
-    if (graph.nodes[i].round_index.value_or(UINT64_MAX) < graph.nodes[earliest].round_index.value_or(UINT64_MAX)) earliest = i;
+    if (graph.nodes[i].round_index.value_or(UINT64_MAX) < graph.nodes[earliest].round_index.value_or(UINT64_MAX))
+      earliest = i;
   }
   const ChainNode& first = graph.nodes[earliest];
   sink.Report(kRule, earliest, first.parent_location,
               std::string(graph.lineage_only ? "The lineage of --head" : "The history") +
-                  " has no genesis (round 0 with parent_hash null); its earliest artifact is " + NodeLabel(first) + " " +
-                  ShortHash(first.ShownHash()) + ".");
+                  " has no genesis (round 0 with parent_hash null); its earliest artifact is " + NodeLabel(first) +
+                  " " + ShortHash(first.ShownHash()) + ".");
 }
 
 }  // namespace ckpt::rules::chain_genesis_missing

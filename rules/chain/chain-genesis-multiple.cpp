@@ -13,8 +13,9 @@ const RuleInfo kRule{
     .code = Code::kChainIntegrity,
     .severity = Severity::kError,
     .title = "More than one genesis round",
-    .explanation = "A history has exactly one genesis; two round-0 artifacts with parent_hash null "
-                    "are two unrelated histories mixed together.",
+    .explanation =
+        "A history has exactly one genesis; two round-0 artifacts with parent_hash null "
+        "are two unrelated histories mixed together.",
     .remediation = "Audit each history separately, or remove the stray genesis.",
     .security = true,
 };

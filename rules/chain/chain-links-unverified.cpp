@@ -11,9 +11,10 @@ const RuleInfo kRule{
     .code = Code::kChainIntegrity,
     .severity = Severity::kWarning,
     .title = "Links checked on declared hashes only (--no-hash)",
-    .explanation = "With --no-hash no content hash was recomputed: every link was checked against "
-                    "the hashes the headers declare, which a forger controls. The history's structure"
-                    " is consistent, but nothing proves the bytes.",
+    .explanation =
+        "With --no-hash no content hash was recomputed: every link was checked against "
+        "the hashes the headers declare, which a forger controls. The history's structure"
+        " is consistent, but nothing proves the bytes.",
     .remediation = "Run without --no-hash to verify the links against recomputed hashes.",
     .security = true,
 };

@@ -11,8 +11,9 @@ const RuleInfo kRule{
     .code = Code::kChainIntegrity,
     .severity = Severity::kError,
     .title = "Child round is not its parent's round + 1",
-    .explanation = "Along a parent link, round_index must grow by exactly one; a jump or a repeat "
-                    "means rounds were skipped, replayed or renumbered.",
+    .explanation =
+        "Along a parent link, round_index must grow by exactly one; a jump or a repeat "
+        "means rounds were skipped, replayed or renumbered.",
     .remediation = "Check the round numbering of the writer; republish the affected rounds.",
     .security = true,
 };
@@ -23,8 +24,8 @@ void CheckChain(const ChainGraph& graph, ChainFindingSink& sink) {
     if (*parent.round_index != UINT64_MAX && *node.round_index == *parent.round_index + 1) return;
     sink.Report(kRule, i, node.parent_location,
                 NodeLabel(node) + " (" + ShortHash(node.ShownHash()) + ") has round_index " +
-                    std::to_string(*node.round_index) + " but its parent " + ShortHash(parent.ShownHash()) + " is round " +
-                    std::to_string(*parent.round_index) + "; a child is its parent's round + 1.");
+                    std::to_string(*node.round_index) + " but its parent " + ShortHash(parent.ShownHash()) +
+                    " is round " + std::to_string(*parent.round_index) + "; a child is its parent's round + 1.");
   });
 }
 

@@ -11,10 +11,12 @@ const RuleInfo kRule{
     .code = Code::kChainIntegrity,
     .severity = Severity::kError,
     .title = "wmcp_version changes along a link",
-    .explanation = "INV-WMCP: a child round must be trained with its parent's WMCP version; a change"
-                    " along a link mixes incompatible rounds.",
-    .remediation = "Start a new history (new genesis) for the new WMCP version, or republish the "
-                    "round with the parent's version.",
+    .explanation =
+        "INV-WMCP: a child round must be trained with its parent's WMCP version; a change"
+        " along a link mixes incompatible rounds.",
+    .remediation =
+        "Start a new history (new genesis) for the new WMCP version, or republish the "
+        "round with the parent's version.",
     .security = true,
 };
 

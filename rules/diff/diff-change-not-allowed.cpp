@@ -14,9 +14,10 @@ const RuleInfo kRule{
     .code = Code::kChainIntegrity,
     .severity = Severity::kError,
     .title = "Tensor changed outside the allowed globs",
-    .explanation = "With --allow-change, only tensors whose names match one of the globs may change, appear or "
-                   "disappear between the two rounds (for example a round that should only fine-tune the "
-                   "predictor). Any other change is unexpected and may be an injected update.",
+    .explanation =
+        "With --allow-change, only tensors whose names match one of the globs may change, appear or "
+        "disappear between the two rounds (for example a round that should only fine-tune the "
+        "predictor). Any other change is unexpected and may be an injected update.",
     .remediation = "Check why the tensor changed; widen --allow-change only if the change is intended.",
     .security = true,
 };

@@ -12,9 +12,10 @@ const RuleInfo kRule{
     .code = Code::kChainIntegrity,
     .severity = Severity::kError,
     .title = "B is not the child of A",
-    .explanation = "With --require-child, B's parent_hash must equal A's recomputed content hash and B's "
-                   "round_index must be A's + 1; otherwise B does not continue A and the comparison is not "
-                   "the review of one round.",
+    .explanation =
+        "With --require-child, B's parent_hash must equal A's recomputed content hash and B's "
+        "round_index must be A's + 1; otherwise B does not continue A and the comparison is not "
+        "the review of one round.",
     .remediation = "Compare B with its real parent, or find out why B names another parent.",
     .security = true,
 };
@@ -31,9 +32,11 @@ void CheckDiff(const DiffRun& run, FindingSink& sink) {
            (run.link.b_round ? std::to_string(*run.link.b_round) : std::string("unknown")) + " but A's is " +
            (run.link.a_round ? std::to_string(*run.link.a_round) : std::string("unknown"));
   }
-  Location loc = run.b.artifact.header ? run.b.artifact.header->FieldLocation("parent_hash") : FileLocation("header.json");
+  Location loc =
+      run.b.artifact.header ? run.b.artifact.header->FieldLocation("parent_hash") : FileLocation("header.json");
   loc.artifact = run.b.artifact.path;
-  sink.Report(kRule, loc, "B (" + run.b.artifact.path + ") is not the child of A (" + run.a.artifact.path + "): " + why + ".");
+  sink.Report(kRule, loc,
+              "B (" + run.b.artifact.path + ") is not the child of A (" + run.a.artifact.path + "): " + why + ".");
 }
 
 }  // namespace ckpt::rules::diff_not_child

@@ -14,10 +14,11 @@ const RuleInfo kRule{
     .code = Code::kChainIntegrity,
     .severity = Severity::kError,
     .title = "Tensor changed more than --max-rel-l2 allows",
-    .explanation = "rel_l2 = ||b - a|| / ||a|| measures how far a tensor moved in one round. A sudden jump is how "
-                   "a poisoned or corrupted update looks; so is any changed element involving NaN or Inf (appearing, "
-                   "vanishing, or NaN to a huge finite value, +Inf to -Inf), and any change of a tensor that was "
-                   "all zeros (rel_l2 undefined): this gate treats all of them as exceeding every threshold.",
+    .explanation =
+        "rel_l2 = ||b - a|| / ||a|| measures how far a tensor moved in one round. A sudden jump is how "
+        "a poisoned or corrupted update looks; so is any changed element involving NaN or Inf (appearing, "
+        "vanishing, or NaN to a huge finite value, +Inf to -Inf), and any change of a tensor that was "
+        "all zeros (rel_l2 undefined): this gate treats all of them as exceeding every threshold.",
     .remediation = "Inspect the round's update before accepting it; raise --max-rel-l2 only with a reason.",
     .security = true,
 };

@@ -11,9 +11,10 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "Recomputed content hash differs from header.json",
-    .explanation = "INV-CHECKPOINT-HASH: the canonical SHA-256 over tensor bytes and hashed header "
-                    "fields (section 5) does not equal the declared content_hash, so the tensors or "
-                    "hashed fields were changed after the hash was written.",
+    .explanation =
+        "INV-CHECKPOINT-HASH: the canonical SHA-256 over tensor bytes and hashed header "
+        "fields (section 5) does not equal the declared content_hash, so the tensors or "
+        "hashed fields were changed after the hash was written.",
     .remediation = "Treat the artifact as tampered or corrupt; obtain it again from its producer.",
     .security = true,
 };

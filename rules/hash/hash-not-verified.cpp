@@ -11,10 +11,11 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kWarning,
     .title = "Content hash not verified (--no-hash)",
-    .explanation = "With --no-hash only the structure is checked: tensor bytes are not read, so a tampered "
-                   "artifact whose header still declares the old content_hash is not caught. The warning "
-                   "keeps that visible in every report, so switching a pipeline to --no-hash cannot silently "
-                   "close open hash-mismatch alerts.",
+    .explanation =
+        "With --no-hash only the structure is checked: tensor bytes are not read, so a tampered "
+        "artifact whose header still declares the old content_hash is not caught. The warning "
+        "keeps that visible in every report, so switching a pipeline to --no-hash cannot silently "
+        "close open hash-mismatch alerts.",
     .remediation = "Run without --no-hash before trusting the artifact.",
     .security = true,
 };
@@ -25,8 +26,8 @@ void Check(const Artifact& artifact, FindingSink& sink) {
   Location loc = h ? h->FieldLocation("content_hash") : FileLocation("header.json");
   std::string declared = (h && h->content_hash) ? " declared " + QuoteForMessage(*h->content_hash, 80) : "";
   sink.Report(kRule, loc,
-              "Content hash not verified: --no-hash was given, so the tensor bytes were not hashed and the" +
-                  declared + " content_hash was not checked.");
+              "Content hash not verified: --no-hash was given, so the tensor bytes were not hashed and the" + declared +
+                  " content_hash was not checked.");
 }
 
 }  // namespace ckpt::rules::hash_not_verified

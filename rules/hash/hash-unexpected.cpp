@@ -11,8 +11,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "Recomputed content hash differs from --expect-hash",
-    .explanation = "The artifact's recomputed content hash is not the one the caller pinned with "
-                    "--expect-hash.",
+    .explanation =
+        "The artifact's recomputed content hash is not the one the caller pinned with "
+        "--expect-hash.",
     .remediation = "Check that the right artifact was supplied, or update the pinned hash.",
     .security = true,
 };

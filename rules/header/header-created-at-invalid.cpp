@@ -13,9 +13,10 @@ const RuleInfo kRule{
     .code = Code::kArtifactInvalid,
     .severity = Severity::kError,
     .title = "created_at is not an RFC 3339 UTC date-time",
-    .explanation = "created_at must be an RFC 3339 date-time with offset Z, z or +00:00 (fractional "
-                    "seconds allowed). It is informational and not hashed, but must stay in its "
-                    "domain.",
+    .explanation =
+        "created_at must be an RFC 3339 date-time with offset Z, z or +00:00 (fractional "
+        "seconds allowed). It is informational and not hashed, but must stay in its "
+        "domain.",
     .remediation = "Write the UTC time, e.g. 2026-06-02T00:00:00Z.",
     .security = false,
 };

@@ -10,9 +10,10 @@ const RuleInfo kRule{
     .code = Code::kArtifactInvalid,
     .severity = Severity::kError,
     .title = "Duplicate key in header.json",
-    .explanation = "JSON parsers disagree about which of two equal keys wins, so a duplicated field "
-                    "lets one reader see a different header than another: a classic way to slip a "
-                    "value past a check.",
+    .explanation =
+        "JSON parsers disagree about which of two equal keys wins, so a duplicated field "
+        "lets one reader see a different header than another: a classic way to slip a "
+        "value past a check.",
     .remediation = "Remove the duplicate key; every field appears once.",
     .security = true,
 };

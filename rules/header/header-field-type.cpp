@@ -10,8 +10,9 @@ const RuleInfo kRule{
     .code = Code::kArtifactInvalid,
     .severity = Severity::kError,
     .title = "Header field has the wrong JSON type",
-    .explanation = "Each field has one JSON type (integers must be plain JSON integers: 1.0, 1e0 and"
-                    " -0 are not). A field of the wrong type cannot be validated or hashed.",
+    .explanation =
+        "Each field has one JSON type (integers must be plain JSON integers: 1.0, 1e0 and"
+        " -0 are not). A field of the wrong type cannot be validated or hashed.",
     .remediation = "Write the field with the type the spec gives (artifact-format.md section 2).",
     .security = false,
 };

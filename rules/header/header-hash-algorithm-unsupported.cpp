@@ -11,8 +11,9 @@ const RuleInfo kRule{
     .code = Code::kArtifactInvalid,
     .severity = Severity::kError,
     .title = "hash_algorithm is not sha256",
-    .explanation = "Schema 2 declares the content hash algorithm; this reader verifies only sha256, "
-                    "so an artifact declaring anything else cannot be verified here.",
+    .explanation =
+        "Schema 2 declares the content hash algorithm; this reader verifies only sha256, "
+        "so an artifact declaring anything else cannot be verified here.",
     .remediation = "Use hash_algorithm \"sha256\", or a reader that supports the declared algorithm.",
     .security = false,
 };

@@ -11,9 +11,10 @@ const RuleInfo kRule{
     .code = Code::kArtifactInvalid,
     .severity = Severity::kError,
     .title = "Hash field is not 64 lowercase hex characters",
-    .explanation = "content_hash, config_hash and parent_hash are SHA-256 digests written as 64 "
-                    "lowercase hexadecimal characters; any other form cannot be compared byte for "
-                    "byte.",
+    .explanation =
+        "content_hash, config_hash and parent_hash are SHA-256 digests written as 64 "
+        "lowercase hexadecimal characters; any other form cannot be compared byte for "
+        "byte.",
     .remediation = "Write the digest as 64 lowercase hex characters.",
     .security = false,
 };

@@ -10,10 +10,12 @@ const RuleInfo kRule{
     .code = Code::kArtifactInvalid,
     .severity = Severity::kError,
     .title = "header.json is not valid JSON",
-    .explanation = "The header does not parse as strict JSON (RFC 8259), or nests deeper than any "
-                    "header can, so none of its fields can be trusted.",
-    .remediation = "Re-write header.json with the artifact writer; the finding gives the line and "
-                    "column of the first error.",
+    .explanation =
+        "The header does not parse as strict JSON (RFC 8259), or nests deeper than any "
+        "header can, so none of its fields can be trusted.",
+    .remediation =
+        "Re-write header.json with the artifact writer; the finding gives the line and "
+        "column of the first error.",
     .security = false,
 };
 

@@ -10,7 +10,10 @@ const RuleInfo kRule{
     .code = Code::kArtifactInvalid,
     .severity = Severity::kError,
     .title = "header.json nests deeper than 127 levels",
-    .explanation = "Arrays and objects nested 128 levels or more are refused before anything else in the document is judged, as serde_json (which the reference safetensors reader uses) refuses them; no header needs such depth, and deep nesting is how parsers are exhausted.",
+    .explanation =
+        "Arrays and objects nested 128 levels or more are refused before anything else in the document is judged, as "
+        "serde_json (which the reference safetensors reader uses) refuses them; no header needs such depth, and deep "
+        "nesting is how parsers are exhausted.",
     .remediation = "Re-write header.json with the artifact writer.",
     .security = true,
 };

@@ -19,7 +19,8 @@ const RuleInfo kRule{
 void Check(const Artifact& artifact, FindingSink& sink) {
   const Header* h = ReadableHeader(artifact);
   if (h && h->tensor_manifest && h->tensor_manifest->empty()) {
-    sink.Report(kRule, h->FieldLocation("tensor_manifest"), "tensor_manifest is empty; an artifact must share tensors.");
+    sink.Report(kRule, h->FieldLocation("tensor_manifest"),
+                "tensor_manifest is empty; an artifact must share tensors.");
   }
 }
 

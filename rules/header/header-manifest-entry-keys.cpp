@@ -10,9 +10,10 @@ const RuleInfo kRule{
     .code = Code::kArtifactInvalid,
     .severity = Severity::kError,
     .title = "tensor_manifest entry does not have exactly name, group, dtype and shape",
-    .explanation = "Each manifest entry is an object with exactly the keys name, group, dtype and "
-                    "shape; a missing key leaves the tensor undefined and an extra key is data "
-                    "outside the hash.",
+    .explanation =
+        "Each manifest entry is an object with exactly the keys name, group, dtype and "
+        "shape; a missing key leaves the tensor undefined and an extra key is data "
+        "outside the hash.",
     .remediation = "Regenerate the manifest entry with exactly those four keys.",
     .security = false,
 };

@@ -11,8 +11,9 @@ const RuleInfo kRule{
     .code = Code::kArtifactInvalid,
     .severity = Severity::kError,
     .title = "tensor_manifest is not strictly ascending by name",
-    .explanation = "Entries must be strictly ascending by the UTF-8 bytes of their names, which also"
-                    " rules out duplicates; the hash is defined over that order.",
+    .explanation =
+        "Entries must be strictly ascending by the UTF-8 bytes of their names, which also"
+        " rules out duplicates; the hash is defined over that order.",
     .remediation = "Sort the manifest by name bytes and remove duplicate entries.",
     .security = false,
 };

@@ -10,8 +10,9 @@ const RuleInfo kRule{
     .code = Code::kArtifactInvalid,
     .severity = Severity::kError,
     .title = "Required header field is missing",
-    .explanation = "Every field of the schema version as written is required (parent_hash may be "
-                    "null but must be present).",
+    .explanation =
+        "Every field of the schema version as written is required (parent_hash may be "
+        "null but must be present).",
     .remediation = "Add the field with a valid value; regenerate the header with the writer.",
     .security = false,
 };

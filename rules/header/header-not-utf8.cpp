@@ -10,8 +10,9 @@ const RuleInfo kRule{
     .code = Code::kArtifactInvalid,
     .severity = Severity::kError,
     .title = "header.json is not valid UTF-8",
-    .explanation = "The header must be UTF-8 JSON; invalid bytes mean the file is corrupt or is not "
-                    "a header at all.",
+    .explanation =
+        "The header must be UTF-8 JSON; invalid bytes mean the file is corrupt or is not "
+        "a header at all.",
     .remediation = "Re-write header.json with the artifact writer (UTF-8, no BOM).",
     .security = false,
 };

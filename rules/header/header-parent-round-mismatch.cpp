@@ -11,8 +11,9 @@ const RuleInfo kRule{
     .code = Code::kArtifactInvalid,
     .severity = Severity::kError,
     .title = "parent_hash is null exactly when round_index is not 0",
-    .explanation = "Round 0 is the genesis and has no parent (parent_hash null); every later round "
-                    "must name its parent. A mismatch breaks the parent_hash chain.",
+    .explanation =
+        "Round 0 is the genesis and has no parent (parent_hash null); every later round "
+        "must name its parent. A mismatch breaks the parent_hash chain.",
     .remediation = "Set parent_hash to the parent round's content hash, or null for round 0.",
     .security = false,
 };

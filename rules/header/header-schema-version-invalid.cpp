@@ -10,8 +10,9 @@ const RuleInfo kRule{
     .code = Code::kArtifactInvalid,
     .severity = Severity::kError,
     .title = "schema_version is not a JSON integer >= 1",
-    .explanation = "schema_version must be a plain JSON integer (no fraction, exponent or sign) of "
-                    "at least 1.",
+    .explanation =
+        "schema_version must be a plain JSON integer (no fraction, exponent or sign) of "
+        "at least 1.",
     .remediation = "Write schema_version as a JSON integer such as 2.",
     .security = false,
 };

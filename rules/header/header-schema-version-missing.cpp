@@ -10,8 +10,9 @@ const RuleInfo kRule{
     .code = Code::kArtifactInvalid,
     .severity = Severity::kError,
     .title = "schema_version is missing",
-    .explanation = "schema_version is read before any other field to decide how to read the rest; "
-                    "without it the header cannot be interpreted.",
+    .explanation =
+        "schema_version is read before any other field to decide how to read the rest; "
+        "without it the header cannot be interpreted.",
     .remediation = "Write schema_version as a JSON integer (currently 1 or 2).",
     .security = false,
 };

@@ -10,9 +10,10 @@ const RuleInfo kRule{
     .code = Code::kSchemaVersionMismatch,
     .severity = Severity::kError,
     .title = "header.json is newer than this reader",
-    .explanation = "The header declares a schema version above the highest this reader knows; its "
-                    "fields may mean something this reader does not understand, so nothing else is "
-                    "checked.",
+    .explanation =
+        "The header declares a schema version above the highest this reader knows; its "
+        "fields may mean something this reader does not understand, so nothing else is "
+        "checked.",
     .remediation = "Upgrade ckpt-audit to a release that reads this schema version.",
     .security = false,
 };

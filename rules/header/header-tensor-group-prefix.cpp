@@ -11,8 +11,9 @@ const RuleInfo kRule{
     .code = Code::kArtifactInvalid,
     .severity = Severity::kError,
     .title = "Tensor name does not start with its group",
-    .explanation = "The first '.'-separated component of a tensor name must equal its group, so the "
-                    "group cannot be relabelled without renaming the tensor.",
+    .explanation =
+        "The first '.'-separated component of a tensor name must equal its group, so the "
+        "group cannot be relabelled without renaming the tensor.",
     .remediation = "Put the tensor in the group its name starts with.",
     .security = false,
 };

@@ -11,8 +11,9 @@ const RuleInfo kRule{
     .code = Code::kArtifactInvalid,
     .severity = Severity::kError,
     .title = "Manifest tensor name is empty or holds a control character",
-    .explanation = "Tensor names must be non-empty and free of Unicode control characters (category "
-                    "Cc), which could hide text in reports and terminals.",
+    .explanation =
+        "Tensor names must be non-empty and free of Unicode control characters (category "
+        "Cc), which could hide text in reports and terminals.",
     .remediation = "Rename the tensor in the model before export.",
     .security = false,
 };
@@ -24,7 +25,8 @@ void Check(const Artifact& artifact, FindingSink& sink) {
   for (const ManifestEntry& e : *manifest) {
     if (!e.complete) continue;
     if (e.name.empty()) {
-      sink.Report(kRule, ManifestLocation(*h, e, "name"), "A tensor_manifest entry (" + e.Pointer() + ") has an empty name.");
+      sink.Report(kRule, ManifestLocation(*h, e, "name"),
+                  "A tensor_manifest entry (" + e.Pointer() + ") has an empty name.");
     } else if (HasControlCharacter(e.name)) {
       sink.Report(kRule, ManifestLocation(*h, e, "name"),
                   "Tensor name " + QuoteForMessage(e.name) + " holds a control character.");

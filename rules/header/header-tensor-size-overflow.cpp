@@ -1,7 +1,6 @@
 // header-tensor-size-overflow: Manifest tensor size overflows 64 bits.
 // Checked here, after the artifact is read.
 #include "lib/formats/dtype.h"
-
 #include "rules/catalog.h"
 #include "rules/rule_helpers.h"
 
@@ -13,8 +12,9 @@ const RuleInfo kRule{
     .code = Code::kArtifactInvalid,
     .severity = Severity::kError,
     .title = "Manifest tensor size overflows 64 bits",
-    .explanation = "The byte size d0 x d1 x ... x itemsize must stay below 2^64; a shape that "
-                    "overflows is either corrupt or an attempt to wrap a size check.",
+    .explanation =
+        "The byte size d0 x d1 x ... x itemsize must stay below 2^64; a shape that "
+        "overflows is either corrupt or an attempt to wrap a size check.",
     .remediation = "Fix the shape in the manifest.",
     .security = true,
 };

@@ -10,8 +10,9 @@ const RuleInfo kRule{
     .code = Code::kArtifactInvalid,
     .severity = Severity::kError,
     .title = "header.json is larger than 100,000,000 bytes",
-    .explanation = "The size is checked before reading so that a hostile header cannot exhaust "
-                    "memory; no valid header comes near the bound.",
+    .explanation =
+        "The size is checked before reading so that a hostile header cannot exhaust "
+        "memory; no valid header comes near the bound.",
     .remediation = "Check what wrote the file: a header this large is not a CheckpointHeader.",
     .security = false,
 };

@@ -10,9 +10,10 @@ const RuleInfo kRule{
     .code = Code::kArtifactInvalid,
     .severity = Severity::kError,
     .title = "Unknown field in header.json",
-    .explanation = "The header forbids extra keys (extra=\"forbid\"): an unknown key is either a typo "
-                    "or data the hash does not protect. A field of a later schema version "
-                    "(hash_algorithm in a v1 header) is unknown too.",
+    .explanation =
+        "The header forbids extra keys (extra=\"forbid\"): an unknown key is either a typo "
+        "or data the hash does not protect. A field of a later schema version "
+        "(hash_algorithm in a v1 header) is unknown too.",
     .remediation = "Remove the key, or raise schema_version if the field belongs to a newer version.",
     .security = false,
 };

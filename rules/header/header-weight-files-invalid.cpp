@@ -1,7 +1,6 @@
 // header-weight-files-invalid: weight_files is not a valid file list.
 // Checked here, after the artifact is read.
 #include "lib/formats/layout.h"
-
 #include "rules/catalog.h"
 #include "rules/rule_helpers.h"
 
@@ -13,9 +12,10 @@ const RuleInfo kRule{
     .code = Code::kArtifactInvalid,
     .severity = Severity::kError,
     .title = "weight_files is not a valid file list",
-    .explanation = "weight_files must be [\"weights.safetensors\"], or the names "
-                    "weights-IIIII-of-NNNNN.safetensors for I = 0 .. N-1 in ascending order with N >="
-                    " 2.",
+    .explanation =
+        "weight_files must be [\"weights.safetensors\"], or the names "
+        "weights-IIIII-of-NNNNN.safetensors for I = 0 .. N-1 in ascending order with N >="
+        " 2.",
     .remediation = "Write the exact list of weight files the writer produced.",
     .security = false,
 };

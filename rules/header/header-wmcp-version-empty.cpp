@@ -11,8 +11,9 @@ const RuleInfo kRule{
     .code = Code::kArtifactInvalid,
     .severity = Severity::kError,
     .title = "wmcp_version is empty",
-    .explanation = "wmcp_version must be a non-empty string; it is hashed and compared along the "
-                    "chain.",
+    .explanation =
+        "wmcp_version must be a non-empty string; it is hashed and compared along the "
+        "chain.",
     .remediation = "Write the WMCP version the round was trained with.",
     .security = false,
 };

@@ -10,8 +10,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "Duplicate key in weights.index.json",
-    .explanation = "A tensor mapped twice (or a repeated metadata key) lets different readers "
-                    "resolve different shards.",
+    .explanation =
+        "A tensor mapped twice (or a repeated metadata key) lets different readers "
+        "resolve different shards.",
     .remediation = "Re-export the shard index with each key once.",
     .security = true,
 };

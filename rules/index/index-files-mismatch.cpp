@@ -1,8 +1,8 @@
 // index-files-mismatch: Shard files in weight_map differ from weight_files or the shards present.
 // Checked here, after the artifact is read.
 #include <set>
-#include "lib/formats/layout.h"
 
+#include "lib/formats/layout.h"
 #include "rules/catalog.h"
 #include "rules/rule_helpers.h"
 
@@ -14,8 +14,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "Shard files in weight_map differ from weight_files or the shards present",
-    .explanation = "The set of files named in weight_map must equal weight_files and the shard files"
-                    " present.",
+    .explanation =
+        "The set of files named in weight_map must equal weight_files and the shard files"
+        " present.",
     .remediation = "Re-export the sharded artifact so that index, header and shards agree.",
     .security = true,
     .tier = Tier::kRootCause,
@@ -34,8 +35,9 @@ void Check(const Artifact& artifact, FindingSink& sink) {
   }
   for (const std::string& file : mapped) {
     if (present.count(file) == 0) {
-      sink.Report(kRule, index.json.At(index.json.doc.root().Find("weight_map")->offset(), "/weight_map"),
-                  "weight_map maps tensors to " + QuoteForMessage(file, 80) + ", which is not a shard of the artifact.");
+      sink.Report(
+          kRule, index.json.At(index.json.doc.root().Find("weight_map")->offset(), "/weight_map"),
+          "weight_map maps tensors to " + QuoteForMessage(file, 80) + ", which is not a shard of the artifact.");
     }
   }
   for (const std::string& file : present) {

@@ -10,7 +10,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "weights.index.json nests deeper than 127 levels",
-    .explanation = "Arrays and objects nested 128 levels or more are refused before anything else in the document is judged, as serde_json refuses them; free metadata may nest up to 127 levels.",
+    .explanation =
+        "Arrays and objects nested 128 levels or more are refused before anything else in the document is judged, as "
+        "serde_json refuses them; free metadata may nest up to 127 levels.",
     .remediation = "Re-write weights.index.json with the artifact writer.",
     .security = true,
 };

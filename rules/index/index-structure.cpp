@@ -10,9 +10,10 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "weights.index.json is not {metadata: {total_size}, weight_map}",
-    .explanation = "The index must be exactly {\"metadata\": {\"total_size\": T, ...}, \"weight_map\": "
-                    "{tensor: shard file}} with T a JSON integer and every shard file a string (the "
-                    "transformers layout).",
+    .explanation =
+        "The index must be exactly {\"metadata\": {\"total_size\": T, ...}, \"weight_map\": "
+        "{tensor: shard file}} with T a JSON integer and every shard file a string (the "
+        "transformers layout).",
     .remediation = "Re-export the shard index in the transformers layout.",
     .security = false,
 };

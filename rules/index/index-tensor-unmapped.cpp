@@ -28,7 +28,8 @@ void Check(const Artifact& artifact, FindingSink& sink) {
     for (const StoredTensor& t : wf.tensors) {
       if (!mapped.Contains(t.name)) {
         sink.Report(kRule, wf.TensorLocation(t),
-                    "Tensor " + QuoteForMessage(t.name) + " is stored in " + wf.name + " but weights.index.json does not map it.");
+                    "Tensor " + QuoteForMessage(t.name) + " is stored in " + wf.name +
+                        " but weights.index.json does not map it.");
       }
     }
   }

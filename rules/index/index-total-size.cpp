@@ -1,7 +1,6 @@
 // index-total-size: total_size differs from the sum of tensor sizes.
 // Checked here, after the artifact is read.
 #include "lib/core/checked_math.h"
-
 #include "rules/catalog.h"
 #include "rules/rule_helpers.h"
 
@@ -13,8 +12,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "total_size differs from the sum of tensor sizes",
-    .explanation = "metadata.total_size must equal the sum of the byte sizes of all tensors, as "
-                    "transformers writes it.",
+    .explanation =
+        "metadata.total_size must equal the sum of the byte sizes of all tensors, as "
+        "transformers writes it.",
     .remediation = "Re-export the shard index.",
     .security = false,
     .tier = Tier::kConsequence,

@@ -11,8 +11,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "weight_map sends a tensor to the wrong shard",
-    .explanation = "Each mapping must name the shard that actually holds the tensor, and every "
-                    "mapped tensor must exist.",
+    .explanation =
+        "Each mapping must name the shard that actually holds the tensor, and every "
+        "mapped tensor must exist.",
     .remediation = "Re-export the shard index.",
     .security = true,
     .tier = Tier::kConsequence,

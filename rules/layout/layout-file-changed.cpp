@@ -11,12 +11,14 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "A file changed while it was being audited",
-    .explanation = "Every file is bound to its identity (device, inode, size, modification and status-change "
-                   "time) when the audit opens it, and checked again after the last read. A file rewritten in "
-                   "place, or replaced under its name (mv), while the audit ran means the bytes judged are not "
-                   "the bytes a later reader gets, so the verdict cannot stand for them.",
-    .remediation = "Audit artifacts only once they are complete and immutable (write to a temporary name, then "
-                   "rename); audit again.",
+    .explanation =
+        "Every file is bound to its identity (device, inode, size, modification and status-change "
+        "time) when the audit opens it, and checked again after the last read. A file rewritten in "
+        "place, or replaced under its name (mv), while the audit ran means the bytes judged are not "
+        "the bytes a later reader gets, so the verdict cannot stand for them.",
+    .remediation =
+        "Audit artifacts only once they are complete and immutable (write to a temporary name, then "
+        "rename); audit again.",
     .security = true,
     .tier = Tier::kRootCause,
 };

@@ -11,11 +11,13 @@ const RuleInfo kRule{
     .code = Code::kArtifactInvalid,
     .severity = Severity::kError,
     .title = "header.json is missing",
-    .explanation = "An artifact is described by its header.json: without it there is no schema "
-                    "version, manifest or content hash to verify, so nothing in the directory can be "
-                    "trusted.",
-    .remediation = "Publish the artifact with the header.json its writer produced; do not "
-                    "reconstruct one by hand.",
+    .explanation =
+        "An artifact is described by its header.json: without it there is no schema "
+        "version, manifest or content hash to verify, so nothing in the directory can be "
+        "trusted.",
+    .remediation =
+        "Publish the artifact with the header.json its writer produced; do not "
+        "reconstruct one by hand.",
     .security = false,
     .tier = Tier::kRootCause,
 };

@@ -1,7 +1,6 @@
 // layout-index-missing: Sharded artifact without weights.index.json.
 // Checked here, after the artifact is read.
 #include "lib/formats/layout.h"
-
 #include "rules/catalog.h"
 #include "rules/rule_helpers.h"
 
@@ -13,8 +12,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "Sharded artifact without weights.index.json",
-    .explanation = "A sharded artifact must carry weights.index.json mapping every tensor to its "
-                    "shard; without it the shard layout cannot be cross-checked.",
+    .explanation =
+        "A sharded artifact must carry weights.index.json mapping every tensor to its "
+        "shard; without it the shard layout cannot be cross-checked.",
     .remediation = "Publish the weights.index.json written together with the shards.",
     .security = false,
     .tier = Tier::kRootCause,

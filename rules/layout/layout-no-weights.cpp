@@ -1,7 +1,6 @@
 // layout-no-weights: No weight file.
 // Checked here, after the artifact is read.
 #include "lib/formats/layout.h"
-
 #include "rules/catalog.h"
 #include "rules/rule_helpers.h"
 
@@ -13,8 +12,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "No weight file",
-    .explanation = "The artifact holds no weights.safetensors and no shard, so the manifest cannot "
-                    "be checked against any tensor data.",
+    .explanation =
+        "The artifact holds no weights.safetensors and no shard, so the manifest cannot "
+        "be checked against any tensor data.",
     .remediation = "Publish the weight files together with header.json.",
     .security = false,
     .tier = Tier::kRootCause,
@@ -25,7 +25,8 @@ void Check(const Artifact& artifact, FindingSink& sink) {
     if (IsWeightFileName(e.name)) return;
   }
   sink.Report(kRule, FileLocation(std::string(kSingleWeightsFileName)),
-              "The artifact " + artifact.path + " holds no weights.safetensors and no weights-IIIII-of-NNNNN.safetensors shard.");
+              "The artifact " + artifact.path +
+                  " holds no weights.safetensors and no weights-IIIII-of-NNNNN.safetensors shard.");
 }
 
 }  // namespace ckpt::rules::layout_no_weights

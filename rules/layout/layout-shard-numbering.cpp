@@ -2,8 +2,8 @@
 // Checked here, after the artifact is read.
 #include <map>
 #include <set>
-#include "lib/formats/layout.h"
 
+#include "lib/formats/layout.h"
 #include "rules/catalog.h"
 #include "rules/rule_helpers.h"
 
@@ -15,11 +15,13 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "Shard files are not numbered 0 to N-1 of N",
-    .explanation = "Shard names must be weights-IIIII-of-NNNNN.safetensors with N >= 2, the same N "
-                    "in every name, and every index from 00000 to N-1 present exactly once. A missing"
-                    " or extra shard means tensors were lost or added.",
-    .remediation = "Re-export the sharded artifact so that all N shards are present and named "
-                    "consistently.",
+    .explanation =
+        "Shard names must be weights-IIIII-of-NNNNN.safetensors with N >= 2, the same N "
+        "in every name, and every index from 00000 to N-1 present exactly once. A missing"
+        " or extra shard means tensors were lost or added.",
+    .remediation =
+        "Re-export the sharded artifact so that all N shards are present and named "
+        "consistently.",
     .security = false,
     .tier = Tier::kRootCause,
 };
@@ -44,8 +46,9 @@ void Check(const Artifact& artifact, FindingSink& sink) {
   }
   for (std::uint32_t index : indexes) {
     if (index >= count) {
-      sink.Report(kRule, FileLocation(MakeShardName(index, count)),
-                  "Shard " + MakeShardName(index, count) + " has index " + std::to_string(index) + ", outside 0 to N-1.");
+      sink.Report(
+          kRule, FileLocation(MakeShardName(index, count)),
+          "Shard " + MakeShardName(index, count) + " has index " + std::to_string(index) + ", outside 0 to N-1.");
     }
   }
   for (std::uint32_t i = 0; i < count && i < 100000; ++i) {

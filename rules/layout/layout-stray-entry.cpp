@@ -1,7 +1,6 @@
 // layout-stray-entry: Entry that the artifact layout does not allow.
 // Checked here, after the artifact is read.
 #include "lib/formats/layout.h"
-
 #include "rules/catalog.h"
 #include "rules/rule_helpers.h"
 
@@ -13,10 +12,11 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "Entry that the artifact layout does not allow",
-    .explanation = "The spec says an artifact holds exactly header.json and its weight files (plus "
-                    "weights.index.json when sharded). Any other file, hidden file or sub-folder (an "
-                    "optimizer.pt, a pickle, a README) is unverified content travelling with verified"
-                    " content, and is refused.",
+    .explanation =
+        "The spec says an artifact holds exactly header.json and its weight files (plus "
+        "weights.index.json when sharded). Any other file, hidden file or sub-folder (an "
+        "optimizer.pt, a pickle, a README) is unverified content travelling with verified"
+        " content, and is refused.",
     .remediation = "Remove the entry from the published artifact; ship extra material separately.",
     .security = true,
     .tier = Tier::kRootCause,
@@ -40,9 +40,10 @@ void Check(const Artifact& artifact, FindingSink& sink) {
     for (const auto& [name, description] : artifact.entry_descriptions) {
       if (name == e.name) what += ", " + description + ",";
     }
-    sink.Report(kRule, FileLocation(e.name),
-                QuoteForMessage(e.name) + " is " + what +
-                    " that the artifact layout does not allow; an artifact holds exactly header.json and its weight files.");
+    sink.Report(
+        kRule, FileLocation(e.name),
+        QuoteForMessage(e.name) + " is " + what +
+            " that the artifact layout does not allow; an artifact holds exactly header.json and its weight files.");
   }
 }
 

@@ -11,9 +11,10 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "Symbolic link inside the artifact",
-    .explanation = "A symbolic link can point outside the artifact root, so reading it would let an "
-                    "artifact smuggle in, or disclose, files it does not contain. Links are never "
-                    "followed.",
+    .explanation =
+        "A symbolic link can point outside the artifact root, so reading it would let an "
+        "artifact smuggle in, or disclose, files it does not contain. Links are never "
+        "followed.",
     .remediation = "Replace the link with the real file, or remove it.",
     .security = true,
     .tier = Tier::kRootCause,
@@ -22,8 +23,9 @@ const RuleInfo kRule{
 void Check(const Artifact& artifact, FindingSink& sink) {
   for (const DirectoryEntry& e : artifact.entries) {
     if (e.kind != EntryKind::kSymlink) continue;
-    sink.Report(kRule, FileLocation(e.name),
-                QuoteForMessage(e.name) + " is a symbolic link; links are never followed and are not allowed in an artifact.");
+    sink.Report(
+        kRule, FileLocation(e.name),
+        QuoteForMessage(e.name) + " is a symbolic link; links are never followed and are not allowed in an artifact.");
   }
 }
 

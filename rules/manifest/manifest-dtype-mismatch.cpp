@@ -1,7 +1,6 @@
 // manifest-dtype-mismatch: Manifest dtype differs from the weight file.
 // Checked here, after the artifact is read.
 #include "lib/formats/dtype.h"
-
 #include "rules/catalog.h"
 #include "rules/rule_helpers.h"
 
@@ -13,8 +12,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "Manifest dtype differs from the weight file",
-    .explanation = "The dtype in tensor_manifest, mapped through section 3, must equal the dtype "
-                    "stored in the weight file.",
+    .explanation =
+        "The dtype in tensor_manifest, mapped through section 3, must equal the dtype "
+        "stored in the weight file.",
     .remediation = "Re-export so that header and weights agree.",
     .security = true,
     .tier = Tier::kConsequence,
@@ -30,7 +30,8 @@ void Check(const Artifact& artifact, FindingSink& sink) {
     if (stored.tensor->dtype != dtype->safetensors) {
       sink.Report(kRule, stored.file->TensorLocation(*stored.tensor),
                   "Tensor " + QuoteForMessage(e.name) + " is " + e.dtype + " (" + std::string(dtype->safetensors) +
-                      ") in tensor_manifest but " + QuoteForMessage(stored.tensor->dtype) + " in " + stored.file->name + ".");
+                      ") in tensor_manifest but " + QuoteForMessage(stored.tensor->dtype) + " in " + stored.file->name +
+                      ".");
     }
   }
 }

@@ -25,8 +25,8 @@ void Check(const Artifact& artifact, FindingSink& sink) {
     if (!e.complete || stored.tensor == nullptr || !stored.tensor->complete) continue;
     if (stored.tensor->shape != e.shape) {
       sink.Report(kRule, stored.file->TensorLocation(*stored.tensor),
-                  "Tensor " + QuoteForMessage(e.name) + " has shape " + ShapeText(e.shape) + " in tensor_manifest but " +
-                      ShapeText(stored.tensor->shape) + " in " + stored.file->name + ".");
+                  "Tensor " + QuoteForMessage(e.name) + " has shape " + ShapeText(e.shape) +
+                      " in tensor_manifest but " + ShapeText(stored.tensor->shape) + " in " + stored.file->name + ".");
     }
   }
 }

@@ -11,8 +11,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "Manifest tensor not found in the weight files",
-    .explanation = "A tensor listed in tensor_manifest is in none of the weight files: the shared "
-                    "weights are incomplete.",
+    .explanation =
+        "A tensor listed in tensor_manifest is in none of the weight files: the shared "
+        "weights are incomplete.",
     .remediation = "Re-export so that the weights hold every manifest tensor.",
     .security = true,
     .tier = Tier::kConsequence,

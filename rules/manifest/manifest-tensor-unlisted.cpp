@@ -13,10 +13,12 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "Weight file holds a tensor the manifest does not list",
-    .explanation = "Every tensor in the weight files must be in tensor_manifest; an unlisted tensor "
-                    "is unhashed data riding along with the artifact.",
-    .remediation = "Remove the tensor from the weights, or list it in the manifest and recompute the"
-                    " hash.",
+    .explanation =
+        "Every tensor in the weight files must be in tensor_manifest; an unlisted tensor "
+        "is unhashed data riding along with the artifact.",
+    .remediation =
+        "Remove the tensor from the weights, or list it in the manifest and recompute the"
+        " hash.",
     .security = true,
     .tier = Tier::kConsequence,
 };
@@ -30,8 +32,9 @@ void Check(const Artifact& artifact, FindingSink& sink) {
   for (const WeightFile& wf : artifact.weights) {
     for (const StoredTensor& t : wf.tensors) {
       if (!listed.Contains(t.name)) {
-        sink.Report(kRule, wf.TensorLocation(t),
-                    "Tensor " + QuoteForMessage(t.name) + " is stored in " + wf.name + " but not listed in tensor_manifest.");
+        sink.Report(
+            kRule, wf.TensorLocation(t),
+            "Tensor " + QuoteForMessage(t.name) + " is stored in " + wf.name + " but not listed in tensor_manifest.");
       }
     }
   }

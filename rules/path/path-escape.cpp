@@ -1,7 +1,6 @@
 // path-escape: Declared file name could escape the artifact root.
 // Checked here, after the artifact is read.
 #include "lib/formats/layout.h"
-
 #include "rules/catalog.h"
 #include "rules/rule_helpers.h"
 
@@ -13,11 +12,13 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "Declared file name could escape the artifact root",
-    .explanation = "A name in weight_files or weight_map holds '/', '\\', '..', a leading '/', a "
-                    "drive prefix or NUL. Such names are path traversal attempts; nothing outside the"
-                    " artifact root is ever opened.",
-    .remediation = "Use the bare file names of the layout (weights.safetensors or "
-                    "weights-IIIII-of-NNNNN.safetensors).",
+    .explanation =
+        "A name in weight_files or weight_map holds '/', '\\', '..', a leading '/', a "
+        "drive prefix or NUL. Such names are path traversal attempts; nothing outside the"
+        " artifact root is ever opened.",
+    .remediation =
+        "Use the bare file names of the layout (weights.safetensors or "
+        "weights-IIIII-of-NNNNN.safetensors).",
     .security = true,
     .tier = Tier::kRootCause,
 };
@@ -40,8 +41,8 @@ void Check(const Artifact& artifact, FindingSink& sink) {
         Location loc = index.json.At(m.value_offset, "/weight_map/" + json::EscapePointerToken(m.tensor));
         loc.tensor = m.tensor;
         sink.Report(kRule, loc,
-                    "weight_map sends tensor " + QuoteForMessage(m.tensor) + " to " + QuoteForMessage(m.file, 80) + ", which " +
-                        *reason + "; nothing outside the artifact is opened.");
+                    "weight_map sends tensor " + QuoteForMessage(m.tensor) + " to " + QuoteForMessage(m.file, 80) +
+                        ", which " + *reason + "; nothing outside the artifact is opened.");
       }
     }
   }

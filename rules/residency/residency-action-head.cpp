@@ -15,11 +15,12 @@ const RuleInfo kRule{
     .code = Code::kResidencyViolation,
     .severity = Severity::kError,
     .title = "Action-head tensor in a shared artifact",
-    .explanation = "INV-ACTIONHEAD-LOCAL: a tensor whose name has a '.'-separated component equal to "
-                   "action_head, action_heads or act_head is a per-embodiment action head, which must never "
-                   "be published. Components are compared after NFKC_Casefold (so case, fullwidth forms, "
-                   "zero-width and soft-hyphen characters do not hide a match) and by their UTS #39 "
-                   "confusable skeleton (so Cyrillic or dotless-i look-alikes do not either).",
+    .explanation =
+        "INV-ACTIONHEAD-LOCAL: a tensor whose name has a '.'-separated component equal to "
+        "action_head, action_heads or act_head is a per-embodiment action head, which must never "
+        "be published. Components are compared after NFKC_Casefold (so case, fullwidth forms, "
+        "zero-width and soft-hyphen characters do not hide a match) and by their UTS #39 "
+        "confusable skeleton (so Cyrillic or dotless-i look-alikes do not either).",
     .remediation = "Remove action-head tensors before export; they stay on the embodiment.",
     .security = true,
 };
@@ -93,10 +94,13 @@ Match Classify(std::string_view name, const Patterns& patterns) {
 
 std::string_view HowItMatched(Match match) {
   switch (match) {
-    case Match::kFolded: return " (it matches after Unicode NFKC_Casefold folding)";
-    case Match::kSkeleton: return " (it matches by its UTS #39 confusable skeleton: look-alike characters)";
+    case Match::kFolded:
+      return " (it matches after Unicode NFKC_Casefold folding)";
+    case Match::kSkeleton:
+      return " (it matches by its UTS #39 confusable skeleton: look-alike characters)";
     case Match::kPlain:
-    case Match::kNone: break;
+    case Match::kNone:
+      break;
   }
   return "";
 }
@@ -119,18 +123,22 @@ void Check(const Artifact& artifact, FindingSink& sink) {
   };
   if (const Header* h = ReadableHeader(artifact); h && h->tensor_manifest) {
     for (const ManifestEntry& e : *h->tensor_manifest) {
-      check(e.name, [&] { return ManifestLocation(*h, e, "name"); }, "tensor_manifest");
+      check(
+          e.name, [&] { return ManifestLocation(*h, e, "name"); }, "tensor_manifest");
     }
   }
   for (const WeightFile& wf : artifact.weights) {
     for (const StoredTensor& t : wf.tensors) {
-      check(t.name, [&] { return wf.TensorLocation(t); }, wf.name);
+      check(
+          t.name, [&] { return wf.TensorLocation(t); }, wf.name);
     }
   }
   if (artifact.index && artifact.index->weight_map) {
     for (const auto& m : *artifact.index->weight_map) {
-      check(m.tensor, [&] { return artifact.index->json.At(m.offset, "/weight_map/" + json::EscapePointerToken(m.tensor)); },
-            "weights.index.json");
+      check(
+          m.tensor,
+          [&] { return artifact.index->json.At(m.offset, "/weight_map/" + json::EscapePointerToken(m.tensor)); },
+          "weights.index.json");
     }
   }
 }

@@ -13,11 +13,13 @@ const RuleInfo kRule{
     .code = Code::kResidencyViolation,
     .severity = Severity::kError,
     .title = "Parameter group outside the shared set",
-    .explanation = "INV-ACTIONHEAD-LOCAL: only the shared groups (by default encoder and predictor) "
-                    "may leave a site. A param group or tensor group outside that set is a "
-                    "per-embodiment or private parameter leaking into a shared artifact.",
-    .remediation = "Remove the group's tensors from the shared artifact; keep them local to the "
-                    "embodiment.",
+    .explanation =
+        "INV-ACTIONHEAD-LOCAL: only the shared groups (by default encoder and predictor) "
+        "may leave a site. A param group or tensor group outside that set is a "
+        "per-embodiment or private parameter leaking into a shared artifact.",
+    .remediation =
+        "Remove the group's tensors from the shared artifact; keep them local to the "
+        "embodiment.",
     .security = true,
 };
 

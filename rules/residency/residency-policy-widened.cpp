@@ -11,9 +11,10 @@ const RuleInfo kRule{
     .code = Code::kResidencyViolation,
     .severity = Severity::kNote,
     .title = "Residency policy widened by the caller",
-    .explanation = "The audit ran with extra allowed parameter groups (--allow-group), so groups "
-                    "that the default policy refuses were accepted. Residency is never turned off "
-                    "silently: this note records it.",
+    .explanation =
+        "The audit ran with extra allowed parameter groups (--allow-group), so groups "
+        "that the default policy refuses were accepted. Residency is never turned off "
+        "silently: this note records it.",
     .remediation = "Check that widening the shared set was intended for this artifact.",
     .security = true,
 };
@@ -25,7 +26,8 @@ void Check(const Artifact& artifact, FindingSink& sink) {
   const Header* h = ReadableHeader(artifact);
   if (h == nullptr) return;
   auto used = [&](const std::string& group) {
-    if (h->param_groups && std::find(h->param_groups->begin(), h->param_groups->end(), group) != h->param_groups->end()) {
+    if (h->param_groups &&
+        std::find(h->param_groups->begin(), h->param_groups->end(), group) != h->param_groups->end()) {
       return true;
     }
     if (!h->tensor_manifest) return false;

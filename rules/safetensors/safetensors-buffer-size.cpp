@@ -10,8 +10,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "Data buffer does not end at end of file",
-    .explanation = "The last tensor must end exactly at the end of the file: bytes after it are "
-                    "unverified data, and a shorter file is truncated.",
+    .explanation =
+        "The last tensor must end exactly at the end of the file: bytes after it are "
+        "unverified data, and a shorter file is truncated.",
     .remediation = "Re-download or re-export the weight file.",
     .security = false,
 };

@@ -10,8 +10,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "Valid safetensors dtype that an artifact may not hold",
-    .explanation = "The dtype is valid safetensors (and its size was checked) but artifacts hold "
-                    "only F32, BF16 and F16.",
+    .explanation =
+        "The dtype is valid safetensors (and its size was checked) but artifacts hold "
+        "only F32, BF16 and F16.",
     .remediation = "Convert the tensor to float32, bfloat16 or float16 before export.",
     .security = false,
 };

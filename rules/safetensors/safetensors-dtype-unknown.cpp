@@ -10,8 +10,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "Unknown safetensors dtype",
-    .explanation = "The dtype is not one the reference safetensors reader knows, so the tensor's "
-                    "size cannot be checked.",
+    .explanation =
+        "The dtype is not one the reference safetensors reader knows, so the tensor's "
+        "size cannot be checked.",
     .remediation = "Re-export with a supported dtype (float32, bfloat16 or float16 for artifacts).",
     .security = false,
 };

@@ -10,9 +10,10 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "Tensor declared twice in one safetensors header",
-    .explanation = "Names are compared after decoding; a repeated name (even with an identical "
-                    "entry) lets two readers load different bytes for the same tensor. The reference "
-                    "reader keeps one silently.",
+    .explanation =
+        "Names are compared after decoding; a repeated name (even with an identical "
+        "entry) lets two readers load different bytes for the same tensor. The reference "
+        "reader keeps one silently.",
     .remediation = "Re-export so that each tensor appears once.",
     .security = true,
 };

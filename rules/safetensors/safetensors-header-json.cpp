@@ -10,8 +10,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "safetensors header is not a valid JSON object",
-    .explanation = "The header must be one strict JSON object; it does not parse, is not an object, "
-                    "or nests too deeply.",
+    .explanation =
+        "The header must be one strict JSON object; it does not parse, is not an object, "
+        "or nests too deeply.",
     .remediation = "Re-export the weight file with safetensors.",
     .security = false,
 };

@@ -10,8 +10,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "safetensors header length points past the end of the file",
-    .explanation = "The declared header length N is larger than the bytes that follow it: the file "
-                    "is truncated or the length is forged.",
+    .explanation =
+        "The declared header length N is larger than the bytes that follow it: the file "
+        "is truncated or the length is forged.",
     .remediation = "Re-download or re-export the weight file.",
     .security = false,
 };

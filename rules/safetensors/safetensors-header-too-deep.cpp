@@ -10,7 +10,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "safetensors header nests deeper than 127 levels",
-    .explanation = "The reference reader (serde_json) refuses a header nested 128 levels or more, so no conforming reader can load this file; it is refused before anything else in the header is judged.",
+    .explanation =
+        "The reference reader (serde_json) refuses a header nested 128 levels or more, so no conforming reader can "
+        "load this file; it is refused before anything else in the header is judged.",
     .remediation = "Re-export the weights with safetensors.",
     .security = true,
 };

@@ -10,8 +10,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "safetensors header length above 100,000,000 bytes",
-    .explanation = "The header length is checked against the reference reader's cap before anything "
-                    "is allocated; a larger claim is corruption or a memory-exhaustion attempt.",
+    .explanation =
+        "The header length is checked against the reference reader's cap before anything "
+        "is allocated; a larger claim is corruption or a memory-exhaustion attempt.",
     .remediation = "Re-export the weight file with safetensors.",
     .security = true,
 };

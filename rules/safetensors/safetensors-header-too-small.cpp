@@ -10,9 +10,10 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "Weight file too small for a safetensors header",
-    .explanation = "A safetensors file starts with an 8-byte little-endian header length N followed "
-                    "by N >= 2 bytes of JSON; a shorter file or N < 2 is truncated or not "
-                    "safetensors.",
+    .explanation =
+        "A safetensors file starts with an 8-byte little-endian header length N followed "
+        "by N >= 2 bytes of JSON; a shorter file or N < 2 is truncated or not "
+        "safetensors.",
     .remediation = "Re-download or re-export the weight file.",
     .security = false,
 };

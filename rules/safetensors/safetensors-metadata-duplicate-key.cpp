@@ -10,8 +10,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "Duplicate key inside __metadata__",
-    .explanation = "Two equal keys in __metadata__ make its content depend on the parser; the "
-                    "reference reader silently keeps one.",
+    .explanation =
+        "Two equal keys in __metadata__ make its content depend on the parser; the "
+        "reference reader silently keeps one.",
     .remediation = "Write each metadata key once.",
     .security = true,
 };

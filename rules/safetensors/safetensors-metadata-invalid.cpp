@@ -10,9 +10,10 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "__metadata__ is not a map of strings to strings",
-    .explanation = "__metadata__ is optional but, when present, must be an object whose values are "
-                    "all strings; null or any other value is refused even though the reference reader"
-                    " accepts null.",
+    .explanation =
+        "__metadata__ is optional but, when present, must be an object whose values are "
+        "all strings; null or any other value is refused even though the reference reader"
+        " accepts null.",
     .remediation = "Write __metadata__ as a string-to-string map, or leave it out.",
     .security = false,
 };

@@ -10,9 +10,10 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kWarning,
     .title = "safetensors header has non-canonical whitespace",
-    .explanation = "The header has JSON whitespace before '{' or trailing padding other than spaces."
-                    " The reference reader accepts it, so it is not corruption, but canonical writers"
-                    " pad with trailing spaces only.",
+    .explanation =
+        "The header has JSON whitespace before '{' or trailing padding other than spaces."
+        " The reference reader accepts it, so it is not corruption, but canonical writers"
+        " pad with trailing spaces only.",
     .remediation = "Re-export with a current safetensors writer to get a canonical header.",
     .security = false,
 };

@@ -10,9 +10,10 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "Tensor data has a hole or an overlap",
-    .explanation = "Sorted by (begin, end), the first tensor must start at 0 and each must start "
-                    "where the previous ended. A hole can hide data; an overlap makes two tensors "
-                    "share bytes.",
+    .explanation =
+        "Sorted by (begin, end), the first tensor must start at 0 and each must start "
+        "where the previous ended. A hole can hide data; an overlap makes two tensors "
+        "share bytes.",
     .remediation = "Re-export the weight file.",
     .security = true,
 };

@@ -10,8 +10,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "data_offsets span does not match dtype and shape",
-    .explanation = "end - begin must equal the tensor's byte size (and end must not be before "
-                    "begin); otherwise the bytes read are not the tensor declared.",
+    .explanation =
+        "end - begin must equal the tensor's byte size (and end must not be before "
+        "begin); otherwise the bytes read are not the tensor declared.",
     .remediation = "Re-export the weight file.",
     .security = true,
 };

@@ -10,8 +10,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "Tensor size overflows 64 bits",
-    .explanation = "The product of the shape and the element width overflows 64 bits, as the "
-                    "reference reader computes it: corrupt or hostile shape.",
+    .explanation =
+        "The product of the shape and the element width overflows 64 bits, as the "
+        "reference reader computes it: corrupt or hostile shape.",
     .remediation = "Re-export the weight file.",
     .security = true,
 };

@@ -10,9 +10,10 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "Tensor entry is not {dtype, shape, data_offsets}",
-    .explanation = "Every tensor entry is an object with exactly dtype (string), shape (array of "
-                    "JSON integers) and data_offsets (two JSON integers); other or missing keys, or "
-                    "wrong types, are refused.",
+    .explanation =
+        "Every tensor entry is an object with exactly dtype (string), shape (array of "
+        "JSON integers) and data_offsets (two JSON integers); other or missing keys, or "
+        "wrong types, are refused.",
     .remediation = "Re-export the weight file with safetensors.",
     .security = false,
 };

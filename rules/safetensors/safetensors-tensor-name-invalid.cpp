@@ -10,8 +10,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "Tensor name in a weight file is empty, holds a control character or is __metadata__",
-    .explanation = "Tensor names must be non-empty and free of control characters (category Cc), and"
-                    " __metadata__ is reserved for the metadata map.",
+    .explanation =
+        "Tensor names must be non-empty and free of control characters (category Cc), and"
+        " __metadata__ is reserved for the metadata map.",
     .remediation = "Rename the tensor before export.",
     .security = false,
 };

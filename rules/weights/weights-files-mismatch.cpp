@@ -1,7 +1,6 @@
 // weights-files-mismatch: weight_files does not match the weight files present.
 // Checked here, after the artifact is read.
 #include "lib/formats/layout.h"
-
 #include "rules/catalog.h"
 #include "rules/rule_helpers.h"
 
@@ -13,8 +12,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "weight_files does not match the weight files present",
-    .explanation = "header.json's weight_files must name exactly the weight files in the artifact, "
-                    "in order.",
+    .explanation =
+        "header.json's weight_files must name exactly the weight files in the artifact, "
+        "in order.",
     .remediation = "Publish exactly the weight files the header lists.",
     .security = true,
     .tier = Tier::kRootCause,

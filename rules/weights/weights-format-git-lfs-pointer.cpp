@@ -10,8 +10,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "Weight file is a Git LFS pointer",
-    .explanation = "The file is a Git LFS pointer: the weights were never downloaded (git lfs pull "
-                    "was not run).",
+    .explanation =
+        "The file is a Git LFS pointer: the weights were never downloaded (git lfs pull "
+        "was not run).",
     .remediation = "Fetch the real file (git lfs pull), then audit again.",
     .security = false,
     .tier = Tier::kRootCause,

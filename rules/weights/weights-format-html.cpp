@@ -10,8 +10,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "Weight file is an HTML page",
-    .explanation = "The file is HTML, typically an error or login page saved in place of the "
-                    "download.",
+    .explanation =
+        "The file is HTML, typically an error or login page saved in place of the "
+        "download.",
     .remediation = "Download the weights again from an authenticated, working URL.",
     .security = false,
     .tier = Tier::kRootCause,

@@ -10,8 +10,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "Weight file is a NumPy .npy array",
-    .explanation = "The file is a NumPy array file, not safetensors (and .npy object arrays can hold"
-                    " pickles).",
+    .explanation =
+        "The file is a NumPy array file, not safetensors (and .npy object arrays can hold"
+        " pickles).",
     .remediation = "safetensors only: re-export with safetensors.",
     .security = false,
     .tier = Tier::kRootCause,

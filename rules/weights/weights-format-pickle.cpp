@@ -10,9 +10,10 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "Weight file is a Python pickle",
-    .explanation = "The file is not safetensors but a pickle stream. Loading a pickle can execute "
-                    "arbitrary code, which is why artifacts carry safetensors only. It is never "
-                    "unpickled here.",
+    .explanation =
+        "The file is not safetensors but a pickle stream. Loading a pickle can execute "
+        "arbitrary code, which is why artifacts carry safetensors only. It is never "
+        "unpickled here.",
     .remediation = "safetensors only: re-export with safetensors.",
     .security = true,
     .tier = Tier::kRootCause,

@@ -10,8 +10,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "Weight file is a zip archive (torch.save)",
-    .explanation = "The file is a zip archive, as torch.save writes; such archives hold pickles that"
-                    " can execute code when loaded.",
+    .explanation =
+        "The file is a zip archive, as torch.save writes; such archives hold pickles that"
+        " can execute code when loaded.",
     .remediation = "safetensors only: re-export with safetensors.",
     .security = true,
     .tier = Tier::kRootCause,

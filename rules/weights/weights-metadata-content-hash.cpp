@@ -11,8 +11,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "__metadata__ content_hash differs from header.json",
-    .explanation = "When a weight file's __metadata__ carries content_hash it must equal "
-                    "header.json's content_hash: the weights were written for another artifact.",
+    .explanation =
+        "When a weight file's __metadata__ carries content_hash it must equal "
+        "header.json's content_hash: the weights were written for another artifact.",
     .remediation = "Re-export the weights together with their header.",
     .security = true,
 };

@@ -11,8 +11,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "__metadata__ schema_version differs from header.json",
-    .explanation = "When a weight file's __metadata__ carries schema_version it must equal the "
-                    "decimal string of header.json's schema_version as written.",
+    .explanation =
+        "When a weight file's __metadata__ carries schema_version it must equal the "
+        "decimal string of header.json's schema_version as written.",
     .remediation = "Re-export the weights together with their header.",
     .security = false,
 };

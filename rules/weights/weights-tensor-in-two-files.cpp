@@ -11,8 +11,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "Tensor stored in two weight files",
-    .explanation = "Each tensor lives in exactly one weight file; two copies can differ, and a "
-                    "reader could pick either.",
+    .explanation =
+        "Each tensor lives in exactly one weight file; two copies can differ, and a "
+        "reader could pick either.",
     .remediation = "Re-shard so that each tensor is stored once.",
     .security = true,
 };
@@ -22,9 +23,9 @@ void Check(const Artifact& artifact, FindingSink& sink) {
     for (const StoredTensor& t : wf.tensors) {
       const StoredRef first = FindStored(artifact, t.name);  // the earliest file declaring it
       if (first.file == nullptr || first.file == &wf) continue;
-      sink.Report(kRule, wf.TensorLocation(t),
-                  "Tensor " + QuoteForMessage(t.name) + " is stored in both " + first.file->name + " and " + wf.name +
-                      ".");
+      sink.Report(
+          kRule, wf.TensorLocation(t),
+          "Tensor " + QuoteForMessage(t.name) + " is stored in both " + first.file->name + " and " + wf.name + ".");
     }
   }
 }

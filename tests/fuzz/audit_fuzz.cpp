@@ -22,7 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   parts.push_back(input.substr(start));
   ckpt::MemorySource source;
   source.AddFile("header.json", parts[0]);
-  if (parts.size() > 1) source.AddFile(parts.size() > 2 ? "weights-00000-of-00002.safetensors" : "weights.safetensors", parts[1]);
+  if (parts.size() > 1)
+    source.AddFile(parts.size() > 2 ? "weights-00000-of-00002.safetensors" : "weights.safetensors", parts[1]);
   if (parts.size() > 2) source.AddFile("weights.index.json", parts[2]);
   std::vector<ckpt::AuditResult> results;
   results.push_back(ckpt::AuditArtifact("fuzz", source, ckpt::Policy{}));

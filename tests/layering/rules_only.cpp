@@ -14,7 +14,8 @@ int main() {
   std::vector<std::string> errors;
   const ckpt::Artifact artifact = ckpt::LoadArtifact("memory", source, ckpt::Policy{}, diagnostics, errors);
   ckpt::FindingSink sink;
-  for (const ckpt::Diagnostic& d : diagnostics.items) sink.Report(ckpt::rules::RuleForDiagnostic(d.kind), d.location, d.message);
+  for (const ckpt::Diagnostic& d : diagnostics.items)
+    sink.Report(ckpt::rules::RuleForDiagnostic(d.kind), d.location, d.message);
   for (const ckpt::rules::RuleEntry& rule : ckpt::rules::AllRules()) {
     if (rule.check != nullptr) rule.check(artifact, sink);
   }

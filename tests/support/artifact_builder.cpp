@@ -132,7 +132,8 @@ boost::json::object ArtifactSpec::HeaderJson() const {
   for (const TensorSpec* t : sorted) {
     boost::json::array shape;
     for (std::uint64_t d : t->shape) shape.push_back(d);
-    manifest.push_back(boost::json::object{{"name", t->name}, {"group", t->group}, {"dtype", t->dtype}, {"shape", shape}});
+    manifest.push_back(
+        boost::json::object{{"name", t->name}, {"group", t->group}, {"dtype", t->dtype}, {"shape", shape}});
   }
   h["tensor_manifest"] = std::move(manifest);
   boost::json::array files;
@@ -166,9 +167,10 @@ std::string SafetensorsFor(const std::vector<const TensorSpec*>& tensors,
   for (const TensorSpec* t : tensors) {
     boost::json::array shape;
     for (std::uint64_t d : t->shape) shape.push_back(d);
-    header[t->name] = boost::json::object{{"dtype", SafetensorsDtype(t->dtype)},
-                                          {"shape", shape},
-                                          {"data_offsets", boost::json::array{data.size(), data.size() + t->data.size()}}};
+    header[t->name] =
+        boost::json::object{{"dtype", SafetensorsDtype(t->dtype)},
+                            {"shape", shape},
+                            {"data_offsets", boost::json::array{data.size(), data.size() + t->data.size()}}};
     data += t->data;
   }
   std::string text = boost::json::serialize(header);
@@ -178,7 +180,8 @@ std::string SafetensorsFor(const std::vector<const TensorSpec*>& tensors,
 
 SafetensorsParts SplitSafetensors(const std::string& file) {
   std::uint64_t n = 0;
-  for (int i = 0; i < 8; ++i) n |= static_cast<std::uint64_t>(static_cast<unsigned char>(file[static_cast<std::size_t>(i)])) << (8 * i);
+  for (int i = 0; i < 8; ++i)
+    n |= static_cast<std::uint64_t>(static_cast<unsigned char>(file[static_cast<std::size_t>(i)])) << (8 * i);
   return {file.substr(8, static_cast<std::size_t>(n)), file.substr(8 + static_cast<std::size_t>(n))};
 }
 
@@ -226,7 +229,8 @@ Files ReadFiles(const std::filesystem::path& dir) {
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (!entry.is_regular_file()) continue;
     std::ifstream in(entry.path(), std::ios::binary);
-    files[entry.path().filename().string()].assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    files[entry.path().filename().string()].assign(std::istreambuf_iterator<char>(in),
+                                                   std::istreambuf_iterator<char>());
   }
   return files;
 }

@@ -3,14 +3,13 @@
 // so a test can mutate exactly one thing, then audit from memory or from a directory.
 #pragma once
 
+#include <boost/json.hpp>
 #include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <boost/json.hpp>
 
 namespace ckpt::testing {
 

@@ -39,7 +39,6 @@ Files CleanWithWeights(const std::string& header_json, const std::string& data) 
   return f;
 }
 
-
 template <class Edit>
 Files ShardedWithIndex(Edit edit) {
   Files f = Sharded();
@@ -68,67 +67,141 @@ std::vector<FireCase> AllFireCases() {
   std::vector<FireCase> c;
   auto add = [&](std::string rule, std::string code, std::string variant, std::function<Files()> make,
                  Policy policy = {}, Entries entries = {}) {
-    c.push_back({std::move(rule), std::move(code), std::move(variant), std::move(make), std::move(policy),
-                 std::move(entries)});
+    c.push_back(
+        {std::move(rule), std::move(code), std::move(variant), std::move(make), std::move(policy), std::move(entries)});
   };
   const std::string CI = "CHECKPOINT_INTEGRITY", AI = "ARTIFACT_INVALID", RV = "RESIDENCY_VIOLATION";
 
   // layout
-  c.push_back({"layout-file-changed", CI, "weights replaced after opening", [] { return Clean(); }, {}, {},
+  c.push_back({"layout-file-changed",
+               CI,
+               "weights replaced after opening",
+               [] { return Clean(); },
+               {},
+               {},
                {"weights.safetensors"}});
-  c.push_back({"layout-file-changed", CI, "header.json replaced after reading", [] { return Clean(); }, {}, {},
+  c.push_back({"layout-file-changed",
+               CI,
+               "header.json replaced after reading",
+               [] { return Clean(); },
+               {},
+               {},
                {"header.json"}});
-  add("layout-header-missing", AI, "absent", [] { Files f = Clean(); f.erase("header.json"); return f; });
-  add("layout-header-missing", AI, "a directory", [] { Files f = Clean(); f.erase("header.json"); return f; }, {},
-      {{"header.json", EntryKind::kDirectory}});
-  add("layout-stray-entry", CI, "pickle file", [] { Files f = Clean(); f["optimizer.pt"] = "\x80\x02}q\x00."; return f; });
-  add("layout-stray-entry", CI, "hidden file", [] { Files f = Clean(); f[".DS_Store"] = "x"; return f; });
+  add("layout-header-missing", AI, "absent", [] {
+    Files f = Clean();
+    f.erase("header.json");
+    return f;
+  });
+  add("layout-header-missing", AI, "a directory",
+      [] {
+        Files f = Clean();
+        f.erase("header.json");
+        return f;
+      },
+      {}, {{"header.json", EntryKind::kDirectory}});
+  add("layout-stray-entry", CI, "pickle file", [] {
+    Files f = Clean();
+    f["optimizer.pt"] = std::string("\x80\x02}q\x00.", 6);
+    return f;
+  });
+  add("layout-stray-entry", CI, "hidden file", [] {
+    Files f = Clean();
+    f[".DS_Store"] = "x";
+    return f;
+  });
   add("layout-stray-entry", CI, "sub-folder", Clean, {}, {{"extra", EntryKind::kDirectory}});
   add("layout-stray-entry", CI, "fifo", Clean, {}, {{"pipe", EntryKind::kOther}});
   add("layout-symlink", CI, "link", Clean, {}, {{"evil", EntryKind::kSymlink}});
-  add("layout-symlink", CI, "link as weights", [] { Files f = Clean(); f.erase("weights.safetensors"); return f; }, {},
-      {{"weights.safetensors", EntryKind::kSymlink}});
-  add("layout-mixed", CI, "both", [] { Files f = Sharded(); f["weights.safetensors"] = Clean().at("weights.safetensors"); return f; });
-  add("layout-no-weights", CI, "none", [] { Files f = Clean(); f.erase("weights.safetensors"); return f; });
-  add("layout-shard-numbering", CI, "missing shard", [] { Files f = Sharded(); f.erase(kShard1); return f; });
+  add("layout-symlink", CI, "link as weights",
+      [] {
+        Files f = Clean();
+        f.erase("weights.safetensors");
+        return f;
+      },
+      {}, {{"weights.safetensors", EntryKind::kSymlink}});
+  add("layout-mixed", CI, "both", [] {
+    Files f = Sharded();
+    f["weights.safetensors"] = Clean().at("weights.safetensors");
+    return f;
+  });
+  add("layout-no-weights", CI, "none", [] {
+    Files f = Clean();
+    f.erase("weights.safetensors");
+    return f;
+  });
+  add("layout-shard-numbering", CI, "missing shard", [] {
+    Files f = Sharded();
+    f.erase(kShard1);
+    return f;
+  });
   add("layout-shard-numbering", CI, "one of one", [] {
     Files f = Clean();
     f["weights-00000-of-00001.safetensors"] = f.at("weights.safetensors");
     f.erase("weights.safetensors");
     return f;
   });
-  add("layout-index-missing", CI, "no index", [] { Files f = Sharded(); f.erase("weights.index.json"); return f; });
+  add("layout-index-missing", CI, "no index", [] {
+    Files f = Sharded();
+    f.erase("weights.index.json");
+    return f;
+  });
 
   // header reading
-  add("header-too-large", AI, "100 MB + 1", [] { Files f = Clean(); f["header.json"] = std::string(100'000'001, ' '); return f; });
-  add("header-not-utf8", AI, "0xff", [] { Files f = Clean(); f["header.json"] = "{\"a\":\"\xff\"}"; return f; });
-  add("header-json-syntax", AI, "truncated", [] { Files f = Clean(); f["header.json"] = f["header.json"].substr(0, 40); return f; });
-  add("header-json-too-deep", AI, "128 levels", [] { Files f = Clean(); f["header.json"] = "{\"x\":" + std::string(127, '[') + std::string(127, ']') + "}"; return f; });
-  add("header-json-syntax", AI, "trailing comma", [] { Files f = Clean(); f["header.json"] = "{\"schema_version\":1,}"; return f; });
+  add("header-too-large", AI, "100 MB + 1", [] {
+    Files f = Clean();
+    f["header.json"] = std::string(100'000'001, ' ');  // NOLINT(bugprone-string-constructor): one byte over the bound
+    return f;
+  });
+  add("header-not-utf8", AI, "0xff", [] {
+    Files f = Clean();
+    f["header.json"] = "{\"a\":\"\xff\"}";
+    return f;
+  });
+  add("header-json-syntax", AI, "truncated", [] {
+    Files f = Clean();
+    f["header.json"] = f["header.json"].substr(0, 40);
+    return f;
+  });
+  add("header-json-too-deep", AI, "128 levels", [] {
+    Files f = Clean();
+    f["header.json"] = "{\"x\":" + std::string(127, '[') + std::string(127, ']') + "}";
+    return f;
+  });
+  add("header-json-syntax", AI, "trailing comma", [] {
+    Files f = Clean();
+    f["header.json"] = "{\"schema_version\":1,}";
+    return f;
+  });
   add("header-duplicate-key", AI, "wmcp twice", [] {
     Files f = Clean();
     f["header.json"] = Replace(f["header.json"], "{", "{\"wmcp_version\":\"evil\",");
     return f;
   });
-  add("header-not-object", AI, "array", [] { Files f = Clean(); f["header.json"] = "[1]"; return f; });
-  add("header-schema-version-missing", AI, "erased", [] { return CleanWithHeader([](auto& h) { h.erase("schema_version"); }); });
+  add("header-not-object", AI, "array", [] {
+    Files f = Clean();
+    f["header.json"] = "[1]";
+    return f;
+  });
+  add("header-schema-version-missing", AI, "erased",
+      [] { return CleanWithHeader([](auto& h) { h.erase("schema_version"); }); });
   add("header-schema-version-invalid", AI, "1.0", [] {
     Files f = Clean();
     f["header.json"] = Replace(f["header.json"], "\"schema_version\":1", "\"schema_version\":1.0");
     return f;
   });
-  add("header-schema-version-invalid", AI, "zero", [] { return CleanWithHeader([](auto& h) { h["schema_version"] = 0; }); });
-  add("header-schema-version-invalid", AI, "string", [] { return CleanWithHeader([](auto& h) { h["schema_version"] = "1"; }); });
+  add("header-schema-version-invalid", AI, "zero",
+      [] { return CleanWithHeader([](auto& h) { h["schema_version"] = 0; }); });
+  add("header-schema-version-invalid", AI, "string",
+      [] { return CleanWithHeader([](auto& h) { h["schema_version"] = "1"; }); });
   add("header-schema-version-too-new", "SCHEMA_VERSION_MISMATCH", "3",
       [] { return CleanWithHeader([](auto& h) { h["schema_version"] = 3; }); });
   add("header-missing-field", AI, "created_at", [] { return CleanWithHeader([](auto& h) { h.erase("created_at"); }); });
-  add("header-missing-field", AI, "v2 without hash_algorithm", [] {
-    return CleanWithHeader([](auto& h) { h["schema_version"] = 2; });
-  });
-  add("header-unknown-field", AI, "hash_algorithm in v1", [] {
-    return CleanWithHeader([](auto& h) { h["hash_algorithm"] = "sha256"; });
-  });
-  add("header-field-type", AI, "round_index string", [] { return CleanWithHeader([](auto& h) { h["round_index"] = "0"; }); });
+  add("header-missing-field", AI, "v2 without hash_algorithm",
+      [] { return CleanWithHeader([](auto& h) { h["schema_version"] = 2; }); });
+  add("header-unknown-field", AI, "hash_algorithm in v1",
+      [] { return CleanWithHeader([](auto& h) { h["hash_algorithm"] = "sha256"; }); });
+  add("header-field-type", AI, "round_index string",
+      [] { return CleanWithHeader([](auto& h) { h["round_index"] = "0"; }); });
   add("header-field-type", AI, "round_index -0", [] {
     Files f = Clean();
     f["header.json"] = Replace(f["header.json"], "\"round_index\":0", "\"round_index\":-0");
@@ -139,64 +212,77 @@ std::vector<FireCase> AllFireCases() {
     f["header.json"] = Replace(f["header.json"], "\"shape\":[3]", "\"shape\":[3e0]");
     return f;
   });
-  add("header-field-type", AI, "parent_hash number", [] { return CleanWithHeader([](auto& h) { h["parent_hash"] = 5; }); });
-  add("header-manifest-entry-keys", AI, "extra key", [] {
-    return CleanWithHeader([](auto& h) { ManifestEntry(h, 0)["offset"] = 0; });
-  });
-  add("header-manifest-entry-keys", AI, "missing dtype", [] {
-    return CleanWithHeader([](auto& h) { ManifestEntry(h, 0).erase("dtype"); });
-  });
+  add("header-field-type", AI, "parent_hash number",
+      [] { return CleanWithHeader([](auto& h) { h["parent_hash"] = 5; }); });
+  add("header-manifest-entry-keys", AI, "extra key",
+      [] { return CleanWithHeader([](auto& h) { ManifestEntry(h, 0)["offset"] = 0; }); });
+  add("header-manifest-entry-keys", AI, "missing dtype",
+      [] { return CleanWithHeader([](auto& h) { ManifestEntry(h, 0).erase("dtype"); }); });
 
   // header domain
-  add("header-hash-format", AI, "uppercase config_hash", [] {
-    return CleanWithHeader([](auto& h) { h["config_hash"] = std::string(64, 'A'); });
-  });
+  add("header-hash-format", AI, "uppercase config_hash",
+      [] { return CleanWithHeader([](auto& h) { h["config_hash"] = std::string(64, 'A'); }); });
   add("header-hash-format", AI, "short parent", [] {
-    return FromSpec([](ArtifactSpec& s) { s.round_index = 1; s.parent_hash = "abc"; });
+    return FromSpec([](ArtifactSpec& s) {
+      s.round_index = 1;
+      s.parent_hash = "abc";
+    });
   });
-  add("header-parent-round-mismatch", AI, "round 1 without parent", [] { return FromSpec([](ArtifactSpec& s) { s.round_index = 1; }); });
-  add("header-parent-round-mismatch", AI, "genesis with parent", [] {
-    return FromSpec([](ArtifactSpec& s) { s.parent_hash = std::string(64, 'a'); });
-  });
+  add("header-parent-round-mismatch", AI, "round 1 without parent",
+      [] { return FromSpec([](ArtifactSpec& s) { s.round_index = 1; }); });
+  add("header-parent-round-mismatch", AI, "genesis with parent",
+      [] { return FromSpec([](ArtifactSpec& s) { s.parent_hash = std::string(64, 'a'); }); });
   add("header-wmcp-version-empty", AI, "empty", [] { return FromSpec([](ArtifactSpec& s) { s.wmcp_version = ""; }); });
   add("header-param-groups-invalid", AI, "repeated", [] {
     return FromSpec([](ArtifactSpec& s) { s.param_groups = {"encoder", "predictor", "encoder"}; });
   });
-  add("header-param-groups-invalid", AI, "empty", [] { return CleanWithHeader([](auto& h) { h["param_groups"] = boost::json::array(); }); });
-  add("header-manifest-empty", AI, "empty", [] { return CleanWithHeader([](auto& h) { h["tensor_manifest"] = boost::json::array(); }); });
-  add("header-manifest-order", AI, "swapped", [] {
-    return CleanWithHeader([](auto& h) { std::swap(ManifestEntry(h, 0), ManifestEntry(h, 1)); });
-  });
-  add("header-manifest-order", AI, "duplicate", [] {
-    return CleanWithHeader([](auto& h) { ManifestEntry(h, 1) = ManifestEntry(h, 0); });
-  });
+  add("header-param-groups-invalid", AI, "empty",
+      [] { return CleanWithHeader([](auto& h) { h["param_groups"] = boost::json::array(); }); });
+  add("header-manifest-empty", AI, "empty",
+      [] { return CleanWithHeader([](auto& h) { h["tensor_manifest"] = boost::json::array(); }); });
+  add("header-manifest-order", AI, "swapped",
+      [] { return CleanWithHeader([](auto& h) { std::swap(ManifestEntry(h, 0), ManifestEntry(h, 1)); }); });
+  add("header-manifest-order", AI, "duplicate",
+      [] { return CleanWithHeader([](auto& h) { ManifestEntry(h, 1) = ManifestEntry(h, 0); }); });
   add("header-tensor-name-invalid", AI, "control character", [] {
-    return FromSpec([](ArtifactSpec& s) { s.tensors[0].name = "encoder.a\x01" "b"; });
+    return FromSpec([](ArtifactSpec& s) {
+      s.tensors[0].name =
+          "encoder.a\x01"
+          "b";
+    });
   });
   add("header-tensor-name-invalid", AI, "C1 control", [] {
-    return FromSpec([](ArtifactSpec& s) { s.tensors[0].name = "encoder.a\xC2\x85" "b"; });
+    return FromSpec([](ArtifactSpec& s) {
+      s.tensors[0].name =
+          "encoder.a\xC2\x85"
+          "b";
+    });
   });
   add("header-tensor-group-prefix", AI, "wrong group", [] {
     return FromSpec([](ArtifactSpec& s) { s.tensors.push_back({"encoder.extra", "predictor", "float32", {1}, ""}); });
   });
-  add("header-tensor-group-undeclared", AI, "predictor undeclared", [] {
-    return FromSpec([](ArtifactSpec& s) { s.param_groups = {"encoder"}; });
-  });
-  add("header-dtype-invalid", AI, "float64", [] { return CleanWithHeader([](auto& h) { ManifestEntry(h, 1)["dtype"] = "float64"; }); });
-  add("header-dtype-invalid", AI, "safetensors token", [] { return CleanWithHeader([](auto& h) { ManifestEntry(h, 1)["dtype"] = "F32"; }); });
+  add("header-tensor-group-undeclared", AI, "predictor undeclared",
+      [] { return FromSpec([](ArtifactSpec& s) { s.param_groups = {"encoder"}; }); });
+  add("header-dtype-invalid", AI, "float64",
+      [] { return CleanWithHeader([](auto& h) { ManifestEntry(h, 1)["dtype"] = "float64"; }); });
+  add("header-dtype-invalid", AI, "safetensors token",
+      [] { return CleanWithHeader([](auto& h) { ManifestEntry(h, 1)["dtype"] = "F32"; }); });
   add("header-tensor-size-overflow", AI, "2^62 x 8", [] {
-    return CleanWithHeader([](auto& h) { ManifestEntry(h, 1)["shape"] = boost::json::array{std::uint64_t{1} << 62, 8}; });
+    return CleanWithHeader([](auto& h) {
+      ManifestEntry(h, 1)["shape"] = boost::json::array{std::uint64_t{1} << 62, 8};
+    });
   });
-  add("header-weight-files-invalid", AI, "other name", [] {
-    return CleanWithHeader([](auto& h) { h["weight_files"] = boost::json::array{"model.safetensors"}; });
-  });
+  add("header-weight-files-invalid", AI, "other name",
+      [] { return CleanWithHeader([](auto& h) { h["weight_files"] = boost::json::array{"model.safetensors"}; }); });
   add("header-weight-files-invalid", AI, "shards out of order", [] {
     Files f = Sharded();
     EditHeader(f, [](auto& h) { std::swap(h["weight_files"].as_array()[0], h["weight_files"].as_array()[1]); });
     return f;
   });
-  add("header-created-at-invalid", AI, "Feb 30", [] { return FromSpec([](ArtifactSpec& s) { s.created_at = "2026-02-30T00:00:00Z"; }); });
-  add("header-created-at-invalid", AI, "local offset", [] { return FromSpec([](ArtifactSpec& s) { s.created_at = "2026-06-02T00:00:00+02:00"; }); });
+  add("header-created-at-invalid", AI, "Feb 30",
+      [] { return FromSpec([](ArtifactSpec& s) { s.created_at = "2026-02-30T00:00:00Z"; }); });
+  add("header-created-at-invalid", AI, "local offset",
+      [] { return FromSpec([](ArtifactSpec& s) { s.created_at = "2026-06-02T00:00:00+02:00"; }); });
   add("header-hash-algorithm-unsupported", AI, "blake3", [] {
     Files f = FromSpec([](ArtifactSpec& s) { s.schema_version = 2; });
     EditHeader(f, [](auto& h) { h["hash_algorithm"] = "blake3"; });
@@ -204,7 +290,11 @@ std::vector<FireCase> AllFireCases() {
   });
 
   // safetensors structure
-  add("safetensors-header-too-small", CI, "4 bytes", [] { Files f = Clean(); f["weights.safetensors"] = "abcd"; return f; });
+  add("safetensors-header-too-small", CI, "4 bytes", [] {
+    Files f = Clean();
+    f["weights.safetensors"] = "abcd";
+    return f;
+  });
   add("safetensors-header-too-small", CI, "N = 1", [] { return CleanWithWeights("{", ""); });
   add("safetensors-header-too-large", CI, "2^63", [] {
     Files f = Clean();
@@ -219,32 +309,31 @@ std::vector<FireCase> AllFireCases() {
   add("safetensors-header-not-utf8", CI, "0xff key", [] { return CleanWithWeights("{\"\xff\":1}", ""); });
   add("safetensors-header-json", CI, "syntax", [] { return CleanWithWeights("{\"a\":}", ""); });
   add("safetensors-header-json", CI, "array", [] { return CleanWithWeights("[]", ""); });
-  add("safetensors-header-too-deep", CI, "128 levels", [] { return CleanWithWeights(std::string(128, '[') + std::string(128, ']'), ""); });
+  add("safetensors-header-too-deep", CI, "128 levels",
+      [] { return CleanWithWeights(std::string(128, '[') + std::string(128, ']'), ""); });
   add("safetensors-metadata-invalid", CI, "null", [] { return CleanWithWeights("{\"__metadata__\":null}", ""); });
-  add("safetensors-metadata-invalid", CI, "number value", [] { return CleanWithWeights("{\"__metadata__\":{\"a\":1}}", ""); });
-  add("safetensors-metadata-duplicate-key", CI, "a twice", [] {
-    return CleanWithWeights("{\"__metadata__\":{\"a\":\"1\",\"a\":\"2\"}}", "");
-  });
-  add("safetensors-duplicate-tensor", CI, "identical twice", [] {
-    return CleanWithWeights("{\"x\":{" + kF32One + "},\"x\":{" + kF32One + "}}", std::string(4, '\0'));
-  });
-  add("safetensors-duplicate-tensor", CI, "escaped spelling", [] {
-    return CleanWithWeights("{\"x\":{" + kF32One + "},\"\\u0078\":{" + kF32One + "}}", std::string(4, '\0'));
-  });
-  add("safetensors-tensor-entry-invalid", CI, "unknown key", [] {
-    return CleanWithWeights("{\"x\":{" + kF32One + ",\"extra\":1}}", std::string(4, '\0'));
-  });
+  add("safetensors-metadata-invalid", CI, "number value",
+      [] { return CleanWithWeights("{\"__metadata__\":{\"a\":1}}", ""); });
+  add("safetensors-metadata-duplicate-key", CI, "a twice",
+      [] { return CleanWithWeights("{\"__metadata__\":{\"a\":\"1\",\"a\":\"2\"}}", ""); });
+  add("safetensors-duplicate-tensor", CI, "identical twice",
+      [] { return CleanWithWeights("{\"x\":{" + kF32One + "},\"x\":{" + kF32One + "}}", std::string(4, '\0')); });
+  add("safetensors-duplicate-tensor", CI, "escaped spelling",
+      [] { return CleanWithWeights("{\"x\":{" + kF32One + "},\"\\u0078\":{" + kF32One + "}}", std::string(4, '\0')); });
+  add("safetensors-tensor-entry-invalid", CI, "unknown key",
+      [] { return CleanWithWeights("{\"x\":{" + kF32One + ",\"extra\":1}}", std::string(4, '\0')); });
   add("safetensors-tensor-entry-invalid", CI, "float offset", [] {
     return CleanWithWeights(R"({"x":{"dtype":"F32","shape":[1],"data_offsets":[0,4.0]}})", std::string(4, '\0'));
   });
   add("safetensors-tensor-entry-invalid", CI, "negative dim", [] {
     return CleanWithWeights(R"({"x":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", std::string(4, '\0'));
   });
-  add("safetensors-tensor-name-invalid", CI, "empty", [] { return CleanWithWeights("{\"\":{" + kF32One + "}}", std::string(4, '\0')); });
-  add("safetensors-tensor-name-invalid", CI, "newline", [] { return CleanWithWeights("{\"a\\nb\":{" + kF32One + "}}", std::string(4, '\0')); });
-  add("safetensors-tensor-name-invalid", CI, "__metadata__ tensor", [] {
-    return CleanWithWeights("{\"__metadata__\":{" + kF32One + "}}", std::string(4, '\0'));
-  });
+  add("safetensors-tensor-name-invalid", CI, "empty",
+      [] { return CleanWithWeights("{\"\":{" + kF32One + "}}", std::string(4, '\0')); });
+  add("safetensors-tensor-name-invalid", CI, "newline",
+      [] { return CleanWithWeights("{\"a\\nb\":{" + kF32One + "}}", std::string(4, '\0')); });
+  add("safetensors-tensor-name-invalid", CI, "__metadata__ tensor",
+      [] { return CleanWithWeights("{\"__metadata__\":{" + kF32One + "}}", std::string(4, '\0')); });
   add("safetensors-dtype-unknown", CI, "F128", [] {
     return CleanWithWeights(R"({"x":{"dtype":"F128","shape":[1],"data_offsets":[0,16]}})", std::string(16, '\0'));
   });
@@ -256,7 +345,8 @@ std::vector<FireCase> AllFireCases() {
                             std::string(4, '\0'));
   });
   add("safetensors-size-overflow", CI, "bits overflow", [] {
-    return CleanWithWeights(R"({"x":{"dtype":"F64","shape":[2305843009213693952],"data_offsets":[0,4]}})", std::string(4, '\0'));
+    return CleanWithWeights(R"({"x":{"dtype":"F64","shape":[2305843009213693952],"data_offsets":[0,4]}})",
+                            std::string(4, '\0'));
   });
   add("safetensors-size-misaligned", CI, "F4 x 3", [] {
     return CleanWithWeights(R"({"x":{"dtype":"F4","shape":[3],"data_offsets":[0,1]}})", std::string(1, '\0'));
@@ -268,17 +358,23 @@ std::vector<FireCase> AllFireCases() {
     return CleanWithWeights(R"({"x":{"dtype":"F32","shape":[0],"data_offsets":[4,0]}})", std::string(4, '\0'));
   });
   add("safetensors-offsets-not-contiguous", CI, "hole", [] {
-    return CleanWithWeights(R"({"x":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"y":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}})",
-                            std::string(12, '\0'));
+    return CleanWithWeights(
+        R"({"x":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"y":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}})",
+        std::string(12, '\0'));
   });
   add("safetensors-offsets-not-contiguous", CI, "overlap", [] {
-    return CleanWithWeights(R"({"x":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"y":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
-                            std::string(8, '\0'));
+    return CleanWithWeights(
+        R"({"x":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"y":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+        std::string(8, '\0'));
   });
   add("safetensors-offsets-not-contiguous", CI, "first not at 0", [] {
     return CleanWithWeights(R"({"x":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", std::string(8, '\0'));
   });
-  add("safetensors-buffer-size", CI, "trailing bytes", [] { Files f = Clean(); f["weights.safetensors"] += "junk"; return f; });
+  add("safetensors-buffer-size", CI, "trailing bytes", [] {
+    Files f = Clean();
+    f["weights.safetensors"] += "junk";
+    return f;
+  });
   add("safetensors-buffer-size", CI, "truncated", [] {
     Files f = Clean();
     f["weights.safetensors"].pop_back();
@@ -298,14 +394,18 @@ std::vector<FireCase> AllFireCases() {
   });
 
   // content sniffing
-  auto weights_as = [](std::string bytes) {
-    return [bytes] { Files f = Clean(); f["weights.safetensors"] = bytes; return f; };
+  auto weights_as = [](const std::string& bytes) {
+    return [bytes] {
+      Files f = Clean();
+      f["weights.safetensors"] = bytes;
+      return f;
+    };
   };
   add("weights-file-empty", CI, "empty", weights_as(""));
   add("weights-format-pickle", CI, "protocol 4", weights_as(std::string("\x80\x04\x95\x05\0\0\0\0\0\0\0}\x94.", 14)));
   add("weights-format-pickle", CI, "protocol 2 short", weights_as("\x80\x02."));
   add("weights-format-zip", CI, "torch.save", weights_as(std::string("PK\x03\x04\x14\0\0\0\0\0archive/data.pkl", 26)));
-  add("weights-format-numpy", CI, "npy", weights_as(std::string("\x93NUMPY\x01\0v\0{'descr': '<f4'}", 27)));
+  add("weights-format-numpy", CI, "npy", weights_as(std::string("\x93NUMPY\x01\0v\0{'descr': '<f4'}", 26)));
   add("weights-format-gguf", CI, "gguf v3", weights_as(std::string("GGUF\x03\0\0\0\0\0\0\0\0\0\0\0", 16)));
   add("weights-format-git-lfs-pointer", CI, "pointer",
       weights_as("version https://git-lfs.github.com/spec/v1\noid sha256:" + std::string(64, 'a') + "\nsize 456\n"));
@@ -327,9 +427,8 @@ std::vector<FireCase> AllFireCases() {
     f["weights.safetensors"] = spec.Build().at("weights.safetensors");
     return f;
   });
-  add("manifest-dtype-mismatch", CI, "float16 vs bfloat16", [] {
-    return CleanWithHeader([](auto& h) { ManifestEntry(h, 0)["dtype"] = "bfloat16"; });
-  });
+  add("manifest-dtype-mismatch", CI, "float16 vs bfloat16",
+      [] { return CleanWithHeader([](auto& h) { ManifestEntry(h, 0)["dtype"] = "bfloat16"; }); });
   add("manifest-shape-mismatch", CI, "[2,3] vs [3,2]", [] {
     return CleanWithHeader([](auto& h) { ManifestEntry(h, 1)["shape"] = boost::json::array{3, 2}; });
   });
@@ -362,30 +461,44 @@ std::vector<FireCase> AllFireCases() {
   });
 
   // shard index
-  add("index-too-large", CI, "100 MB + 1", [] { Files f = Sharded(); f["weights.index.json"] = std::string(100'000'001, ' '); return f; });
-  add("index-json-invalid", CI, "syntax", [] { Files f = Sharded(); f["weights.index.json"] = "{\"metadata\":"; return f; });
-  add("index-json-too-deep", CI, "128 levels", [] { Files f = Sharded(); f["weights.index.json"] = std::string(128, '{') ; return f; });
-  add("index-json-invalid", CI, "not object", [] { Files f = Sharded(); f["weights.index.json"] = "null"; return f; });
+  add("index-too-large", CI, "100 MB + 1", [] {
+    Files f = Sharded();
+    f["weights.index.json"] = std::string(100'000'001, ' ');  // NOLINT(bugprone-string-constructor): one byte over
+    return f;
+  });
+  add("index-json-invalid", CI, "syntax", [] {
+    Files f = Sharded();
+    f["weights.index.json"] = "{\"metadata\":";
+    return f;
+  });
+  add("index-json-too-deep", CI, "128 levels", [] {
+    Files f = Sharded();
+    f["weights.index.json"] = std::string(128, '{');
+    return f;
+  });
+  add("index-json-invalid", CI, "not object", [] {
+    Files f = Sharded();
+    f["weights.index.json"] = "null";
+    return f;
+  });
   add("index-duplicate-key", CI, "tensor mapped twice", [] {
     Files f = Sharded();
-    f["weights.index.json"] =
-        Replace(f["weights.index.json"], "\"weight_map\":{", "\"weight_map\":{\"predictor.head.scale\":\"" + kShard0 + "\",");
+    f["weights.index.json"] = Replace(f["weights.index.json"], "\"weight_map\":{",
+                                      "\"weight_map\":{\"predictor.head.scale\":\"" + kShard0 + "\",");
     return f;
   });
   add("index-structure", CI, "no metadata", [] { return ShardedWithIndex([](auto& i) { i.erase("metadata"); }); });
   add("index-structure", CI, "extra key", [] { return ShardedWithIndex([](auto& i) { i["format"] = "pt"; }); });
-  add("index-structure", CI, "total_size float", [] {
-    return ShardedWithIndex([](auto& i) { i["metadata"].as_object()["total_size"] = 52.0; });
-  });
+  add("index-structure", CI, "total_size float",
+      [] { return ShardedWithIndex([](auto& i) { i["metadata"].as_object()["total_size"] = 52.0; }); });
   add("index-files-mismatch", CI, "unknown shard", [] {
-    return ShardedWithIndex([](auto& i) { i["weight_map"].as_object()["predictor.head.scale"] = "weights-00003-of-00003.safetensors"; });
+    return ShardedWithIndex(
+        [](auto& i) { i["weight_map"].as_object()["predictor.head.scale"] = "weights-00003-of-00003.safetensors"; });
   });
-  add("index-wrong-shard", CI, "shard 2 instead of 0", [] {
-    return ShardedWithIndex([](auto& i) { i["weight_map"].as_object()["encoder.blocks.0.bias"] = kShard2; });
-  });
-  add("index-tensor-unmapped", CI, "key removed", [] {
-    return ShardedWithIndex([](auto& i) { i["weight_map"].as_object().erase("encoder.blocks.0.bias"); });
-  });
+  add("index-wrong-shard", CI, "shard 2 instead of 0",
+      [] { return ShardedWithIndex([](auto& i) { i["weight_map"].as_object()["encoder.blocks.0.bias"] = kShard2; }); });
+  add("index-tensor-unmapped", CI, "key removed",
+      [] { return ShardedWithIndex([](auto& i) { i["weight_map"].as_object().erase("encoder.blocks.0.bias"); }); });
   add("index-total-size", CI, "off by one", [] {
     return ShardedWithIndex([](auto& i) {
       auto& t = i["metadata"].as_object()["total_size"];
@@ -403,9 +516,8 @@ std::vector<FireCase> AllFireCases() {
   add("path-escape", CI, "backslash", [] {
     return CleanWithHeader([](auto& h) { h["weight_files"] = boost::json::array{"sub\\weights.safetensors"}; });
   });
-  add("path-escape", CI, "drive prefix", [] {
-    return CleanWithHeader([](auto& h) { h["weight_files"] = boost::json::array{"C:weights.safetensors"}; });
-  });
+  add("path-escape", CI, "drive prefix",
+      [] { return CleanWithHeader([](auto& h) { h["weight_files"] = boost::json::array{"C:weights.safetensors"}; }); });
 
   // residency
   add("residency-group-not-shared", RV, "gripper group", [] {
@@ -415,7 +527,9 @@ std::vector<FireCase> AllFireCases() {
     });
   });
   add("residency-action-head", RV, "action_head component", [] {
-    return FromSpec([](ArtifactSpec& s) { s.tensors.push_back({"predictor.action_head.w", "predictor", "float32", {2}, ""}); });
+    return FromSpec([](ArtifactSpec& s) {
+      s.tensors.push_back({"predictor.action_head.w", "predictor", "float32", {2}, ""});
+    });
   });
   add("residency-action-head", RV, "mixed case act_head", [] {
     return FromSpec([](ArtifactSpec& s) { s.tensors.push_back({"encoder.Act_Head", "encoder", "float16", {1}, ""}); });
@@ -430,12 +544,15 @@ std::vector<FireCase> AllFireCases() {
   {
     Policy widened;
     widened.extra_allowed_groups = {"gripper"};
-    add("residency-policy-widened", RV, "--allow-group gripper, used", [] {
-      return FromSpec([](ArtifactSpec& s) {
-        s.param_groups.push_back("gripper");
-        s.tensors.push_back({"gripper.w", "gripper", "float32", {2}, ""});
-      });
-    }, widened);
+    add(
+        "residency-policy-widened", RV, "--allow-group gripper, used",
+        [] {
+          return FromSpec([](ArtifactSpec& s) {
+            s.param_groups.push_back("gripper");
+            s.tensors.push_back({"gripper.w", "gripper", "float32", {2}, ""});
+          });
+        },
+        widened);
   }
 
   // hash
@@ -444,9 +561,8 @@ std::vector<FireCase> AllFireCases() {
     f["weights.safetensors"].back() ^= 0x01;
     return f;
   });
-  add("hash-mismatch", CI, "declared hash edited", [] {
-    return CleanWithHeader([](auto& h) { h["content_hash"] = std::string(64, '0'); });
-  });
+  add("hash-mismatch", CI, "declared hash edited",
+      [] { return CleanWithHeader([](auto& h) { h["content_hash"] = std::string(64, '0'); }); });
   {
     Policy pinned;
     pinned.expected_hash = std::string(64, 'b');
@@ -455,9 +571,9 @@ std::vector<FireCase> AllFireCases() {
   {
     Policy structure_only;
     structure_only.compute_hash = false;
-    add("hash-not-verified", CI, "--no-hash on a tampered artifact", [] {
-      return CleanWithHeader([](auto& h) { h["content_hash"] = std::string(64, '0'); });
-    }, structure_only);
+    add(
+        "hash-not-verified", CI, "--no-hash on a tampered artifact",
+        [] { return CleanWithHeader([](auto& h) { h["content_hash"] = std::string(64, '0'); }); }, structure_only);
   }
   return c;
 }

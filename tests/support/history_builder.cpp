@@ -10,7 +10,8 @@ ArtifactSpec RoundSpec(std::uint64_t index, const std::optional<std::string>& pa
   spec.parent_hash = parent;
   // Different weights every round, as training would produce.
   for (TensorSpec& t : spec.tensors) {
-    for (std::size_t b = 0; b < t.data.size(); b += 97) t.data[b] = static_cast<char>(t.data[b] + static_cast<char>(index + 1));
+    for (std::size_t b = 0; b < t.data.size(); b += 97)
+      t.data[b] = static_cast<char>(t.data[b] + static_cast<char>(index + 1));
   }
   return spec;
 }

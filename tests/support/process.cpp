@@ -32,8 +32,8 @@ std::string ReachableCopy(const std::string& binary, const std::string& dir) {
   namespace fs = std::filesystem;
   const fs::path copy = fs::path(dir) / fs::path(binary).filename();
   fs::copy_file(binary, copy, fs::copy_options::overwrite_existing);
-  fs::permissions(copy, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                            fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(copy, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                            fs::perms::others_exec);
   return copy.string();
 }
 

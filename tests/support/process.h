@@ -7,8 +7,8 @@
 namespace ckpt::testing {
 
 struct CommandResult {
-  int exit_code = -1;   ///< -1 when the command did not exit normally
-  std::string output;   ///< standard output (and standard error when the command redirects it)
+  int exit_code = -1;  ///< -1 when the command did not exit normally
+  std::string output;  ///< standard output (and standard error when the command redirects it)
 };
 
 /// Runs `command` with /bin/sh and captures its standard output.
