@@ -67,6 +67,7 @@ TEST(RuleCatalog, EachRuleLivesInTheFileTheRegistryNames) {
     const std::string id(entry.info->id);
     const std::string expected = "rules/" + id.substr(0, id.find('-')) + "/" + id + ".cpp";
     EXPECT_EQ(entry.source, expected);
+    EXPECT_EQ(entry.listed_id, id) << "rules/rule_list.h lists the rule under another id";
     std::ifstream in(expected);
     ASSERT_TRUE(in) << expected << " missing";
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -58,7 +58,8 @@ namespace ckpt {
   X(WeightsFormatHtml)                 \
   X(WeightsFormatNumpy)                \
   X(WeightsFormatPickle)               \
-  X(WeightsFormatZip)
+  X(WeightsFormatZip) \
+  /* end of the list: every X line ends with a backslash */
 
 enum class Diag : std::uint8_t {
 #define CKPT_DIAG_ENUM(name) k##name,
