@@ -1,0 +1,151 @@
+// Golden files for the text and JSON reports of all three tools (SARIF has its own in
+// sarif_test), and the exact rendered line of every artifact rule's fire case: the
+// clang-tidy CHECK-MESSAGES discipline, kept in fixtures/golden/ so a change of wording,
+// location or rule shows as a reviewed diff. CKPT_UPDATE_GOLDEN=1 rewrites them.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <functional>
+#include <fstream>
+#include <sstream>
+
+#include <boost/json.hpp>
+
+#include "engine/audit.h"
+#include "engine/chain_run.h"
+#include "engine/diff_run.h"
+#include "reports/chain_reports.h"
+#include "reports/diff_reports.h"
+#include "reports/json_pretty.h"
+#include "reports/json_report.h"
+#include "reports/text_report.h"
+#include "tests/support/artifact_builder.h"
+#include "tests/support/audit_helpers.h"
+#include "tests/support/fire_cases.h"
+#include "tests/support/history_builder.h"
+
+namespace ckpt::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// What legitimately varies between runs: the temporary directory, the version, and file
+// identities (device, inode, times) in JSON.
+std::string Normalize(std::string text, const fs::path& temp_root) {
+  const std::string temp = fs::absolute(temp_root).string();
+  for (std::size_t at; (at = text.find(temp)) != std::string::npos;) text.replace(at, temp.size(), "$TMP");
+  const std::string version = std::string("\"version\": \"") + CKPT_VERSION + "\"";
+  for (std::size_t at; (at = text.find(version)) != std::string::npos;) {
+    text.replace(at, version.size(), "\"version\": \"VERSION\"");
+  }
+  return text;
+}
+
+std::string NormalizeJson(const boost::json::value& report, const fs::path& temp_root) {
+  boost::json::value v = report;
+  // Identities differ on every run; keep the keys, blank the values.
+  std::function<void(boost::json::value&)> blank = [&](boost::json::value& node) {
+    if (auto* object = node.if_object()) {
+      for (const char* key : {"device", "inode", "mtime_ns", "ctime_ns"}) {
+        if (object->contains(key)) (*object)[key] = 0;
+      }
+      for (auto& member : *object) blank(member.value());
+    } else if (auto* array = node.if_array()) {
+      for (auto& item : *array) blank(item);
+    }
+  };
+  blank(v);
+  std::ostringstream out;
+  reports::WritePrettyJson(out, v);
+  return Normalize(out.str(), temp_root);
+}
+
+void ExpectGolden(const std::string& got, const fs::path& golden) {
+  if (std::getenv("CKPT_UPDATE_GOLDEN")) {
+    std::ofstream(golden, std::ios::binary) << got;
+    return;
+  }
+  std::ifstream in(golden, std::ios::binary);
+  ASSERT_TRUE(in) << golden << " missing: run with CKPT_UPDATE_GOLDEN=1";
+  const std::string want((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(got, want) << golden << " changed; if intended, rerun with CKPT_UPDATE_GOLDEN=1 and review the diff";
+}
+
+AuditResult Tampered(const fs::path& root) {
+  Files files = ReadFiles("fixtures/vectors/v1-single");
+  files["weights.safetensors"][455] = '\x7f';
+  files["optimizer.pt"] = std::string("\x80\x02}q\x00.", 6);
+  EditHeader(files, [](boost::json::object& h) { h["created_at"] = "yesterday"; });
+  WriteFiles(files, root / "tampered");
+  return AuditPath((fs::absolute(root) / "tampered").string(), Policy{});
+}
+
+TEST(ReportGolden, AuditTextAndJson) {
+  TempDir dir;
+  const AuditResult result = Tampered(dir.path());
+  reports::ReportContext context;
+  std::ostringstream text;
+  reports::WriteTextReport(text, {&result, 1}, context);
+  ExpectGolden(Normalize(text.str(), dir.path()), "fixtures/golden/ckpt-audit-tampered.txt");
+  ExpectGolden(NormalizeJson(reports::AuditReportToJson({&result, 1}, context), dir.path()),
+               "fixtures/golden/ckpt-audit-tampered.json");
+}
+
+TEST(ReportGolden, ChainTextAndJson) {
+  TempDir dir;
+  auto rounds = WriteHistory(dir.path() / "h", 5);
+  fs::remove_all(rounds[3].dir);
+  ArtifactSpec fork = RoundSpec(2, rounds[1].hash);
+  fork.tensors[0].data[0] ^= 1;
+  WriteRound(dir.path() / "h", "fork-2", fork);
+  ChainRunOptions options;
+  options.jobs = 2;
+  const ChainRun run = RunChain({(fs::absolute(dir.path()) / "h").string()}, options);
+  reports::ReportContext context;
+  context.tool_name = "ckpt-chain";
+  std::ostringstream text;
+  reports::WriteChainText(text, run, context);
+  ExpectGolden(Normalize(text.str(), dir.path()), "fixtures/golden/ckpt-chain-gap-fork.txt");
+  ExpectGolden(NormalizeJson(reports::ChainReportToJson(run, context), dir.path()),
+               "fixtures/golden/ckpt-chain-gap-fork.json");
+}
+
+TEST(ReportGolden, DiffTextAndJson) {
+  TempDir dir;
+  WriteHistory(dir.path(), 3);
+  DiffOptions options;
+  options.jobs = 2;
+  options.require_child = true;
+  options.max_rel_l2 = 1e-6;
+  options.allow_change = {"encoder.*"};
+  const fs::path root = fs::absolute(dir.path());
+  const DiffRun run = RunDiff((root / "round-0000").string(), (root / "round-0002").string(), options);
+  reports::ReportContext context;
+  context.tool_name = "ckpt-diff";
+  std::ostringstream text;
+  reports::WriteDiffText(text, run, context);
+  ExpectGolden(Normalize(text.str(), dir.path()), "fixtures/golden/ckpt-diff-gates.txt");
+  ExpectGolden(NormalizeJson(reports::DiffReportToJson(run, context), dir.path()),
+               "fixtures/golden/ckpt-diff-gates.json");
+}
+
+// Every artifact rule's fire case, rendered as the text report renders it: rule, variant,
+// then each line of that rule (file:line:col or @byte, severity, message, [id CODE]).
+TEST(ReportGolden, EveryFireCaseRendersExactly) {
+  std::string out;
+  for (const FireCase& fc : AllFireCases()) {
+    const AuditResult result = AuditFiles(fc.make(), fc.policy, fc.entries, fc.replaced_on_open);
+    out += "== " + fc.rule + " (" + fc.variant + ")\n";
+    std::size_t lines = 0;
+    for (const Finding& f : result.findings) {
+      if (f.rule->id != fc.rule) continue;
+      out += reports::FindingLine("ART", f) + "\n";
+      ++lines;
+    }
+    EXPECT_GT(lines, 0u) << fc.rule << " (" << fc.variant << ") did not fire";
+  }
+  ExpectGolden(out, "fixtures/golden/fire-cases.txt");
+}
+
+}  // namespace
+}  // namespace ckpt::testing
