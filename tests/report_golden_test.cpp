@@ -4,12 +4,11 @@
 // location or rule shows as a reviewed diff. CKPT_UPDATE_GOLDEN=1 rewrites them.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <functional>
-#include <fstream>
-#include <sstream>
-
 #include <boost/json.hpp>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
 
 #include "engine/audit.h"
 #include "engine/chain_run.h"

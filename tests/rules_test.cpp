@@ -11,6 +11,7 @@
 #include "tests/support/artifact_builder.h"
 #include "tests/support/audit_helpers.h"
 #include "tests/support/fire_cases.h"
+#include "tests/support/near_misses.h"
 
 namespace ckpt::testing {
 namespace {
@@ -178,6 +179,48 @@ TEST(ResidencyActionHead, NearMissesStayQuiet) {
     Files files = FromSpec([&](ArtifactSpec& s) { s.tensors.push_back({name, "encoder", "float32", {2}, ""}); });
     AuditResult result = AuditFiles(files);
     EXPECT_TRUE(FindingsOf(result, "residency-action-head").empty()) << component << "\n" << Describe(result);
+  }
+}
+
+}  // namespace
+}  // namespace ckpt::testing
+
+namespace ckpt::testing {
+namespace {
+
+// ---- near misses: each artifact rule stays quiet on an input as close to firing as it allows.
+
+class RuleNearMiss : public ::testing::TestWithParam<NearMiss> {};
+
+TEST_P(RuleNearMiss, StaysQuiet) {
+  const NearMiss& nm = GetParam();
+  AuditResult result = AuditFiles(nm.make(), nm.policy);
+  EXPECT_TRUE(FindingsOf(result, nm.rule).empty()) << nm.rule << " (" << nm.variant << ") fired:\n" << Describe(result);
+  if (nm.clean) {
+    EXPECT_TRUE(result.findings.empty()) << nm.variant << ": a clean near miss\n" << Describe(result);
+  }
+  EXPECT_TRUE(result.tool_errors.empty()) << Describe(result);
+}
+
+std::string NearMissName(const ::testing::TestParamInfo<NearMiss>& info) {
+  std::string name = info.param.rule + "_" + std::to_string(info.index);
+  for (char& ch : name) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalog, RuleNearMiss, ::testing::ValuesIn(AllNearMisses()), NearMissName);
+
+TEST(RuleCatalogCoverage, EveryArtifactRuleHasANearMiss) {
+  std::set<std::string> covered;
+  for (const NearMiss& nm : AllNearMisses()) {
+    EXPECT_NE(rules::FindRule(nm.rule), nullptr) << "near miss names unknown rule " << nm.rule;
+    covered.insert(nm.rule);
+  }
+  for (const rules::RuleEntry& entry : rules::AllRules()) {
+    if (entry.scope() != rules::RuleScope::kArtifact) continue;  // chain and diff: their own suites
+    EXPECT_TRUE(covered.count(std::string(entry.info->id))) << "no near miss for " << entry.info->id;
   }
 }
 

@@ -58,7 +58,7 @@ namespace ckpt {
   X(WeightsFormatHtml)                 \
   X(WeightsFormatNumpy)                \
   X(WeightsFormatPickle)               \
-  X(WeightsFormatZip) \
+  X(WeightsFormatZip)                  \
   /* end of the list: every X line ends with a backslash */
 
 enum class Diag : std::uint8_t {

@@ -1,0 +1,350 @@
+#include "tests/support/near_misses.h"
+
+#include <boost/json.hpp>
+
+#include "tests/support/fire_cases.h"
+
+namespace ckpt::testing {
+namespace {
+
+std::string LengthPrefix(std::uint64_t n) {
+  std::string out(8, '\0');
+  for (std::size_t i = 0; i < 8; ++i) out[i] = static_cast<char>((n >> (8 * i)) & 0xFF);
+  return out;
+}
+
+// Clean() with one weight file replaced by a raw safetensors header and data.
+Files CleanWithRawWeights(const std::string& header, const std::string& data) {
+  Files f = Clean();
+  f["weights.safetensors"] = SafetensorsFile(header, data);
+  return f;
+}
+
+// The clean weight file rewritten with its header text changed by `edit` (same data).
+template <class Edit>
+Files CleanWeightsHeader(Edit edit) {
+  Files f = Clean();
+  SafetensorsParts parts = SplitSafetensors(f.at("weights.safetensors"));
+  edit(parts.header);
+  f["weights.safetensors"] = SafetensorsFile(parts.header, parts.data);
+  return f;
+}
+
+Files WithStray(const std::string& name, const std::string& bytes) {
+  Files f = Clean();
+  f[name] = bytes;
+  return f;
+}
+
+Files Round1() {
+  return FromSpec([](ArtifactSpec& s) {
+    s.round_index = 1;
+    s.parent_hash = std::string(64, 'a');
+  });
+}
+
+}  // namespace
+
+std::vector<NearMiss> AllNearMisses() {
+  std::vector<NearMiss> n;
+  auto add = [&](std::string rule, std::string variant, std::function<Files()> make, bool clean = true,
+                 Policy policy = {}) {
+    n.push_back({std::move(rule), std::move(variant), std::move(make), clean, std::move(policy)});
+  };
+
+  // hash
+  add("hash-mismatch", "other bytes, hash rewritten to match",
+      [] { return FromSpec([](ArtifactSpec& s) { s.tensors[1].data[0] ^= 1; }); });
+  add(
+      "hash-not-verified", "tampered, but hashed",
+      [] {
+        Files f = Clean();
+        f["weights.safetensors"].back() ^= 1;
+        return f;
+      },
+      false);
+  {
+    Policy pinned;
+    pinned.expected_hash = ArtifactSpec::Clean().ContentHash();
+    add("hash-unexpected", "--expect-hash of the right hash", Clean, true, pinned);
+  }
+
+  // header
+  add("header-created-at-invalid", "fraction and +00:00",
+      [] { return FromSpec([](ArtifactSpec& s) { s.created_at = "2026-06-02T23:59:60.123456+00:00"; }); });
+  add("header-created-at-invalid", "lower-case z",
+      [] { return FromSpec([](ArtifactSpec& s) { s.created_at = "2026-06-02t00:00:00z"; }); });
+  add("header-dtype-invalid", "every allowed dtype", Clean);
+  add("header-duplicate-key", "the same keys in sibling objects", Clean);
+  add("header-field-type", "round 1 with a parent hash", Round1);
+  add("header-hash-algorithm-unsupported", "schema 2 with sha256",
+      [] { return FromSpec([](ArtifactSpec& s) { s.schema_version = 2; }); });
+  add("header-hash-format", "a 64-digit lower-case parent hash", Round1);
+  add("header-json-syntax", "CRLF, tabs and escaped strings", [] {
+    Files f = Clean();
+    std::string& h = f["header.json"];
+    h = "\r\n\t" + h + "\r\n\t ";
+    const std::size_t at = h.find("wmcp-1.0");
+    h.replace(at, 8, "wmcp\\u002d1.0");  // the same string, escaped
+    return f;
+  });
+  add(
+      "header-json-too-deep", "126 levels under an extra key",
+      [] {
+        Files f = Clean();
+        std::string& h = f["header.json"];
+        h.insert(h.rfind('}'), ",\"x\":" + std::string(126, '[') + std::string(126, ']'));
+        return f;
+      },
+      false);
+  add("header-manifest-empty", "one scalar tensor", [] {
+    return FromSpec([](ArtifactSpec& s) { s.tensors = {{"encoder.s", "encoder", "float32", {}, ""}}; });
+  });
+  add("header-manifest-entry-keys", "keys in another order", [] {
+    Files f = Clean();
+    EditHeader(f, [](boost::json::object& h) {
+      for (auto& item : h["tensor_manifest"].as_array()) {
+        boost::json::object& e = item.as_object();
+        boost::json::object reordered{
+            {"shape", e["shape"]}, {"dtype", e["dtype"]}, {"group", e["group"]}, {"name", e["name"]}};
+        e = std::move(reordered);
+      }
+    });
+    return f;
+  });
+  add("header-manifest-order", "byte order: upper case and ASCII before non-ASCII", [] {
+    return FromSpec([](ArtifactSpec& s) {
+      s.tensors = {{"encoder.Zeta", "encoder", "float32", {1}, ""},
+                   {"encoder.alpha", "encoder", "float32", {1}, ""},
+                   {"encoder.\xC3\xA9", "encoder", "float32", {1}, ""}};
+    });
+  });
+  add("header-missing-field", "schema 1 has no hash_algorithm", Clean);
+  add("header-not-object", "an object with every field", Clean);
+  add("header-not-utf8", "a four-byte character in wmcp_version",
+      [] { return FromSpec([](ArtifactSpec& s) { s.wmcp_version = "wmcp-\xF0\x9F\x98\x80"; }); });
+  add("header-param-groups-invalid", "the groups in another order", [] {
+    return FromSpec([](ArtifactSpec& s) { s.param_groups = {"predictor", "encoder"}; });
+  });
+  add("header-parent-round-mismatch", "round 1 with a parent", Round1);
+  add("header-schema-version-invalid", "schema 2",
+      [] { return FromSpec([](ArtifactSpec& s) { s.schema_version = 2; }); });
+  add("header-schema-version-missing", "present", Clean);
+  add("header-schema-version-too-new", "the reader's maximum, 2",
+      [] { return FromSpec([](ArtifactSpec& s) { s.schema_version = 2; }); });
+  add("header-tensor-group-prefix", "the group name again later in the name", [] {
+    return FromSpec([](ArtifactSpec& s) {
+      s.tensors.push_back({"predictor.encoder.w", "predictor", "float32", {1}, ""});
+    });
+  });
+  add("header-tensor-group-undeclared", "a declared group with no tensors", [] {
+    return FromSpec([](ArtifactSpec& s) { s.tensors = {{"encoder.w", "encoder", "float32", {2}, ""}}; });
+  });
+  add("header-tensor-name-invalid", "spaces and non-ASCII, no control character", [] {
+    return FromSpec([](ArtifactSpec& s) {
+      s.tensors.push_back({"encoder.a b \xE2\x9C\x93", "encoder", "float32", {1}, ""});
+    });
+  });
+  add(
+      "header-tensor-size-overflow", "2^58 float32 elements: 2^60 bytes",
+      [] {
+        Files f = Clean();
+        EditHeader(f, [](boost::json::object& h) {
+          h["tensor_manifest"].as_array()[1].as_object()["shape"] = boost::json::array{std::uint64_t{1} << 58};
+        });
+        return f;
+      },
+      false);
+  add("header-too-large", "exactly 100,000,000 bytes", [] {
+    Files f = Clean();
+    std::string& h = f["header.json"];
+    h.append(100'000'000 - h.size(), ' ');
+    return f;
+  });
+  add("header-unknown-field", "hash_algorithm in schema 2",
+      [] { return FromSpec([](ArtifactSpec& s) { s.schema_version = 2; }); });
+  add("header-weight-files-invalid", "shards in order", Sharded);
+  add("header-wmcp-version-empty", "a single space",
+      [] { return FromSpec([](ArtifactSpec& s) { s.wmcp_version = " "; }); });
+
+  // index
+  add("index-duplicate-key", "many tensors mapped to one shard", Sharded);
+  add("index-files-mismatch", "every shard mapped", Sharded);
+  add("index-json-invalid", "escaped tensor names", [] {
+    Files f = Sharded();
+    std::string& index = f["weights.index.json"];
+    const std::size_t at = index.find("n\xC3\xA9t");
+    index.replace(at, 4, "n\\u00e9t");
+    return f;
+  });
+  add("index-json-too-deep", "126 levels of free metadata", [] {
+    Files f = Sharded();
+    std::string& index = f["weights.index.json"];
+    index.insert(index.find("\"metadata\":{") + 12, "\"free\":" + std::string(125, '[') + std::string(125, ']') + ",");
+    return f;
+  });
+  add("index-structure", "extra metadata keys", [] {
+    Files f = Sharded();
+    std::string& index = f["weights.index.json"];
+    index.insert(index.find("\"metadata\":{") + 12, "\"format\":\"pt\",");
+    return f;
+  });
+  add("index-tensor-unmapped", "every tensor mapped", Sharded);
+  add("index-too-large", "an ordinary index", Sharded);
+  add("index-total-size", "an empty tensor counts 0 bytes", Sharded);
+  add("index-wrong-shard", "every mapping right", Sharded);
+
+  // layout
+  add("layout-file-changed", "nothing changes", Clean);
+  add("layout-header-missing", "present", Clean);
+  add("layout-index-missing", "sharded with its index", Sharded);
+  add("layout-mixed", "sharded only", Sharded);
+  add("layout-no-weights", "one weight file", Clean);
+  add("layout-shard-numbering", "two shards, the fewest allowed",
+      [] { return FromSpec([](ArtifactSpec& s) { s.shards = 2; }); });
+  add("layout-stray-entry", "exactly the layout's files", Sharded);
+  add("layout-symlink", "no link", Clean);
+
+  // manifest
+  add("manifest-dtype-mismatch", "each dtype stored as declared", Clean);
+  add("manifest-shape-mismatch", "a scalar and an empty tensor", Clean);
+  add("manifest-tensor-missing", "every tensor stored", Clean);
+  add("manifest-tensor-unlisted", "every stored tensor listed", Sharded);
+
+  // path
+  add("path-escape", "shard names with dots but no '..'",
+      [] { return FromSpec([](ArtifactSpec& s) { s.shards = 2; }); });
+
+  // residency
+  add("residency-action-head", "look-alike words that are not action heads", [] {
+    return FromSpec([](ArtifactSpec& s) {
+      s.tensors.push_back({"encoder.action_header.w", "encoder", "float32", {1}, ""});
+      s.tensors.push_back({"encoder.transaction_head.w", "encoder", "float32", {1}, ""});
+    });
+  });
+  add("residency-group-not-shared", "only shared groups", Clean);
+  {
+    Policy widened;
+    widened.extra_allowed_groups = {"gripper"};
+    add("residency-policy-widened", "--allow-group of a group the artifact does not use", Clean, true, widened);
+  }
+
+  // safetensors
+  add("safetensors-buffer-size", "an empty tensor at the end of the buffer", Clean);
+  add("safetensors-dtype-not-allowed", "F32, BF16 and F16", Clean);
+  add("safetensors-dtype-unknown", "known dtypes", Clean);
+  add("safetensors-duplicate-tensor", "names that differ only in case", [] {
+    return FromSpec([](ArtifactSpec& s) {
+      s.tensors.push_back({"encoder.A", "encoder", "float32", {1}, ""});
+      s.tensors.push_back({"encoder.a", "encoder", "float32", {1}, ""});
+    });
+  });
+  add("safetensors-header-json", "escaped names in the header",
+      [] { return CleanWeightsHeader([](std::string& h) { h.replace(h.find("n\xC3\xA9t"), 4, "n\\u00e9t"); }); });
+  add("safetensors-header-not-utf8", "non-ASCII names", Clean);
+  add("safetensors-header-past-end", "the header ends exactly at the end of the file", [] {
+    return FromSpec([](ArtifactSpec& s) { s.tensors = {{"encoder.e", "encoder", "float32", {0}, ""}}; });
+  });
+  add("safetensors-header-too-deep", "the usual three levels", Clean);
+  add("safetensors-header-too-large", "a megabyte of canonical padding",
+      [] { return CleanWeightsHeader([](std::string& h) { h.append(1'000'000, ' '); }); });
+  add(
+      "safetensors-header-too-small", "the smallest header, {}",
+      [] {
+        Files f = Clean();
+        f["weights.safetensors"] = LengthPrefix(2) + "{}";
+        return f;
+      },
+      false);
+  add("safetensors-metadata-duplicate-key", "keys that differ only in case", [] {
+    return FromSpec([](ArtifactSpec& s) { s.metadata = {{"Format", "pt"}, {"format", "pt"}}; });
+  });
+  add("safetensors-metadata-invalid", "an empty metadata map",
+      [] { return FromSpec([](ArtifactSpec& s) { s.metadata.clear(); }); });
+  add("safetensors-noncanonical-whitespace", "trailing spaces only",
+      [] { return CleanWeightsHeader([](std::string& h) { h.append(7, ' '); }); });
+  add("safetensors-offsets-not-contiguous", "data in another order than the names", [] {
+    ArtifactSpec spec = ArtifactSpec::Clean();
+    Files f = spec.Build();
+    std::vector<const TensorSpec*> reversed;
+    for (auto it = spec.tensors.rbegin(); it != spec.tensors.rend(); ++it) reversed.push_back(&*it);
+    f["weights.safetensors"] = SafetensorsFor(reversed, spec.metadata);
+    return f;
+  });
+  add(
+      "safetensors-size-misaligned", "F4 with a whole number of bytes",
+      [] {
+        return CleanWithRawWeights(R"({"encoder.q":{"dtype":"F4","shape":[2],"data_offsets":[0,1]}})",
+                                   std::string(1, '\0'));
+      },
+      false);
+  add("safetensors-size-mismatch", "sizes that match", Clean);
+  add(
+      "safetensors-size-overflow", "2^58 F32 elements: 2^63 bits",
+      [] {
+        return CleanWithRawWeights(
+            R"({"encoder.big":{"dtype":"F32","shape":[288230376151711744],"data_offsets":[0,1152921504606846976]}})",
+            "");
+      },
+      false);
+  add("safetensors-tensor-entry-invalid", "entry keys in another order", [] {
+    return CleanWeightsHeader([](std::string& h) {
+      boost::json::object header = boost::json::parse(h).as_object();
+      boost::json::object out;
+      for (auto& [key, value] : header) {
+        if (key == "__metadata__") {
+          out[key] = value;
+          continue;
+        }
+        boost::json::object& e = value.as_object();
+        out[key] =
+            boost::json::object{{"data_offsets", e["data_offsets"]}, {"shape", e["shape"]}, {"dtype", e["dtype"]}};
+      }
+      h = boost::json::serialize(out);
+    });
+  });
+  add("safetensors-tensor-name-invalid", "spaces and non-ASCII, no control character", [] {
+    return FromSpec([](ArtifactSpec& s) {
+      s.tensors.push_back({"encoder.a b \xE2\x9C\x93", "encoder", "float32", {1}, ""});
+    });
+  });
+
+  // weights
+  add(
+      "weights-file-empty", "an empty stray file is a stray entry, not empty weights",
+      [] { return WithStray("notes.txt", ""); }, false);
+  add("weights-files-mismatch", "every listed file present", Sharded);
+  add(
+      "weights-format-gguf", "a GGUF file beside the weights", [] { return WithStray("model.gguf", "GGUF\x03"); },
+      false);
+  add(
+      "weights-format-git-lfs-pointer", "an LFS pointer beside the weights",
+      [] { return WithStray("big.bin", "version https://git-lfs.github.com/spec/v1\n"); }, false);
+  add(
+      "weights-format-html", "an HTML page beside the weights", [] { return WithStray("index.html", "<html></html>"); },
+      false);
+  add(
+      "weights-format-numpy", "a .npy file beside the weights", [] { return WithStray("a.npy", "\x93NUMPY"); }, false);
+  add("weights-format-pickle", "valid safetensors whose length prefix reads as a pickle (N = 640)", [] {
+    Files f = Clean();
+    SafetensorsParts parts = SplitSafetensors(f.at("weights.safetensors"));
+    parts.header.append(640 - parts.header.size(), ' ');  // N = 640 = 0x0280: the file starts 80 02
+    f["weights.safetensors"] = SafetensorsFile(parts.header, parts.data);
+    return f;
+  });
+  add(
+      "weights-format-zip", "a zip beside the weights",
+      [] { return WithStray("model.zip", std::string("PK\x03\x04", 4)); }, false);
+  add("weights-metadata-content-hash", "metadata naming the right hash", [] {
+    ArtifactSpec spec = ArtifactSpec::Clean();
+    spec.metadata.push_back({"content_hash", spec.ContentHash()});
+    return spec.Build();
+  });
+  add("weights-metadata-schema-version", "metadata naming the schema as written", [] {
+    return FromSpec([](ArtifactSpec& s) { s.metadata.push_back({"schema_version", "1"}); });
+  });
+  add("weights-tensor-in-two-files", "each tensor in one shard", Sharded);
+  return n;
+}
+
+}  // namespace ckpt::testing
