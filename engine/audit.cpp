@@ -1,11 +1,13 @@
 #include "engine/audit.h"
 
 #include <algorithm>
+#include <thread>
 #include <tuple>
 
 #include "lib/artifact/loader.h"
 #include "lib/formats/layout.h"
 #include "lib/hashing/content_hash.h"
+#include "lib/hashing/sha256.h"
 #include "lib/io/directory_source.h"
 #include "rules/catalog.h"
 #include "rules/reader_rules.h"
@@ -35,6 +37,28 @@ std::string Describe(const std::string& context, const boost::system::error_code
   return context + ": " + error.message();
 }
 
+// Each weight file's SHA-256 over its whole length, into the matching AdmittedFile. A read
+// that fails leaves the digest out: the identity check reports a file that changed.
+void DigestWeightFiles(Artifact& artifact) {
+  std::vector<std::byte> buffer(1 << 20);
+  for (const WeightFile& wf : artifact.weights) {
+    if (!wf.file) continue;
+    Sha256 hash;
+    bool ok = true;
+    for (std::uint64_t at = 0; at < wf.size && ok;) {
+      const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), wf.size - at));
+      ok = wf.file->ReadAt(at, std::span(buffer).first(n)).has_value();
+      if (ok) hash.Update(std::span(buffer).first(n));
+      at += n;
+    }
+    if (!ok) continue;
+    const std::string digest = hash.FinalHex();
+    for (AdmittedFile& f : artifact.files) {
+      if (f.name == wf.name) f.sha256 = digest;
+    }
+  }
+}
+
 // Reader diagnostics become findings under their rules as they arrive, so the per-rule
 // cap bounds memory while reading.
 class RuleSink final : public DiagnosticSink {
@@ -59,6 +83,11 @@ AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource&
   Artifact& artifact = result.artifact;
   if (artifact.entries.empty() && !result.tool_errors.empty()) return result;
 
+  // SARIF wants each weight file's SHA-256: computed beside the content hash, on another
+  // core, from the same admitted descriptors (no second open, and the identity checks
+  // below cover both reads).
+  std::thread digests;
+  if (policy.digest_files && policy.compute_hash) digests = std::thread([&artifact] { DigestWeightFiles(artifact); });
   if (!policy.compute_hash) {
     artifact.hash_not_computed_reason = "not recomputed (--no-hash)";
   } else {
@@ -76,6 +105,7 @@ AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource&
       artifact.computed_hash = std::move(*hash);
     }
   }
+  if (digests.joinable()) digests.join();
   // The last read is done: every admitted name must still be the file that was read.
   for (WeightFile& wf : artifact.weights) wf.file->Release();
   VerifyAdmittedFiles(artifact, source);

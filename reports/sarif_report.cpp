@@ -260,6 +260,18 @@ void WriteSarif(std::ostream& out, const SarifInput& input, const SarifOptions& 
 
 // ---- adapters: each tool's model, flattened
 
+namespace {
+
+// SARIF artifacts[]: every file the audit read whole, with the digest it computed while
+// reading (reports never touch the disk).
+void AddDigests(SarifInput& input, const std::string& root, const std::vector<AdmittedFile>& files) {
+  for (const AdmittedFile& f : files) {
+    if (f.sha256) input.files.push_back({root + "/" + f.name, f.identity.size, *f.sha256});
+  }
+}
+
+}  // namespace
+
 SarifInput SarifFromAudit(std::span<const AuditResult> results, FailThreshold threshold) {
   SarifInput input;
   std::vector<std::string> roots;
@@ -270,7 +282,7 @@ SarifInput SarifFromAudit(std::span<const AuditResult> results, FailThreshold th
     roots.push_back(r.artifact.path);
   }
   if (!roots.empty()) input.fallback_artifact = roots.front();
-  input.files = DigestArtifactFiles(roots);
+  for (const AuditResult& r : results) AddDigests(input, r.artifact.path, r.artifact.files);
   input.exit_code = ExitCodeOf(results, threshold);
   return input;
 }
@@ -291,7 +303,7 @@ SarifInput SarifFromChain(const ChainRun& run, FailThreshold threshold) {
   }
   for (const std::string& e : run.discovery_errors) input.tool_errors.push_back(e);
   if (!run.history.empty()) input.fallback_artifact = run.graph.nodes[run.history.front()].path;
-  input.files = DigestArtifactFiles(roots);
+  for (std::size_t i : run.graph.scope) AddDigests(input, run.graph.nodes[i].path, run.graph.nodes[i].files);
   input.exit_code = ChainExitCode(run, threshold);
   return input;
 }
@@ -322,7 +334,8 @@ SarifInput SarifFromDiff(const DiffRun& run, FailThreshold threshold) {
     input.findings.push_back(std::move(sf));
   }
   input.fallback_artifact = run.b.artifact.path;
-  input.files = DigestArtifactFiles({run.a.artifact.path, run.b.artifact.path});
+  AddDigests(input, run.a.artifact.path, run.a.artifact.files);
+  AddDigests(input, run.b.artifact.path, run.b.artifact.files);
   input.exit_code = DiffExitCode(run, threshold);
   return input;
 }

@@ -10,9 +10,12 @@
 #include <boost/json.hpp>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
+#include "lib/hashing/sha256.h"
+#include "lib/io/directory_source.h"
 #include "lib/io/memory_source.h"
 #include "reports/sarif_report.h"
 #include "rules/catalog.h"
@@ -42,7 +45,9 @@ boost::json::object FirstRun(const std::string& sarif) {
 // Writes `files` under root/name and audits it from disk (so SARIF lists the files read).
 AuditResult AuditOnDisk(const fs::path& root, const std::string& name, const Files& files) {
   WriteFiles(files, root / name);
-  return AuditPath((fs::absolute(root) / name).string(), Policy{});
+  Policy sarif;
+  sarif.digest_files = true;  // as the tools set it for --format sarif
+  return AuditPath((fs::absolute(root) / name).string(), sarif);
 }
 
 TEST(Sarif, EveryRuleWithFullMetadata) {
@@ -205,6 +210,30 @@ TEST(Sarif, CategoryCapAndToolErrors) {
   EXPECT_NE(note.find("7 results were dropped"), std::string::npos) << note;
 }
 
+// Issue 9, acceptance 3: SARIF's artifacts[] digests come from the audit's own reads: each
+// file is opened once, and the digest is the file's SHA-256.
+TEST(Sarif, DigestsComeFromTheAuditsOwnReads) {
+  TempDir dir;
+  const std::uint64_t before = DirectorySource::FileOpenCount();
+  AuditResult result = AuditOnDisk(dir.path(), "clean", Clean());
+  EXPECT_EQ(DirectorySource::FileOpenCount() - before, 2u) << "header.json and weights.safetensors, once each";
+  const std::string sarif = Sarif({&result, 1}, dir.path());
+  EXPECT_EQ(DirectorySource::FileOpenCount() - before, 2u) << "writing SARIF opens nothing";
+  boost::json::object run = FirstRun(sarif);
+  const Files files = Clean();
+  std::map<std::string, std::string> want;
+  for (const auto& [name, bytes] : files) {
+    Sha256 hash;
+    hash.Update(bytes);
+    want["clean/" + name] = hash.FinalHex();
+  }
+  ASSERT_EQ(run["artifacts"].as_array().size(), want.size());
+  for (const auto& a : run["artifacts"].as_array()) {
+    const std::string uri(a.as_object().at("location").as_object().at("uri").as_string());
+    EXPECT_EQ(std::string(a.as_object().at("hashes").as_object().at("sha-256").as_string()), want[uri]) << uri;
+  }
+}
+
 TEST(Sarif, UrisArePercentEncodedRelativeAndSlashSeparated) {
   EXPECT_EQ(reports::RelativeUri("/src/a b/n\xC3\xA9t#1.json", "/src"), "a%20b/n%C3%A9t%231.json");
   EXPECT_EQ(reports::RelativeUri("/src/x/header.json", "/src/"), "x/header.json");
@@ -258,6 +287,7 @@ TEST(SarifGolden, ChainWithAGapAndAFork) {
   WriteRound(dir.path() / "h", "fork-2", fork);
   ChainRunOptions options;
   options.jobs = 2;
+  options.policy.digest_files = true;
   ChainRun run = RunChain({(fs::absolute(dir.path()) / "h").string()}, options);
   reports::SarifOptions sarif;
   sarif.source_root = fs::absolute(dir.path());
@@ -273,6 +303,7 @@ TEST(SarifGolden, DiffWithGateFindings) {
   auto rounds = WriteHistory(dir.path(), 3);
   DiffOptions options;
   options.jobs = 2;
+  options.policy.digest_files = true;
   options.require_child = true;
   options.max_rel_l2 = 1e-6;
   options.allow_change = {"encoder.*"};

@@ -154,6 +154,7 @@ std::optional<int> CommonCli::RefuseOutputInsideInputs(const std::vector<std::st
 
 std::optional<int> CommonCli::ApplyAllowGroups(Policy& policy) const {
   policy.max_findings = max_findings_;
+  policy.digest_files = format_ == "sarif";  // SARIF lists each file read with its SHA-256
   for (const std::string& group : allow_groups_) {
     if (group.empty()) return UsageError("--allow-group needs a non-empty group name");
     if (!policy.IsAllowedGroup(group)) policy.extra_allowed_groups.push_back(group);

@@ -127,6 +127,7 @@ struct Policy {
   std::optional<std::string> expected_hash;  ///< --expect-hash
   bool compute_hash = true;                  ///< false with --no-hash
   std::size_t max_findings = 0;              ///< --max-findings: kept per artifact (0: no limit); the rest counted
+  bool digest_files = false;                 ///< record each file's SHA-256 (SARIF artifacts[]) during the audit
 
   [[nodiscard]] bool IsAllowedGroup(std::string_view group) const;
 };
@@ -138,6 +139,10 @@ struct AdmittedFile {
   std::string name;
   FileIdentity identity;
   std::optional<std::string> change;
+  /// With Policy::digest_files: SHA-256 of the whole file, from the audit's own reads
+  /// (never a second open). Absent when the file was not read whole (--no-hash weights,
+  /// a JSON file over its bound).
+  std::optional<std::string> sha256;
 };
 
 struct Artifact {

@@ -8,9 +8,16 @@
 #include "lib/formats/layout_profile.h"
 #include "lib/formats/shard_index_reader.h"
 #include "lib/formats/weight_formats.h"
+#include "lib/hashing/sha256.h"
 
 namespace ckpt {
 namespace {
+
+std::string Sha256Hex(std::string_view text) {
+  Sha256 hash;
+  hash.Update(text);
+  return hash.FinalHex();
+}
 
 std::string Describe(const std::string& context, const boost::system::error_code& error) {
   return context + ": " + error.message();
@@ -58,7 +65,7 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
       tool_errors.push_back(Describe("cannot open " + display_path + "/" += name, file.error()));
       continue;
     }
-    artifact.files.push_back({name, (*file)->identity(), std::nullopt});
+    artifact.files.push_back({name, (*file)->identity(), std::nullopt, std::nullopt});
     auto weights = AcceptedWeightFormat().read(name, std::move(*file), sink);
     if (!weights) {
       if (weights.error().value() != kFileChangedErrno) {
@@ -66,7 +73,8 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
       }
       continue;
     }
-    weights->file->Release();  // reopened (and checked) when the tensor bytes are hashed
+    // The descriptor stays in the shared pool (at most 64 open; an evicted file is reopened
+    // by name and checked against its identity when its bytes are hashed).
     artifact.weights.push_back(std::move(*weights));
   }
   for (const DirectoryEntry& entry : artifact.entries) {
@@ -79,9 +87,12 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
       tool_errors.push_back(Describe("cannot open " + display_path + "/" + entry.name, file.error()));
       continue;
     }
-    artifact.files.push_back({entry.name, (*file)->identity(), std::nullopt});
+    artifact.files.push_back({entry.name, (*file)->identity(), std::nullopt, std::nullopt});
     if (entry.name == profile.header_file) {
       auto header = ReadHeader(**file, sink);
+      if (header && policy.digest_files && header->json.text().size() == (*file)->size()) {
+        artifact.files.back().sha256 = Sha256Hex(header->json.text());
+      }
       if (!header) {
         if (header.error().value() != kFileChangedErrno)
           tool_errors.push_back(Describe("cannot read " + display_path + "/header.json", header.error()));
@@ -90,6 +101,9 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
       }
     } else if (entry.name == profile.index_file) {
       auto index = ReadShardIndex(**file, sink);
+      if (index && policy.digest_files && index->json.text().size() == (*file)->size()) {
+        artifact.files.back().sha256 = Sha256Hex(index->json.text());
+      }
       if (!index) {
         if (index.error().value() != kFileChangedErrno)
           tool_errors.push_back(Describe("cannot read " + display_path + "/" + entry.name, index.error()));

@@ -43,6 +43,7 @@ ChainNode SummarizeAudit(AuditResult&& result, bool hashes_recomputed) {
   node.tool_errors = std::move(result.tool_errors);
   node.audit_findings = std::move(result.findings);
   node.audit_dropped = std::move(result.dropped);
+  node.files = std::move(result.artifact.files);
   node.audit_passed = node.tool_errors.empty() &&
                       std::none_of(node.audit_findings.begin(), node.audit_findings.end(),
                                    [](const Finding& f) { return f.severity() == Severity::kError; }) &&

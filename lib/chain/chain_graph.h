@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/artifact/artifact.h"
 #include "lib/findings/finding.h"
 
 namespace ckpt {
@@ -17,6 +18,7 @@ struct ChainNode {
   std::string path;                            ///< artifact directory as discovered
   std::vector<Finding> audit_findings;         ///< the artifact's own audit (ckpt-audit rules)
   std::vector<DroppedFindings> audit_dropped;  ///< counted, not kept (per-file cap, --max-findings)
+  std::vector<AdmittedFile> files;             ///< what the audit read, with identities (and digests for SARIF)
   std::vector<std::string> tool_errors;        ///< the artifact could not be audited
   bool audit_passed = false;                   ///< audited, and no error-level finding
   std::optional<std::string> declared_hash;

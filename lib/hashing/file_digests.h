@@ -1,10 +1,10 @@
-// Length and SHA-256 of every file an audit read (SARIF `artifacts[]`). Computed here, in
-// the library, so report writers receive data and never touch the disk.
+// Length and SHA-256 of a file an audit read (SARIF `artifacts[]`). The engine computes the
+// digests during the audit's own reads (AdmittedFile::sha256); report writers receive data
+// and never touch the disk.
 #pragma once
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
 namespace ckpt {
 
@@ -13,10 +13,5 @@ struct FileDigest {
   std::uint64_t length = 0;
   std::string sha256;
 };
-
-/// The layout files (header.json, weight files, weights.index.json) of each artifact
-/// directory, read through the same confinement as the audit (no symlinks, regular files
-/// only). Unreadable files are left out: the audit already reported them.
-std::vector<FileDigest> DigestArtifactFiles(const std::vector<std::string>& artifact_paths);
 
 }  // namespace ckpt

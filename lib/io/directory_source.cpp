@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <map>
 #include <mutex>
@@ -27,8 +28,11 @@ FileIdentity IdentityOf(const struct stat& st) {
   return id;
 }
 
+std::atomic<std::uint64_t> g_file_opens{0};
+
 // O_NONBLOCK: a FIFO swapped in after listing must not block the open.
 int OpenRegular(int dir_fd, const std::string& name, struct stat& st) {
+  g_file_opens.fetch_add(1, std::memory_order_relaxed);
   int fd = ::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return -1;
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -220,6 +224,8 @@ void DescriptorPool::EvictLocked() {
 }
 
 }  // namespace
+
+std::uint64_t DirectorySource::FileOpenCount() { return g_file_opens.load(std::memory_order_relaxed); }
 
 DirectorySource::DirHandle::~DirHandle() {
   if (fd >= 0) ::close(fd);

@@ -22,6 +22,10 @@ class DirectorySource final : public ArtifactSource {
   [[nodiscard]] IoResult<std::unique_ptr<RandomAccessFile>> Open(const std::string& name) const override;
   [[nodiscard]] IoResult<FileIdentity> Stat(const std::string& name) const override;
 
+  /// Files opened or reopened by any DirectorySource in this process (open(2) calls on
+  /// files): how tests show that each file is opened once.
+  static std::uint64_t FileOpenCount();
+
   /// The directory's descriptor, shared by the files opened from it (they outlive the source).
   struct DirHandle {
     int fd = -1;

@@ -9,7 +9,6 @@
 #include "lib/core/unicode.h"
 #include "lib/diff/diff.h"
 #include "lib/hashing/content_hash.h"
-#include "lib/hashing/file_digests.h"
 #include "lib/io/memory_source.h"
 #include "lib/json/json_writer.h"
 #include "lib/json/strict_parser.h"
@@ -29,9 +28,8 @@ int main() {
   ckpt::AuditResult b;
   const ckpt::DiffRun diff = ckpt::CompareAudited(std::move(a), std::move(b), ckpt::DiffOptions{});
   const ckpt::ChainGraph graph = ckpt::BuildChainGraph({}, ckpt::ChainOptions{});
-  const std::size_t touched = ckpt::DiscoverArtifacts({}).artifacts.size() + ckpt::DigestArtifactFiles({}).size() +
-                              ckpt::HistoryOrder(graph).size() + diff.tensors.size() +
-                              ckpt::NfkcCasefold("A").value_or("").size() +
+  const std::size_t touched = ckpt::DiscoverArtifacts({}).artifacts.size() + ckpt::HistoryOrder(graph).size() +
+                              diff.tensors.size() + ckpt::NfkcCasefold("A").value_or("").size() +
                               ckpt::json::ToCompactJson(std::get<ckpt::json::Document>(parsed).root()).size();
   std::cout << diagnostics.items.size() << " diagnostics, " << touched << (plan.plan ? " planned" : " not planned")
             << "\n";
