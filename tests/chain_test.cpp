@@ -13,6 +13,7 @@
 
 #include "engine/chain_run.h"
 #include "reports/chain_reports.h"
+#include "reports/text_report.h"
 #include "rules/catalog.h"
 #include "tests/support/history_builder.h"
 #include "tests/support/process.h"
@@ -196,6 +197,92 @@ INSTANTIATE_TEST_SUITE_P(Chain, ChainRuleFires, ::testing::ValuesIn(AllChainCase
                            }
                            return name + "_" + std::to_string(param_info.index);
                          });
+
+// Every chain fire case's exact rendered lines (paths under the temporary root shown as
+// ROOT), kept in fixtures/golden/chain-fire-cases.txt; CKPT_UPDATE_GOLDEN=1 rewrites it.
+TEST(ChainGolden, EveryFireCaseRendersExactly) {
+  std::string out;
+  for (const ChainCase& c : AllChainCases()) {
+    TempDir dir;
+    ChainRunOptions options;
+    c.build(dir.path(), options);
+    ChainRun run = RunOn(dir.path(), options);
+    out += "== " + c.rule + " (" + c.variant + ")\n";
+    for (const ChainFinding* f : Chain(run, c.rule)) out += reports::FindingLine("", f->finding) + "\n";
+    const std::string root = dir.path().string();
+    for (std::size_t at; (at = out.find(root)) != std::string::npos;) out.replace(at, root.size(), "ROOT");
+  }
+  const std::string golden = "fixtures/golden/chain-fire-cases.txt";
+  if (std::getenv("CKPT_UPDATE_GOLDEN")) {
+    std::ofstream(golden, std::ios::binary) << out;
+    return;
+  }
+  std::ifstream in(golden, std::ios::binary);
+  ASSERT_TRUE(in) << golden << " missing: run with CKPT_UPDATE_GOLDEN=1";
+  EXPECT_EQ(out, std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()))
+      << golden << " changed; if intended, rerun with CKPT_UPDATE_GOLDEN=1 and review the diff";
+}
+
+// Near misses: each chain rule stays quiet on the history closest to firing it.
+TEST(ChainNearMiss, EachRuleStaysQuietAtTheEdge) {
+  struct NearMiss {
+    std::string rule;
+    std::function<void(const std::filesystem::path&, ChainRunOptions&)> build;
+  };
+  const std::vector<NearMiss> cases = {
+      {"chain-gap", [](const auto& root, auto&) { WriteHistory(root, 3); }},
+      {"chain-parent-untrusted",
+       [](const auto& root, auto&) {
+         auto rounds = WriteHistory(root, 3);
+         FlipLastByte(rounds[2].dir / "weights.safetensors");  // the head is corrupt; no child relies on it
+       }},
+      {"chain-round-not-consecutive", [](const auto& root, auto&) { WriteHistory(root, 4); }},
+      {"chain-wmcp-changed",
+       [](const auto& root, auto&) {
+         auto rounds = WriteHistory(root, 2);
+         ArtifactSpec spec = RoundSpec(2, rounds[1].hash);
+         spec.config_hash = std::string(64, 'c');  // provenance changes, wmcp_version does not
+         WriteRound(root, "round-0002", spec);
+       }},
+      {"chain-fork",
+       [](const auto& root, auto&) {
+         auto rounds = WriteHistory(root, 3);
+         std::filesystem::copy(rounds[2].dir, root / "copy");  // the same round twice is no fork
+       }},
+      {"chain-genesis-missing", [](const auto& root, auto&) { WriteHistory(root, 1); }},
+      {"chain-genesis-multiple",
+       [](const auto& root, auto&) {
+         auto rounds = WriteHistory(root, 2);
+         std::filesystem::copy(rounds[0].dir, root / "copy-of-genesis");  // one genesis seen twice
+       }},
+      {"chain-genesis-mismatch",
+       [](const auto& root, ChainRunOptions& options) {
+         auto rounds = WriteHistory(root, 2);
+         options.chain.genesis = rounds[0].hash;
+       }},
+      {"chain-cycle", [](const auto& root, auto&) { WriteHistory(root, 5); }},
+      {"chain-duplicate-artifact", [](const auto& root, auto&) { WriteHistory(root, 3); }},
+      {"chain-head-missing",
+       [](const auto& root, ChainRunOptions& options) {
+         auto rounds = WriteHistory(root, 3);
+         options.chain.head = rounds[2].hash.substr(0, 8);  // the shortest prefix allowed
+       }},
+      {"chain-links-unverified", [](const auto& root, auto&) { WriteHistory(root, 2); }},
+  };
+  std::set<std::string> covered;
+  for (const NearMiss& nm : cases) {
+    TempDir dir;
+    ChainRunOptions options;
+    nm.build(dir.path(), options);
+    ChainRun run = RunOn(dir.path(), options);
+    EXPECT_TRUE(Chain(run, nm.rule).empty()) << nm.rule << " fired:\n" << Describe(run);
+    covered.insert(nm.rule);
+  }
+  for (const rules::RuleEntry& entry : rules::AllRules()) {
+    if (entry.scope() != rules::RuleScope::kChain) continue;
+    EXPECT_TRUE(covered.count(std::string(entry.info->id))) << entry.info->id;
+  }
+}
 
 TEST(ChainCatalogCoverage, EveryChainRuleHasAFireCase) {
   std::set<std::string> covered;
