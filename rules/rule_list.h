@@ -81,7 +81,7 @@
   X(residency, residency_group_not_shared, "residency-group-not-shared", Checked) \
   X(residency, residency_policy_widened, "residency-policy-widened", Checked) \
   X(safetensors, safetensors_buffer_size, "safetensors-buffer-size", Read) \
-  X(safetensors, safetensors_dtype_not_allowed, "safetensors-dtype-not-allowed", Read) \
+  X(safetensors, safetensors_dtype_not_allowed, "safetensors-dtype-not-allowed", Checked) \
   X(safetensors, safetensors_dtype_unknown, "safetensors-dtype-unknown", Read) \
   X(safetensors, safetensors_duplicate_tensor, "safetensors-duplicate-tensor", Read) \
   X(safetensors, safetensors_header_json, "safetensors-header-json", Read) \
@@ -92,7 +92,7 @@
   X(safetensors, safetensors_header_too_small, "safetensors-header-too-small", Read) \
   X(safetensors, safetensors_metadata_duplicate_key, "safetensors-metadata-duplicate-key", Read) \
   X(safetensors, safetensors_metadata_invalid, "safetensors-metadata-invalid", Read) \
-  X(safetensors, safetensors_noncanonical_whitespace, "safetensors-noncanonical-whitespace", Read) \
+  X(safetensors, safetensors_noncanonical_whitespace, "safetensors-noncanonical-whitespace", Checked) \
   X(safetensors, safetensors_offsets_not_contiguous, "safetensors-offsets-not-contiguous", Read) \
   X(safetensors, safetensors_size_misaligned, "safetensors-size-misaligned", Read) \
   X(safetensors, safetensors_size_mismatch, "safetensors-size-mismatch", Read) \

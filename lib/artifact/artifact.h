@@ -53,6 +53,9 @@ struct WeightFile {
   std::vector<StoredTensor> tensors;   ///< header order
   std::vector<std::uint32_t> by_name;  ///< indexes into `tensors` sorted by name (BuildNameIndex)
   bool has_metadata = false;
+  // Facts for post-read rules (not structural: the bytes stay locatable).
+  bool leading_whitespace = false;  ///< JSON whitespace before the header's '{'
+  bool odd_padding = false;         ///< trailing header padding other than spaces
   std::vector<std::pair<std::string, std::string>> metadata;
   std::unique_ptr<RandomAccessFile> file;  ///< open while the audit runs (hashing); closed when it ends
 

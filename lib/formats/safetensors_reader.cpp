@@ -117,11 +117,12 @@ class Reader {
     return loc;
   }
 
-  // Every diagnostic but non-canonical whitespace (valid, only not canonical) means the
-  // structure does not hold, so no byte of this file is located for hashing or diffing.
-  // The reader decides this from its own diagnostics, never from a rule's severity.
+  // Every diagnostic the reader reports means the structure does not hold, so no byte of
+  // this file is located for hashing or diffing. (What is valid but not wanted, such as a
+  // dtype artifacts do not allow or non-canonical whitespace, is recorded as a fact for
+  // post-read rules instead.) Never decided from a rule's severity.
   void Report(Diag kind, Location loc, std::string message) {
-    if (kind != Diag::kSafetensorsNoncanonicalWhitespace) structure_broken_ = true;
+    structure_broken_ = true;
     sink_.Report(kind, std::move(loc), std::move(message));
   }
 
@@ -144,12 +145,9 @@ class Reader {
     for (std::size_t i = static_cast<std::size_t>(doc.value_end); i < header.size(); ++i) {
       if (IsJsonWhitespace(header[i]) && header[i] != ' ') odd_padding = true;
     }
-    if (leading || odd_padding) {
-      std::string what = leading ? "whitespace before the opening '{'" : "";
-      if (odd_padding) what += std::string(leading ? " and " : "") + "trailing padding other than spaces";
-      Report(Diag::kSafetensorsNoncanonicalWhitespace, At(kPrefixLength),
-             wf_.name + " has " + what + " in its header; valid, but canonical writers pad with trailing spaces only.");
-    }
+    // Valid either way: recorded for the safetensors-noncanonical-whitespace rule.
+    wf_.leading_whitespace = leading;
+    wf_.odd_padding = odd_padding;
   }
 
   void ReportDuplicates(const json::Document& doc) {
@@ -324,11 +322,6 @@ class Reader {
       // file that fails it is never read for its bytes.
       tensor.data_offset = CheckedAdd(wf_.data_start, tensor.begin).value_or(UINT64_MAX);
       tensor.data_length = tensor.end - tensor.begin;
-      if (!info->allowed_in_artifact()) {
-        Report(Diag::kSafetensorsDtypeNotAllowed, loc,
-               label_text() + " has dtype " + tensor.dtype +
-                   ": valid safetensors, but artifacts allow only F32, BF16 and F16.");
-      }
     }
     wf_.tensors.push_back(std::move(tensor));
   }

@@ -1,6 +1,7 @@
 // safetensors-noncanonical-whitespace: safetensors header has non-canonical whitespace.
-// Detected while reading, by lib/formats/safetensors_reader.cpp.
+// Checked after reading, on the whitespace facts the safetensors reader records.
 #include "rules/catalog.h"
+#include "rules/rule_helpers.h"
 
 namespace ckpt::rules::safetensors_noncanonical_whitespace {
 
@@ -17,5 +18,19 @@ const RuleInfo kRule{
     .remediation = "Re-export with a current safetensors writer to get a canonical header.",
     .security = false,
 };
+
+void Check(const Artifact& artifact, FindingSink& sink) {
+  for (const WeightFile& wf : artifact.weights) {
+    if (!wf.leading_whitespace && !wf.odd_padding) continue;
+    std::string what = wf.leading_whitespace ? "whitespace before the opening '{'" : "";
+    if (wf.odd_padding)
+      what += std::string(wf.leading_whitespace ? " and " : "") + "trailing padding other than spaces";
+    Location loc = FileLocation(wf.name);
+    loc.byte_offset = 8;  // the header text starts after the 8-byte length
+    sink.Report(
+        kRule, loc,
+        wf.name + " has " + what + " in its header; valid, but canonical writers pad with trailing spaces only.");
+  }
+}
 
 }  // namespace ckpt::rules::safetensors_noncanonical_whitespace
