@@ -37,6 +37,21 @@ std::string Describe(const std::string& context, const boost::system::error_code
   return context + ": " + error.message();
 }
 
+// Reader diagnostics become findings under their rules as they arrive, so the per-rule
+// cap bounds memory while reading.
+class RuleSink final : public DiagnosticSink {
+ public:
+  explicit RuleSink(FindingSink& findings) : findings_(findings) {}
+  void Report(Diag kind, Location location, std::string message) override {
+    findings_.Report(rules::RuleForDiagnostic(kind), std::move(location), std::move(message));
+  }
+
+ private:
+  FindingSink& findings_;
+};
+
+}  // namespace
+
 // Each weight file's SHA-256 over its whole length, into the matching AdmittedFile. A read
 // that fails leaves the digest out: the identity check reports a file that changed.
 void DigestWeightFiles(Artifact& artifact) {
@@ -59,57 +74,67 @@ void DigestWeightFiles(Artifact& artifact) {
   }
 }
 
-// Reader diagnostics become findings under their rules as they arrive, so the per-rule
-// cap bounds memory while reading.
-class RuleSink final : public DiagnosticSink {
- public:
-  explicit RuleSink(FindingSink& findings) : findings_(findings) {}
-  void Report(Diag kind, Location location, std::string message) override {
-    findings_.Report(rules::RuleForDiagnostic(kind), std::move(location), std::move(message));
-  }
-
- private:
-  FindingSink& findings_;
-};
-
-}  // namespace
-
-AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource& source, const Policy& policy,
-                          KeepFiles keep) {
-  AuditResult result;
-  FindingSink sink;
-  RuleSink reader_sink(sink);
-  result.artifact = LoadArtifact(display_path, source, policy, reader_sink, result.tool_errors);
-  Artifact& artifact = result.artifact;
-  if (artifact.entries.empty() && !result.tool_errors.empty()) return result;
-
-  // SARIF wants each weight file's SHA-256: computed beside the content hash, on another
-  // core, from the same admitted descriptors (no second open, and the identity checks
-  // below cover both reads).
-  std::thread digests;
-  if (policy.digest_files && policy.compute_hash) digests = std::thread([&artifact] { DigestWeightFiles(artifact); });
-  if (!policy.compute_hash) {
-    artifact.hash_not_computed_reason = "not recomputed (--no-hash)";
+void RecordContentHash(AuditSession& session, const IoResult<std::string>& hash) {
+  Artifact& artifact = session.result.artifact;
+  if (hash) {
+    artifact.computed_hash = *hash;
+  } else if (hash.error().value() == kFileChangedErrno) {
+    artifact.hash_not_computed_reason = "not computed: a weight file changed while being read";
   } else {
-    PlanOrReason plan = BuildHashPlan(artifact);
-    if (!plan.plan) {
-      artifact.hash_not_computed_reason = "not computable: " + plan.reason;
-    } else if (auto hash = ComputeContentHash(*plan.plan); !hash) {
-      if (hash.error().value() == kFileChangedErrno) {
-        artifact.hash_not_computed_reason = "not computed: a weight file changed while being read";
-      } else {
-        result.tool_errors.push_back(Describe("cannot read tensor data of " + display_path, hash.error()));
-        artifact.hash_not_computed_reason = "not computed: read error";
-      }
-    } else {
-      artifact.computed_hash = std::move(*hash);
-    }
+    session.result.tool_errors.push_back(Describe("cannot read tensor data of " + artifact.path, hash.error()));
+    artifact.hash_not_computed_reason = "not computed: read error";
   }
-  if (digests.joinable()) digests.join();
+}
+
+std::unique_ptr<AuditSession> BeginAudit(const std::string& display_path, const ArtifactSource& source,
+                                         const Policy& policy) {
+  auto session = std::make_unique<AuditSession>();
+  session->source = &source;
+  session->policy = policy;
+  RuleSink reader_sink(session->sink);
+  session->result.artifact = LoadArtifact(display_path, source, policy, reader_sink, session->result.tool_errors);
+  const Artifact& artifact = session->result.artifact;
+  session->unreadable = artifact.entries.empty() && !session->result.tool_errors.empty();
+  if (!session->unreadable && policy.compute_hash) {
+    PlanOrReason plan = BuildHashPlan(artifact);
+    if (plan.plan) {
+      session->plan = std::move(plan.plan);
+    } else {
+      session->result.artifact.hash_not_computed_reason = "not computable: " + plan.reason;
+    }
+  } else if (!policy.compute_hash) {
+    session->result.artifact.hash_not_computed_reason = "not recomputed (--no-hash)";
+  }
+  return session;
+}
+
+std::unique_ptr<AuditSession> BeginAuditPath(const std::string& path, const Policy& policy) {
+  auto source = DirectorySource::OpenDirectory(path);
+  if (!source) {
+    auto session = std::make_unique<AuditSession>();
+    session->result.artifact.path = path;
+    session->result.artifact.policy = policy;
+    session->result.tool_errors.push_back(Describe("cannot open artifact directory " + path, source.error()));
+    session->policy = policy;
+    session->unreadable = true;
+    return session;
+  }
+  std::unique_ptr<ArtifactSource> owned = std::move(*source);
+  auto session = BeginAudit(path, *owned, policy);
+  session->owned_source = std::move(owned);
+  return session;
+}
+
+AuditResult FinishAudit(AuditSession& session, KeepFiles keep) {
+  AuditResult& result = session.result;
+  if (session.unreadable) return std::move(result);
+  Artifact& artifact = result.artifact;
+  const Policy& policy = session.policy;
   // The last read is done: every admitted name must still be the file that was read.
   for (WeightFile& wf : artifact.weights) wf.file->Release();
-  VerifyAdmittedFiles(artifact, source);
+  VerifyAdmittedFiles(artifact, *session.source);
 
+  FindingSink& sink = session.sink;
   for (const rules::RuleEntry& rule : rules::AllRules()) {
     if (rule.check != nullptr) rule.check(artifact, sink);
   }
@@ -128,7 +153,23 @@ AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource&
   if (keep == KeepFiles::kClose) {
     for (WeightFile& wf : artifact.weights) wf.file.reset();
   }
-  return result;
+  return std::move(result);
+}
+
+AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource& source, const Policy& policy,
+                          KeepFiles keep) {
+  std::unique_ptr<AuditSession> session = BeginAudit(display_path, source, policy);
+  if (!session->unreadable) {
+    // SARIF wants each weight file's SHA-256: computed beside the content hash, on another
+    // core, from the same admitted descriptors (no second open, and the identity checks
+    // cover both reads).
+    Artifact& artifact = session->result.artifact;
+    std::thread digests;
+    if (policy.digest_files && policy.compute_hash) digests = std::thread([&artifact] { DigestWeightFiles(artifact); });
+    if (session->plan) RecordContentHash(*session, ComputeContentHash(*session->plan));
+    if (digests.joinable()) digests.join();
+  }
+  return FinishAudit(*session, keep);
 }
 
 AuditResult AuditPath(const std::string& path, const Policy& policy, KeepFiles keep) {

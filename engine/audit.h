@@ -2,10 +2,13 @@
 // content hash, runs every rule of the catalog and returns the findings in a stable order.
 #pragma once
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "lib/artifact/audit_result.h"
+#include "lib/hashing/content_hash.h"
 #include "lib/io/artifact_source.h"
 
 namespace ckpt {
@@ -20,5 +23,25 @@ AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource&
 
 /// Opens `path` as a directory and audits it. A path that cannot be opened is a tool error.
 AuditResult AuditPath(const std::string& path, const Policy& policy, KeepFiles keep = KeepFiles::kClose);
+
+/// An audit in phases, for callers that read the tensor bytes themselves (ckpt-diff's fused
+/// pass): BeginAudit loads the artifact and plans its hash; the caller hashes (or not) and
+/// records it with RecordContentHash; FinishAudit checks identities, runs the rules, sorts.
+struct AuditSession {
+  AuditResult result;
+  FindingSink sink;
+  const ArtifactSource* source = nullptr;
+  std::unique_ptr<ArtifactSource> owned_source;  ///< BeginAuditPath's directory
+  Policy policy;
+  std::optional<HashPlan> plan;  ///< the content hash's plan, when it is computable
+  bool unreadable = false;       ///< nothing could be listed: no further phase
+};
+std::unique_ptr<AuditSession> BeginAudit(const std::string& display_path, const ArtifactSource& source,
+                                         const Policy& policy);
+std::unique_ptr<AuditSession> BeginAuditPath(const std::string& path, const Policy& policy);
+void RecordContentHash(AuditSession& session, const IoResult<std::string>& hash);
+/// Each weight file's SHA-256 over its whole length, into its AdmittedFile (Policy::digest_files).
+void DigestWeightFiles(Artifact& artifact);
+AuditResult FinishAudit(AuditSession& session, KeepFiles keep = KeepFiles::kClose);
 
 }  // namespace ckpt

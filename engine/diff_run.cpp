@@ -7,18 +7,63 @@
 
 namespace ckpt {
 
-DiffRun RunDiff(const std::string& path_a, const std::string& path_b, const DiffOptions& options) {
-  AuditResult a;
-  AuditResult b;
+namespace {
+
+// With hashing: both artifacts are loaded, then one fused pass reads every tensor byte
+// once, feeding both content hashes and the comparison; then both audits finish.
+DiffRun FusedDiff(const std::string& path_a, const std::string& path_b, const DiffOptions& options) {
+  std::unique_ptr<AuditSession> a;
+  std::unique_ptr<AuditSession> b;
   if (options.jobs > 1) {
-    std::thread other([&] { b = AuditPath(path_b, options.policy, KeepFiles::kOpen); });
-    a = AuditPath(path_a, options.policy, KeepFiles::kOpen);
+    std::thread other([&] { b = BeginAuditPath(path_b, options.policy); });
+    a = BeginAuditPath(path_a, options.policy);
     other.join();
   } else {
-    a = AuditPath(path_a, options.policy, KeepFiles::kOpen);
-    b = AuditPath(path_b, options.policy, KeepFiles::kOpen);
+    a = BeginAuditPath(path_a, options.policy);
+    b = BeginAuditPath(path_b, options.policy);
   }
-  DiffRun run = CompareAudited(std::move(a), std::move(b), options);
+  std::vector<TensorDiff> tensors = BuildTensorDiffs(a->result.artifact, b->result.artifact);
+  FusedHashes hashes;
+  FusedHashAndCompare(tensors, a->plan ? &*a->plan : nullptr, b->plan ? &*b->plan : nullptr, std::max(1u, options.jobs),
+                      hashes);
+  for (auto [session, side] : {std::pair{a.get(), &hashes.a}, std::pair{b.get(), &hashes.b}}) {
+    if (!session->plan) continue;
+    if (side->hash) {
+      RecordContentHash(*session, IoResult<std::string>(*side->hash));
+    } else if (side->error) {
+      RecordContentHash(*session, IoResult<std::string>(*side->error));
+    } else {
+      RecordContentHash(*session, ComputeContentHash(*session->plan));  // the pass could not cover its plan
+    }
+  }
+  if (options.policy.digest_files) {  // SARIF artifacts[]: a read of its own, both sides at once
+    std::thread other([&] { DigestWeightFiles(b->result.artifact); });
+    DigestWeightFiles(a->result.artifact);
+    other.join();
+  }
+  return AssembleDiff(FinishAudit(*a, KeepFiles::kOpen), FinishAudit(*b, KeepFiles::kOpen), std::move(tensors),
+                      options);
+}
+
+}  // namespace
+
+DiffRun RunDiff(const std::string& path_a, const std::string& path_b, const DiffOptions& options) {
+  DiffRun run;
+  if (options.policy.compute_hash) {
+    run = FusedDiff(path_a, path_b, options);
+  } else {
+    AuditResult a;
+    AuditResult b;
+    if (options.jobs > 1) {
+      std::thread other([&] { b = AuditPath(path_b, options.policy, KeepFiles::kOpen); });
+      a = AuditPath(path_a, options.policy, KeepFiles::kOpen);
+      other.join();
+    } else {
+      a = AuditPath(path_a, options.policy, KeepFiles::kOpen);
+      b = AuditPath(path_b, options.policy, KeepFiles::kOpen);
+    }
+    run = CompareAudited(std::move(a), std::move(b), options);
+  }
   FindingSink sink;
   for (const rules::RuleEntry& rule : rules::AllRules()) {
     if (rule.diff_check != nullptr) rule.diff_check(run, sink);

@@ -14,6 +14,7 @@
 #include <set>
 
 #include "engine/diff_run.h"
+#include "lib/io/directory_source.h"
 #include "reports/diff_reports.h"
 #include "rules/catalog.h"
 #include "tests/support/history_builder.h"
@@ -226,6 +227,44 @@ TEST(Diff, StatisticsWithinOneInABillionOfAnIndependentComputationOnLargeTensors
     EXPECT_LT(rel_err(static_cast<long double>(s.l2()), std::sqrt(sq_diff)), 1e-9) << ta.name;
     EXPECT_LT(rel_err(static_cast<long double>(*s.rel_l2()), std::sqrt(sq_diff) / std::sqrt(sq_a)), 1e-9) << ta.name;
     EXPECT_LT(rel_err(static_cast<long double>(s.max_abs), max_abs), 1e-12) << ta.name;
+  }
+}
+
+// Issue 9, acceptance 3: with hashing, ckpt-diff reads every byte of both rounds once: the
+// content hashes and the comparison share one pass (at most the 64-byte format probe of
+// each weight file is read twice).
+TEST(Diff, HashingAndComparingReadEachByteOnce) {
+  for (unsigned jobs : {1u, 2u}) {
+    // A 1 MiB tensor changed between the rounds: a second read of compared bytes would show
+    // far above the slack.
+    auto p = std::make_unique<Pair>();
+    ArtifactSpec a = ArtifactSpec::Clean();
+    a.tensors.push_back({"predictor.big", "predictor", "float32", {262144}, std::string(1 << 20, '\x01')});
+    const Round ra = WriteRound(p->dir.path(), "a", a);
+    ArtifactSpec b = a;
+    b.round_index = 1;
+    b.parent_hash = ra.hash;
+    b.tensors.back().data[4096] = '\x02';
+    WriteRound(p->dir.path(), "b", b);
+    p->a = (p->dir.path() / "a").string();
+    p->b = (p->dir.path() / "b").string();
+    std::uint64_t total = 0;
+    std::uint64_t files = 0;
+    for (const std::string& side : {p->a, p->b}) {
+      for (const auto& entry : std::filesystem::directory_iterator(side)) {
+        total += std::filesystem::file_size(entry.path());
+        ++files;
+      }
+    }
+    const std::uint64_t before = DirectorySource::BytesRead();
+    DiffRun run = RunDiff(p->a, p->b, Options(jobs));
+    const std::uint64_t read = DirectorySource::BytesRead() - before;
+    EXPECT_LE(read, total + 64 * files) << "jobs " << jobs << ": " << read << " bytes read for " << total;
+    EXPECT_TRUE(run.a.artifact.computed_hash.has_value());
+    EXPECT_EQ(run.a.artifact.computed_hash, run.a.artifact.header->content_hash) << "the fused hash is the hash";
+    EXPECT_EQ(run.b.artifact.computed_hash, run.b.artifact.header->content_hash);
+    EXPECT_EQ(Tensor(run, "predictor.big").status, TensorStatus::kChanged);
+    EXPECT_EQ(Tensor(run, "encoder.blocks.0.weight").status, TensorStatus::kUnchanged);
   }
 }
 

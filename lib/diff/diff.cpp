@@ -1,12 +1,15 @@
 #include "lib/diff/diff.h"
 
 #include <algorithm>
+#include <barrier>
 #include <cstring>
+#include <functional>
 #include <set>
 #include <thread>
 
 #include "lib/core/parallel.h"
 #include "lib/formats/dtype.h"
+#include "lib/hashing/content_hash.h"
 #include "lib/json/json_writer.h"
 
 namespace ckpt {
@@ -190,15 +193,10 @@ std::string_view TensorStatusName(TensorStatus status) {
   return "unreadable";
 }
 
-DiffRun CompareAudited(AuditResult a, AuditResult b, const DiffOptions& options) {
-  DiffRun run;
-  run.options = options;
-  run.a = std::move(a);
-  run.b = std::move(b);
-  run.header = DiffHeaders(run.a.artifact, run.b.artifact);
-  run.link = Link(run.a, run.b, options.policy.compute_hash);
-  const auto ta = TensorTable(run.a.artifact);
-  const auto tb = TensorTable(run.b.artifact);
+std::vector<TensorDiff> BuildTensorDiffs(const Artifact& a, const Artifact& b) {
+  std::vector<TensorDiff> tensors;
+  const auto ta = TensorTable(a);
+  const auto tb = TensorTable(b);
   std::set<std::string> names;
   for (const auto& [name, side] : ta) names.insert(name);
   for (const auto& [name, side] : tb) names.insert(name);
@@ -216,13 +214,219 @@ DiffRun CompareAudited(AuditResult a, AuditResult b, const DiffOptions& options)
     } else if (!d.a->file || !d.b->file || !ElementTypeOf(d.a->dtype)) {
       d.status = TensorStatus::kUnreadable;
     } else {
-      d.status = TensorStatus::kChanged;  // until phase 1 finds the bytes equal
+      d.status = TensorStatus::kChanged;  // until the comparison finds the bytes equal
     }
-    run.tensors.push_back(std::move(d));
+    tensors.push_back(std::move(d));
   }
-  CompareTensors(run.tensors, std::max(1u, options.jobs));
+  return tensors;
+}
 
+DiffRun AssembleDiff(AuditResult a, AuditResult b, std::vector<TensorDiff> tensors, const DiffOptions& options) {
+  DiffRun run;
+  run.options = options;
+  run.a = std::move(a);
+  run.b = std::move(b);
+  run.header = DiffHeaders(run.a.artifact, run.b.artifact);
+  run.link = Link(run.a, run.b, options.policy.compute_hash);
+  run.tensors = std::move(tensors);
   return run;
+}
+
+DiffRun CompareAudited(AuditResult a, AuditResult b, const DiffOptions& options) {
+  std::vector<TensorDiff> tensors = BuildTensorDiffs(a.artifact, b.artifact);
+  CompareTensors(tensors, std::max(1u, options.jobs));
+  return AssembleDiff(std::move(a), std::move(b), std::move(tensors), options);
+}
+
+// ---- the fused pass: both content hashes and the comparison in one read of each byte
+
+namespace {
+
+// What one side (A or B) does for one tensor of the union, in name order.
+struct SideStep {
+  const TensorSide* side = nullptr;          // where its bytes are (compare or hash)
+  const HashPlan::Tensor* hashed = nullptr;  // when the side's content hash covers it
+};
+
+// One thread's work on one side: its hasher, its window, its stats halves.
+struct SideWork {
+  std::optional<ContentHasher> hasher;
+  std::vector<std::byte> buffer = std::vector<std::byte>(kWindow + 64);
+  std::optional<boost::system::error_code> hash_error;
+  std::span<std::byte> window;
+  DiffStats half;
+  bool half_differs = false;
+  bool read_failed = false;
+
+  // Reads `n` bytes at `offset` of `side` into the window (aligned for the hasher).
+  void Read(const TensorSide& side, std::uint64_t offset, std::size_t n, bool hashing) {
+    const std::size_t at = (hashing && hasher) ? hasher->Alignment() : 0;
+    window = std::span(buffer).subspan(at, n);
+    read_failed = !side.file->ReadAt(side.offset + offset, window).has_value();
+  }
+};
+
+std::vector<SideStep> StepsFor(const std::vector<TensorDiff>& tensors, const HashPlan* plan, bool side_a,
+                               const std::vector<const HashPlan::Tensor*>* order) {
+  std::vector<SideStep> steps(tensors.size());
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const std::optional<TensorSide>& side = side_a ? tensors[i].a : tensors[i].b;
+    if (side && side->file) steps[i].side = &*side;
+    if (plan && order && k < order->size() && (*order)[k]->entry->name == tensors[i].name) {
+      steps[i].hashed = (*order)[k++];
+    }
+  }
+  return steps;
+}
+
+}  // namespace
+
+void FusedHashAndCompare(std::vector<TensorDiff>& tensors, const HashPlan* plan_a, const HashPlan* plan_b,
+                         unsigned jobs, FusedHashes& out) {
+  SideWork work[2];
+  if (plan_a) work[0].hasher.emplace(*plan_a);
+  if (plan_b) work[1].hasher.emplace(*plan_b);
+  const std::vector<SideStep> steps[2] = {
+      StepsFor(tensors, plan_a, true, plan_a ? &work[0].hasher->order() : nullptr),
+      StepsFor(tensors, plan_b, false, plan_b ? &work[1].hasher->order() : nullptr)};
+  // A side whose plan names a tensor the union does not hold cannot be hashed in this pass
+  // (its stream would skip bytes): its caller hashes it separately.
+  for (int s = 0; s < 2; ++s) {
+    if (!work[s].hasher) continue;
+    std::size_t covered = 0;
+    for (const SideStep& step : steps[s]) covered += step.hashed ? 1 : 0;
+    if (covered != work[s].hasher->order().size()) work[s].hasher.reset();
+  }
+  std::vector<char> differs(tensors.size(), 0);
+  std::vector<char> failed(tensors.size(), 0);
+  std::vector<DiffStats> stats(tensors.size());
+
+  // Hashes the bytes of a step that is not compared (its side alone).
+  auto hash_alone = [&](int s, const SideStep& step) {
+    SideWork& w = work[s];
+    if (!step.hashed || !w.hasher || w.hash_error) return;
+    w.hasher->BeginTensor(*step.hashed);
+    for (std::uint64_t at = 0; at < step.hashed->length; at += kWindow) {
+      const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kWindow, step.hashed->length - at));
+      const std::size_t align = w.hasher->Alignment();
+      std::span<std::byte> window = std::span(w.buffer).subspan(align, n);
+      if (auto read = step.hashed->file->ReadAt(step.hashed->offset + at, window); !read) {
+        w.hash_error = read.error();
+        return;
+      }
+      w.hasher->Update(window);
+    }
+  };
+  // The half of a window pair side `s` computes statistics for (A the first, B the second).
+  auto half_stats = [&](int s, const TensorDiff& t) {
+    const ElementType type = *ElementTypeOf(t.a->dtype);
+    const std::size_t element = ElementSize(type);
+    const std::size_t n = work[0].window.size();
+    const std::size_t mid = n / element / 2 * element;
+    const std::size_t from = s == 0 ? 0 : mid;
+    const std::size_t to = s == 0 ? mid : n;
+    SideWork& w = work[s];
+    w.half = DiffStats{};
+    auto a = std::span<const std::byte>(work[0].window).subspan(from, to - from);
+    auto b = std::span<const std::byte>(work[1].window).subspan(from, to - from);
+    w.half_differs = std::memcmp(a.data(), b.data(), a.size()) != 0;
+    w.half.Accumulate(type, a, b);
+  };
+  // Side `s`'s share of compared tensor `i`, window by window; `sync` waits for the other
+  // side (a barrier with two threads, nothing with one).
+  auto compare = [&](int s, std::size_t i, const std::function<void()>& sync, bool both_sides_here) {
+    TensorDiff& t = tensors[i];
+    const SideStep& step = steps[s][i];
+    SideWork& w = work[s];
+    const bool hashing = step.hashed && w.hasher && !w.hash_error;
+    if (hashing) w.hasher->BeginTensor(*step.hashed);
+    if (both_sides_here && steps[1][i].hashed && work[1].hasher && !work[1].hash_error) {
+      work[1].hasher->BeginTensor(*steps[1][i].hashed);
+    }
+    for (std::uint64_t at = 0; at < t.a->length; at += kWindow) {
+      const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kWindow, t.a->length - at));
+      w.Read(*step.side, at, n, hashing);
+      if (both_sides_here) work[1].Read(*steps[1][i].side, at, n, steps[1][i].hashed && work[1].hasher);
+      sync();  // both windows are in
+      const bool ok = !work[0].read_failed && !work[1].read_failed;
+      if (ok) {
+        half_stats(s, t);
+        if (both_sides_here) half_stats(1, t);
+      }
+      sync();  // both halves are done; the windows are no longer shared
+      if (s == 0) {
+        if (!ok) {
+          failed[i] = 1;
+        } else {
+          differs[i] |= static_cast<char>(work[0].half_differs || work[1].half_differs);
+          stats[i].Merge(work[0].half);  // fixed order: first half, then second
+          stats[i].Merge(work[1].half);
+        }
+      }
+      if (hashing) {
+        if (w.read_failed) {
+          w.hash_error = boost::system::error_code(EIO, boost::system::system_category());
+        } else {
+          w.hasher->Update(w.window);
+        }
+      }
+      if (both_sides_here && steps[1][i].hashed && work[1].hasher && !work[1].hash_error) {
+        if (work[1].read_failed) {
+          work[1].hash_error = boost::system::error_code(EIO, boost::system::system_category());
+        } else {
+          work[1].hasher->Update(work[1].window);
+        }
+      }
+    }
+  };
+
+  if (jobs >= 2) {
+    std::barrier<> barrier(2);
+    auto run_side = [&](int s) {
+      const std::function<void()> sync = [&] { barrier.arrive_and_wait(); };
+      for (std::size_t i = 0; i < tensors.size(); ++i) {
+        if (tensors[i].status == TensorStatus::kChanged) {
+          compare(s, i, sync, false);
+        } else {
+          hash_alone(s, steps[s][i]);
+        }
+      }
+    };
+    std::thread other([&] { run_side(1); });
+    run_side(0);
+    other.join();
+  } else {
+    const std::function<void()> none = [] {};
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+      if (tensors[i].status == TensorStatus::kChanged) {
+        compare(0, i, none, true);
+      } else {
+        hash_alone(0, steps[0][i]);
+        hash_alone(1, steps[1][i]);
+      }
+    }
+  }
+
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i].status != TensorStatus::kChanged) continue;
+    if (failed[i]) {
+      tensors[i].status = TensorStatus::kUnreadable;
+    } else if (!differs[i]) {
+      tensors[i].status = TensorStatus::kUnchanged;
+    } else {
+      tensors[i].stats = stats[i];
+    }
+  }
+  for (int s = 0; s < 2; ++s) {
+    FusedHashes::Side& side = s == 0 ? out.a : out.b;
+    if (!work[s].hasher) continue;
+    if (work[s].hash_error) {
+      side.error = *work[s].hash_error;
+    } else {
+      side.hash = work[s].hasher->Finish();
+    }
+  }
 }
 
 }  // namespace ckpt

@@ -9,6 +9,7 @@
 
 #include "lib/artifact/audit_result.h"
 #include "lib/diff/tensor_stats.h"
+#include "lib/hashing/content_hash.h"
 
 namespace ckpt {
 
@@ -74,6 +75,30 @@ struct DiffRun {
   std::vector<Finding> findings;         ///< the gates (diff-* rules); audit findings stay in `a` and `b`
   std::vector<DroppedFindings> dropped;  ///< gate findings counted, not kept (per-file cap)
 };
+
+/// The tensor table of two rounds: the union of their tensors, with a status for each
+/// (kChanged marks a pair to compare: same layout, both readable).
+std::vector<TensorDiff> BuildTensorDiffs(const Artifact& a, const Artifact& b);
+
+/// Both content hashes of the fused pass (a side without a plan has neither).
+struct FusedHashes {
+  struct Side {
+    std::optional<std::string> hash;
+    std::optional<boost::system::error_code> error;  ///< a read failed (kFileChangedErrno: it changed)
+  };
+  Side a;
+  Side b;
+};
+
+/// Compares the kChanged pairs of `tensors` and computes each side's content hash from its
+/// plan, reading every byte once: both hashes run in name order, so the two sides step
+/// through compared tensors window by window together (`jobs` >= 2: one thread a side,
+/// each hashing its own window and computing half of the statistics).
+void FusedHashAndCompare(std::vector<TensorDiff>& tensors, const HashPlan* plan_a, const HashPlan* plan_b,
+                         unsigned jobs, FusedHashes& out);
+
+/// A DiffRun from two finished audits and their compared tensors: header diff and link.
+DiffRun AssembleDiff(AuditResult a, AuditResult b, std::vector<TensorDiff> tensors, const DiffOptions& options);
 
 /// Compares two audited rounds (weight files still open: KeepFiles::kOpen): header fields,
 /// the parent link, and every tensor, streaming both weight sets once in bounded memory

@@ -56,50 +56,59 @@ PlanOrReason BuildHashPlan(const Artifact& artifact) {
   return {std::move(plan), ""};
 }
 
-IoResult<std::string> ComputeContentHash(const HashPlan& plan, std::size_t buffer_size) {
-  std::vector<const HashPlan::Tensor*> order;
-  order.reserve(plan.tensors.size());
-  for (const HashPlan::Tensor& t : plan.tensors) order.push_back(&t);
+ContentHasher::ContentHasher(const HashPlan& plan) : plan_(plan) {
+  order_.reserve(plan.tensors.size());
+  for (const HashPlan::Tensor& t : plan.tensors) order_.push_back(&t);
   // std::string compares bytes as unsigned char through char_traits: UTF-8 byte order.
-  std::stable_sort(order.begin(), order.end(), [](const HashPlan::Tensor* a, const HashPlan::Tensor* b) {
+  std::stable_sort(order_.begin(), order_.end(), [](const HashPlan::Tensor* a, const HashPlan::Tensor* b) {
     return a->entry->name < b->entry->name;
   });
+  PutStr(hash_, "lensemble.artifact.content.v1");
+  PutU64(hash_, order_.size());
+}
 
-  Sha256 hash;
-  PutStr(hash, "lensemble.artifact.content.v1");
-  PutU64(hash, order.size());
+void ContentHasher::BeginTensor(const HashPlan::Tensor& tensor) {
+  const ManifestEntry& e = *tensor.entry;
+  PutStr(hash_, e.name);
+  PutStr(hash_, e.group);
+  PutStr(hash_, e.dtype);
+  PutU64(hash_, e.shape.size());
+  for (std::uint64_t dim : e.shape) PutU64(hash_, dim);
+}
+
+std::string ContentHasher::Finish() {
+  PutStr(hash_, "lensemble.artifact.structure.v1");
+  PutU64(hash_, plan_.schema_version);
+  PutStr(hash_, plan_.wmcp_version);
+  PutU64(hash_, plan_.round_index);
+  PutStr(hash_, plan_.parent_hash.value_or(""));
+  std::vector<std::string> groups = plan_.param_groups;
+  std::sort(groups.begin(), groups.end());
+  PutU64(hash_, groups.size());
+  for (const std::string& g : groups) PutStr(hash_, g);
+  return hash_.FinalHex();
+}
+
+IoResult<std::string> ComputeContentHash(const HashPlan& plan, std::size_t buffer_size) {
+  ContentHasher hasher(plan);
   // SHA-256 hashes straight from the input only when, after completing a pending partial
   // block, the input is word aligned; otherwise every block is copied first (about 10%
   // slower). So each window starts at an offset equal to the bytes pending in the block.
   constexpr std::size_t kBlock = 64;
   const std::size_t window_size = std::max<std::size_t>(buffer_size, 4096);
   std::vector<std::byte> buffer(window_size + kBlock);
-  for (const HashPlan::Tensor* t : order) {
-    const ManifestEntry& e = *t->entry;
-    PutStr(hash, e.name);
-    PutStr(hash, e.group);
-    PutStr(hash, e.dtype);
-    PutU64(hash, e.shape.size());
-    for (std::uint64_t dim : e.shape) PutU64(hash, dim);
+  for (const HashPlan::Tensor* t : hasher.order()) {
+    hasher.BeginTensor(*t);
     std::uint64_t done = 0;
     while (done < t->length) {
       std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(window_size, t->length - done));
-      std::span<std::byte> window(buffer.data() + hash.bytes_hashed() % kBlock, chunk);
+      std::span<std::byte> window(buffer.data() + hasher.Alignment(), chunk);
       if (auto read = t->file->ReadAt(t->offset + done, window); !read) return read.error();
-      hash.Update(window);
+      hasher.Update(window);
       done += chunk;
     }
   }
-  PutStr(hash, "lensemble.artifact.structure.v1");
-  PutU64(hash, plan.schema_version);
-  PutStr(hash, plan.wmcp_version);
-  PutU64(hash, plan.round_index);
-  PutStr(hash, plan.parent_hash.value_or(""));
-  std::vector<std::string> groups = plan.param_groups;
-  std::sort(groups.begin(), groups.end());
-  PutU64(hash, groups.size());
-  for (const std::string& g : groups) PutStr(hash, g);
-  return hash.FinalHex();
+  return hasher.Finish();
 }
 
 }  // namespace ckpt

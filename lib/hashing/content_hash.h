@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lib/artifact/artifact.h"
+#include "lib/hashing/sha256.h"
 #include "lib/io/artifact_source.h"
 
 namespace ckpt {
@@ -36,6 +37,27 @@ struct PlanOrReason {
   std::string reason;
 };
 PlanOrReason BuildHashPlan(const Artifact& artifact);
+
+/// The content hash as a stream, for callers that read the tensor bytes themselves (the
+/// fused diff pass): construct, then for each tensor of order() BeginTensor and Update with
+/// exactly its bytes, then Finish. ComputeContentHash is this with its own reads.
+class ContentHasher {
+ public:
+  explicit ContentHasher(const HashPlan& plan);
+  /// The plan's tensors in hashing order (ascending by the UTF-8 bytes of their names).
+  [[nodiscard]] const std::vector<const HashPlan::Tensor*>& order() const { return order_; }
+  void BeginTensor(const HashPlan::Tensor& tensor);
+  /// Where in a buffer the next window should start so SHA-256 reads it aligned (0..63).
+  [[nodiscard]] std::size_t Alignment() const { return static_cast<std::size_t>(hash_.bytes_hashed() % 64); }
+  void Update(std::span<const std::byte> bytes) { hash_.Update(bytes); }
+  /// Appends the structure frame and returns the hex digest.
+  std::string Finish();
+
+ private:
+  const HashPlan& plan_;
+  std::vector<const HashPlan::Tensor*> order_;
+  Sha256 hash_;
+};
 
 /// Streams the plan through SHA-256 with one buffer of `buffer_size` bytes.
 [[nodiscard]] IoResult<std::string> ComputeContentHash(const HashPlan& plan, std::size_t buffer_size = 1 << 20);

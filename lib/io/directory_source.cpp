@@ -29,6 +29,7 @@ FileIdentity IdentityOf(const struct stat& st) {
 }
 
 std::atomic<std::uint64_t> g_file_opens{0};
+std::atomic<std::uint64_t> g_bytes_read{0};
 
 // O_NONBLOCK: a FIFO swapped in after listing must not block the open.
 int OpenRegular(int dir_fd, const std::string& name, struct stat& st) {
@@ -128,6 +129,7 @@ class PosixFile final : public RandomAccessFile {
       done += static_cast<std::size_t>(n);
     }
     pool.Return(*this);
+    g_bytes_read.fetch_add(done, std::memory_order_relaxed);
     if (error) return error;
     return {};
   }
@@ -226,6 +228,7 @@ void DescriptorPool::EvictLocked() {
 }  // namespace
 
 std::uint64_t DirectorySource::FileOpenCount() { return g_file_opens.load(std::memory_order_relaxed); }
+std::uint64_t DirectorySource::BytesRead() { return g_bytes_read.load(std::memory_order_relaxed); }
 
 DirectorySource::DirHandle::~DirHandle() {
   if (fd >= 0) ::close(fd);

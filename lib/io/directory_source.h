@@ -25,6 +25,9 @@ class DirectorySource final : public ArtifactSource {
   /// Files opened or reopened by any DirectorySource in this process (open(2) calls on
   /// files): how tests show that each file is opened once.
   static std::uint64_t FileOpenCount();
+  /// Bytes read from files by any DirectorySource in this process: how tests show that
+  /// each byte is read once.
+  static std::uint64_t BytesRead();
 
   /// The directory's descriptor, shared by the files opened from it (they outlive the source).
   struct DirHandle {
