@@ -39,7 +39,7 @@
   X(header, header_manifest_empty, "header-manifest-empty", Checked) \
   X(header, header_manifest_entry_keys, "header-manifest-entry-keys", Read) \
   X(header, header_manifest_order, "header-manifest-order", Checked) \
-  X(header, header_missing_field, "header-missing-field", Read) \
+  X(header, header_missing_field, "header-missing-field", Checked) \
   X(header, header_not_object, "header-not-object", Read) \
   X(header, header_not_utf8, "header-not-utf8", Read) \
   X(header, header_param_groups_invalid, "header-param-groups-invalid", Checked) \
@@ -52,7 +52,7 @@
   X(header, header_tensor_name_invalid, "header-tensor-name-invalid", Checked) \
   X(header, header_tensor_size_overflow, "header-tensor-size-overflow", Checked) \
   X(header, header_too_large, "header-too-large", Read) \
-  X(header, header_unknown_field, "header-unknown-field", Read) \
+  X(header, header_unknown_field, "header-unknown-field", Checked) \
   X(header, header_weight_files_invalid, "header-weight-files-invalid", Checked) \
   X(header, header_wmcp_version_empty, "header-wmcp-version-empty", Checked) \
   X(index, index_duplicate_key, "index-duplicate-key", Read) \

@@ -47,6 +47,13 @@ Location Header::FieldLocation(std::string_view field) const {
   return loc;
 }
 
+void Header::ForEachTopLevelKey(const std::function<void(std::string_view, std::uint64_t)>& fn) const {
+  if (!json.parsed) return;
+  for (const json::Member& m : json.doc.root().Members()) fn(m.key, m.key_offset);
+}
+
+bool Header::HasTopLevelKey(std::string_view key) const { return json.parsed && json.doc.root().Find(key).has_value(); }
+
 bool Policy::IsAllowedGroup(std::string_view group) const {
   auto has = [&](const std::vector<std::string>& set) { return std::find(set.begin(), set.end(), group) != set.end(); };
   return has(allowed_groups) || has(extra_allowed_groups);

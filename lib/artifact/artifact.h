@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -102,6 +103,11 @@ struct Header {
   std::vector<std::uint64_t> weight_file_offsets;  ///< offset of each weight_files item
   std::optional<std::string> created_at;
   std::optional<std::string> hash_algorithm;  ///< after migration ("sha256" for migrated v1)
+
+  /// The top-level keys as written, in document order, with their offsets (facts for the
+  /// key-set rules; read from the parsed document, so they cost no memory of their own).
+  void ForEachTopLevelKey(const std::function<void(std::string_view key, std::uint64_t offset)>& fn) const;
+  [[nodiscard]] bool HasTopLevelKey(std::string_view key) const;
 
   /// Location of a top-level field (its value token), or of the file when absent.
   [[nodiscard]] Location FieldLocation(std::string_view field) const;

@@ -20,14 +20,12 @@ namespace ckpt {
   X(HeaderJsonSyntax)                \
   X(HeaderJsonTooDeep)               \
   X(HeaderManifestEntryKeys)         \
-  X(HeaderMissingField)              \
   X(HeaderNotObject)                 \
   X(HeaderNotUtf8)                   \
   X(HeaderSchemaVersionInvalid)      \
   X(HeaderSchemaVersionMissing)      \
   X(HeaderSchemaVersionTooNew)       \
   X(HeaderTooLarge)                  \
-  X(HeaderUnknownField)              \
   X(IndexDuplicateKey)               \
   X(IndexJsonInvalid)                \
   X(IndexJsonTooDeep)                \

@@ -87,6 +87,21 @@ class FindingSink {
   static constexpr std::uint64_t kMaxPerRuleAndFile = 100;
 
   void Report(const RuleInfo& rule, Location location, std::string message);
+  /// Report() for checks that can fire once per element of a hostile input: `make` (returning
+  /// {Location, message}) runs only while the rule's cap in `file` is not reached, so a
+  /// million repeats cost a counter each, not a location and a message.
+  template <class Make>
+  void ReportWith(const RuleInfo& rule, const std::string& file, Make make) {
+    if (rule.severity == Severity::kError) ++errors_;
+    auto& [kept, dropped] = per_file_[{&rule, file}];
+    if (kept >= kMaxPerRuleAndFile) {
+      ++dropped;
+      return;
+    }
+    ++kept;
+    auto [location, message] = make();
+    findings_.push_back(Finding{&rule, std::move(location), std::move(message)});
+  }
   [[nodiscard]] const std::vector<Finding>& findings() const { return findings_; }
   [[nodiscard]] std::vector<Finding>& findings() { return findings_; }
   /// Every error-severity finding reported, kept or dropped.

@@ -198,21 +198,8 @@ IoResult<Header> ReadHeader(const RandomAccessFile& file, DiagnosticSink& sink) 
   header.version_supported = true;
 
   // The key set of the version as written.
-  auto keys = HeaderKeys(*version_number);
-  for (std::string_view key : keys) {
-    if (!root.Find(key)) {
-      sink.Report(Diag::kHeaderMissingField, header.json.At(header.json.doc.value_begin, ""),
-                  "header.json (schema_version " + std::to_string(*version_number) + ") has no " + std::string(key) +
-                      " field.");
-    }
-  }
-  for (const json::Member& m : root.Members()) {
-    if (std::find(keys.begin(), keys.end(), m.key) == keys.end()) {
-      sink.Report(Diag::kHeaderUnknownField, header.json.At(m.key_offset, "/" + json::EscapePointerToken(m.key)),
-                  "header.json (schema_version " + std::to_string(*version_number) + ") has unknown field " +
-                      QuoteForMessage(m.key) + ".");
-    }
-  }
+  // The key set of the version as written is judged by the header-missing-field and
+  // header-unknown-field rules (Header::ForEachTopLevelKey).
 
   Extractor(header, sink).Run(root, *version_number);
   MigrateToLatest(header);

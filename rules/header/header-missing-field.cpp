@@ -1,6 +1,10 @@
 // header-missing-field: Required header field is missing.
-// Detected while reading, by lib/formats/header_reader.cpp.
+// Checked after reading, on the top-level keys the header reader records.
+#include <algorithm>
+
+#include "lib/formats/header_schema.h"
 #include "rules/catalog.h"
+#include "rules/rule_helpers.h"
 
 namespace ckpt::rules::header_missing_field {
 
@@ -16,5 +20,16 @@ const RuleInfo kRule{
     .remediation = "Add the field with a valid value; regenerate the header with the writer.",
     .security = false,
 };
+
+void Check(const Artifact& artifact, FindingSink& sink) {
+  const Header* h = ReadableHeader(artifact);
+  if (h == nullptr || !h->schema_version) return;
+  for (std::string_view key : HeaderKeys(*h->schema_version)) {
+    if (h->HasTopLevelKey(key)) continue;
+    sink.Report(kRule, h->json.At(h->json.doc.value_begin, ""),
+                "header.json (schema_version " + std::to_string(*h->schema_version) + ") has no " + std::string(key) +
+                    " field.");
+  }
+}
 
 }  // namespace ckpt::rules::header_missing_field
