@@ -9,8 +9,9 @@ namespace ckpt {
 
 namespace {
 
-// With hashing: both artifacts are loaded, then one fused pass reads every tensor byte
-// once, feeding both content hashes and the comparison; then both audits finish.
+// Both artifacts are loaded, then one pass reads every tensor byte once (with hashing: both
+// content hashes and the comparison fused), then both audits finish, so their identity
+// checks come after the last read of the diff too.
 DiffRun FusedDiff(const std::string& path_a, const std::string& path_b, const DiffOptions& options) {
   std::unique_ptr<AuditSession> a;
   std::unique_ptr<AuditSession> b;
@@ -23,6 +24,12 @@ DiffRun FusedDiff(const std::string& path_a, const std::string& path_b, const Di
     b = BeginAuditPath(path_b, options.policy);
   }
   std::vector<TensorDiff> tensors = BuildTensorDiffs(a->result.artifact, b->result.artifact);
+  if (!options.policy.compute_hash) {
+    // Structure only: the comparison is the one read of the bytes.
+    CompareTensors(tensors, std::max(1u, options.jobs));
+    return AssembleDiff(FinishAudit(*a, KeepFiles::kOpen), FinishAudit(*b, KeepFiles::kOpen), std::move(tensors),
+                        options);
+  }
   FusedHashes hashes;
   FusedHashAndCompare(tensors, a->plan ? &*a->plan : nullptr, b->plan ? &*b->plan : nullptr, std::max(1u, options.jobs),
                       hashes);
@@ -48,22 +55,7 @@ DiffRun FusedDiff(const std::string& path_a, const std::string& path_b, const Di
 }  // namespace
 
 DiffRun RunDiff(const std::string& path_a, const std::string& path_b, const DiffOptions& options) {
-  DiffRun run;
-  if (options.policy.compute_hash) {
-    run = FusedDiff(path_a, path_b, options);
-  } else {
-    AuditResult a;
-    AuditResult b;
-    if (options.jobs > 1) {
-      std::thread other([&] { b = AuditPath(path_b, options.policy, KeepFiles::kOpen); });
-      a = AuditPath(path_a, options.policy, KeepFiles::kOpen);
-      other.join();
-    } else {
-      a = AuditPath(path_a, options.policy, KeepFiles::kOpen);
-      b = AuditPath(path_b, options.policy, KeepFiles::kOpen);
-    }
-    run = CompareAudited(std::move(a), std::move(b), options);
-  }
+  DiffRun run = FusedDiff(path_a, path_b, options);
   FindingSink sink;
   for (const rules::RuleEntry& rule : rules::AllRules()) {
     if (rule.diff_check != nullptr) rule.diff_check(run, sink);

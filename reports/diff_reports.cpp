@@ -120,7 +120,7 @@ void WriteDiffText(std::ostream& out, const DiffRun& run, const ReportContext& c
   }
   for (const Finding& f : run.findings) out << FindingLine("", f, context.color) << "\n";
   for (const DroppedFindings& d : run.dropped) out << DroppedLine(d) << "\n";
-  out << run.tensors.size() << " tensors:";
+  out << Plural(run.tensors.size(), "tensor") << ":";
   for (const char* s : {"changed", "layout_changed", "added", "removed", "unchanged", "unreadable"}) {
     if (counts.count(s)) out << " " << counts[s] << " " << s;
   }

@@ -107,6 +107,8 @@ bool ReadBoth(const TensorSide& a, const TensorSide& b, std::uint64_t at, std::s
          b.file->ReadAt(b.offset + at, std::span(w.b).first(n)).has_value();
 }
 
+}  // namespace
+
 void CompareTensors(std::vector<TensorDiff>& tensors, unsigned jobs) {
   // Phase 1: bytes only, stopping at the first difference. Unchanged tensors end here.
   std::vector<std::size_t> candidates;
@@ -172,8 +174,6 @@ void CompareTensors(std::vector<TensorDiff>& tensors, unsigned jobs) {
     if (tensors[i].status != TensorStatus::kChanged) tensors[i].stats.reset();
   }
 }
-
-}  // namespace
 
 std::string_view TensorStatusName(TensorStatus status) {
   switch (status) {

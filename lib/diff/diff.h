@@ -97,6 +97,10 @@ struct FusedHashes {
 void FusedHashAndCompare(std::vector<TensorDiff>& tensors, const HashPlan* plan_a, const HashPlan* plan_b,
                          unsigned jobs, FusedHashes& out);
 
+/// Compares the kChanged pairs of `tensors` (no hashing): bytes first, stopping at the first
+/// difference; statistics for changed tensors, window by window on `jobs` threads.
+void CompareTensors(std::vector<TensorDiff>& tensors, unsigned jobs);
+
 /// A DiffRun from two finished audits and their compared tensors: header diff and link.
 DiffRun AssembleDiff(AuditResult a, AuditResult b, std::vector<TensorDiff> tensors, const DiffOptions& options);
 
