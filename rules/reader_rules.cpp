@@ -14,7 +14,6 @@ constexpr std::array<const RuleInfo*, static_cast<std::size_t>(Diag::kCount)> kR
     &header_field_type::kRule,
     &header_json_syntax::kRule,
     &header_json_too_deep::kRule,
-    &header_manifest_entry_keys::kRule,
     &header_not_object::kRule,
     &header_not_utf8::kRule,
     &header_schema_version_invalid::kRule,

@@ -37,7 +37,7 @@
   X(header, header_json_syntax, "header-json-syntax", Read) \
   X(header, header_json_too_deep, "header-json-too-deep", Read) \
   X(header, header_manifest_empty, "header-manifest-empty", Checked) \
-  X(header, header_manifest_entry_keys, "header-manifest-entry-keys", Read) \
+  X(header, header_manifest_entry_keys, "header-manifest-entry-keys", Checked) \
   X(header, header_manifest_order, "header-manifest-order", Checked) \
   X(header, header_missing_field, "header-missing-field", Checked) \
   X(header, header_not_object, "header-not-object", Read) \

@@ -19,7 +19,6 @@ namespace ckpt {
   X(HeaderFieldType)                 \
   X(HeaderJsonSyntax)                \
   X(HeaderJsonTooDeep)               \
-  X(HeaderManifestEntryKeys)         \
   X(HeaderNotObject)                 \
   X(HeaderNotUtf8)                   \
   X(HeaderSchemaVersionInvalid)      \
