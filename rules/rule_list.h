@@ -98,7 +98,7 @@
   X(safetensors, safetensors_size_mismatch, "safetensors-size-mismatch", Read) \
   X(safetensors, safetensors_size_overflow, "safetensors-size-overflow", Read) \
   X(safetensors, safetensors_tensor_entry_invalid, "safetensors-tensor-entry-invalid", Read) \
-  X(safetensors, safetensors_tensor_name_invalid, "safetensors-tensor-name-invalid", Read) \
+  X(safetensors, safetensors_tensor_name_invalid, "safetensors-tensor-name-invalid", Checked) \
   X(weights, weights_file_empty, "weights-file-empty", Read) \
   X(weights, weights_files_mismatch, "weights-files-mismatch", Checked) \
   X(weights, weights_format_gguf, "weights-format-gguf", Read) \

@@ -242,10 +242,8 @@ class Reader {
     Location loc = At(tensor.entry_offset, pointer, member.key);
     auto label_text = [&] { return "Tensor " + QuoteForMessage(member.key) + " in " + wf_.name; };  // only for findings
 
-    if (member.key.empty() || HasControlCharacter(member.key)) {
-      Report(Diag::kSafetensorsTensorNameInvalid, loc,
-             label_text() + (member.key.empty() ? " has an empty name." : " has a control character in its name."));
-    }
+    // An empty name or one with a control character is judged by the
+    // safetensors-tensor-name-invalid rule over the names recorded here.
     const json::Value& entry = member.value;
     if (!entry.is(json::Type::kObject)) {
       Report(Diag::kSafetensorsTensorEntryInvalid, loc,
