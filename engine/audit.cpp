@@ -125,7 +125,7 @@ std::unique_ptr<AuditSession> BeginAuditPath(const std::string& path, const Poli
   return session;
 }
 
-AuditResult FinishAudit(AuditSession& session, KeepFiles keep) {
+AuditResult FinishAudit(AuditSession& session) {
   AuditResult& result = session.result;
   if (session.unreadable) return std::move(result);
   Artifact& artifact = result.artifact;
@@ -150,38 +150,36 @@ AuditResult FinishAudit(AuditSession& session, KeepFiles keep) {
     MergeDropped(result.dropped, cut);
   }
   // The audit is over: release descriptors so a run over thousands of artifacts cannot run out.
-  if (keep == KeepFiles::kClose) {
-    for (WeightFile& wf : artifact.weights) wf.file.reset();
-  }
+  for (WeightFile& wf : artifact.weights) wf.file.reset();
   return std::move(result);
 }
 
-AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource& source, const Policy& policy,
-                          KeepFiles keep) {
-  std::unique_ptr<AuditSession> session = BeginAudit(display_path, source, policy);
-  if (!session->unreadable) {
-    // SARIF wants each weight file's SHA-256: computed beside the content hash, on another
-    // core, from the same admitted descriptors (no second open, and the identity checks
-    // cover both reads).
-    Artifact& artifact = session->result.artifact;
+namespace {
+
+// The middle phase of a whole audit: the content hash, and (SARIF) each weight file's
+// SHA-256 beside it on another core, from the same admitted descriptors (no second open,
+// and the identity checks cover both reads).
+AuditResult HashAndFinish(AuditSession& session) {
+  if (!session.unreadable) {
+    Artifact& artifact = session.result.artifact;
     std::thread digests;
-    if (policy.digest_files && policy.compute_hash) digests = std::thread([&artifact] { DigestWeightFiles(artifact); });
-    if (session->plan) RecordContentHash(*session, ComputeContentHash(*session->plan));
+    if (session.policy.digest_files && session.policy.compute_hash) {
+      digests = std::thread([&artifact] { DigestWeightFiles(artifact); });
+    }
+    if (session.plan) RecordContentHash(session, ComputeContentHash(*session.plan));
     if (digests.joinable()) digests.join();
   }
-  return FinishAudit(*session, keep);
+  return FinishAudit(session);
 }
 
-AuditResult AuditPath(const std::string& path, const Policy& policy, KeepFiles keep) {
-  auto source = DirectorySource::OpenDirectory(path);
-  if (!source) {
-    AuditResult result;
-    result.artifact.path = path;
-    result.artifact.policy = policy;
-    result.tool_errors.push_back(Describe("cannot open artifact directory " + path, source.error()));
-    return result;
-  }
-  return AuditArtifact(path, **source, policy, keep);
+}  // namespace
+
+AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource& source, const Policy& policy) {
+  return HashAndFinish(*BeginAudit(display_path, source, policy));
+}
+
+AuditResult AuditPath(const std::string& path, const Policy& policy) {
+  return HashAndFinish(*BeginAuditPath(path, policy));
 }
 
 }  // namespace ckpt

@@ -13,16 +13,12 @@
 
 namespace ckpt {
 
-/// Whether the weight files stay open after an audit (ckpt-diff reads the bytes again).
-enum class KeepFiles { kClose, kOpen };
-
 /// Audits the artifact that `source` exposes; `display_path` names it in reports. Weight
-/// files are closed when it returns unless `keep` says otherwise.
-AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource& source, const Policy& policy,
-                          KeepFiles keep = KeepFiles::kClose);
+/// files are closed when it returns.
+AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource& source, const Policy& policy);
 
 /// Opens `path` as a directory and audits it. A path that cannot be opened is a tool error.
-AuditResult AuditPath(const std::string& path, const Policy& policy, KeepFiles keep = KeepFiles::kClose);
+AuditResult AuditPath(const std::string& path, const Policy& policy);
 
 /// An audit in phases, for callers that read the tensor bytes themselves (ckpt-diff's fused
 /// pass): BeginAudit loads the artifact and plans its hash; the caller hashes (or not) and
@@ -42,6 +38,6 @@ std::unique_ptr<AuditSession> BeginAuditPath(const std::string& path, const Poli
 void RecordContentHash(AuditSession& session, const IoResult<std::string>& hash);
 /// Each weight file's SHA-256 over its whole length, into its AdmittedFile (Policy::digest_files).
 void DigestWeightFiles(Artifact& artifact);
-AuditResult FinishAudit(AuditSession& session, KeepFiles keep = KeepFiles::kClose);
+AuditResult FinishAudit(AuditSession& session);
 
 }  // namespace ckpt

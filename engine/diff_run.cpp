@@ -12,7 +12,7 @@ namespace {
 // Both artifacts are loaded, then one pass reads every tensor byte once (with hashing: both
 // content hashes and the comparison fused), then both audits finish, so their identity
 // checks come after the last read of the diff too.
-DiffRun FusedDiff(const std::string& path_a, const std::string& path_b, const DiffOptions& options) {
+DiffRun DiffRounds(const std::string& path_a, const std::string& path_b, const DiffOptions& options) {
   std::unique_ptr<AuditSession> a;
   std::unique_ptr<AuditSession> b;
   if (options.jobs > 1) {
@@ -25,51 +25,47 @@ DiffRun FusedDiff(const std::string& path_a, const std::string& path_b, const Di
   }
   std::vector<TensorDiff> tensors = BuildTensorDiffs(a->result.artifact, b->result.artifact);
   if (!options.policy.compute_hash) {
-    // Structure only: the comparison is the one read of the bytes.
-    CompareTensors(tensors, std::max(1u, options.jobs));
-    return AssembleDiff(FinishAudit(*a, KeepFiles::kOpen), FinishAudit(*b, KeepFiles::kOpen), std::move(tensors),
-                        options);
-  }
-  FusedHashes hashes;
-  FusedHashAndCompare(tensors, a->plan ? &*a->plan : nullptr, b->plan ? &*b->plan : nullptr, std::max(1u, options.jobs),
-                      hashes);
-  for (auto [session, side] : {std::pair{a.get(), &hashes.a}, std::pair{b.get(), &hashes.b}}) {
-    if (!session->plan) continue;
-    if (side->hash) {
-      RecordContentHash(*session, IoResult<std::string>(*side->hash));
-    } else if (side->error) {
-      RecordContentHash(*session, IoResult<std::string>(*side->error));
-    } else {
-      RecordContentHash(*session, ComputeContentHash(*session->plan));  // the pass could not cover its plan
+    CompareTensors(tensors, std::max(1u, options.jobs));  // structure only: the comparison is the one read
+  } else {
+    FusedHashes hashes;
+    FusedHashAndCompare(tensors, a->plan ? &*a->plan : nullptr, b->plan ? &*b->plan : nullptr,
+                        std::max(1u, options.jobs), hashes);
+    for (auto [session, side] : {std::pair{a.get(), &hashes.a}, std::pair{b.get(), &hashes.b}}) {
+      if (!session->plan) continue;
+      if (side->hash) {
+        RecordContentHash(*session, IoResult<std::string>(*side->hash));
+      } else if (side->error) {
+        RecordContentHash(*session, IoResult<std::string>(*side->error));
+      } else {
+        RecordContentHash(*session, ComputeContentHash(*session->plan));  // the pass could not cover its plan
+      }
+    }
+    if (options.policy.digest_files) {  // SARIF artifacts[]: a read of its own, both sides at once
+      std::thread other([&] { DigestWeightFiles(b->result.artifact); });
+      DigestWeightFiles(a->result.artifact);
+      other.join();
     }
   }
-  if (options.policy.digest_files) {  // SARIF artifacts[]: a read of its own, both sides at once
-    std::thread other([&] { DigestWeightFiles(b->result.artifact); });
-    DigestWeightFiles(a->result.artifact);
-    other.join();
+  // Every read is done: the audits finish (and close their weight files).
+  AuditResult finished_a = FinishAudit(*a);
+  AuditResult finished_b = FinishAudit(*b);
+  for (TensorDiff& t : tensors) {
+    if (t.a) t.a->file = nullptr;
+    if (t.b) t.b->file = nullptr;
   }
-  return AssembleDiff(FinishAudit(*a, KeepFiles::kOpen), FinishAudit(*b, KeepFiles::kOpen), std::move(tensors),
-                      options);
+  return AssembleDiff(std::move(finished_a), std::move(finished_b), std::move(tensors), options);
 }
 
 }  // namespace
 
 DiffRun RunDiff(const std::string& path_a, const std::string& path_b, const DiffOptions& options) {
-  DiffRun run = FusedDiff(path_a, path_b, options);
+  DiffRun run = DiffRounds(path_a, path_b, options);
   FindingSink sink;
   for (const rules::RuleEntry& rule : rules::AllRules()) {
     if (rule.diff_check != nullptr) rule.diff_check(run, sink);
   }
   run.findings = std::move(sink.findings());
   run.dropped = sink.dropped();
-  // The weight files are no longer needed.
-  for (AuditResult* r : {&run.a, &run.b}) {
-    for (WeightFile& wf : r->artifact.weights) wf.file.reset();
-  }
-  for (TensorDiff& t : run.tensors) {
-    if (t.a) t.a->file = nullptr;
-    if (t.b) t.b->file = nullptr;
-  }
   return run;
 }
 

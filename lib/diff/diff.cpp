@@ -232,12 +232,6 @@ DiffRun AssembleDiff(AuditResult a, AuditResult b, std::vector<TensorDiff> tenso
   return run;
 }
 
-DiffRun CompareAudited(AuditResult a, AuditResult b, const DiffOptions& options) {
-  std::vector<TensorDiff> tensors = BuildTensorDiffs(a.artifact, b.artifact);
-  CompareTensors(tensors, std::max(1u, options.jobs));
-  return AssembleDiff(std::move(a), std::move(b), std::move(tensors), options);
-}
-
 // ---- the fused pass: both content hashes and the comparison in one read of each byte
 
 namespace {

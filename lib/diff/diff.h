@@ -104,9 +104,4 @@ void CompareTensors(std::vector<TensorDiff>& tensors, unsigned jobs);
 /// A DiffRun from two finished audits and their compared tensors: header diff and link.
 DiffRun AssembleDiff(AuditResult a, AuditResult b, std::vector<TensorDiff> tensors, const DiffOptions& options);
 
-/// Compares two audited rounds (weight files still open: KeepFiles::kOpen): header fields,
-/// the parent link, and every tensor, streaming both weight sets once in bounded memory
-/// (`options.jobs` threads, two 4 MiB windows each). Runs no rule.
-DiffRun CompareAudited(AuditResult a, AuditResult b, const DiffOptions& options);
-
 }  // namespace ckpt

@@ -63,9 +63,6 @@ enum class Diag : std::uint8_t {
       kCount
 };
 
-/// "SafetensorsHeaderTooSmall": the kind's name, for tests and debugging.
-std::string_view DiagName(Diag kind);
-
 struct Diagnostic {
   Diag kind = Diag::kCount;
   Location location;

@@ -40,17 +40,6 @@ std::optional<Severity> ParseSeverity(std::string_view text) {
   return std::nullopt;
 }
 
-void FindingSink::Report(const RuleInfo& rule, Location location, std::string message) {
-  if (rule.severity == Severity::kError) ++errors_;
-  auto& [kept, dropped] = per_file_[{&rule, location.file}];
-  if (kept >= kMaxPerRuleAndFile) {
-    ++dropped;
-    return;
-  }
-  ++kept;
-  findings_.push_back(Finding{&rule, std::move(location), std::move(message)});
-}
-
 std::vector<DroppedFindings> FindingSink::dropped() const {
   std::vector<DroppedFindings> out;
   for (const auto& [key, counts] : per_file_) {

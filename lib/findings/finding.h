@@ -86,13 +86,15 @@ class FindingSink {
  public:
   static constexpr std::uint64_t kMaxPerRuleAndFile = 100;
 
-  void Report(const RuleInfo& rule, Location location, std::string message);
+  void Report(const RuleInfo& rule, Location location, std::string message) {
+    const std::string file = location.file;
+    ReportWith(rule, file, [&] { return std::pair(std::move(location), std::move(message)); });
+  }
   /// Report() for checks that can fire once per element of a hostile input: `make` (returning
   /// {Location, message}) runs only while the rule's cap in `file` is not reached, so a
   /// million repeats cost a counter each, not a location and a message.
   template <class Make>
   void ReportWith(const RuleInfo& rule, const std::string& file, Make make) {
-    if (rule.severity == Severity::kError) ++errors_;
     auto& [kept, dropped] = per_file_[{&rule, file}];
     if (kept >= kMaxPerRuleAndFile) {
       ++dropped;
@@ -104,15 +106,12 @@ class FindingSink {
   }
   [[nodiscard]] const std::vector<Finding>& findings() const { return findings_; }
   [[nodiscard]] std::vector<Finding>& findings() { return findings_; }
-  /// Every error-severity finding reported, kept or dropped.
-  [[nodiscard]] std::uint64_t error_count() const { return errors_; }
   [[nodiscard]] std::vector<DroppedFindings> dropped() const;
 
  private:
   std::vector<Finding> findings_;
   std::map<std::pair<const RuleInfo*, std::string>, std::pair<std::uint64_t, std::uint64_t>>
       per_file_;  // kept, dropped
-  std::uint64_t errors_ = 0;
 };
 
 /// Adds `extra` into `into`, merging entries of the same rule and file.

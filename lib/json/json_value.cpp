@@ -210,14 +210,6 @@ std::size_t Value::Size() const {
   return n;
 }
 
-std::optional<Value> Value::Item(std::size_t index) const {
-  std::size_t i = 0;
-  for (Value item : Items()) {
-    if (i++ == index) return item;
-  }
-  return std::nullopt;
-}
-
 Value::ItemIterator& Value::ItemIterator::operator++() {
   at_ = doc_->Next(at_);
   return *this;

@@ -58,8 +58,6 @@ class Value {
   [[nodiscard]] std::optional<Value> Find(std::string_view key) const;
   /// kArray/kObject: number of items or members (walks them: O(n)).
   [[nodiscard]] std::size_t Size() const;
-  /// kArray: item `index` (walks to it: O(index)), or nullopt.
-  [[nodiscard]] std::optional<Value> Item(std::size_t index) const;
 
   class ItemIterator {
    public:

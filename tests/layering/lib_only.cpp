@@ -26,7 +26,9 @@ int main() {
   auto parsed = ckpt::json::ParseStrict("[1]");
   ckpt::AuditResult a;
   ckpt::AuditResult b;
-  const ckpt::DiffRun diff = ckpt::CompareAudited(std::move(a), std::move(b), ckpt::DiffOptions{});
+  std::vector<ckpt::TensorDiff> tensors = ckpt::BuildTensorDiffs(a.artifact, b.artifact);
+  ckpt::CompareTensors(tensors, 1);
+  const ckpt::DiffRun diff = ckpt::AssembleDiff(std::move(a), std::move(b), std::move(tensors), ckpt::DiffOptions{});
   const ckpt::ChainGraph graph = ckpt::BuildChainGraph({}, ckpt::ChainOptions{});
   const std::size_t touched = ckpt::DiscoverArtifacts({}).artifacts.size() + ckpt::HistoryOrder(graph).size() +
                               diff.tensors.size() + ckpt::NfkcCasefold("A").value_or("").size() +
