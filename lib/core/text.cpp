@@ -39,6 +39,9 @@ std::string Plural(std::uint64_t n, std::string_view word) {
 
 namespace {
 
+// Unicode category Cc: C0, DEL and C1.
+bool IsControl(std::uint32_t cp) { return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F); }
+
 // Length of the UTF-8 sequence at text[i] if well formed, else 0. Writes the code point.
 std::size_t DecodeUtf8(std::string_view text, std::size_t i, std::uint32_t& cp) {
   auto byte = [&](std::size_t k) { return static_cast<std::uint8_t>(text[k]); };
@@ -87,7 +90,7 @@ bool HasControlCharacter(std::string_view text) {
     std::uint32_t cp = 0;
     std::size_t len = DecodeUtf8(text, i, cp);
     if (len == 0) return false;  // callers validate UTF-8 first
-    if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F)) return true;
+    if (IsControl(cp)) return true;
     i += len;
   }
   return false;
@@ -112,9 +115,9 @@ void AppendCodePointEscape(std::string& out, std::uint32_t cp) {
   out += buf.data();
 }
 
-}  // namespace
-
-std::string EscapeForDisplay(std::string_view text) {
+// Copies `text`, writing bytes that are not UTF-8 as \xNN and, when `for_display`, control
+// characters, bidi controls and separators as \uXXXX.
+std::string Escape(std::string_view text, bool for_display) {
   std::string out;
   out.reserve(text.size());
   std::size_t i = 0;
@@ -124,7 +127,7 @@ std::string EscapeForDisplay(std::string_view text) {
     if (len == 0) {
       AppendByteEscape(out, text[i]);
       len = 1;
-    } else if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || IsBidiOrSeparator(cp)) {
+    } else if (for_display && (IsControl(cp) || IsBidiOrSeparator(cp))) {
       AppendCodePointEscape(out, cp);
     } else {
       out.append(text.substr(i, len));
@@ -134,22 +137,13 @@ std::string EscapeForDisplay(std::string_view text) {
   return out;
 }
 
+}  // namespace
+
+std::string EscapeForDisplay(std::string_view text) { return Escape(text, true); }
+
 std::string ToValidUtf8(std::string_view text) {
   if (!FindInvalidUtf8(text)) return std::string(text);
-  std::string out;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    std::uint32_t cp = 0;
-    std::size_t len = DecodeUtf8(text, i, cp);
-    if (len == 0) {
-      AppendByteEscape(out, text[i]);
-      len = 1;
-    } else {
-      out.append(text.substr(i, len));
-    }
-    i += len;
-  }
-  return out;
+  return Escape(text, false);
 }
 
 std::string QuoteForMessage(std::string_view text, std::size_t max_chars) {
@@ -163,19 +157,14 @@ std::string QuoteForMessage(std::string_view text, std::size_t max_chars) {
     }
     std::uint32_t cp = 0;
     std::size_t len = DecodeUtf8(text, i, cp);
-    std::array<char, 16> buf{};
     if (len == 0) {
-      std::snprintf(buf.data(), buf.size(), "\\x%02x", static_cast<unsigned>(static_cast<std::uint8_t>(text[i])));
-      out += buf.data();
+      AppendByteEscape(out, text[i]);
       len = 1;
-    } else if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || IsBidiOrSeparator(cp) || cp == '\'' || cp == '\\') {
-      if (cp == '\'' || cp == '\\') {
-        out.push_back('\\');
-        out.push_back(static_cast<char>(cp));
-      } else {
-        std::snprintf(buf.data(), buf.size(), "\\u%04x", static_cast<unsigned>(cp));
-        out += buf.data();
-      }
+    } else if (cp == '\'' || cp == '\\') {
+      out.push_back('\\');
+      out.push_back(static_cast<char>(cp));
+    } else if (IsControl(cp) || IsBidiOrSeparator(cp)) {
+      AppendCodePointEscape(out, cp);
     } else {
       out.append(text.substr(i, len));
     }
