@@ -144,10 +144,10 @@ AuditResult FinishAudit(AuditSession& session) {
   if (policy.max_findings > 0 && result.findings.size() > policy.max_findings) {
     std::vector<DroppedFindings> cut;
     for (std::size_t i = policy.max_findings; i < result.findings.size(); ++i) {
-      MergeDropped(cut, {{result.findings[i].rule, result.findings[i].location.file, 1}});
+      cut.push_back({result.findings[i].rule, result.findings[i].location.file, 1});
     }
     result.findings.resize(policy.max_findings);
-    MergeDropped(result.dropped, cut);
+    MergeDropped(result.dropped, cut);  // folds the ones into counts per rule and file
   }
   // The audit is over: release descriptors so a run over thousands of artifacts cannot run out.
   for (WeightFile& wf : artifact.weights) wf.file.reset();

@@ -51,19 +51,23 @@ std::vector<DroppedFindings> FindingSink::dropped() const {
   return out;
 }
 
+// Sorting, then folding neighbours: O(n log n) however many entries either side holds
+// (--max-findings can cut hundreds of thousands of findings at once).
 void MergeDropped(std::vector<DroppedFindings>& into, const std::vector<DroppedFindings>& extra) {
-  for (const DroppedFindings& d : extra) {
-    auto it = std::find_if(into.begin(), into.end(),
-                           [&](const DroppedFindings& x) { return x.rule == d.rule && x.file == d.file; });
-    if (it == into.end()) {
-      into.push_back(d);
-    } else {
-      it->count += d.count;
-    }
-  }
+  into.insert(into.end(), extra.begin(), extra.end());
   std::sort(into.begin(), into.end(), [](const DroppedFindings& a, const DroppedFindings& b) {
     return std::tie(a.rule->id, a.file) < std::tie(b.rule->id, b.file);
   });
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < into.size(); ++i) {
+    if (kept > 0 && into[kept - 1].rule == into[i].rule && into[kept - 1].file == into[i].file) {
+      into[kept - 1].count += into[i].count;
+    } else {
+      if (kept != i) into[kept] = std::move(into[i]);  // never a self-move
+      ++kept;
+    }
+  }
+  into.resize(kept);
 }
 
 }  // namespace ckpt
