@@ -21,6 +21,7 @@
 #include "tests/support/artifact_builder.h"
 #include "tests/support/audit_helpers.h"
 #include "tests/support/fire_cases.h"
+#include "tests/support/golden_scenarios.h"
 #include "tests/support/history_builder.h"
 
 namespace ckpt::testing {
@@ -71,11 +72,7 @@ void ExpectGolden(const std::string& got, const fs::path& golden) {
 }
 
 AuditResult Tampered(const fs::path& root) {
-  Files files = ReadFiles("fixtures/vectors/v1-single");
-  files["weights.safetensors"][455] = '\x7f';
-  files["optimizer.pt"] = std::string("\x80\x02}q\x00.", 6);
-  EditHeader(files, [](boost::json::object& h) { h["created_at"] = "yesterday"; });
-  WriteFiles(files, root / "tampered");
+  WriteFiles(TamperedFiles(), root / "tampered");
   return AuditPath((fs::absolute(root) / "tampered").string(), Policy{});
 }
 
@@ -92,14 +89,9 @@ TEST(ReportGolden, AuditTextAndJson) {
 
 TEST(ReportGolden, ChainTextAndJson) {
   TempDir dir;
-  auto rounds = WriteHistory(dir.path() / "h", 5);
-  fs::remove_all(rounds[3].dir);
-  ArtifactSpec fork = RoundSpec(2, rounds[1].hash);
-  fork.tensors[0].data[0] ^= 1;
-  WriteRound(dir.path() / "h", "fork-2", fork);
   ChainRunOptions options;
   options.jobs = 2;
-  const ChainRun run = RunChain({(fs::absolute(dir.path()) / "h").string()}, options);
+  const ChainRun run = RunGapAndFork(dir.path(), options);
   reports::ReportContext context;
   context.tool_name = "ckpt-chain";
   std::ostringstream text;
@@ -111,14 +103,9 @@ TEST(ReportGolden, ChainTextAndJson) {
 
 TEST(ReportGolden, DiffTextAndJson) {
   TempDir dir;
-  WriteHistory(dir.path(), 3);
   DiffOptions options;
   options.jobs = 2;
-  options.require_child = true;
-  options.max_rel_l2 = 1e-6;
-  options.allow_change = {"encoder.*"};
-  const fs::path root = fs::absolute(dir.path());
-  const DiffRun run = RunDiff((root / "round-0000").string(), (root / "round-0002").string(), options);
+  const DiffRun run = RunGatedDiff(dir.path(), options);
   reports::ReportContext context;
   context.tool_name = "ckpt-diff";
   std::ostringstream text;

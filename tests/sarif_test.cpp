@@ -21,6 +21,7 @@
 #include "rules/catalog.h"
 #include "tests/support/audit_helpers.h"
 #include "tests/support/fire_cases.h"
+#include "tests/support/golden_scenarios.h"
 #include "tests/support/history_builder.h"
 
 namespace ckpt::testing {
@@ -270,25 +271,16 @@ void ExpectGolden(const std::string& got, const fs::path& golden) {
 
 TEST(SarifGolden, AuditOfATamperedArtifact) {
   TempDir dir;
-  Files files = ReadFiles("fixtures/vectors/v1-single");
-  files["weights.safetensors"][455] = '\x7f';
-  files["optimizer.pt"] = std::string("\x80\x02}q\x00.", 6);
-  EditHeader(files, [](boost::json::object& h) { h["created_at"] = "yesterday"; });
-  AuditResult result = AuditOnDisk(dir.path(), "tampered", files);
+  AuditResult result = AuditOnDisk(dir.path(), "tampered", TamperedFiles());
   ExpectGolden(Normalize(Sarif({&result, 1}, dir.path()), dir.path()), "fixtures/golden/ckpt-audit-tampered.sarif");
 }
 
 TEST(SarifGolden, ChainWithAGapAndAFork) {
   TempDir dir;
-  auto rounds = WriteHistory(dir.path() / "h", 5);
-  fs::remove_all(rounds[3].dir);
-  ArtifactSpec fork = RoundSpec(2, rounds[1].hash);
-  fork.tensors[0].data[0] ^= 1;
-  WriteRound(dir.path() / "h", "fork-2", fork);
   ChainRunOptions options;
   options.jobs = 2;
   options.policy.digest_files = true;
-  ChainRun run = RunChain({(fs::absolute(dir.path()) / "h").string()}, options);
+  const ChainRun run = RunGapAndFork(dir.path(), options);
   reports::SarifOptions sarif;
   sarif.source_root = fs::absolute(dir.path());
   reports::ReportContext context;
@@ -300,17 +292,12 @@ TEST(SarifGolden, ChainWithAGapAndAFork) {
 
 TEST(SarifGolden, DiffWithGateFindings) {
   TempDir dir;
-  auto rounds = WriteHistory(dir.path(), 3);
   DiffOptions options;
   options.jobs = 2;
   options.policy.digest_files = true;
-  options.require_child = true;
-  options.max_rel_l2 = 1e-6;
-  options.allow_change = {"encoder.*"};
-  const fs::path root = fs::absolute(dir.path());
-  DiffRun run = RunDiff((root / "round-0000").string(), (root / "round-0002").string(), options);
+  const DiffRun run = RunGatedDiff(dir.path(), options);
   reports::SarifOptions sarif;
-  sarif.source_root = root;
+  sarif.source_root = fs::absolute(dir.path());
   reports::ReportContext context;
   context.tool_name = "ckpt-diff";
   std::ostringstream out;
