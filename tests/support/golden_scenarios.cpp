@@ -16,7 +16,7 @@ Files TamperedFiles() {
   return files;
 }
 
-ChainRun RunGapAndFork(const fs::path& root, ChainRunOptions options) {
+ChainRun RunGapAndFork(const fs::path& root, const ChainRunOptions& options) {
   auto rounds = WriteHistory(root / "h", 5);
   fs::remove_all(rounds[3].dir);
   ArtifactSpec fork = RoundSpec(2, rounds[1].hash);

@@ -15,7 +15,7 @@ Files TamperedFiles();
 
 /// A five-round history under `root`/h with round 3 missing (a gap) and a second round 2
 /// (a fork); returns the chain run with `options` (jobs and policy as the caller sets).
-ChainRun RunGapAndFork(const std::filesystem::path& root, ChainRunOptions options);
+ChainRun RunGapAndFork(const std::filesystem::path& root, const ChainRunOptions& options);
 
 /// Round 0 against round 2 of a three-round history under `root`, with every gate on
 /// (require-child, max-rel-l2 1e-6, allow-change encoder.*).
