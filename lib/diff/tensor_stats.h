@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace ckpt {
 
@@ -16,6 +17,16 @@ std::optional<ElementType> ElementTypeOf(std::string_view manifest_dtype);
 std::size_t ElementSize(ElementType type);
 /// The exact double value of one stored element (little-endian bytes).
 double WidenElement(ElementType type, const std::byte* bytes);
+
+/// The implementations of the statistics loop. Each performs the same IEEE operations in
+/// the same order, so every kernel gives bit-identical figures; they differ only in speed.
+enum class StatsKernel { kPortable, kAvx2, kAvx512 };
+std::string_view StatsKernelName(StatsKernel kernel);
+/// The kernels this machine can run, slowest first (kPortable always).
+std::vector<StatsKernel> AvailableStatsKernels();
+/// The kernel Accumulate uses: the fastest available, or the one named by the environment
+/// variable CKPT_STATS_KERNEL (portable, avx2, avx512) when this machine has it.
+StatsKernel ActiveStatsKernel();
 
 /// Compensated sum (Neumaier): error independent of the number of terms to first order.
 struct CompensatedSum {
@@ -38,6 +49,8 @@ struct DiffStats {
 
   /// Accumulates `a` and `b` (same length, whole elements of `type`).
   void Accumulate(ElementType type, std::span<const std::byte> a, std::span<const std::byte> b);
+  /// The same with a chosen kernel (tests and benchmarks).
+  void AccumulateWith(StatsKernel kernel, ElementType type, std::span<const std::byte> a, std::span<const std::byte> b);
   void Merge(const DiffStats& other);
   [[nodiscard]] double l2() const;
   /// l2 / ||a||; nullopt when ||a|| = 0.
