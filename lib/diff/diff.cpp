@@ -1,9 +1,9 @@
 #include "lib/diff/diff.h"
 
 #include <algorithm>
-#include <barrier>
+#include <array>
+#include <atomic>
 #include <cstring>
-#include <functional>
 #include <set>
 #include <thread>
 
@@ -242,23 +242,75 @@ struct SideStep {
   const HashPlan::Tensor* hashed = nullptr;  // when the side's content hash covers it
 };
 
-// One thread's work on one side: its hasher, its window, its stats halves.
+// The fused pass reads each side in windows of kFusedWindow bytes into a ring of kRing
+// slots, so a thread that runs ahead of the other keeps reading and hashing instead of
+// waiting at every window: the two sides meet only when one is kRing windows ahead.
+constexpr std::size_t kFusedWindow = 1 << 20;  // a multiple of every element size
+constexpr std::size_t kRing = 4;
+
+// One side's hasher and ring of read windows.
 struct SideWork {
   std::optional<ContentHasher> hasher;
-  std::vector<std::byte> buffer = std::vector<std::byte>(kWindow + 64);
+  std::vector<std::byte> buffer = std::vector<std::byte>(kRing * (kFusedWindow + 64));
   std::optional<boost::system::error_code> hash_error;
-  std::span<std::byte> window;
-  DiffStats half;
-  bool half_differs = false;
-  bool read_failed = false;
+  std::array<std::span<const std::byte>, kRing> window{};
+  std::array<bool, kRing> read_failed{};
 
-  // Reads `n` bytes at `offset` of `side` into the window (aligned for the hasher).
-  void Read(const TensorSide& side, std::uint64_t offset, std::size_t n, bool hashing) {
-    const std::size_t at = (hashing && hasher) ? hasher->Alignment() : 0;
-    window = std::span(buffer).subspan(at, n);
-    read_failed = !side.file->ReadAt(side.offset + offset, window).has_value();
+  [[nodiscard]] bool hashing(const SideStep& step) const { return step.hashed && hasher && !hash_error; }
+
+  // Reads `n` bytes at `offset` of `side` into ring slot `slot` (aligned for the hasher).
+  void Read(const TensorSide& side, std::uint64_t offset, std::size_t n, std::size_t slot) {
+    const std::size_t at = slot * (kFusedWindow + 64) + (hasher ? hasher->Alignment() : 0);
+    const std::span<std::byte> target = std::span(buffer).subspan(at, n);
+    read_failed[slot] = !side.file->ReadAt(side.offset + offset, target).has_value();
+    window[slot] = target;
+  }
+
+  // Feeds ring slot `slot` to the hasher when `step` is hashed (a failed read poisons it).
+  void Hash(const SideStep& step, std::size_t slot) {
+    if (!hashing(step)) return;
+    if (read_failed[slot]) {
+      hash_error = boost::system::error_code(EIO, boost::system::system_category());
+    } else {
+      hasher->Update(window[slot]);
+    }
   }
 };
+
+// What one compared tensor accumulated: each half of every window goes to its own DiffStats
+// (the first halves in window order, then the second halves), so the figures are the same
+// whether one thread or two did the work.
+struct ComparedHalves {
+  DiffStats half[2];
+  bool failed[2] = {false, false};  // one flag per half: each thread writes only its own
+};
+
+// Accumulates half `h` of the window pair in ring slot `slot` into `into`.
+void AccumulateHalf(const SideWork (&work)[2], std::size_t slot, ElementType type, int h, ComparedHalves& into) {
+  if (work[0].read_failed[slot] || work[1].read_failed[slot]) {
+    into.failed[h] = true;
+    return;
+  }
+  const std::span<const std::byte> a = work[0].window[slot];
+  const std::span<const std::byte> b = work[1].window[slot];
+  const std::size_t element = ElementSize(type);
+  const std::size_t mid = a.size() / element / 2 * element;
+  const std::size_t from = h == 0 ? 0 : mid;
+  const std::size_t to = h == 0 ? mid : a.size();
+  into.half[h].Accumulate(type, a.subspan(from, to - from), b.subspan(from, to - from));
+}
+
+void WaitUntilAtLeast(const std::atomic<std::uint64_t>& counter, std::uint64_t target) {
+  for (std::uint64_t seen = counter.load(std::memory_order_acquire); seen < target;
+       seen = counter.load(std::memory_order_acquire)) {
+    counter.wait(seen, std::memory_order_acquire);
+  }
+}
+
+void Publish(std::atomic<std::uint64_t>& counter, std::uint64_t value) {
+  counter.store(value, std::memory_order_release);
+  counter.notify_all();
+}
 
 std::vector<SideStep> StepsFor(const std::vector<TensorDiff>& tensors, const HashPlan* plan, bool side_a,
                                const std::vector<const HashPlan::Tensor*>* order) {
@@ -292,124 +344,94 @@ void FusedHashAndCompare(std::vector<TensorDiff>& tensors, const HashPlan* plan_
     for (const SideStep& step : steps[s]) covered += step.hashed ? 1 : 0;
     if (covered != work[s].hasher->order().size()) work[s].hasher.reset();
   }
-  std::vector<char> differs(tensors.size(), 0);
-  std::vector<char> failed(tensors.size(), 0);
-  std::vector<DiffStats> stats(tensors.size());
+  std::vector<std::size_t> compared;  // indices of kChanged tensors, in order
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i].status == TensorStatus::kChanged) compared.push_back(i);
+  }
+  std::vector<ComparedHalves> halves(compared.size());
 
-  // Hashes the bytes of a step that is not compared (its side alone).
+  // Hashes the bytes of a step that is not compared (its side alone), through ring slot 0.
   auto hash_alone = [&](int s, const SideStep& step) {
     SideWork& w = work[s];
-    if (!step.hashed || !w.hasher || w.hash_error) return;
+    if (!w.hashing(step)) return;
     w.hasher->BeginTensor(*step.hashed);
-    for (std::uint64_t at = 0; at < step.hashed->length; at += kWindow) {
-      const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kWindow, step.hashed->length - at));
-      const std::size_t align = w.hasher->Alignment();
-      std::span<std::byte> window = std::span(w.buffer).subspan(align, n);
-      if (auto read = step.hashed->file->ReadAt(step.hashed->offset + at, window); !read) {
-        w.hash_error = read.error();
-        return;
-      }
-      w.hasher->Update(window);
+    TensorSide hashed_bytes;
+    hashed_bytes.file = step.hashed->file;
+    hashed_bytes.offset = step.hashed->offset;
+    for (std::uint64_t at = 0; at < step.hashed->length && !w.hash_error; at += kFusedWindow) {
+      const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kFusedWindow, step.hashed->length - at));
+      w.Read(hashed_bytes, at, n, 0);
+      w.Hash(step, 0);
     }
   };
-  // The half of a window pair side `s` computes statistics for (A the first, B the second).
-  auto half_stats = [&](int s, const TensorDiff& t) {
-    const ElementType type = *ElementTypeOf(t.a->dtype);
-    const std::size_t element = ElementSize(type);
-    const std::size_t n = work[0].window.size();
-    const std::size_t mid = n / element / 2 * element;
-    const std::size_t from = s == 0 ? 0 : mid;
-    const std::size_t to = s == 0 ? mid : n;
-    SideWork& w = work[s];
-    w.half = DiffStats{};
-    auto a = std::span<const std::byte>(work[0].window).subspan(from, to - from);
-    auto b = std::span<const std::byte>(work[1].window).subspan(from, to - from);
-    w.half_differs = std::memcmp(a.data(), b.data(), a.size()) != 0;
-    w.half.Accumulate(type, a, b);
-  };
-  // Side `s`'s share of compared tensor `i`, window by window; `sync` waits for the other
-  // side (a barrier with two threads, nothing with one).
-  auto compare = [&](int s, std::size_t i, const std::function<void()>& sync, bool both_sides_here) {
-    TensorDiff& t = tensors[i];
-    const SideStep& step = steps[s][i];
-    SideWork& w = work[s];
-    const bool hashing = step.hashed && w.hasher && !w.hash_error;
-    if (hashing) w.hasher->BeginTensor(*step.hashed);
-    if (both_sides_here && steps[1][i].hashed && work[1].hasher && !work[1].hash_error) {
-      work[1].hasher->BeginTensor(*steps[1][i].hashed);
-    }
-    for (std::uint64_t at = 0; at < t.a->length; at += kWindow) {
-      const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kWindow, t.a->length - at));
-      w.Read(*step.side, at, n, hashing);
-      if (both_sides_here) work[1].Read(*steps[1][i].side, at, n, steps[1][i].hashed && work[1].hasher);
-      sync();  // both windows are in
-      const bool ok = !work[0].read_failed && !work[1].read_failed;
-      if (ok) {
-        half_stats(s, t);
-        if (both_sides_here) half_stats(1, t);
-      }
-      sync();  // both halves are done; the windows are no longer shared
-      if (s == 0) {
-        if (!ok) {
-          failed[i] = 1;
-        } else {
-          differs[i] |= static_cast<char>(work[0].half_differs || work[1].half_differs);
-          stats[i].Merge(work[0].half);  // fixed order: first half, then second
-          stats[i].Merge(work[1].half);
+  // Runs side `s` through every tensor; with `both`, the one thread does both sides.
+  // Between two threads, counters say how many compared windows each side has read
+  // (`ready`) and finished its half of (`consumed`); a slot is reused only once both sides
+  // are done with the window it held.
+  std::atomic<std::uint64_t> ready[2] = {0, 0};
+  std::atomic<std::uint64_t> consumed[2] = {0, 0};
+  auto run = [&](int s, bool both) {
+    std::uint64_t sequence = 0;  // compared windows so far, the same sequence on both sides
+    std::size_t c = 0;
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+      if (c < compared.size() && compared[c] == i) {
+        const TensorDiff& t = tensors[i];
+        const ElementType type = *ElementTypeOf(t.a->dtype);
+        for (int side = 0; side < 2; ++side) {
+          if ((both || side == s) && work[side].hashing(steps[side][i])) {
+            work[side].hasher->BeginTensor(*steps[side][i].hashed);
+          }
         }
-      }
-      if (hashing) {
-        if (w.read_failed) {
-          w.hash_error = boost::system::error_code(EIO, boost::system::system_category());
-        } else {
-          w.hasher->Update(w.window);
+        for (std::uint64_t at = 0; at < t.a->length; at += kFusedWindow, ++sequence) {
+          const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kFusedWindow, t.a->length - at));
+          const std::size_t slot = sequence % kRing;
+          if (both) {
+            for (int side = 0; side < 2; ++side) {
+              work[side].Read(*steps[side][i].side, at, n, slot);
+              work[side].Hash(steps[side][i], slot);
+            }
+            AccumulateHalf(work, slot, type, 0, halves[c]);
+            AccumulateHalf(work, slot, type, 1, halves[c]);
+            continue;
+          }
+          if (sequence >= kRing) {  // the slot's previous window is done on both sides
+            WaitUntilAtLeast(consumed[0], sequence - kRing + 1);
+            WaitUntilAtLeast(consumed[1], sequence - kRing + 1);
+          }
+          work[s].Read(*steps[s][i].side, at, n, slot);
+          Publish(ready[s], sequence + 1);
+          work[s].Hash(steps[s][i], slot);
+          WaitUntilAtLeast(ready[1 - s], sequence + 1);
+          AccumulateHalf(work, slot, type, s, halves[c]);
+          Publish(consumed[s], sequence + 1);
         }
+        ++c;
+        continue;
       }
-      if (both_sides_here && steps[1][i].hashed && work[1].hasher && !work[1].hash_error) {
-        if (work[1].read_failed) {
-          work[1].hash_error = boost::system::error_code(EIO, boost::system::system_category());
-        } else {
-          work[1].hasher->Update(work[1].window);
-        }
-      }
+      // Slot 0 is about to be overwritten: the other side must be done with every window.
+      if (!both && work[s].hashing(steps[s][i])) WaitUntilAtLeast(consumed[1 - s], sequence);
+      hash_alone(s, steps[s][i]);
+      if (both) hash_alone(1, steps[1][i]);
     }
   };
-
   if (jobs >= 2) {
-    std::barrier<> barrier(2);
-    auto run_side = [&](int s) {
-      const std::function<void()> sync = [&] { barrier.arrive_and_wait(); };
-      for (std::size_t i = 0; i < tensors.size(); ++i) {
-        if (tensors[i].status == TensorStatus::kChanged) {
-          compare(s, i, sync, false);
-        } else {
-          hash_alone(s, steps[s][i]);
-        }
-      }
-    };
-    std::thread other([&] { run_side(1); });
-    run_side(0);
+    std::thread other([&] { run(1, false); });
+    run(0, false);
     other.join();
   } else {
-    const std::function<void()> none = [] {};
-    for (std::size_t i = 0; i < tensors.size(); ++i) {
-      if (tensors[i].status == TensorStatus::kChanged) {
-        compare(0, i, none, true);
-      } else {
-        hash_alone(0, steps[0][i]);
-        hash_alone(1, steps[1][i]);
-      }
-    }
+    run(0, true);
   }
 
-  for (std::size_t i = 0; i < tensors.size(); ++i) {
-    if (tensors[i].status != TensorStatus::kChanged) continue;
-    if (failed[i]) {
-      tensors[i].status = TensorStatus::kUnreadable;
-    } else if (!differs[i]) {
-      tensors[i].status = TensorStatus::kUnchanged;
+  for (std::size_t c = 0; c < compared.size(); ++c) {
+    TensorDiff& t = tensors[compared[c]];
+    const ComparedHalves& h = halves[c];
+    if (h.failed[0] || h.failed[1]) {
+      t.status = TensorStatus::kUnreadable;
+    } else if (h.half[0].changed + h.half[1].changed == 0) {  // every element bit-identical
+      t.status = TensorStatus::kUnchanged;
     } else {
-      tensors[i].stats = stats[i];
+      t.stats = h.half[0];
+      t.stats->Merge(h.half[1]);
     }
   }
   for (int s = 0; s < 2; ++s) {
