@@ -4,6 +4,7 @@
 #include <thread>
 #include <tuple>
 
+#include "lib/artifact/input.h"
 #include "lib/artifact/loader.h"
 #include "lib/formats/layout.h"
 #include "lib/hashing/content_hash.h"
@@ -86,48 +87,72 @@ void RecordContentHash(AuditSession& session, const IoResult<std::string>& hash)
   }
 }
 
-std::unique_ptr<AuditSession> BeginAudit(const std::string& display_path, const ArtifactSource& source,
-                                         const Policy& policy) {
-  auto session = std::make_unique<AuditSession>();
-  session->source = &source;
-  session->policy = policy;
-  RuleSink reader_sink(session->sink);
-  session->result.artifact = LoadArtifact(display_path, source, policy, reader_sink, session->result.tool_errors);
-  const Artifact& artifact = session->result.artifact;
-  session->unreadable = artifact.entries.empty() && !session->result.tool_errors.empty();
-  if (!session->unreadable && policy.compute_hash) {
+namespace {
+
+// Loads the input `source` exposes into `session` (whose sink may already hold the
+// container's diagnostics) and plans its content hash.
+void LoadInto(AuditSession& session, const std::string& display_path, const ArtifactSource& source, InputKind kind) {
+  session.source = &source;
+  RuleSink reader_sink(session.sink);
+  session.result.artifact =
+      LoadArtifact(display_path, source, session.policy, reader_sink, session.result.tool_errors, kind);
+  const Artifact& artifact = session.result.artifact;
+  session.unreadable = artifact.entries.empty() && !session.result.tool_errors.empty();
+  const bool lensemble = InputKinds::Lensemble().Has(kind);
+  if (!session.unreadable && session.policy.compute_hash && lensemble) {
     PlanOrReason plan = BuildHashPlan(artifact);
     if (plan.plan) {
-      session->plan = std::move(plan.plan);
+      session.plan = std::move(plan.plan);
     } else {
-      session->result.artifact.hash_not_computed_reason = "not computable: " + plan.reason;
+      session.result.artifact.hash_not_computed_reason = "not computable: " + plan.reason;
     }
-  } else if (!policy.compute_hash) {
-    session->result.artifact.hash_not_computed_reason = "not recomputed (--no-hash)";
+  } else if (!session.policy.compute_hash && lensemble) {
+    session.result.artifact.hash_not_computed_reason = "not recomputed (--no-hash)";
   }
+}
+
+}  // namespace
+
+std::unique_ptr<AuditSession> BeginAudit(const std::string& display_path, const ArtifactSource& source,
+                                         const Policy& policy, InputKind kind) {
+  auto session = std::make_unique<AuditSession>();
+  session->policy = policy;
+  LoadInto(*session, display_path, source, kind);
   return session;
 }
 
 std::unique_ptr<AuditSession> BeginAuditPath(const std::string& path, const Policy& policy) {
-  auto source = DirectorySource::OpenDirectory(path);
-  if (!source) {
-    auto session = std::make_unique<AuditSession>();
-    session->result.artifact.path = path;
-    session->result.artifact.policy = policy;
-    session->result.tool_errors.push_back(Describe("cannot open artifact directory " + path, source.error()));
-    session->policy = policy;
+  auto session = std::make_unique<AuditSession>();
+  session->policy = policy;
+  Artifact& artifact = session->result.artifact;
+  artifact.path = path;
+  artifact.policy = policy;
+  RuleSink reader_sink(session->sink);
+  OpenedInput input = OpenInputPath(path, reader_sink);
+  artifact.kind = input.kind;
+  if (input.tool_error) {
+    session->result.tool_errors.push_back(*input.tool_error);
     session->unreadable = true;
     return session;
   }
-  std::unique_ptr<ArtifactSource> owned = std::move(*source);
-  auto session = BeginAudit(path, *owned, policy);
-  session->owned_source = std::move(owned);
+  if (!input.source) {  // refused by content (compressed, unknown, not yet analysed): its finding says why
+    session->refused = true;
+    return session;
+  }
+  session->owned_source = std::move(input.source);
+  LoadInto(*session, path, *session->owned_source, input.kind);
+  if (input.container) session->result.artifact.container = std::pair(input.container->name, input.container->size);
   return session;
 }
 
 AuditResult FinishAudit(AuditSession& session) {
   AuditResult& result = session.result;
   if (session.unreadable) return std::move(result);
+  if (session.refused) {
+    result.findings = std::move(session.sink.findings());
+    result.dropped = session.sink.dropped();
+    return std::move(result);
+  }
   Artifact& artifact = result.artifact;
   const Policy& policy = session.policy;
   // The last read is done: every admitted name must still be the file that was read.
@@ -136,7 +161,7 @@ AuditResult FinishAudit(AuditSession& session) {
 
   FindingSink& sink = session.sink;
   for (const rules::RuleEntry& rule : rules::AllRules()) {
-    if (rule.check != nullptr) rule.check(artifact, sink);
+    if (rule.check != nullptr && rule.info->inputs.Has(artifact.kind)) rule.check(artifact, sink);
   }
   result.findings = std::move(sink.findings());
   result.dropped = sink.dropped();
@@ -163,7 +188,9 @@ AuditResult HashAndFinish(AuditSession& session) {
   if (!session.unreadable) {
     Artifact& artifact = session.result.artifact;
     std::thread digests;
-    if (session.policy.digest_files && session.policy.compute_hash) {
+    // Inputs without a content hash (a safetensors file, a model folder) are hashed as files.
+    const bool digests_wanted = session.policy.digest_files || !InputKinds::Lensemble().Has(artifact.kind);
+    if (digests_wanted && session.policy.compute_hash) {
       digests = std::thread([&artifact] { DigestWeightFiles(artifact); });
     }
     if (session.plan) RecordContentHash(session, ComputeContentHash(*session.plan));

@@ -17,7 +17,9 @@ namespace ckpt {
 /// files are closed when it returns.
 AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource& source, const Policy& policy);
 
-/// Opens `path` as a directory and audits it. A path that cannot be opened is a tool error.
+/// Opens `path` as the input it is (inputs.md section 1: a Lensemble directory or tar, a
+/// safetensors file, a model folder, or a refused file) and audits it. A path that cannot
+/// be opened is a tool error.
 AuditResult AuditPath(const std::string& path, const Policy& policy);
 
 /// An audit in phases, for callers that read the tensor bytes themselves (ckpt-diff's fused
@@ -31,9 +33,10 @@ struct AuditSession {
   Policy policy;
   std::optional<HashPlan> plan;  ///< the content hash's plan, when it is computable
   bool unreadable = false;       ///< nothing could be listed: no further phase
+  bool refused = false;          ///< the input is no kind the audit reads: its finding is the result
 };
 std::unique_ptr<AuditSession> BeginAudit(const std::string& display_path, const ArtifactSource& source,
-                                         const Policy& policy);
+                                         const Policy& policy, InputKind kind = InputKind::kLensemble);
 std::unique_ptr<AuditSession> BeginAuditPath(const std::string& path, const Policy& policy);
 void RecordContentHash(AuditSession& session, const IoResult<std::string>& hash);
 /// Each weight file's SHA-256 over its whole length, into its AdmittedFile (Policy::digest_files).

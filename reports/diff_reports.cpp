@@ -72,6 +72,7 @@ boost::json::value AuditJson(const AuditResult& r, const ReportContext& context)
   const Header* h = r.artifact.header ? &*r.artifact.header : nullptr;
   return boost::json::object{
       {"path", r.artifact.path},
+      {"kind", InputKindName(r.artifact.kind)},
       {"verdict", VerdictName(VerdictOf(r, context.threshold))},
       {"content_hash", {{"declared", h ? opt(h->content_hash) : nullptr}, {"computed", opt(r.artifact.computed_hash)}}},
       {"findings", std::move(findings)},
@@ -82,13 +83,19 @@ boost::json::value AuditJson(const AuditResult& r, const ReportContext& context)
 }  // namespace
 
 void WriteDiffText(std::ostream& out, const DiffRun& run, const ReportContext& context) {
-  out << "A: " << EscapeForDisplay(run.a.artifact.path) << "\nB: " << EscapeForDisplay(run.b.artifact.path) << "\n";
+  out << "A: " << EscapeForDisplay(run.a.artifact.path) << " (" << InputKindName(run.a.artifact.kind)
+      << ")\nB: " << EscapeForDisplay(run.b.artifact.path) << " (" << InputKindName(run.b.artifact.kind) << ")\n";
   AuditFindingsText(out, "A", run.a, context.color);
   AuditFindingsText(out, "B", run.b, context.color);
-  out << "link: B " << (run.link.is_child() ? "is" : "is NOT") << " the child of A (parent_hash "
-      << (run.link.parent_matches ? "matches" : "does not match") << ", round "
-      << (run.link.round_follows ? "follows" : "does not follow") << ")\n";
+  // The Lensemble rows (parent link, header fields) apply only when both sides are artifacts.
+  const bool lensemble =
+      InputKinds::Lensemble().Has(run.a.artifact.kind) && InputKinds::Lensemble().Has(run.b.artifact.kind);
+  if (lensemble)
+    out << "link: B " << (run.link.is_child() ? "is" : "is NOT") << " the child of A (parent_hash "
+        << (run.link.parent_matches ? "matches" : "does not match") << ", round "
+        << (run.link.round_follows ? "follows" : "does not follow") << ")\n";
   for (const HeaderFieldDiff& h : run.header) {
+    if (!lensemble) break;
     if (h.field == "tensor_manifest") {
       out << "header: tensor_manifest differs (see tensors)\n";
       continue;

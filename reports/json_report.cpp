@@ -24,11 +24,28 @@ boost::json::value LocationToJson(const Location& loc) {
   return out;
 }
 
+// Every tensor the weight files declare, in file order then header order: name, the
+// format's dtype token, shape and the file holding it.
+boost::json::array TensorsToJson(const Artifact& a) {
+  boost::json::array out;
+  for (const WeightFile& wf : a.weights) {
+    for (const StoredTensor& t : wf.tensors) {
+      if (!t.complete) continue;
+      boost::json::array shape;
+      for (std::uint64_t d : t.shape) shape.push_back(d);
+      out.push_back({{"name", t.name}, {"dtype", t.dtype}, {"shape", std::move(shape)}, {"file", wf.name}});
+    }
+  }
+  return out;
+}
+
 boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext& context) {
   const Artifact& a = result.artifact;
   boost::json::object out;
   out["path"] = a.path;
+  out["kind"] = InputKindName(a.kind);
   out["verdict"] = VerdictName(VerdictOf(result, context.threshold));
+  if (a.container) out["container"] = {{"path", a.container->first}, {"size", a.container->second}};
   boost::json::object schema;
   const Header* h = a.header ? &*a.header : nullptr;
   schema["as_written"] =
@@ -51,9 +68,11 @@ boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext
                      {"inode", f.identity.inode},
                      {"mtime_ns", f.identity.mtime_ns},
                      {"ctime_ns", f.identity.ctime_ns},
+                     {"sha256", OptionalString(f.sha256)},
                      {"changed", f.change ? boost::json::value(*f.change) : boost::json::value(nullptr)}});
   }
   out["files"] = std::move(files);
+  out["tensors"] = TensorsToJson(a);
   SeverityCounts counts = CountFindings(result);
   out["counts"] = {{"error", counts.errors}, {"warning", counts.warnings}, {"note", counts.notes}};
   boost::json::array findings;

@@ -266,7 +266,7 @@ namespace {
 // reading (reports never touch the disk).
 void AddDigests(SarifInput& input, const std::string& root, const std::vector<AdmittedFile>& files) {
   for (const AdmittedFile& f : files) {
-    if (f.sha256) input.files.push_back({root + "/" + f.name, f.identity.size, *f.sha256});
+    if (f.sha256) input.files.push_back({f.name.empty() ? root : root + "/" + f.name, f.identity.size, *f.sha256});
   }
 }
 

@@ -56,6 +56,44 @@ std::string FormatLocation(const std::string& artifact_path, const Location& loc
   return out;
 }
 
+namespace {
+
+constexpr std::size_t kListedLines = 100;  // files or tensors shown in text; JSON lists them all
+
+// The files read (size, SHA-256 when hashed) and the tensors declared, each list cut at
+// kListedLines with a line saying how many more the JSON report has.
+void WriteInventory(std::ostream& out, const Artifact& a) {
+  if (!a.files.empty()) out << "  files\n";
+  for (std::size_t i = 0; i < a.files.size() && i < kListedLines; ++i) {
+    const AdmittedFile& f = a.files[i];
+    out << "    " << (f.name.empty() ? EscapeForDisplay(a.path) : EscapeForDisplay(f.name)) << "  " << f.identity.size
+        << " bytes";
+    if (f.sha256) out << "  sha256 " << *f.sha256;
+    out << "\n";
+  }
+  if (a.files.size() > kListedLines) {
+    out << "    ... and " << a.files.size() - kListedLines << " more (--format json lists every file)\n";
+  }
+  std::size_t count = 0;
+  for (const WeightFile& wf : a.weights) {
+    for (const StoredTensor& t : wf.tensors) {
+      if (!t.complete) continue;
+      if (count == 0) out << "  tensors\n";
+      if (count++ >= kListedLines) continue;
+      out << "    " << EscapeForDisplay(t.name) << "  " << EscapeForDisplay(t.dtype) << " [";
+      for (std::size_t d = 0; d < t.shape.size(); ++d) out << (d ? ", " : "") << t.shape[d];
+      out << "]";
+      if (a.weights.size() > 1) out << "  " << EscapeForDisplay(wf.name);
+      out << "\n";
+    }
+  }
+  if (count > kListedLines) {
+    out << "    ... and " << count - kListedLines << " more (--format json lists every tensor)\n";
+  }
+}
+
+}  // namespace
+
 void WriteTextReport(std::ostream& out, std::span<const AuditResult> results, const ReportContext& context) {
   const Palette p{context.color};
   std::size_t passed = 0, failed = 0, errored = 0;
@@ -79,6 +117,10 @@ void WriteTextReport(std::ostream& out, std::span<const AuditResult> results, co
     }
     out << "\n";
     (verdict == Verdict::kPass ? passed : verdict == Verdict::kFail ? failed : errored)++;
+    out << "  kind " << InputKindName(a.kind);
+    if (a.container) out << " (" << a.container->second << " bytes)";
+    out << "\n";
+    const bool lensemble = InputKinds::Lensemble().Has(a.kind);
     if (a.header && a.header->schema_version) {
       out << "  schema_version " << *a.header->schema_version;
       if (a.header->migrated_version && a.header->migrated_version != *a.header->schema_version) {
@@ -94,11 +136,12 @@ void WriteTextReport(std::ostream& out, std::span<const AuditResult> results, co
                                                : ", header.json declares " + Short(**declared));
       }
       out << ")\n";
-    } else if (!r.tool_errors.empty() || a.entries.empty()) {
-      // nothing to say about the hash of an artifact that could not be read
+    } else if (!lensemble || !r.tool_errors.empty() || a.entries.empty()) {
+      // no content hash to speak of: another kind, or an artifact that could not be read
     } else {
       out << "  content_hash " << EscapeForDisplay(a.hash_not_computed_reason) << "\n";
     }
+    WriteInventory(out, a);
     for (const Finding& f : r.findings) out << "  " << FindingLine(a.path, f, context.color) << "\n";
     for (const DroppedFindings& d : r.dropped) out << "  " << DroppedLine(d) << "\n";
     for (const std::string& e : r.tool_errors) {

@@ -64,6 +64,8 @@
   X(index, index_too_large, "index-too-large", Read) \
   X(index, index_total_size, "index-total-size", Checked) \
   X(index, index_wrong_shard, "index-wrong-shard", Checked) \
+  X(input, input_compressed, "input-compressed", Read) \
+  X(input, input_unrecognised, "input-unrecognised", Read) \
   X(layout, layout_file_changed, "layout-file-changed", Checked) \
   X(layout, layout_header_missing, "layout-header-missing", Checked) \
   X(layout, layout_index_missing, "layout-index-missing", Checked) \
@@ -99,6 +101,24 @@
   X(safetensors, safetensors_size_overflow, "safetensors-size-overflow", Read) \
   X(safetensors, safetensors_tensor_entry_invalid, "safetensors-tensor-entry-invalid", Read) \
   X(safetensors, safetensors_tensor_name_invalid, "safetensors-tensor-name-invalid", Checked) \
+  X(tar, tar_checksum_invalid, "tar-checksum-invalid", Read) \
+  X(tar, tar_data_after_end, "tar-data-after-end", Read) \
+  X(tar, tar_device_member, "tar-device-member", Read) \
+  X(tar, tar_duplicate_member, "tar-duplicate-member", Read) \
+  X(tar, tar_end_marker_missing, "tar-end-marker-missing", Read) \
+  X(tar, tar_extension_repeated, "tar-extension-repeated", Read) \
+  X(tar, tar_fifo_member, "tar-fifo-member", Read) \
+  X(tar, tar_global_header, "tar-global-header", Read) \
+  X(tar, tar_hardlink_member, "tar-hardlink-member", Read) \
+  X(tar, tar_header_invalid, "tar-header-invalid", Read) \
+  X(tar, tar_member_layout, "tar-member-layout", Read) \
+  X(tar, tar_member_past_end, "tar-member-past-end", Read) \
+  X(tar, tar_member_type_unsupported, "tar-member-type-unsupported", Read) \
+  X(tar, tar_name_conflict, "tar-name-conflict", Read) \
+  X(tar, tar_path_escape, "tar-path-escape", Read) \
+  X(tar, tar_size_conflict, "tar-size-conflict", Read) \
+  X(tar, tar_sparse_member, "tar-sparse-member", Read) \
+  X(tar, tar_symlink_member, "tar-symlink-member", Read) \
   X(weights, weights_file_empty, "weights-file-empty", Read) \
   X(weights, weights_files_mismatch, "weights-files-mismatch", Checked) \
   X(weights, weights_format_gguf, "weights-format-gguf", Read) \

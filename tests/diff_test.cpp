@@ -474,12 +474,12 @@ TEST(DiffCli, BadInputBehavesAsDocumented) {
   EXPECT_EQ(Cli(p->a + " " + p->a + "/.").exit_code, 2);  // same directory, other spelling
   EXPECT_EQ(Cli(p->a).exit_code, 2);                      // one argument
   EXPECT_EQ(Cli("--max-rel-l2 -1 " + p->a + " " + p->b).exit_code, 2);
-  // Not an artifact: no header.json. Reported as findings; the diff is still produced.
-  std::filesystem::remove(p->b + "/header.json");
+  // A broken artifact: header.json is not JSON. Reported as findings; the diff is still produced.
+  std::ofstream(p->b + "/header.json", std::ios::trunc) << "{";
   CommandResult r = Cli("--format json " + p->a + " " + p->b);
   EXPECT_EQ(r.exit_code, 1) << r.output;
   auto report = boost::json::parse(r.output).as_object();
-  EXPECT_EQ(report["b"].as_object()["findings"].as_array()[0].as_object()["rule"], "layout-header-missing");
+  EXPECT_EQ(report["b"].as_object()["findings"].as_array()[0].as_object()["rule"], "header-json-syntax");
   EXPECT_FALSE(report["tensors"].as_array().empty());
 }
 

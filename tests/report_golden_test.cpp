@@ -120,7 +120,8 @@ TEST(ReportGolden, DiffTextAndJson) {
 TEST(ReportGolden, EveryFireCaseRendersExactly) {
   std::string out;
   for (const FireCase& fc : AllFireCases()) {
-    const AuditResult result = AuditFiles(fc.make(), fc.policy, fc.entries, fc.replaced_on_open);
+    const AuditResult result =
+        AuditInput(fc.make(), fc.form, fc.input_name, fc.policy, fc.entries, fc.replaced_on_open);
     out += "== " + fc.rule + " (" + fc.variant + ")\n";
     std::size_t lines = 0;
     for (const Finding& f : result.findings) {

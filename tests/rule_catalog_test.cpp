@@ -21,8 +21,8 @@ bool IsKebabCase(std::string_view id) {
 }
 
 TEST(RuleCatalog, IdsAreUniqueSortedAndKebabCase) {
-  const std::set<std::string> families = {"chain",    "diff", "hash",      "header",      "index",  "layout",
-                                          "manifest", "path", "residency", "safetensors", "weights"};
+  const std::set<std::string> families = {"chain",    "diff", "hash",      "header",      "index", "input",  "layout",
+                                          "manifest", "path", "residency", "safetensors", "tar",   "weights"};
   std::string previous;
   for (const RuleEntry& entry : AllRules()) {
     const std::string id(entry.info->id);

@@ -334,18 +334,9 @@ TEST(SarifValidation, EveryToolsOutputPassesTheOfficialValidators) {
   int index = 0;
   for (const FireCase& fc : AllFireCases()) {
     if (!fc.replaced_on_open.empty()) continue;  // needs a file changed mid-audit: tests/identity_test.cpp
-    const std::string name = "fire/" + std::to_string(index++);
-    const fs::path dir_path = root / name;
-    WriteFiles(fc.make(), dir_path);
-    for (const auto& [entry, kind] : fc.entries) {
-      if (kind == EntryKind::kDirectory) {
-        fs::create_directory(dir_path / entry);
-      } else if (kind == EntryKind::kSymlink) {
-        fs::create_symlink("/etc/hostname", dir_path / entry);
-      } else if (kind == EntryKind::kOther) {
-        ASSERT_EQ(::mkfifo((dir_path / entry).c_str(), 0600), 0);
-      }
-    }
+    const std::string case_dir = "fire/" + std::to_string(index++);
+    const fs::path input = WriteInput(fc.make(), fc.form, fc.input_name, fc.entries, root / case_dir);
+    const std::string name = fs::relative(input, root).string();
     const bool needs_policy = !fc.policy.extra_allowed_groups.empty() || fc.policy.expected_hash;
     (!fc.policy.compute_hash ? no_hash_dirs : needs_policy ? policy_dirs : default_dirs) += " " + name;
     if (fc.policy.expected_hash) pins += " --expect-hash " + name + "=" + *fc.policy.expected_hash;

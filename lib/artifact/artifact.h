@@ -155,8 +155,11 @@ struct AdmittedFile {
 };
 
 struct Artifact {
-  std::string path;                 ///< as given on the command line
-  std::vector<AdmittedFile> files;  ///< every file opened, in the order admitted
+  std::string path;  ///< as given on the command line
+  InputKind kind = InputKind::kLensemble;
+  /// The file the input's files are members of (a tar), for reports.
+  std::optional<std::pair<std::string, std::uint64_t>> container;  ///< its path and size
+  std::vector<AdmittedFile> files;                                 ///< every file opened, in the order admitted
   Policy policy;
   std::vector<DirectoryEntry> entries;
   Layout layout = Layout::kNone;

@@ -37,9 +37,10 @@ void VerifyAdmittedFiles(Artifact& artifact, const ArtifactSource& source) {
 }
 
 Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& source, const Policy& policy,
-                      DiagnosticSink& sink, std::vector<std::string>& tool_errors) {
+                      DiagnosticSink& sink, std::vector<std::string>& tool_errors, InputKind kind) {
   Artifact artifact;
   artifact.path = display_path;
+  artifact.kind = kind;
   artifact.policy = policy;
   auto entries = source.List();
   if (!entries) {
@@ -47,7 +48,7 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
     return artifact;
   }
   artifact.entries = std::move(*entries);
-  const LayoutProfile& profile = SelectLayoutProfile(artifact.entries);
+  const LayoutProfile& profile = SelectLayoutProfile(kind);
   artifact.layout = profile.classify(artifact.entries);
 
   // Weight files first: their transient header DOMs then never coexist with header.json's
@@ -79,8 +80,9 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
   }
   for (const DirectoryEntry& entry : artifact.entries) {
     if (entry.kind != EntryKind::kRegular) continue;
-    const bool in_layout =
-        entry.name == profile.header_file || entry.name == profile.index_file || profile.is_weight_file(entry.name);
+    const bool in_layout = (!profile.header_file.empty() && entry.name == profile.header_file) ||
+                           (!profile.index_file.empty() && entry.name == profile.index_file) ||
+                           profile.is_weight_file(entry.name);
     if (profile.is_weight_file(entry.name)) continue;  // read above, in shard order
     auto file = source.Open(entry.name);
     if (!file) {
@@ -88,7 +90,7 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
       continue;
     }
     artifact.files.push_back({entry.name, (*file)->identity(), std::nullopt, std::nullopt});
-    if (entry.name == profile.header_file) {
+    if (!profile.header_file.empty() && entry.name == profile.header_file) {
       auto header = ReadHeader(**file, sink);
       if (header && policy.digest_files && header->json.text().size() == (*file)->size()) {
         artifact.files.back().sha256 = Sha256Hex(header->json.text());
@@ -99,7 +101,7 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
       } else {
         artifact.header = std::move(*header);
       }
-    } else if (entry.name == profile.index_file) {
+    } else if (!profile.index_file.empty() && entry.name == profile.index_file) {
       auto index = ReadShardIndex(**file, sink);
       if (index && policy.digest_files && index->json.text().size() == (*file)->size()) {
         artifact.files.back().sha256 = Sha256Hex(index->json.text());

@@ -17,7 +17,8 @@ namespace ckpt {
 /// (released descriptors reopen on demand). Reader diagnostics go to `sink`; I/O failures
 /// of the tool to `tool_errors`.
 Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& source, const Policy& policy,
-                      DiagnosticSink& sink, std::vector<std::string>& tool_errors);
+                      DiagnosticSink& sink, std::vector<std::string>& tool_errors,
+                      InputKind kind = InputKind::kLensemble);
 
 /// Checks, after the last read, that every admitted name still resolves to the identity it
 /// had when admitted (device, inode, size, mtime, ctime); sets AdmittedFile::change if not.

@@ -1,9 +1,15 @@
 #include "lib/chain/discovery.h"
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
+#include <fstream>
 #include <set>
+#include <span>
 #include <system_error>
+
+#include "lib/formats/input_classifier.h"
+#include "lib/formats/tar_reader.h"
 
 namespace ckpt {
 namespace fs = std::filesystem;
@@ -12,6 +18,16 @@ namespace {
 bool HoldsHeader(const fs::path& dir) {
   std::error_code ec;
   return fs::symlink_status(dir / "header.json", ec).type() != fs::file_type::not_found && !ec;
+}
+
+// A regular file whose content is a tar (recognised by its magic, never by its name): a
+// Lensemble artifact travelling as a tar (inputs.md section 2).
+bool IsTarFile(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::array<char, kClassifyLength> head{};
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  const auto got = static_cast<std::size_t>(in.gcount());
+  return HasTarMagic(std::as_bytes(std::span(head).first(got)));
 }
 
 }  // namespace
@@ -31,8 +47,12 @@ Discovery DiscoverArtifacts(const std::vector<std::string>& roots) {
       out.errors.push_back(root + ": no such file or directory");
       continue;
     }
+    if (status.type() == fs::file_type::regular && IsTarFile(root)) {
+      add(root);
+      continue;
+    }
     if (status.type() != fs::file_type::directory) {
-      out.errors.push_back(root + ": not a directory");
+      out.errors.push_back(root + ": not an artifact directory, a tar or a folder of them");
       continue;
     }
     if (HoldsHeader(root)) {
@@ -51,7 +71,12 @@ Discovery DiscoverArtifacts(const std::vector<std::string>& roots) {
         continue;
       }
       std::error_code type_ec;
-      if (!it->is_directory(type_ec) || it->is_symlink(type_ec)) continue;
+      if (it->is_symlink(type_ec)) continue;
+      if (it->is_regular_file(type_ec)) {
+        if (IsTarFile(it->path())) add(it->path());
+        continue;
+      }
+      if (!it->is_directory(type_ec)) continue;
       if (HoldsHeader(it->path())) {
         add(it->path());
         it.disable_recursion_pending();

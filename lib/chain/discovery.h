@@ -1,5 +1,5 @@
-// Finds artifact directories: each path is an artifact (a directory holding header.json)
-// or a folder searched recursively for them. Symlinks are never followed while searching,
+// Finds artifacts: each path is an artifact (a directory holding header.json, or a file
+// that is a tar, by content) or a folder searched recursively for them. Symlinks are never followed while searching,
 // and an artifact directory is not searched further (its sub-folders are its own findings).
 #pragma once
 

@@ -30,6 +30,8 @@ namespace ckpt {
   X(IndexJsonTooDeep)                \
   X(IndexStructure)                  \
   X(IndexTooLarge)                   \
+  X(InputCompressed)                 \
+  X(InputUnrecognised)               \
   X(SafetensorsBufferSize)           \
   X(SafetensorsDtypeUnknown)         \
   X(SafetensorsDuplicateTensor)      \
@@ -47,6 +49,24 @@ namespace ckpt {
   X(SafetensorsSizeOverflow)         \
   X(SafetensorsTensorEntryInvalid)   \
   X(SafetensorsTensorNameInvalid)    \
+  X(TarChecksumInvalid)              \
+  X(TarDataAfterEnd)                 \
+  X(TarDeviceMember)                 \
+  X(TarDuplicateMember)              \
+  X(TarEndMarkerMissing)             \
+  X(TarExtensionRepeated)            \
+  X(TarFifoMember)                   \
+  X(TarGlobalHeader)                 \
+  X(TarHardlinkMember)               \
+  X(TarHeaderInvalid)                \
+  X(TarMemberLayout)                 \
+  X(TarMemberPastEnd)                \
+  X(TarMemberTypeUnsupported)        \
+  X(TarNameConflict)                 \
+  X(TarPathEscape)                   \
+  X(TarSizeConflict)                 \
+  X(TarSparseMember)                 \
+  X(TarSymlinkMember)                \
   X(WeightsFileEmpty)                \
   X(WeightsFormatGguf)               \
   X(WeightsFormatGitLfsPointer)      \

@@ -71,3 +71,35 @@ void MergeDropped(std::vector<DroppedFindings>& into, const std::vector<DroppedF
 }
 
 }  // namespace ckpt
+
+namespace ckpt {
+
+std::string_view InputKindName(InputKind kind) {
+  switch (kind) {
+    case InputKind::kLensemble:
+      return "lensemble";
+    case InputKind::kLensembleTar:
+      return "lensemble-tar";
+    case InputKind::kSafetensors:
+      return "safetensors";
+    case InputKind::kModelFolder:
+      return "model-folder";
+    case InputKind::kGguf:
+      return "gguf";
+    case InputKind::kTorchZip:
+      return "torch-zip";
+    case InputKind::kTorchLegacy:
+      return "torch-legacy";
+    case InputKind::kPickle:
+      return "pickle";
+    case InputKind::kNumpy:
+      return "numpy";
+    case InputKind::kCompressed:
+      return "compressed";
+    case InputKind::kUnknown:
+      return "unknown";
+  }
+  return "unknown";
+}
+
+}  // namespace ckpt

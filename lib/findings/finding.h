@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/core/input_kind.h"
+
 namespace ckpt {
 
 /// How serious a finding is; maps 1:1 to SARIF `level`. Ordered: a threshold keeps
@@ -50,6 +52,9 @@ struct RuleInfo {
   std::string_view remediation;  ///< how to fix it
   bool security;                 ///< guards against tampering, code execution or residency breaches
   Tier tier = Tier::kPrimary;    ///< report order (see Tier)
+  /// The inputs a rule checked on the model applies to (a Lensemble rule says nothing
+  /// about a plain safetensors file). Rules reported by readers fire where their reader runs.
+  InputKinds inputs = InputKinds::Lensemble();
 };
 
 /// Where a finding points. `file` is relative to the artifact root.

@@ -33,8 +33,36 @@ const LayoutProfile kLensembleDirectory{
     &IsWeightFileName,     &LensembleWeightBefore, &ClassifyLensemble,
 };
 
+bool AnyFile(std::string_view /*name*/) { return true; }
+bool ByName(std::string_view a, std::string_view b) { return a < b; }
+Layout SingleFile(const std::vector<DirectoryEntry>& /*entries*/) { return Layout::kSingle; }
+
+const LayoutProfile kSafetensorsFile{"safetensors-file", "", "", &AnyFile, &ByName, &SingleFile};
+
+bool IsSafetensorsName(std::string_view name) {
+  constexpr std::string_view kSuffix = ".safetensors";
+  return name.size() > kSuffix.size() && name.substr(name.size() - kSuffix.size()) == kSuffix;
+}
+
+Layout ClassifyModelFolder(const std::vector<DirectoryEntry>& entries) {
+  std::size_t weights = 0;
+  for (const DirectoryEntry& e : entries) weights += IsSafetensorsName(e.name) ? 1U : 0U;
+  return weights == 0 ? Layout::kNone : weights == 1 ? Layout::kSingle : Layout::kSharded;
+}
+
+const LayoutProfile kModelFolder{"model-folder", "", "", &IsSafetensorsName, &ByName, &ClassifyModelFolder};
+
 }  // namespace
 
-const LayoutProfile& SelectLayoutProfile(const std::vector<DirectoryEntry>& /*entries*/) { return kLensembleDirectory; }
+const LayoutProfile& SelectLayoutProfile(InputKind kind) {
+  switch (kind) {
+    case InputKind::kSafetensors:
+      return kSafetensorsFile;
+    case InputKind::kModelFolder:
+      return kModelFolder;
+    default:
+      return kLensembleDirectory;
+  }
+}
 
 }  // namespace ckpt

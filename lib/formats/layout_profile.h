@@ -1,7 +1,7 @@
 // The layout seam: which names of an input are the header, the shard index and the weight
 // files, in which order weight files are read, and how the layout is classified. A profile
-// is chosen per input (SelectLayoutProfile); today there is one, the Lensemble artifact
-// directory (artifact-format.md section 1). Tar artifacts and model folders add theirs.
+// is chosen per input kind (SelectLayoutProfile): the Lensemble artifact (artifact-format.md
+// section 1, a directory or the members of a tar), a plain safetensors file, a model folder.
 #pragma once
 
 #include <span>
@@ -23,7 +23,9 @@ struct LayoutProfile {
   Layout (*classify)(const std::vector<DirectoryEntry>& entries);
 };
 
-/// The profile for an input with these entries.
-const LayoutProfile& SelectLayoutProfile(const std::vector<DirectoryEntry>& entries);
+/// The profile for an input of this kind: the Lensemble artifact (directory or tar), a
+/// plain safetensors file (its one file is the weights), or a model folder (every
+/// `*.safetensors` file is weights; indexes are read by the model-folder loader).
+const LayoutProfile& SelectLayoutProfile(InputKind kind);
 
 }  // namespace ckpt

@@ -107,6 +107,9 @@ class Reader {
   }
 
  private:
+  // The file's name in messages ("the file" for a file input, whose name is the input path).
+  [[nodiscard]] std::string Shown() const { return wf_.name.empty() ? std::string("the file") : wf_.name; }
+
   Location At(std::uint64_t file_offset, std::optional<std::string> pointer = std::nullopt,
               std::optional<std::string> tensor = std::nullopt) const {
     Location loc;
@@ -133,10 +136,10 @@ class Reader {
       // give nonsense ("a header of 2336927755350992246 bytes") that only confuses.
       Report(
           other->format->refused, At(0),
-          wf_.name + " is " + other->description + ", not safetensors; safetensors only: re-export with safetensors.");
+          Shown() + " is " + other->description + ", not safetensors; safetensors only: re-export with safetensors.");
       return;
     }
-    Report(rule, At(offset), wf_.name + " is not valid safetensors: " + reason + ".");
+    Report(rule, At(offset), Shown() + " is not valid safetensors: " + reason + ".");
   }
 
   void CheckWhitespace(const std::string& header, const json::Document& doc) {
@@ -156,25 +159,25 @@ class Reader {
           At(kPrefixLength + dup.second_offset, dup.object_pointer + "/" + json::EscapePointerToken(dup.key));
       if (dup.object_pointer.empty()) {
         if (dup.key == "__metadata__") {
-          Report(Diag::kSafetensorsMetadataInvalid, loc, wf_.name + " declares __metadata__ twice.");
+          Report(Diag::kSafetensorsMetadataInvalid, loc, Shown() + " declares __metadata__ twice.");
         } else {
           loc.tensor = dup.key;
           Report(Diag::kSafetensorsDuplicateTensor, loc,
-                 "Tensor " + QuoteForMessage(dup.key) + " is declared twice in " + wf_.name + " (first at byte " +
+                 "Tensor " + QuoteForMessage(dup.key) + " is declared twice in " + Shown() + " (first at byte " +
                      std::to_string(kPrefixLength + dup.first_offset) + ").");
         }
       } else if (dup.object_pointer == "/__metadata__") {
         Report(Diag::kSafetensorsMetadataDuplicateKey, loc,
-               "__metadata__ key " + QuoteForMessage(dup.key) + " appears twice in " + wf_.name + ".");
+               "__metadata__ key " + QuoteForMessage(dup.key) + " appears twice in " + Shown() + ".");
       } else {
         Report(Diag::kSafetensorsTensorEntryInvalid, loc,
                "Key " + QuoteForMessage(dup.key) + " appears twice in the entry at " + dup.object_pointer + " of " +
-                   wf_.name + ".");
+                   Shown() + ".");
       }
     }
     if (doc.duplicates_dropped > 0) {
       Report(Diag::kSafetensorsDuplicateTensor, At(kPrefixLength + doc.value_begin),
-             wf_.name + " repeats " + std::to_string(doc.duplicates_dropped) + " more keys than the " +
+             Shown() + " repeats " + std::to_string(doc.duplicates_dropped) + " more keys than the " +
                  std::to_string(json::Document::kMaxRecordedDuplicates) + " reported one by one.");
     }
   }
@@ -206,20 +209,20 @@ class Reader {
     const json::Value& value = member.value;
     if (!value.is(json::Type::kObject)) {
       Report(Diag::kSafetensorsMetadataInvalid, At(kPrefixLength + value.offset(), pointer),
-             "__metadata__ in " + wf_.name + " is " + std::string(json::TypeName(value.type())) +
+             "__metadata__ in " + Shown() + " is " + std::string(json::TypeName(value.type())) +
                  ", not a map of strings to strings.");
       return;
     }
     if (value.Find("dtype") && value.Find("shape") && value.Find("data_offsets")) {
       Report(Diag::kSafetensorsTensorNameInvalid, At(kPrefixLength + member.key_offset, pointer),
-             wf_.name + " declares a tensor named __metadata__, a name reserved for the metadata map.");
+             Shown() + " declares a tensor named __metadata__, a name reserved for the metadata map.");
       return;
     }
     for (const json::Member& entry : value.Members()) {
       if (!entry.value.is(json::Type::kString)) {
         Report(Diag::kSafetensorsMetadataInvalid,
                At(kPrefixLength + entry.value.offset(), pointer + "/" + json::EscapePointerToken(entry.key)),
-               "__metadata__ value " + QuoteForMessage(entry.key) + " in " + wf_.name + " is " +
+               "__metadata__ value " + QuoteForMessage(entry.key) + " in " + Shown() + " is " +
                    std::string(json::TypeName(entry.value.type())) + ", not a string.");
         continue;
       }
@@ -240,7 +243,7 @@ class Reader {
     tensor.entry_offset = kPrefixLength + member.key_offset;
     const std::string pointer = "/" + json::EscapePointerToken(member.key);
     Location loc = At(tensor.entry_offset, pointer, member.key);
-    auto label_text = [&] { return "Tensor " + QuoteForMessage(member.key) + " in " + wf_.name; };  // only for findings
+    auto label_text = [&] { return "Tensor " + QuoteForMessage(member.key) + " in " + Shown(); };  // only for findings
 
     // An empty name or one with a control character is judged by the
     // safetensors-tensor-name-invalid rule over the names recorded here.
@@ -355,7 +358,7 @@ class Reader {
       if (t->begin != expected) {
         const bool hole = t->begin > expected;
         Report(Diag::kSafetensorsOffsetsNotContiguous, wf_.TensorLocation(*t),
-               "Tensor " + QuoteForMessage(t->name) + " in " + wf_.name + " starts at data offset " +
+               "Tensor " + QuoteForMessage(t->name) + " in " + Shown() + " starts at data offset " +
                    std::to_string(t->begin) + " but the previous tensor ends at " + std::to_string(expected) +
                    (hole ? ": a hole of " + Plural(t->begin - expected, "byte") + "."
                          : ": an overlap of " + Plural(expected - t->begin, "byte") + "."));
@@ -368,10 +371,10 @@ class Reader {
       Location loc = At(buffer_end ? std::min(*buffer_end, wf_.size) : wf_.size);
       if (buffer_end && *buffer_end < wf_.size) {
         Report(Diag::kSafetensorsBufferSize, loc,
-               wf_.name + " has " + Plural(wf_.size - *buffer_end, "byte") + " after the end of the last tensor.");
+               Shown() + " has " + Plural(wf_.size - *buffer_end, "byte") + " after the end of the last tensor.");
       } else {
         Report(Diag::kSafetensorsBufferSize, loc,
-               wf_.name + " is truncated: its tensors need a data buffer of " + std::to_string(expected) +
+               Shown() + " is truncated: its tensors need a data buffer of " + std::to_string(expected) +
                    " bytes but only " + std::to_string(wf_.size - wf_.data_start) + " follow the header.");
       }
     }

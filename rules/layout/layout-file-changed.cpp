@@ -21,6 +21,7 @@ const RuleInfo kRule{
         "rename); audit again.",
     .security = true,
     .tier = Tier::kRootCause,
+    .inputs = InputKinds::All(),
 };
 
 void Check(const Artifact& artifact, FindingSink& sink) {

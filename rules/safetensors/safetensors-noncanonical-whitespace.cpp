@@ -17,6 +17,7 @@ const RuleInfo kRule{
         " pad with trailing spaces only.",
     .remediation = "Re-export with a current safetensors writer to get a canonical header.",
     .security = false,
+    .inputs = InputKinds::Safetensors(),
 };
 
 void Check(const Artifact& artifact, FindingSink& sink) {

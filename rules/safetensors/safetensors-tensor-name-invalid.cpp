@@ -18,6 +18,7 @@ const RuleInfo kRule{
         " __metadata__ is reserved for the metadata map.",
     .remediation = "Rename the tensor before export.",
     .security = false,
+    .inputs = InputKinds::Safetensors(),
 };
 
 void Check(const Artifact& artifact, FindingSink& sink) {

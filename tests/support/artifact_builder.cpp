@@ -218,6 +218,11 @@ Files ArtifactSpec::Build() const {
 void WriteFiles(const Files& files, const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
   for (const auto& [name, bytes] : files) {
+    std::filesystem::create_directories((dir / name).parent_path());
+    if (bytes.starts_with(kSymlinkMarker)) {
+      std::filesystem::create_symlink(bytes.substr(kSymlinkMarker.size()), dir / name);
+      continue;
+    }
     std::ofstream out(dir / name, std::ios::binary | std::ios::trunc);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     if (!out) throw std::runtime_error("cannot write " + (dir / name).string());

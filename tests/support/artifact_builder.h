@@ -75,7 +75,15 @@ void EditHeader(Files& files, Edit edit) {
   files["header.json"] = boost::json::serialize(header);
 }
 
+/// Writes `files` under `dir`; names may hold sub-folders ("unet/config.json"), and a value
+/// starting with kSymlinkMarker is written as a symlink to the rest of the value.
 void WriteFiles(const Files& files, const std::filesystem::path& dir);
+inline const std::string kSymlinkMarker = std::string("\0symlink:", 9);
+inline std::string SymlinkTo(const std::string& target) { return kSymlinkMarker + target; }
+
+/// How a test input reaches the audit: an artifact in memory (MemorySource), one file on
+/// disk (a tar, a safetensors file), or a folder on disk (a model folder, a hub cache).
+enum class InputForm { kMemory, kFile, kFolder };
 /// The regular files directly in `dir`, by name (the inverse of WriteFiles).
 Files ReadFiles(const std::filesystem::path& dir);
 

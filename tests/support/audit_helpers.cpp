@@ -1,5 +1,9 @@
 #include "tests/support/audit_helpers.h"
 
+#include <sys/stat.h>
+
+#include <stdexcept>
+
 namespace ckpt::testing {
 
 AuditResult AuditFiles(const Files& files, const Policy& policy,
@@ -10,6 +14,35 @@ AuditResult AuditFiles(const Files& files, const Policy& policy,
   for (const auto& [name, bytes] : files) source.AddFile(name, bytes);
   for (const auto& [name, kind] : entries) source.AddEntry(name, kind);
   return AuditArtifact("memory", source, policy);
+}
+
+std::filesystem::path WriteInput(const Files& files, InputForm form, const std::string& input_name,
+                                 const std::vector<std::pair<std::string, EntryKind>>& entries,
+                                 const std::filesystem::path& dir) {
+  if (form == InputForm::kFile) {
+    WriteFiles(files, dir);
+    return dir / files.begin()->first;
+  }
+  std::filesystem::path root = dir / input_name;
+  WriteFiles(files, root);
+  for (const auto& [entry, kind] : entries) {
+    if (kind == EntryKind::kDirectory) {
+      std::filesystem::create_directory(root / entry);
+    } else if (kind == EntryKind::kSymlink) {
+      std::filesystem::create_symlink("/etc/hostname", root / entry);
+    } else if (kind == EntryKind::kOther) {
+      if (::mkfifo((root / entry).c_str(), 0600) != 0) throw std::runtime_error("mkfifo failed");
+    }
+  }
+  return root;
+}
+
+AuditResult AuditInput(const Files& files, InputForm form, const std::string& input_name, const Policy& policy,
+                       const std::vector<std::pair<std::string, EntryKind>>& entries,
+                       const std::vector<std::string>& replaced_on_open) {
+  if (form == InputForm::kMemory) return AuditFiles(files, policy, entries, replaced_on_open);
+  TempDir dir;
+  return AuditPath(WriteInput(files, form, input_name, entries, dir.path()).string(), policy);
 }
 
 std::vector<const Finding*> FindingsOf(const AuditResult& result, std::string_view rule_id) {

@@ -16,6 +16,17 @@ AuditResult AuditFiles(const Files& files, const Policy& policy = {},
                        const std::vector<std::pair<std::string, EntryKind>>& entries = {},
                        const std::vector<std::string>& replaced_on_open = {});
 
+/// Writes a test input under `dir`: for kMemory and kFolder, `files` (and `entries`) in
+/// dir/input_name; for kFile, the one file `files` holds. Returns the path to audit.
+std::filesystem::path WriteInput(const Files& files, InputForm form, const std::string& input_name,
+                                 const std::vector<std::pair<std::string, EntryKind>>& entries,
+                                 const std::filesystem::path& dir);
+
+/// Audits a test input in any form (kMemory: AuditFiles; else written to a temporary folder).
+AuditResult AuditInput(const Files& files, InputForm form, const std::string& input_name, const Policy& policy = {},
+                       const std::vector<std::pair<std::string, EntryKind>>& entries = {},
+                       const std::vector<std::string>& replaced_on_open = {});
+
 /// The findings of `rule_id`.
 std::vector<const Finding*> FindingsOf(const AuditResult& result, std::string_view rule_id);
 

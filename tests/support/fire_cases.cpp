@@ -2,6 +2,8 @@
 
 #include <boost/json.hpp>
 
+#include "tests/support/tar_builder.h"
+
 namespace ckpt::testing {
 
 Files Clean() { return ArtifactSpec::Clean().Build(); }
@@ -60,6 +62,21 @@ std::string Replace(std::string text, const std::string& from, const std::string
 }
 
 const std::string kF32One = R"("dtype":"F32","shape":[1],"data_offsets":[0,4])";
+
+// The clean artifact as a tar (bare names), changed by `edit`; one file input "round.tar".
+Files CleanTar(const std::function<void(TarSpec&)>& edit) {
+  TarSpec spec = TarOfFiles(Clean());
+  edit(spec);
+  return {{"round.tar", BuildTar(spec)}};
+}
+
+// A base-256 size field (first byte 0x80) holding `value`.
+std::string Base256(std::uint64_t value) {
+  std::string field(12, '\0');
+  field[0] = static_cast<char>(0x80);
+  for (int i = 11; i >= 4; --i, value >>= 8) field[static_cast<std::size_t>(i)] = static_cast<char>(value & 0xFF);
+  return field;
+}
 
 }  // namespace
 
@@ -575,6 +592,88 @@ std::vector<FireCase> AllFireCases() {
         "hash-not-verified", CI, "--no-hash on a tampered artifact",
         [] { return CleanWithHeader([](auto& h) { h["content_hash"] = std::string(64, '0'); }); }, structure_only);
   }
+  // tar artifacts (inputs.md section 2) and input recognition (section 1)
+  auto tar_case = [&](std::string rule, std::string variant, const std::function<void(TarSpec&)>& edit) {
+    FireCase fc{std::move(rule), CI, std::move(variant), [edit] { return CleanTar(edit); }};
+    fc.form = InputForm::kFile;
+    c.push_back(std::move(fc));
+  };
+  tar_case("tar-checksum-invalid", "one bit off", [](TarSpec& t) { t.members[1].break_checksum = true; });
+  tar_case("tar-header-invalid", "size field not octal",
+           [](TarSpec& t) { t.members[1].raw_size_field = std::string("0000000001x\0", 12); });
+  tar_case("tar-header-invalid", "negative base-256 size",
+           [](TarSpec& t) { t.members[1].raw_size_field = std::string(12, static_cast<char>(0xFF)); });
+  tar_case("tar-member-past-end", "octal size past the end",
+           [](TarSpec& t) { t.members.back().header_size = 1 << 30; });
+  tar_case("tar-member-past-end", "base-256 size past the end",
+           [](TarSpec& t) { t.members.back().raw_size_field = Base256(1ULL << 40); });
+  tar_case("tar-end-marker-missing", "cut after the last member", [](TarSpec& t) {
+    t.end_blocks = 0;
+    t.record = 0;
+  });
+  tar_case("tar-end-marker-missing", "one zero block", [](TarSpec& t) {
+    t.end_blocks = 1;
+    t.record = 0;
+  });
+  tar_case("tar-data-after-end", "bytes after the padding", [](TarSpec& t) { t.trailing = "appended payload"; });
+  tar_case("tar-symlink-member", "link to /etc/passwd", [](TarSpec& t) {
+    TarMemberSpec link = Member("weights.link", "", '2');
+    link.linkname = "/etc/passwd";
+    t.members.push_back(link);
+  });
+  tar_case("tar-hardlink-member", "hard link", [](TarSpec& t) {
+    TarMemberSpec link = Member("copy.json", "", '1');
+    link.linkname = "header.json";
+    t.members.push_back(link);
+  });
+  tar_case("tar-device-member", "character device", [](TarSpec& t) { t.members.push_back(Member("null", "", '3')); });
+  tar_case("tar-fifo-member", "FIFO", [](TarSpec& t) { t.members.push_back(Member("pipe", "", '6')); });
+  tar_case("tar-sparse-member", "GNU type S", [](TarSpec& t) { t.members.push_back(Member("holes.bin", "", 'S')); });
+  tar_case("tar-sparse-member", "pax GNU.sparse records", [](TarSpec& t) {
+    TarMemberSpec m = Member("holes.bin", "abc");
+    m.pax_records = {{"GNU.sparse.major", "1"}, {"GNU.sparse.minor", "0"}};
+    t.members.push_back(m);
+  });
+  tar_case("tar-member-type-unsupported", "volume label",
+           [](TarSpec& t) { t.members.insert(t.members.begin(), Member("LABEL", "", 'V')); });
+  tar_case("tar-global-header", "global path record", [](TarSpec& t) { t.global_records = {{"path", "evil.json"}}; });
+  tar_case("tar-extension-repeated", "two pax headers", [](TarSpec& t) {
+    t.members[1].pax_path = true;
+    t.members[1].duplicate_pax = true;
+  });
+  tar_case("tar-extension-repeated", "pax path and GNU long name disagree", [](TarSpec& t) {
+    TarMemberSpec& m = t.members[1];
+    m.gnu_long_name = true;
+    m.pax_records = {{"path", "weights.index.json"}};
+  });
+  tar_case("tar-name-conflict", "ustar name names another file", [](TarSpec& t) {
+    t.members[1].pax_path = true;
+    t.members[1].ustar_name = "header.json";
+  });
+  tar_case("tar-size-conflict", "pax size differs", [](TarSpec& t) {
+    t.members[1].pax_records = {{"size", std::to_string(t.members[1].data.size() - 1)}};
+  });
+  tar_case("tar-duplicate-member", "header.json twice", [](TarSpec& t) { t.members.push_back(t.members[0]); });
+  tar_case("tar-path-escape", "parent component",
+           [](TarSpec& t) { t.members.push_back(Member("../escape.json", "{}")); });
+  tar_case("tar-path-escape", "absolute name", [](TarSpec& t) { t.members.push_back(Member("/etc/cron.d/x", "x")); });
+  tar_case("tar-member-layout", "file in a sub-folder",
+           [](TarSpec& t) { t.members.push_back(Member("extra/notes.txt", "x")); });
+  tar_case("tar-member-layout", "mixed ./ and bare names",
+           [](TarSpec& t) { t.members[1].name = "./" + t.members[1].name; });
+  {
+    FireCase fc{"input-compressed", CI, "gzip", [] {
+                  return Files{{"round.tar.gz", std::string("\x1f\x8b\x08\x00rest", 8)}};
+                }};
+    fc.form = InputForm::kFile;
+    c.push_back(std::move(fc));
+  }
+  {
+    FireCase fc{"input-unrecognised", CI, "plain text", [] { return Files{{"model.bin", "hello, world\n"}}; }};
+    fc.form = InputForm::kFile;
+    c.push_back(std::move(fc));
+  }
+
   return c;
 }
 

@@ -22,6 +22,8 @@ struct FireCase {
   Policy policy = {};
   Entries entries = {};
   std::vector<std::string> replaced_on_open = {};  ///< MemorySource::ReplaceOnOpen
+  InputForm form = InputForm::kMemory;
+  std::string input_name = "input";  ///< kFile: the one entry of make(); kFolder: the folder written
 };
 
 void PrintTo(const FireCase& fc, std::ostream* os);

@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "tests/support/fire_cases.h"
+#include "tests/support/tar_builder.h"
 
 namespace ckpt::testing {
 namespace {
@@ -344,6 +345,88 @@ std::vector<NearMiss> AllNearMisses() {
     return FromSpec([](ArtifactSpec& s) { s.metadata.push_back({"schema_version", "1"}); });
   });
   add("weights-tensor-in-two-files", "each tensor in one shard", Sharded);
+  // tar artifacts and input recognition: each a clean input
+  auto tar_near = [&](std::string rule, std::string variant, const std::function<void(TarSpec&)>& edit,
+                      const std::string& prefix = "") {
+    NearMiss m{std::move(rule), std::move(variant), [edit, prefix] {
+                 TarSpec spec = TarOfFiles(Clean(), prefix);
+                 edit(spec);
+                 return Files{{"round.tar", BuildTar(spec)}};
+               }};
+    m.form = InputForm::kFile;
+    n.push_back(std::move(m));
+  };
+  tar_near("tar-checksum-invalid", "old Sun tar's signed checksum", [](TarSpec& t) {
+    t.members[0].uname = "us\xC3\xA9r";
+    t.members[0].signed_checksum = true;
+  });
+  tar_near("tar-header-invalid", "space-padded octal size", [](TarSpec& t) {
+    std::string digits = std::to_string(0);
+    std::uint64_t size = t.members[1].data.size();
+    std::string octal;
+    do {
+      octal.insert(octal.begin(), static_cast<char>('0' + (size & 7)));
+      size >>= 3;
+    } while (size);
+    t.members[1].raw_size_field = std::string(11 - octal.size(), ' ') + octal + " ";
+  });
+  tar_near("tar-member-past-end", "base-256 size that fits", [](TarSpec& t) {
+    std::string field(12, '\0');
+    field[0] = static_cast<char>(0x80);
+    std::uint64_t size = t.members.back().data.size();
+    for (int i = 11; i >= 4; --i, size >>= 8) field[static_cast<std::size_t>(i)] = static_cast<char>(size & 0xFF);
+    t.members.back().raw_size_field = field;
+  });
+  tar_near("tar-end-marker-missing", "two zero blocks, no record padding", [](TarSpec& t) { t.record = 0; });
+  tar_near("tar-data-after-end", "zeros past the record padding",
+           [](TarSpec& t) { t.trailing = std::string(3000, '\0'); });
+  for (const char* rule : {"tar-symlink-member", "tar-hardlink-member", "tar-device-member", "tar-fifo-member",
+                           "tar-sparse-member", "tar-member-type-unsupported"}) {
+    tar_near(
+        rule, "GNU tar -C dir . (a './' directory member)", [](TarSpec&) {}, "./");
+  }
+  tar_near("tar-global-header", "global comment and mtime", [](TarSpec& t) {
+    t.global_records = {{"comment", "round 3"}, {"mtime", "1767225600"}};
+  });
+  tar_near("tar-extension-repeated", "pax path and GNU long name agree", [](TarSpec& t) {
+    t.members[1].pax_path = true;
+    t.members[1].gnu_long_name = true;
+  });
+  tar_near("tar-name-conflict", "long top folder: ustar name is the first 100 bytes", [](TarSpec& t) {
+    const std::string top = std::string(120, 'r') + "/";
+    for (TarMemberSpec& m : t.members) {
+      m.name = top + m.name;
+      m.pax_path = true;
+    }
+  });
+  tar_near("tar-name-conflict", "non-ASCII top folder: ustar name with '?' (Python tarfile)", [](TarSpec& t) {
+    const std::string top = "r\xC3\xB6und/";
+    for (TarMemberSpec& m : t.members) {
+      m.name = top + m.name;
+      m.pax_path = true;
+      m.ustar_name = "r?und/" + m.name.substr(top.size());
+    }
+  });
+  tar_near("tar-size-conflict", "pax size with a zero header size", [](TarSpec& t) {
+    t.members[1].pax_records = {{"size", std::to_string(t.members[1].data.size())}};
+    t.members[1].header_size = 0;
+  });
+  tar_near(
+      "tar-duplicate-member", "top folder and its directory member", [](TarSpec&) {}, "round-0003/");
+  tar_near(
+      "tar-path-escape", "dots inside a name", [](TarSpec&) {}, "round..0003/");
+  tar_near(
+      "tar-member-layout", "./ top folder", [](TarSpec&) {}, "./round-0003/");
+  tar_near(
+      "input-compressed", "a tar whose first bytes spell a bzip2 magic", [](TarSpec&) {}, "BZh9-round/");
+  {
+    NearMiss m{"input-unrecognised", "safetensors named model.bin", [] {
+                 return Files{{"model.bin", Clean().at("weights.safetensors")}};
+               }};
+    m.form = InputForm::kFile;
+    n.push_back(std::move(m));
+  }
+
   return n;
 }
 

@@ -18,6 +18,8 @@ struct NearMiss {
   std::function<Files()> make;
   bool clean = true;
   Policy policy = {};
+  InputForm form = InputForm::kMemory;
+  std::string input_name = "input";  ///< kFile: the one entry of make(); kFolder: the folder written
 };
 
 std::vector<NearMiss> AllNearMisses();

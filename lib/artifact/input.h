@@ -1,0 +1,38 @@
+// Opening an input path as the tools meet it (inputs.md section 1): what kind it is, by
+// content, and the ArtifactSource its files are read through: the directory itself, the
+// members of a tar read in place, or the one file of a plain safetensors input.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "lib/core/input_kind.h"
+#include "lib/findings/diagnostic.h"
+#include "lib/formats/input_classifier.h"
+#include "lib/io/artifact_source.h"
+
+namespace ckpt {
+
+/// The file an input's files live in, when it is one (a tar): SARIF lists it as the parent
+/// of its members.
+struct ContainerFile {
+  std::string name;  ///< its name as given
+  std::uint64_t size = 0;
+};
+
+struct OpenedInput {
+  InputKind kind = InputKind::kUnknown;
+  std::string description;  ///< what the classifier saw ("a tar archive", "a gzip stream")
+  /// The input's files: set for lensemble, lensemble-tar, safetensors and model-folder.
+  std::unique_ptr<ArtifactSource> source;
+  std::optional<ContainerFile> container;
+  std::optional<std::string> tool_error;  ///< the path could not be opened or read
+};
+
+/// Opens `path` (following a symlink given on the command line, as a user expects).
+/// Structural diagnostics of a tar go to `sink`; so do the refusals of a file that is no
+/// input the audit reads (compressed, unknown, and for now the pickle family and GGUF).
+OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink);
+
+}  // namespace ckpt

@@ -1,0 +1,81 @@
+#include "lib/formats/input_classifier.h"
+
+#include <algorithm>
+#include <string_view>
+
+#include "lib/core/byte_reader.h"
+#include "lib/formats/safetensors_reader.h"
+#include "lib/formats/tar_reader.h"
+
+namespace ckpt {
+namespace {
+
+bool StartsWith(std::span<const std::byte> head, std::string_view magic) {
+  return head.size() >= magic.size() && AsStringView(head.first(magic.size())) == magic;
+}
+
+// The magic number torch's legacy format pickles first: LONG1 of 0x1950a86a20f9469cfc6c.
+constexpr std::string_view kTorchLegacyStart("\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19", 14);
+
+}  // namespace
+
+bool LooksLikeSafetensors(std::span<const std::byte> head, std::uint64_t size) {
+  if (head.size() < 9 || size < 10) return false;
+  std::uint64_t n = 0;
+  for (std::size_t i = 0; i < 8; ++i) n |= static_cast<std::uint64_t>(std::to_integer<unsigned>(head[i])) << (8 * i);
+  if (n < 2 || n > kMaxSafetensorsHeaderLength || n > size - 8) return false;
+  for (std::size_t i = 8; i < head.size() && i < 8 + n; ++i) {
+    const auto c = std::to_integer<char>(head[i]);
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
+    return c == '{';
+  }
+  return false;  // only whitespace within the bytes looked at
+}
+
+ClassifiedFile ClassifyFileHead(std::span<const std::byte> head, std::uint64_t size) {
+  head = head.first(std::min(head.size(), kClassifyLength));
+  ClassifiedFile out;
+  if (HasTarMagic(head)) {
+    out.kind = InputKind::kLensembleTar;
+    out.description = "a tar archive";
+    return out;
+  }
+  struct Compressed {
+    std::string_view magic;
+    std::string_view name;
+  };
+  for (const Compressed& c :
+       {Compressed{std::string_view("\x1f\x8b", 2), "a gzip stream"}, Compressed{"BZh", "a bzip2 stream"},
+        Compressed{std::string_view("\xfd"
+                                    "7zXZ\0",
+                                    6),
+                   "an xz stream"},
+        Compressed{std::string_view("\x28\xb5\x2f\xfd", 4), "a zstd stream"}}) {
+    if (StartsWith(head, c.magic)) {
+      out.kind = InputKind::kCompressed;
+      out.description = std::string(c.name);
+      return out;
+    }
+  }
+  if (LooksLikeSafetensors(head, size)) {
+    out.kind = InputKind::kSafetensors;
+    out.description = "a safetensors file";
+    return out;
+  }
+  auto refused = RecogniseRefusedFormat(head, size);
+  if (refused) {
+    out.refused_format = refused->format;
+    out.description = refused->description;
+    const std::string_view format = refused->format->name;
+    if (format == "gguf") out.kind = InputKind::kGguf;
+    if (format == "zip") out.kind = InputKind::kTorchZip;
+    if (format == "numpy") out.kind = InputKind::kNumpy;
+    if (format == "pickle") {
+      out.kind = StartsWith(head, kTorchLegacyStart) ? InputKind::kTorchLegacy : InputKind::kPickle;
+      if (out.kind == InputKind::kTorchLegacy) out.description = "a legacy torch.save checkpoint (stacked pickles)";
+    }
+  }
+  return out;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,31 @@
+// Recognition of a file input by content (inputs.md section 1), never by its name: the rows
+// of the section's table are tried in order (tar, compressed, safetensors, GGUF, the pickle
+// family). Directories are classified by their entries (engine/inputs).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "lib/core/input_kind.h"
+#include "lib/formats/weight_formats.h"
+
+namespace ckpt {
+
+/// Bytes of the file start the classifier looks at (a tar magic sits at offset 257).
+inline constexpr std::size_t kClassifyLength = 512;
+
+struct ClassifiedFile {
+  InputKind kind = InputKind::kUnknown;
+  std::string description;                       ///< "a gzip stream", "a Python pickle (protocol 4)"
+  const WeightFormat* refused_format = nullptr;  ///< for the pickle family, GGUF and the unknown: its label
+};
+
+/// Classifies a file from its first bytes (at most kClassifyLength) and its size.
+ClassifiedFile ClassifyFileHead(std::span<const std::byte> head, std::uint64_t size);
+
+/// The safetensors row: the first 8 bytes give N with 2 <= N <= 100,000,000 and
+/// N <= size - 8, and the header starts with '{' after JSON whitespace.
+bool LooksLikeSafetensors(std::span<const std::byte> head, std::uint64_t size);
+
+}  // namespace ckpt
