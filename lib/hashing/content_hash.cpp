@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 #include "lib/core/checked_math.h"
 #include "lib/core/text.h"
@@ -89,24 +93,121 @@ std::string ContentHasher::Finish() {
   return hash_.FinalHex();
 }
 
+namespace {
+
+// Bytes the stream holds before a tensor's element bytes: str(name) str(group) str(dtype)
+// u64(rank) u64(dim)... (ContentHasher::BeginTensor).
+std::uint64_t TensorPreamble(const ManifestEntry& e) {
+  return 8 + e.name.size() + 8 + e.group.size() + 8 + e.dtype.size() + 8 + 8 * e.shape.size();
+}
+
+// The reads of ComputeContentHash, done on a thread of their own one window ahead of the
+// hashing: a ring of kSlots windows, each placed at the offset that keeps SHA-256 aligned
+// (the stream position of every window is known in advance from the plan).
+class ReadAhead {
+ public:
+  static constexpr std::size_t kSlots = 4;
+
+  ReadAhead(const std::vector<const HashPlan::Tensor*>& order, std::uint64_t stream_start, std::size_t window)
+      : order_(order), window_(window), buffer_(kSlots * (window + 64)) {
+    thread_ = std::thread([this, stream_start] { Run(stream_start); });
+  }
+  ~ReadAhead() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    changed_.notify_all();
+    thread_.join();
+  }
+  ReadAhead(const ReadAhead&) = delete;
+  ReadAhead& operator=(const ReadAhead&) = delete;
+
+  struct Window {
+    std::size_t tensor = 0;  // index into order
+    bool first = false;      // the tensor's first window (its preamble is hashed before it)
+    bool last = false;       // the stream's last window
+    std::span<const std::byte> bytes;
+    std::optional<boost::system::error_code> error;
+  };
+
+  // The next window in stream order (blocks until read).
+  const Window& Next() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return produced_ > consumed_; });
+    return slots_[consumed_ % kSlots];
+  }
+  void Done() {
+    {
+      std::lock_guard lock(mutex_);
+      ++consumed_;
+    }
+    changed_.notify_all();
+  }
+
+ private:
+  void Run(std::uint64_t position) {
+    for (std::size_t i = 0; i < order_.size(); ++i) {
+      const HashPlan::Tensor& t = *order_[i];
+      position += TensorPreamble(*t.entry);
+      std::uint64_t done = 0;
+      do {  // a tensor without bytes still has its (empty) first window
+        const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(window_, t.length - done));
+        std::uint64_t slot_index = 0;
+        {
+          std::unique_lock lock(mutex_);
+          changed_.wait(lock, [&] { return stop_ || produced_ - consumed_ < kSlots; });
+          if (stop_) return;
+          slot_index = produced_;
+        }
+        Window& w = slots_[slot_index % kSlots];
+        const std::size_t at = (slot_index % kSlots) * (window_ + 64) + static_cast<std::size_t>(position % 64);
+        const std::span<std::byte> target = std::span(buffer_).subspan(at, n);
+        w = Window{i, done == 0, i + 1 == order_.size() && done + n == t.length, target, std::nullopt};
+        if (auto read = t.file->ReadAt(t.offset + done, target); !read) w.error = read.error();
+        const bool failed = w.error.has_value();
+        {
+          std::lock_guard lock(mutex_);
+          ++produced_;
+        }
+        changed_.notify_all();
+        if (failed) return;
+        done += n;
+        position += n;
+      } while (done < t.length);
+    }
+  }
+
+  const std::vector<const HashPlan::Tensor*>& order_;
+  std::size_t window_;
+  std::vector<std::byte> buffer_;
+  std::array<Window, kSlots> slots_{};
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::uint64_t produced_ = 0;
+  std::uint64_t consumed_ = 0;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace
+
 IoResult<std::string> ComputeContentHash(const HashPlan& plan, std::size_t buffer_size) {
   ContentHasher hasher(plan);
+  if (hasher.order().empty()) return hasher.Finish();
   // SHA-256 hashes straight from the input only when, after completing a pending partial
   // block, the input is word aligned; otherwise every block is copied first (about 10%
-  // slower). So each window starts at an offset equal to the bytes pending in the block.
-  constexpr std::size_t kBlock = 64;
-  const std::size_t window_size = std::max<std::size_t>(buffer_size, 4096);
-  std::vector<std::byte> buffer(window_size + kBlock);
-  for (const HashPlan::Tensor* t : hasher.order()) {
-    hasher.BeginTensor(*t);
-    std::uint64_t done = 0;
-    while (done < t->length) {
-      std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(window_size, t->length - done));
-      std::span<std::byte> window(buffer.data() + hasher.Alignment(), chunk);
-      if (auto read = t->file->ReadAt(t->offset + done, window); !read) return read.error();
-      hasher.Update(window);
-      done += chunk;
-    }
+  // slower). So each window starts at an offset equal to the bytes pending in the block;
+  // ReadAhead computes those offsets from the plan, since it reads ahead of the hashing.
+  ReadAhead reads(hasher.order(), hasher.BytesHashed(), std::max<std::size_t>(buffer_size, 4096));
+  for (;;) {
+    const ReadAhead::Window& w = reads.Next();
+    if (w.error) return *w.error;
+    if (w.first) hasher.BeginTensor(*hasher.order()[w.tensor]);
+    hasher.Update(w.bytes);
+    const bool last = w.last;
+    reads.Done();
+    if (last) break;
   }
   return hasher.Finish();
 }

@@ -49,6 +49,8 @@ class ContentHasher {
   void BeginTensor(const HashPlan::Tensor& tensor);
   /// Where in a buffer the next window should start so SHA-256 reads it aligned (0..63).
   [[nodiscard]] std::size_t Alignment() const { return static_cast<std::size_t>(hash_.bytes_hashed() % 64); }
+  /// Bytes of the stream hashed so far.
+  [[nodiscard]] std::uint64_t BytesHashed() const { return hash_.bytes_hashed(); }
   void Update(std::span<const std::byte> bytes) { hash_.Update(bytes); }
   /// Appends the structure frame and returns the hex digest.
   std::string Finish();
@@ -59,7 +61,8 @@ class ContentHasher {
   Sha256 hash_;
 };
 
-/// Streams the plan through SHA-256 with one buffer of `buffer_size` bytes.
+/// Streams the plan through SHA-256, reading windows of `buffer_size` bytes on another
+/// thread a few windows ahead of the hashing (memory: four windows).
 [[nodiscard]] IoResult<std::string> ComputeContentHash(const HashPlan& plan, std::size_t buffer_size = 1 << 20);
 
 }  // namespace ckpt
