@@ -59,19 +59,61 @@ void DigestWeightFiles(Artifact& artifact) {
   std::vector<std::byte> buffer(1 << 20);
   for (const WeightFile& wf : artifact.weights) {
     if (!wf.file) continue;
+    AdmittedFile* admitted = nullptr;
+    for (AdmittedFile& f : artifact.files) {
+      if (f.name == wf.name) admitted = &f;
+    }
     Sha256 hash;
+    std::optional<Sha1> git;  // a hub-cache blob named by its git object id
+    if (admitted && admitted->blob_digest && admitted->blob_digest->size() == 40) {
+      git.emplace();
+      git->Update("blob " + std::to_string(wf.size) + std::string(1, '\0'));
+    }
     bool ok = true;
     for (std::uint64_t at = 0; at < wf.size && ok;) {
       const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), wf.size - at));
       ok = wf.file->ReadAt(at, std::span(buffer).first(n)).has_value();
-      if (ok) hash.Update(std::span(buffer).first(n));
+      if (ok) {
+        hash.Update(std::span(buffer).first(n));
+        if (git) git->Update(std::span(buffer).first(n));
+      }
+      at += n;
+    }
+    if (!ok || admitted == nullptr) continue;
+    admitted->sha256 = hash.FinalHex();
+    if (git) admitted->git_blob_sha1 = git->FinalHex();
+  }
+}
+
+// Every other admitted file of a model folder, read whole from its source (configuration,
+// tokenizer and inventory files), with the git blob SHA-1 of a hub-cache blob named by
+// one. A file that is no longer the admitted one keeps no digest (its identity check says so).
+void DigestOtherFiles(Artifact& artifact, const ArtifactSource& source) {
+  std::vector<std::byte> buffer(1 << 20);
+  for (AdmittedFile& f : artifact.files) {
+    if (f.sha256) continue;
+    if (artifact.FindWeightFile(f.name) != nullptr) continue;  // DigestWeightFiles has it
+    auto file = source.Open(f.name);
+    if (!file || (*file)->identity() != f.identity) continue;
+    Sha256 hash;
+    std::optional<Sha1> git;
+    if (f.blob_digest && f.blob_digest->size() == 40) {
+      git.emplace();
+      git->Update("blob " + std::to_string((*file)->size()) + std::string(1, '\0'));
+    }
+    bool ok = true;
+    for (std::uint64_t at = 0; at < (*file)->size() && ok;) {
+      const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), (*file)->size() - at));
+      ok = (*file)->ReadAt(at, std::span(buffer).first(n)).has_value();
+      if (ok) {
+        hash.Update(std::span(buffer).first(n));
+        if (git) git->Update(std::span(buffer).first(n));
+      }
       at += n;
     }
     if (!ok) continue;
-    const std::string digest = hash.FinalHex();
-    for (AdmittedFile& f : artifact.files) {
-      if (f.name == wf.name) f.sha256 = digest;
-    }
+    f.sha256 = hash.FinalHex();
+    if (git) f.git_blob_sha1 = git->FinalHex();
   }
 }
 
@@ -191,7 +233,10 @@ AuditResult HashAndFinish(AuditSession& session) {
     // Inputs without a content hash (a safetensors file, a model folder) are hashed as files.
     const bool digests_wanted = session.policy.digest_files || !InputKinds::Lensemble().Has(artifact.kind);
     if (digests_wanted && session.policy.compute_hash) {
-      digests = std::thread([&artifact] { DigestWeightFiles(artifact); });
+      digests = std::thread([&artifact, &session] {
+        DigestWeightFiles(artifact);
+        if (artifact.kind == InputKind::kModelFolder) DigestOtherFiles(artifact, *session.source);
+      });
     }
     if (session.plan) RecordContentHash(session, ComputeContentHash(*session.plan));
     if (digests.joinable()) digests.join();

@@ -27,6 +27,7 @@ constexpr std::array<const RuleInfo*, static_cast<std::size_t>(Diag::kCount)> kR
     &index_too_large::kRule,
     &input_compressed::kRule,
     &input_unrecognised::kRule,
+    &model_index_invalid::kRule,
     &safetensors_buffer_size::kRule,
     &safetensors_dtype_unknown::kRule,
     &safetensors_duplicate_tensor::kRule,

@@ -113,4 +113,45 @@ inline Location FileLocation(std::string file) {
   return loc;
 }
 
+// ---- model folders (inputs.md section 4)
+
+/// The folder part of a path in a model folder ("" at its root).
+inline std::string FolderOf(std::string_view path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? std::string() : std::string(path.substr(0, slash));
+}
+
+/// `name` inside `folder`.
+inline std::string InFolder(const std::string& folder, std::string_view name) {
+  return folder.empty() ? std::string(name) : folder + "/" + std::string(name);
+}
+
+/// A weight_map value that names a file in the index's own folder: no separator, no
+/// parent, no drive, no NUL.
+inline bool IsBareFileName(std::string_view name) {
+  return !name.empty() && name != "." && name != ".." &&
+         name.find_first_of(std::string_view("/\\\0", 3)) == std::string_view::npos &&
+         !(name.size() >= 2 && name[1] == ':');
+}
+
+/// The weight files an index maps (each once, in path order), bare names only.
+inline std::vector<const WeightFile*> MappedShards(const Artifact& artifact, const ModelIndex& index) {
+  std::vector<const WeightFile*> out;
+  if (!index.weight_map) return out;
+  for (const ShardIndex::Mapping& m : *index.weight_map) {
+    if (!IsBareFileName(m.file)) continue;
+    const WeightFile* wf = artifact.FindWeightFile(InFolder(index.folder, m.file));
+    if (wf != nullptr && std::find(out.begin(), out.end(), wf) == out.end()) out.push_back(wf);
+  }
+  std::sort(out.begin(), out.end(), [](const WeightFile* a, const WeightFile* b) { return a->name < b->name; });
+  return out;
+}
+
+/// Location of a weight_map entry's key (or its value) in an index.
+inline Location MappingLocation(const ModelIndex& index, const ShardIndex::Mapping& m, bool value = false) {
+  Location loc = index.json.At(value ? m.value_offset : m.offset, "/weight_map/" + json::EscapePointerToken(m.tensor));
+  loc.tensor = m.tensor;
+  return loc;
+}
+
 }  // namespace ckpt::rules

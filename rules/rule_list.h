@@ -78,6 +78,23 @@
   X(manifest, manifest_shape_mismatch, "manifest-shape-mismatch", Checked) \
   X(manifest, manifest_tensor_missing, "manifest-tensor-missing", Checked) \
   X(manifest, manifest_tensor_unlisted, "manifest-tensor-unlisted", Checked) \
+  X(model, model_archive, "model-archive", Checked) \
+  X(model, model_blob_digest, "model-blob-digest", Checked) \
+  X(model, model_config_invalid, "model-config-invalid", Checked) \
+  X(model, model_executable, "model-executable", Checked) \
+  X(model, model_index_invalid, "model-index-invalid", Read) \
+  X(model, model_index_path_escape, "model-index-path-escape", Checked) \
+  X(model, model_index_unknown_key, "model-index-unknown-key", Checked) \
+  X(model, model_index_wrong_shard, "model-index-wrong-shard", Checked) \
+  X(model, model_path_escape, "model-path-escape", Checked) \
+  X(model, model_remote_code, "model-remote-code", Checked) \
+  X(model, model_shard_missing, "model-shard-missing", Checked) \
+  X(model, model_shard_name, "model-shard-name", Checked) \
+  X(model, model_symlink, "model-symlink", Checked) \
+  X(model, model_tensor_in_two_shards, "model-tensor-in-two-shards", Checked) \
+  X(model, model_tensor_unmapped, "model-tensor-unmapped", Checked) \
+  X(model, model_total_size, "model-total-size", Checked) \
+  X(model, model_unreferenced_weights, "model-unreferenced-weights", Checked) \
   X(path, path_escape, "path-escape", Checked) \
   X(residency, residency_action_head, "residency-action-head", Checked) \
   X(residency, residency_group_not_shared, "residency-group-not-shared", Checked) \

@@ -6,6 +6,7 @@
 
 #include "apps/common/cli.h"
 #include "engine/audit.h"
+#include "lib/artifact/input.h"
 #include "lib/core/text.h"
 #include "reports/json_report.h"
 #include "reports/rule_catalog_report.h"
@@ -44,6 +45,13 @@ int main(int argc, char** argv) try {
   std::vector<std::string> artifacts;
   if (auto stop = cli.Parse(argc, argv, artifacts)) return *stop;
   if (artifacts.empty()) return cli.UsageError("nothing to audit: give at least one ARTIFACT directory");
+  {  // a hub root, a models--ORG--NAME folder or a folder of rounds stands for several audits
+    std::vector<std::string> expanded;
+    for (const std::string& path : artifacts) {
+      for (std::string& one : ckpt::ExpandInputPath(path)) expanded.push_back(std::move(one));
+    }
+    artifacts = std::move(expanded);
+  }
 
   ckpt::Policy policy;
   policy.compute_hash = !cli.Has("no-hash");

@@ -128,6 +128,55 @@ struct ShardIndex {
 
 enum class Layout { kNone, kSingle, kSharded, kMixed };
 
+/// A Hugging Face shard index of a model folder: `<prefix>.safetensors.index.json`.
+struct ModelIndex {
+  JsonFile json;       ///< name: its path in the folder
+  std::string folder;  ///< the folder holding it ("" or "unet")
+  std::string prefix;  ///< "model" for model.safetensors.index.json
+  std::optional<std::uint64_t> total_size;
+  std::uint64_t total_size_offset = 0;
+  std::optional<std::vector<ShardIndex::Mapping>> weight_map;
+  std::vector<std::pair<std::string, std::uint64_t>> unknown_keys;  ///< top-level keys besides metadata, weight_map
+};
+
+/// What a file of a model folder is, by content (and for configuration, by name).
+enum class InventoryClass {
+  kWeights,       ///< *.safetensors, read as weights
+  kIndex,         ///< a shard index
+  kData,          ///< anything else: listed only
+  kConfig,        ///< config.json, tokenizer_config.json: read for auto_map
+  kPythonSource,  ///< *.py: remote code
+  kPickleFamily,  ///< pickle, torch zip or legacy, NumPy
+  kGguf,
+  kExecutable,  ///< ELF, PE, Mach-O
+  kArchive,     ///< zip (not torch), tar, 7z: members not inspected
+};
+
+struct InventoryItem {
+  std::string name;
+  std::uint64_t size = 0;
+  std::string description;  ///< "a Python pickle (protocol 2)", "an ELF executable", ...
+  InventoryClass kind = InventoryClass::kData;
+};
+
+/// What a model folder holds besides its weight files (inputs.md section 4).
+struct ModelFolder {
+  std::optional<std::string> repository;  ///< "models--ORG--NAME" for a hub-cache snapshot
+  struct Link {
+    std::string name;
+    std::string target;
+    std::optional<std::string> resolved;  ///< the file it names inside the repository (admitted)
+    std::string refusal;
+  };
+  std::vector<Link> links;
+  std::vector<ModelIndex> indexes;
+  std::vector<InventoryItem> inventory;                              ///< every regular file, in path order
+  std::vector<std::pair<std::string, std::string>> remote_code;      ///< file, what runs code
+  std::vector<std::pair<std::string, std::string>> invalid_configs;  ///< file, why it is not valid JSON
+  std::vector<std::string> artifacts;   ///< sub-folders holding header.json: audited on their own
+  std::vector<std::string> not_walked;  ///< folders past the depth or size bounds
+};
+
 /// What the audit is asked to accept (artifact-format.md section 2 residency).
 struct Policy {
   std::vector<std::string> allowed_groups{"encoder", "predictor"};
@@ -152,6 +201,10 @@ struct AdmittedFile {
   /// (never a second open). Absent when the file was not read whole (--no-hash weights,
   /// a JSON file over its bound).
   std::optional<std::string> sha256;
+  /// A hub-cache blob's name when it is a digest (64 hex: SHA-256; 40 hex: git blob SHA-1),
+  /// which the file's content must hash to.
+  std::optional<std::string> blob_digest;
+  std::optional<std::string> git_blob_sha1;  ///< computed when blob_digest has 40 hex digits
 };
 
 struct Artifact {
@@ -163,9 +216,10 @@ struct Artifact {
   Policy policy;
   std::vector<DirectoryEntry> entries;
   Layout layout = Layout::kNone;
-  std::optional<Header> header;     ///< nullopt when header.json is missing or unreadable
-  std::vector<WeightFile> weights;  ///< weight files present, in shard order
-  std::optional<ShardIndex> index;  ///< when weights.index.json is present
+  std::optional<Header> header;      ///< nullopt when header.json is missing or unreadable
+  std::vector<WeightFile> weights;   ///< weight files present, in shard order
+  std::optional<ShardIndex> index;   ///< when weights.index.json is present
+  std::optional<ModelFolder> model;  ///< a model folder's indexes, links and inventory
   /// What entries outside the layout look like ("a Python pickle (protocol 2)"), by name.
   std::vector<std::pair<std::string, std::string>> entry_descriptions;
   std::optional<std::string> computed_hash;

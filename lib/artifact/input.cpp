@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 
@@ -9,6 +10,7 @@
 #include "lib/formats/layout.h"
 #include "lib/formats/tar_reader.h"
 #include "lib/io/directory_source.h"
+#include "lib/io/model_folder_source.h"
 #include "lib/io/tar_source.h"
 
 namespace ckpt {
@@ -68,9 +70,20 @@ OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink) {
     }
     bool has_header = false;
     for (const DirectoryEntry& e : *entries) has_header |= e.name == kHeaderFileName;
-    in.kind = has_header ? InputKind::kLensemble : InputKind::kModelFolder;
-    in.description = has_header ? "a Lensemble artifact directory" : "a model folder";
-    in.source = std::move(*dir);
+    if (has_header) {
+      in.kind = InputKind::kLensemble;
+      in.description = "a Lensemble artifact directory";
+      in.source = std::move(*dir);
+      return in;
+    }
+    auto folder = ModelFolderSource::OpenFolder(path);
+    if (!folder) {
+      in.tool_error = Describe("cannot open directory " + path, folder.error());
+      return in;
+    }
+    in.kind = InputKind::kModelFolder;
+    in.description = "a model folder";
+    in.source = std::move(*folder);
     return in;
   }
   if (!S_ISREG(st.st_mode)) {
@@ -143,6 +156,81 @@ OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink) {
                       "; this audit reads safetensors only and never loads a pickle: re-export with safetensors.");
       return in;
   }
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+
+bool IsDirectory(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_directory(fs::symlink_status(p, ec)) && !ec;
+}
+
+std::vector<std::string> Snapshots(const fs::path& repo) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(repo / "snapshots", ec)) {
+    if (IsDirectory(e.path())) out.push_back(e.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool IsTar(const fs::path& file) {
+  auto folder = DirectorySource::OpenDirectory(file.parent_path().empty() ? "." : file.parent_path().string());
+  if (!folder) return false;
+  auto opened = (*folder)->Open(file.filename().string());
+  if (!opened) return false;
+  std::array<std::byte, kClassifyLength> head{};
+  const auto length = static_cast<std::size_t>(std::min<std::uint64_t>((*opened)->size(), head.size()));
+  return (*opened)->ReadAt(0, std::span(head).first(length)) && HasTarMagic(std::span(head).first(length));
+}
+
+bool HoldsSafetensorsOutside(const fs::path& folder, const std::vector<std::string>& rounds) {
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(folder, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    const std::string p = it->path().string();
+    if (std::find(rounds.begin(), rounds.end(), p) != rounds.end()) {
+      if (it->is_directory()) it.disable_recursion_pending();
+      continue;
+    }
+    if (it->path().extension() == ".safetensors") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> ExpandInputPath(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_directory(path, ec) || fs::exists(fs::path(path) / "header.json", ec)) return {path};
+  const fs::path dir(path);
+  const std::string name = fs::weakly_canonical(dir, ec).filename().string();
+  if (name.starts_with("models--") && IsDirectory(dir / "snapshots")) {
+    auto snapshots = Snapshots(dir);
+    return snapshots.empty() ? std::vector<std::string>{path} : snapshots;
+  }
+  std::vector<std::string> repos;
+  std::vector<std::string> rounds;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string entry = e.path().filename().string();
+    if (IsDirectory(e.path()) && entry.starts_with("models--") && IsDirectory(e.path() / "snapshots")) {
+      for (std::string& s : Snapshots(e.path())) repos.push_back(std::move(s));
+    } else if ((IsDirectory(e.path()) && fs::exists(e.path() / "header.json", ec)) ||
+               (fs::is_regular_file(fs::symlink_status(e.path(), ec)) && IsTar(e.path()))) {
+      rounds.push_back(e.path().string());  // a Lensemble round: a directory or a tar
+    }
+  }
+  std::sort(repos.begin(), repos.end());
+  std::sort(rounds.begin(), rounds.end());
+  if (!repos.empty()) return repos;
+  if (rounds.empty()) return {path};
+  std::vector<std::string> out;
+  if (HoldsSafetensorsOutside(dir, rounds)) out.push_back(path);
+  out.insert(out.end(), rounds.begin(), rounds.end());
+  return out;
 }
 
 }  // namespace ckpt

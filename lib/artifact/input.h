@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "lib/core/input_kind.h"
 #include "lib/findings/diagnostic.h"
@@ -34,5 +35,11 @@ struct OpenedInput {
 /// Structural diagnostics of a tar go to `sink`; so do the refusals of a file that is no
 /// input the audit reads (compressed, unknown, and for now the pickle family and GGUF).
 OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink);
+
+/// The audits one command-line path stands for (inputs.md section 4): a hub root or a
+/// `models--ORG--NAME` folder stands for each of its `snapshots/REV`; a folder of Lensemble
+/// rounds (sub-folders holding header.json, tars) for each round, plus the folder itself
+/// when it also holds safetensors files of its own; anything else for itself.
+std::vector<std::string> ExpandInputPath(const std::string& path);
 
 }  // namespace ckpt

@@ -2,13 +2,18 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <tuple>
 
+#include "lib/core/text.h"
 #include "lib/formats/header_reader.h"
+#include "lib/formats/input_classifier.h"
 #include "lib/formats/layout_profile.h"
+#include "lib/formats/model_folder_reader.h"
 #include "lib/formats/shard_index_reader.h"
 #include "lib/formats/weight_formats.h"
 #include "lib/hashing/sha256.h"
+#include "lib/io/model_folder_source.h"
 
 namespace ckpt {
 namespace {
@@ -19,8 +24,99 @@ std::string Sha256Hex(std::string_view text) {
   return hash.FinalHex();
 }
 
+bool IsSafetensorsFileName(std::string_view name) {
+  constexpr std::string_view kSuffix = ".safetensors";
+  return name.size() > kSuffix.size() && name.substr(name.size() - kSuffix.size()) == kSuffix;
+}
+
 std::string Describe(const std::string& context, const boost::system::error_code& error) {
   return context + ": " + error.message();
+}
+
+bool IsHexDigest(std::string_view text) {
+  return (text.size() == 64 || text.size() == 40) &&
+         text.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+}
+
+// Everything of a model folder besides its weight files (read already): its links, shard
+// indexes and configuration, and what every other file is.
+void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, DiagnosticSink& sink,
+                           std::vector<std::string>& tool_errors) {
+  ModelFolder& model = artifact.model.emplace();
+  // The folder's own facts come with its source (links followed only inside a hub cache).
+  if (const auto* folder = dynamic_cast<const ModelFolderSource*>(&source)) {
+    model.repository = folder->repository();
+    for (const FolderLink& link : folder->links()) {
+      model.links.push_back({link.name, link.target, link.resolved, link.refusal});
+    }
+    model.artifacts = folder->artifacts();
+    model.not_walked = folder->not_walked();
+  }
+  std::map<std::string, std::string> blob_of;  // admitted link -> its blob's digest name
+  for (const ModelFolder::Link& link : model.links) {
+    if (!link.resolved || !link.resolved->starts_with("blobs/")) continue;
+    const std::string blob = link.resolved->substr(6);
+    if (IsHexDigest(blob)) blob_of[link.name] = blob;
+  }
+  for (AdmittedFile& f : artifact.files) {  // the weight files, admitted while reading them
+    if (auto it = blob_of.find(f.name); it != blob_of.end()) f.blob_digest = it->second;
+  }
+  for (const DirectoryEntry& entry : artifact.entries) {
+    if (entry.kind != EntryKind::kRegular) continue;
+    if (IsSafetensorsFileName(entry.name)) {
+      model.inventory.push_back({entry.name, entry.size, "a safetensors file", InventoryClass::kWeights});
+      continue;
+    }
+    auto file = source.Open(entry.name);
+    if (!file) {
+      tool_errors.push_back(Describe("cannot open " + artifact.path + "/" + entry.name, file.error()));
+      continue;
+    }
+    AdmittedFile admitted{entry.name, (*file)->identity(), std::nullopt, std::nullopt, std::nullopt, std::nullopt};
+    if (auto it = blob_of.find(entry.name); it != blob_of.end()) admitted.blob_digest = it->second;
+    artifact.files.push_back(std::move(admitted));
+    if (IsModelIndexName(entry.name)) {
+      auto index = ReadModelIndex(entry.name, **file, sink);
+      if (!index) {
+        if (index.error().value() != kFileChangedErrno) {
+          tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, index.error()));
+        }
+        continue;
+      }
+      model.inventory.push_back({entry.name, entry.size, "a shard index", InventoryClass::kIndex});
+      model.indexes.push_back(std::move(*index));
+      continue;
+    }
+    std::array<std::byte, kClassifyLength> head{};
+    const auto length = static_cast<std::size_t>(std::min<std::uint64_t>((*file)->size(), head.size()));
+    if (auto read = (*file)->ReadAt(0, std::span(head).first(length)); !read) {
+      if (read.error().value() != kFileChangedErrno) {
+        tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, read.error()));
+      }
+      continue;
+    }
+    InventoryItem item = ClassifyInventoryFile(entry.name, std::span(head).first(length), (*file)->size());
+    if (item.kind == InventoryClass::kConfig) {
+      if (auto read = ReadModelConfig(entry.name, **file, model); !read && read.error().value() != kFileChangedErrno) {
+        tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, read.error()));
+      }
+    } else if (item.kind == InventoryClass::kPythonSource) {
+      model.remote_code.emplace_back(entry.name, "Python source shipped with the model");
+    } else if (item.kind == InventoryClass::kPickleFamily || item.kind == InventoryClass::kGguf) {
+      if (auto refused = RecogniseRefusedFormat(std::span(head).first(length), (*file)->size())) {
+        Location at;
+        at.file = entry.name;
+        at.byte_offset = 0;
+        sink.Report(refused->format->refused, at,
+                    QuoteForMessage(entry.name) + " is " + item.description +
+                        "; the audit reads safetensors only and never loads it: loading it runs whatever it names. "
+                        "Remove it, or re-export it with safetensors.");
+      }
+    }
+    model.inventory.push_back(std::move(item));
+  }
+  std::sort(model.inventory.begin(), model.inventory.end(),
+            [](const InventoryItem& a, const InventoryItem& b) { return a.name < b.name; });
 }
 
 }  // namespace
@@ -66,7 +162,7 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
       tool_errors.push_back(Describe("cannot open " + display_path + "/" += name, file.error()));
       continue;
     }
-    artifact.files.push_back({name, (*file)->identity(), std::nullopt, std::nullopt});
+    artifact.files.push_back({name, (*file)->identity(), std::nullopt, std::nullopt, std::nullopt, std::nullopt});
     auto weights = AcceptedWeightFormat().read(name, std::move(*file), sink);
     if (!weights) {
       if (weights.error().value() != kFileChangedErrno) {
@@ -77,6 +173,11 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
     // The descriptor stays in the shared pool (at most 64 open; an evicted file is reopened
     // by name and checked against its identity when its bytes are hashed).
     artifact.weights.push_back(std::move(*weights));
+  }
+  if (kind == InputKind::kModelFolder) {
+    LoadModelFolderExtras(artifact, source, sink, tool_errors);
+    artifact.BuildIndexes();
+    return artifact;
   }
   for (const DirectoryEntry& entry : artifact.entries) {
     if (entry.kind != EntryKind::kRegular) continue;
@@ -89,7 +190,7 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
       tool_errors.push_back(Describe("cannot open " + display_path + "/" + entry.name, file.error()));
       continue;
     }
-    artifact.files.push_back({entry.name, (*file)->identity(), std::nullopt, std::nullopt});
+    artifact.files.push_back({entry.name, (*file)->identity(), std::nullopt, std::nullopt, std::nullopt, std::nullopt});
     if (!profile.header_file.empty() && entry.name == profile.header_file) {
       auto header = ReadHeader(**file, sink);
       if (header && policy.digest_files && header->json.text().size() == (*file)->size()) {

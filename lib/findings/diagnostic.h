@@ -32,6 +32,7 @@ namespace ckpt {
   X(IndexTooLarge)                   \
   X(InputCompressed)                 \
   X(InputUnrecognised)               \
+  X(ModelIndexInvalid)               \
   X(SafetensorsBufferSize)           \
   X(SafetensorsDtypeUnknown)         \
   X(SafetensorsDuplicateTensor)      \

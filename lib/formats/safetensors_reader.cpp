@@ -134,9 +134,13 @@ class Reader {
     if (const std::optional<Recognised> other = RecogniseRefusedFormat(head_, wf_.size)) {
       // The reason is left out: bytes of another format read as a safetensors length
       // give nonsense ("a header of 2336927755350992246 bytes") that only confuses.
-      Report(
-          other->format->refused, At(0),
-          Shown() + " is " + other->description + ", not safetensors; safetensors only: re-export with safetensors.");
+      Report(other->format->refused, At(0),
+             Shown() + " is " + other->description +
+                 (wf_.name.ends_with(".safetensors") && other->format->name != "git-lfs-pointer" &&
+                          other->format->name != "html" && other->format->name != "empty"
+                      ? ", although its name says safetensors"
+                      : ", not safetensors") +
+                 "; safetensors only: re-export with safetensors.");
       return;
     }
     Report(rule, At(offset), Shown() + " is not valid safetensors: " + reason + ".");

@@ -36,4 +36,21 @@ bool Sha256::UsesHardware() {
 #endif
 }
 
+struct Sha1::Impl {
+  CryptoPP::SHA1 hash;
+};
+
+Sha1::Sha1() : impl_(std::make_unique<Impl>()) {}
+Sha1::~Sha1() = default;
+
+void Sha1::Update(std::span<const std::byte> bytes) {
+  impl_->hash.Update(reinterpret_cast<const CryptoPP::byte*>(bytes.data()), bytes.size());
+}
+
+std::string Sha1::FinalHex() {
+  std::array<std::uint8_t, CryptoPP::SHA1::DIGESTSIZE> digest{};
+  impl_->hash.Final(digest.data());
+  return ToHex(digest);
+}
+
 }  // namespace ckpt

@@ -32,4 +32,21 @@ class Sha256 {
   std::uint64_t bytes_hashed_ = 0;
 };
 
+/// SHA-1, for git blob names in a Hugging Face hub cache (40 hex digits: the git object id
+/// of a small file). Not used for anything that must resist collisions.
+class Sha1 {
+ public:
+  Sha1();
+  ~Sha1();
+  Sha1(const Sha1&) = delete;
+  Sha1& operator=(const Sha1&) = delete;
+  void Update(std::span<const std::byte> bytes);
+  void Update(std::string_view text) { Update(std::as_bytes(std::span(text.data(), text.size()))); }
+  std::string FinalHex();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 }  // namespace ckpt

@@ -301,4 +301,23 @@ IoResult<FileIdentity> DirectorySource::Stat(const std::string& name) const {
   return IdentityOf(st);
 }
 
+IoResult<std::unique_ptr<DirectorySource>> DirectorySource::OpenSubdirectory(const std::string& name) const {
+  if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") return Error(EINVAL);
+  const int fd = ::openat(dir_->fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return LastError();
+  auto handle = std::make_shared<DirHandle>();
+  handle->fd = fd;
+  return std::unique_ptr<DirectorySource>(new DirectorySource(std::move(handle)));
+}
+
+IoResult<std::string> DirectorySource::ReadLink(const std::string& name) const {
+  if (name.empty() || name.find('/') != std::string::npos) return Error(EINVAL);
+  std::string target(4097, '\0');
+  const ssize_t n = ::readlinkat(dir_->fd, name.c_str(), target.data(), target.size());
+  if (n < 0) return LastError();
+  if (static_cast<std::size_t>(n) >= target.size()) return Error(ENAMETOOLONG);
+  target.resize(static_cast<std::size_t>(n));
+  return target;
+}
+
 }  // namespace ckpt

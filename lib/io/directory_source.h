@@ -22,6 +22,11 @@ class DirectorySource final : public ArtifactSource {
   [[nodiscard]] IoResult<std::unique_ptr<RandomAccessFile>> Open(const std::string& name) const override;
   [[nodiscard]] IoResult<FileIdentity> Stat(const std::string& name) const override;
 
+  /// The sub-directory `name` (one component, not a symlink) as a source of its own.
+  [[nodiscard]] IoResult<std::unique_ptr<DirectorySource>> OpenSubdirectory(const std::string& name) const;
+  /// The target text of the symlink `name` (at most 4096 bytes).
+  [[nodiscard]] IoResult<std::string> ReadLink(const std::string& name) const;
+
   /// Files opened or reopened by any DirectorySource in this process (open(2) calls on
   /// files): how tests show that each file is opened once.
   static std::uint64_t FileOpenCount();

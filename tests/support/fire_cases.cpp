@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include "tests/support/model_folder_builder.h"
 #include "tests/support/tar_builder.h"
 
 namespace ckpt::testing {
@@ -77,6 +78,25 @@ std::string Base256(std::uint64_t value) {
   for (int i = 11; i >= 4; --i, value >>= 8) field[static_cast<std::size_t>(i)] = static_cast<char>(value & 0xFF);
   return field;
 }
+
+// A model folder with `shards` shards, changed by `edit` (files by path in the folder).
+Files Model(std::size_t shards, const std::function<void(Files&)>& edit) {
+  ModelFolderSpec spec;
+  spec.shards = shards;
+  Files files = spec.Build();
+  edit(files);
+  return files;
+}
+
+// The weight_map of a sharded model's index, edited.
+void EditIndex(Files& files, const std::function<void(boost::json::object&)>& edit) {
+  boost::json::value index = boost::json::parse(files.at("model.safetensors.index.json"));
+  edit(index.as_object());
+  files["model.safetensors.index.json"] = boost::json::serialize(index);
+}
+
+const std::string kShardA = "model-00001-of-00002.safetensors";
+const std::string kShardB = "model-00002-of-00002.safetensors";
 
 }  // namespace
 
@@ -673,6 +693,113 @@ std::vector<FireCase> AllFireCases() {
     fc.form = InputForm::kFile;
     c.push_back(std::move(fc));
   }
+
+  // model folders (inputs.md section 4)
+  auto model_case = [&](std::string rule, std::string variant, const std::function<Files()>& make) {
+    FireCase fc{std::move(rule), CI, std::move(variant), make};
+    fc.form = InputForm::kFolder;
+    fc.input_name = "model";
+    c.push_back(std::move(fc));
+  };
+  auto cache_case = [&](std::string rule, std::string variant, const std::function<Files()>& make) {
+    FireCase fc{std::move(rule), CI, std::move(variant), make};
+    fc.form = InputForm::kFolder;
+    fc.input_name = kSnapshot;
+    c.push_back(std::move(fc));
+  };
+  model_case("model-index-invalid", "weight_map is a list", [] {
+    return Model(2, [](Files& f) { EditIndex(f, [](auto& i) { i["weight_map"] = boost::json::array(); }); });
+  });
+  model_case("model-index-invalid", "duplicate key", [] {
+    return Model(2, [](Files& f) {
+      f["model.safetensors.index.json"] =
+          Replace(f.at("model.safetensors.index.json"), "{\"metadata\"", "{\"weight_map\":{},\"metadata\"");
+    });
+  });
+  model_case("model-index-unknown-key", "extra top-level key",
+             [] { return Model(2, [](Files& f) { EditIndex(f, [](auto& i) { i["extra"] = 1; }); }); });
+  model_case("model-index-path-escape", "shard path with ..", [] {
+    return Model(2, [](Files& f) {
+      EditIndex(f, [](auto& i) { i["weight_map"].as_object()["predictor.head.weight"] = "../other/" + kShardB; });
+    });
+  });
+  model_case("model-shard-missing", "second shard absent", [] { return Model(2, [](Files& f) { f.erase(kShardB); }); });
+  model_case("model-index-wrong-shard", "tensor mapped to the other shard", [] {
+    return Model(2, [](Files& f) {
+      EditIndex(f, [](auto& i) { i["weight_map"].as_object()["encoder.blocks.0.weight"] = kShardB; });
+    });
+  });
+  model_case("model-tensor-unmapped", "one tensor left out of weight_map", [] {
+    return Model(
+        2, [](Files& f) { EditIndex(f, [](auto& i) { i["weight_map"].as_object().erase("predictor.head.weight"); }); });
+  });
+  model_case("model-tensor-in-two-shards", "shard copied over the other",
+             [] { return Model(2, [](Files& f) { f[kShardB] = f.at(kShardA); }); });
+  model_case("model-shard-name", "shards named by hand", [] {
+    return Model(2, [](Files& f) {
+      f["part-a.safetensors"] = f.at(kShardA);
+      f["part-b.safetensors"] = f.at(kShardB);
+      f.erase(kShardA);
+      f.erase(kShardB);
+      EditIndex(f, [](auto& i) {
+        for (auto& [tensor, file] : i["weight_map"].as_object()) {
+          file = file.as_string() == kShardA ? "part-a.safetensors" : "part-b.safetensors";
+        }
+      });
+    });
+  });
+  model_case("model-unreferenced-weights", "a stray safetensors file beside the index", [] {
+    return Model(2, [](Files& f) { f["extra.safetensors"] = ModelFolderSpec{}.Build().at("model.safetensors"); });
+  });
+  model_case("model-total-size", "mlx-style: the shard file sizes", [] {
+    return Model(2, [](Files& f) {
+      const std::uint64_t files = f.at(kShardA).size() + f.at(kShardB).size();
+      EditIndex(f, [&](auto& i) { i["metadata"].as_object()["total_size"] = files; });
+    });
+  });
+  model_case("model-total-size", "some other number", [] {
+    return Model(2, [](Files& f) { EditIndex(f, [](auto& i) { i["metadata"].as_object()["total_size"] = 7; }); });
+  });
+  model_case("model-symlink", "link outside a cache",
+             [] { return Model(1, [](Files& f) { f["tokenizer.json"] = SymlinkTo("/etc/hostname"); }); });
+  model_case("model-executable", "ELF binary", [] {
+    return Model(1, [](Files& f) {
+      f["bin/helper"] = std::string(
+          "\x7f"
+          "ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0",
+          16);
+    });
+  });
+  model_case("model-archive", "zip of documents", [] {
+    return Model(1, [](Files& f) {
+      f["extras.zip"] = std::string("PK\x03\x04\x14\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x0a\0\0\0readme.txt", 40);
+    });
+  });
+  model_case("model-remote-code", "Python file",
+             [] { return Model(1, [](Files& f) { f["modeling_custom.py"] = "import os\n"; }); });
+  model_case("model-remote-code", "auto_map in config.json", [] {
+    return Model(1, [](Files& f) { f["config.json"] = R"({"auto_map": {"AutoModel": "modeling_custom.Model"}})"; });
+  });
+  model_case("model-config-invalid", "config.json cut short",
+             [] { return Model(1, [](Files& f) { f["config.json"] = "{\"model_type\": "; }); });
+  model_case("weights-format-pickle", "pickle named model.safetensors",
+             [] { return Model(1, [](Files& f) { f["model.safetensors"] = std::string("\x80\x02}q\x00.", 6); }); });
+  cache_case("model-path-escape", "cache link leaving the repository", [] {
+    Files cache = HubCache(ModelFolderSpec{}.Build());
+    cache["evil.json"] = SymlinkTo("../../../../outside.json");
+    return cache;
+  });
+  cache_case("model-blob-digest", "tampered LFS blob", [] {
+    Files cache = HubCache(ModelFolderSpec{}.Build());
+    std::string& blob = cache.at(BlobOf(cache, "model.safetensors"));
+    blob.back() = static_cast<char>(blob.back() ^ 0x01);
+    return cache;
+  });
+  cache_case("model-blob-digest", "tampered git blob", [] {
+    Files cache = HubCache(ModelFolderSpec{}.Build());
+    cache.at(BlobOf(cache, "config.json")) = R"({"model_type": "other", "hidden_size": 4})";
+    return cache;
+  });
 
   return c;
 }

@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "tests/support/fire_cases.h"
+#include "tests/support/model_folder_builder.h"
 #include "tests/support/tar_builder.h"
 
 namespace ckpt::testing {
@@ -426,6 +427,101 @@ std::vector<NearMiss> AllNearMisses() {
     m.form = InputForm::kFile;
     n.push_back(std::move(m));
   }
+
+  // model folders: each a clean folder
+  auto model_near = [&](std::string rule, std::string variant, const std::function<Files()>& make,
+                        const std::string& input = "model") {
+    NearMiss m{std::move(rule), std::move(variant), make};
+    m.form = InputForm::kFolder;
+    m.input_name = input;
+    n.push_back(std::move(m));
+  };
+  auto sharded = [](std::size_t shards) {
+    ModelFolderSpec spec;
+    spec.shards = shards;
+    return spec.Build();
+  };
+  model_near("model-index-invalid", "metadata without total_size", [&] {
+    Files f = sharded(2);
+    boost::json::value index = boost::json::parse(f.at("model.safetensors.index.json"));
+    index.as_object()["metadata"] = {{"format", "pt"}};
+    f["model.safetensors.index.json"] = boost::json::serialize(index);
+    return f;
+  });
+  model_near("model-index-unknown-key", "extra keys inside metadata", [&] {
+    Files f = sharded(2);
+    boost::json::value index = boost::json::parse(f.at("model.safetensors.index.json"));
+    index.as_object()["metadata"].as_object()["mergekit_version"] = "0.1";
+    f["model.safetensors.index.json"] = boost::json::serialize(index);
+    return f;
+  });
+  model_near("model-index-path-escape", "tensor names holding '/' and '..'", [] {
+    ModelFolderSpec spec;
+    spec.shards = 2;
+    spec.tensors[0].name = "encoder/../blocks.0.weight";
+    return spec.Build();
+  });
+  model_near("model-shard-missing", "save_pretrained, 3 shards", [&] { return sharded(3); });
+  model_near("model-index-wrong-shard", "save_pretrained, 2 shards", [&] { return sharded(2); });
+  model_near("model-tensor-unmapped", "diffusers component with its own index", [] {
+    ModelFolderSpec unet;
+    unet.shards = 2;
+    unet.prefix = "diffusion_pytorch_model";
+    Files f = InFolder(unet.Build(), "unet");
+    f["model_index.json"] = R"({"_class_name": "TestPipeline", "unet": ["diffusers", "UNet2DModel"]})";
+    return f;
+  });
+  model_near("model-tensor-in-two-shards", "two components with the same tensor names", [] {
+    ModelFolderSpec component;
+    component.prefix = "diffusion_pytorch_model";
+    Files f = InFolder(component.Build(), "unet");
+    for (auto& [name, bytes] : InFolder(component.Build(), "vae")) f[name] = bytes;
+    return f;
+  });
+  model_near("model-shard-name", "1-based names, 5 shards", [] {
+    ModelFolderSpec spec;
+    spec.shards = 5;
+    return spec.Build();
+  });
+  model_near("model-unreferenced-weights", "two stand-alone files, no index", [] {
+    Files f = ModelFolderSpec{}.Build();
+    f["model.fp16.safetensors"] = f.at("model.safetensors");
+    return f;
+  });
+  model_near("model-total-size", "total_size as transformers writes it", [&] { return sharded(2); });
+  model_near(
+      "model-symlink", "hub-cache snapshot", [] { return HubCache(ModelFolderSpec{}.Build()); }, kSnapshot);
+  model_near(
+      "model-path-escape", "cache links from a component folder",
+      [] {
+        ModelFolderSpec component;
+        component.prefix = "diffusion_pytorch_model";
+        return HubCache(InFolder(component.Build(), "unet"));
+      },
+      kSnapshot);
+  model_near(
+      "model-blob-digest", "intact LFS and git blobs", [] { return HubCache(ModelFolderSpec{}.Build()); }, kSnapshot);
+  model_near("model-executable", "binary tokenizer model", [] {
+    Files f = ModelFolderSpec{}.Build();
+    f["tokenizer.model"] = std::string("\x0a\x0b\x0a\x05<unk>\x15\0\0\0\0\x18\x02", 15);
+    return f;
+  });
+  model_near("model-archive", "JSON named weights.zip", [] {
+    Files f = ModelFolderSpec{}.Build();
+    f["generation.zip"] = R"({"max_length": 20})";
+    return f;
+  });
+  model_near("model-remote-code", "config.json with architectures only", [] {
+    Files f = ModelFolderSpec{}.Build();
+    f["config.json"] = R"({"architectures": ["BertModel"], "model_type": "bert"})";
+    f["README.md"] = "Load with modeling_bert.py from transformers.";
+    return f;
+  });
+  model_near("model-config-invalid", "config.json with non-ASCII and nesting", [] {
+    Files f = ModelFolderSpec{}.Build();
+    f["config.json"] = R"({"id2label": {"0": "caf\u00e9", "1": "na\u00efve"}, "nested": [[[1]]]})";
+    return f;
+  });
 
   return n;
 }

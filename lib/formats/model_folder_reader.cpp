@@ -1,0 +1,200 @@
+#include "lib/formats/model_folder_reader.h"
+
+#include "lib/core/byte_reader.h"
+#include "lib/core/text.h"
+#include "lib/formats/input_classifier.h"
+#include "lib/formats/json_file_reader.h"
+#include "lib/json/strict_parser.h"
+
+namespace ckpt {
+namespace {
+
+constexpr std::string_view kIndexSuffix = ".safetensors.index.json";
+constexpr std::uint64_t kMaxConfigBytes = 10'000'000;
+
+std::string_view BaseName(std::string_view path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+bool EndsWith(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+bool StartsWith(std::span<const std::byte> head, std::string_view magic) {
+  return head.size() >= magic.size() && AsStringView(head.first(magic.size())) == magic;
+}
+
+// The first member name of a zip (local file header at offset 0), when it fits in `head`.
+std::string_view FirstZipMember(std::span<const std::byte> head) {
+  if (head.size() < 30) return {};
+  const auto u16 = [&](std::size_t at) {
+    return static_cast<std::size_t>(std::to_integer<unsigned>(head[at]) |
+                                    (std::to_integer<unsigned>(head[at + 1]) << 8));
+  };
+  const std::size_t length = u16(26);
+  if (30 + length > head.size()) return {};
+  return AsStringView(head.subspan(30, length));
+}
+
+}  // namespace
+
+bool IsModelIndexName(std::string_view path) {
+  const std::string_view base = BaseName(path);
+  return base.size() > kIndexSuffix.size() && EndsWith(base, kIndexSuffix);
+}
+
+IoResult<ModelIndex> ReadModelIndex(const std::string& name, const RandomAccessFile& file, DiagnosticSink& sink) {
+  ModelIndex index;
+  index.json.name = name;
+  const std::size_t slash = name.rfind('/');
+  index.folder = slash == std::string::npos ? "" : name.substr(0, slash);
+  const std::string_view base = BaseName(name);
+  index.prefix = std::string(base.substr(0, base.size() - kIndexSuffix.size()));
+  const Diag invalid = Diag::kModelIndexInvalid;
+  const JsonFileDiagnostics json_rules{invalid, invalid, invalid, invalid, invalid, invalid};
+  if (auto read = ReadJsonFile(file, json_rules, index.json, sink); !read) return read.error();
+  if (!index.json.parsed) return index;
+  const json::Value root = index.json.doc.root();
+  for (const json::Member& m : root.Members()) {
+    if (m.key != "metadata" && m.key != "weight_map") index.unknown_keys.emplace_back(m.key, m.key_offset);
+  }
+  const std::string shown = QuoteForMessage(name);
+  if (auto metadata = root.Find("metadata")) {
+    if (!metadata->is(json::Type::kObject)) {
+      sink.Report(invalid, index.json.At(metadata->offset(), "/metadata"),
+                  "metadata in " + shown + " is " + metadata->Describe() + ", not an object.");
+    } else if (auto total = metadata->Find("total_size")) {
+      if (auto t = total->AsInteger()) {
+        index.total_size = t;
+        index.total_size_offset = total->offset();
+      } else {
+        sink.Report(invalid, index.json.At(total->offset(), "/metadata/total_size"),
+                    "metadata.total_size in " + shown + " is " +
+                        (total->is(json::Type::kNumber) ? std::string(total->Raw()) : total->Describe()) +
+                        ", not a JSON integer.");
+      }
+    }
+  }
+  auto map = root.Find("weight_map");
+  if (!map || !map->is(json::Type::kObject)) {
+    sink.Report(invalid, map ? index.json.At(map->offset(), "/weight_map") : index.json.At(0, ""),
+                map ? "weight_map in " + shown + " is " + map->Describe() + ", not an object."
+                    : shown + " has no weight_map: loaders cannot find any tensor through it.");
+    return index;
+  }
+  std::vector<ShardIndex::Mapping> mappings;
+  bool ok = true;
+  for (const json::Member& m : map->Members()) {
+    if (!m.value.is(json::Type::kString)) {
+      sink.Report(invalid, index.json.At(m.value.offset(), "/weight_map/" + json::EscapePointerToken(m.key)),
+                  "weight_map entry " + QuoteForMessage(m.key) + " in " + shown + " is " +
+                      std::string(json::TypeName(m.value.type())) + ", not a file name.");
+      ok = false;
+      continue;
+    }
+    mappings.push_back({m.key, m.value.String(), m.key_offset, m.value.offset()});
+  }
+  if (ok) index.weight_map = std::move(mappings);
+  return index;
+}
+
+InventoryItem ClassifyInventoryFile(const std::string& name, std::span<const std::byte> head, std::uint64_t size) {
+  InventoryItem item{name, size, "", InventoryClass::kData};
+  const std::string_view base = BaseName(name);
+  if (StartsWith(head,
+                 "\x7f"
+                 "ELF")) {
+    item.kind = InventoryClass::kExecutable;
+    item.description = "an ELF executable or shared library";
+    return item;
+  }
+  if (StartsWith(head, "MZ") && size >= 64) {
+    item.kind = InventoryClass::kExecutable;
+    item.description = "a Windows (PE) executable or DLL";
+    return item;
+  }
+  for (std::string_view magic : {std::string_view("\xfe\xed\xfa\xce", 4), std::string_view("\xfe\xed\xfa\xcf", 4),
+                                 std::string_view("\xce\xfa\xed\xfe", 4), std::string_view("\xcf\xfa\xed\xfe", 4),
+                                 std::string_view("\xca\xfe\xba\xbe", 4)}) {
+    if (StartsWith(head, magic)) {
+      item.kind = InventoryClass::kExecutable;
+      item.description = "a Mach-O executable or library";
+      return item;
+    }
+  }
+  if (StartsWith(head, std::string_view("7z\xbc\xaf\x27\x1c", 6))) {
+    item.kind = InventoryClass::kArchive;
+    item.description = "a 7z archive";
+    return item;
+  }
+  const ClassifiedFile classified = ClassifyFileHead(head, size);
+  switch (classified.kind) {
+    case InputKind::kLensembleTar:
+      item.kind = InventoryClass::kArchive;
+      item.description = "a tar archive";
+      return item;
+    case InputKind::kCompressed:
+      item.kind = InventoryClass::kArchive;
+      item.description = classified.description + " (compressed)";
+      return item;
+    case InputKind::kTorchZip:
+      if (!EndsWith(FirstZipMember(head), "data.pkl") && !EndsWith(FirstZipMember(head), "/version") &&
+          FirstZipMember(head).find("/data/") == std::string_view::npos) {
+        item.kind = InventoryClass::kArchive;
+        item.description = "a zip archive";
+        return item;
+      }
+      item.kind = InventoryClass::kPickleFamily;
+      item.description = "a torch.save checkpoint (zip)";
+      return item;
+    case InputKind::kTorchLegacy:
+    case InputKind::kPickle:
+    case InputKind::kNumpy:
+      item.kind = InventoryClass::kPickleFamily;
+      item.description = classified.description;
+      return item;
+    case InputKind::kGguf:
+      item.kind = InventoryClass::kGguf;
+      item.description = classified.description;
+      return item;
+    default:
+      break;
+  }
+  if (EndsWith(base, ".py")) {
+    item.kind = InventoryClass::kPythonSource;
+    item.description = "Python source";
+    return item;
+  }
+  if (base == "config.json" || base == "tokenizer_config.json") {
+    item.kind = InventoryClass::kConfig;
+    item.description = "a configuration file";
+    return item;
+  }
+  item.description = classified.kind == InputKind::kSafetensors ? "a safetensors file" : classified.description;
+  return item;
+}
+
+IoResult<void> ReadModelConfig(const std::string& name, const RandomAccessFile& file, ModelFolder& model) {
+  if (file.size() > kMaxConfigBytes) {
+    model.invalid_configs.emplace_back(name, "it is " + std::to_string(file.size()) + " bytes, over the " +
+                                                 std::to_string(kMaxConfigBytes) + "-byte bound for a configuration");
+    return {};
+  }
+  auto text = ReadAll(file);
+  if (!text) return text.error();
+  json::Document doc(std::move(*text));
+  if (const auto error = json::Parse(doc)) {
+    model.invalid_configs.emplace_back(name, error->message);
+    return {};
+  }
+  const json::Value root = doc.root();
+  if (!root.is(json::Type::kObject)) {
+    model.invalid_configs.emplace_back(name, "its root is " + root.Describe() + ", not an object");
+    return {};
+  }
+  if (root.Find("auto_map")) model.remote_code.emplace_back(name, "its auto_map names classes from the repository");
+  return {};
+}
+
+}  // namespace ckpt

@@ -1,0 +1,32 @@
+// The parts of a model folder that are not weights (inputs.md section 4): Hugging Face
+// shard indexes (`<prefix>.safetensors.index.json`), configuration files read for remote
+// code, and what every other file is by content (the inventory). Cross-checks between
+// indexes and shards are rules (rules/model/); this reader records facts.
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "lib/artifact/artifact.h"
+#include "lib/findings/diagnostic.h"
+#include "lib/io/artifact_source.h"
+
+namespace ckpt {
+
+/// True for `<prefix>.safetensors.index.json` (the file name, any folder).
+bool IsModelIndexName(std::string_view path);
+
+/// Reads a shard index: bounded, strict JSON (no duplicate keys), an object with an
+/// optional `metadata` object (`total_size` a JSON integer when present) and a
+/// `weight_map` of tensor name to file name. Other top-level keys are recorded, not refused.
+[[nodiscard]] IoResult<ModelIndex> ReadModelIndex(const std::string& name, const RandomAccessFile& file,
+                                                  DiagnosticSink& sink);
+
+/// What a file is, from its name (".py", configuration files) and its first bytes.
+InventoryItem ClassifyInventoryFile(const std::string& name, std::span<const std::byte> head, std::uint64_t size);
+
+/// Reads a configuration file (config.json, tokenizer_config.json): records `auto_map`
+/// (remote code) in `model`, or why it is not valid JSON.
+[[nodiscard]] IoResult<void> ReadModelConfig(const std::string& name, const RandomAccessFile& file, ModelFolder& model);
+
+}  // namespace ckpt

@@ -1,0 +1,41 @@
+// model-blob-digest: Hub-cache blob does not hash to its name.
+// Checked on the artifact model after reading (model folders).
+#include <map>
+#include <optional>
+#include <set>
+
+#include "rules/catalog.h"
+#include "rules/rule_helpers.h"
+
+namespace ckpt::rules::model_blob_digest {
+
+const RuleInfo kRule{
+    .id = "model-blob-digest",
+    .name = "ModelBlobDigest",
+    .code = Code::kCheckpointIntegrity,
+    .severity = Severity::kError,
+    .title = "Hub-cache blob does not hash to its name",
+    .explanation =
+        "A blob of the Hugging Face cache is named by its digest: 64 hex digits are the SHA-256 "
+        "of an LFS object, 40 the git blob SHA-1 of a small file. Content that hashes otherwise "
+        "was changed after download.",
+    .remediation = "Delete the snapshot's blobs and download the model again.",
+    .security = true,
+    .tier = Tier::kPrimary,
+    .inputs = {InputKind::kModelFolder},
+};
+
+void Check(const Artifact& artifact, FindingSink& sink) {
+  if (!artifact.model) return;
+  for (const AdmittedFile& f : artifact.files) {
+    if (!f.blob_digest) continue;
+    const bool sha1 = f.blob_digest->size() == 40;
+    const std::optional<std::string>& actual = sha1 ? f.git_blob_sha1 : f.sha256;
+    if (!actual || *actual == *f.blob_digest) continue;  // not hashed (--no-hash), or intact
+    sink.Report(kRule, FileLocation(f.name),
+                QuoteForMessage(f.name) + " is the blob " + *f.blob_digest + " but its content hashes to " + *actual +
+                    (sha1 ? " (git blob SHA-1)" : " (SHA-256)") + ": the cache was altered after download.");
+  }
+}
+
+}  // namespace ckpt::rules::model_blob_digest

@@ -1,0 +1,52 @@
+// model-index-wrong-shard: weight_map sends a tensor to a shard that does not hold it.
+// Checked on the artifact model after reading (model folders).
+#include <map>
+#include <optional>
+#include <set>
+
+#include "rules/catalog.h"
+#include "rules/rule_helpers.h"
+
+namespace ckpt::rules::model_index_wrong_shard {
+
+const RuleInfo kRule{
+    .id = "model-index-wrong-shard",
+    .name = "ModelIndexWrongShard",
+    .code = Code::kCheckpointIntegrity,
+    .severity = Severity::kError,
+    .title = "weight_map sends a tensor to a shard that does not hold it",
+    .explanation =
+        "Every mapping must name the shard whose header actually declares the tensor. A wrong "
+        "mapping makes loaders fail, or load a same-named tensor from the wrong file.",
+    .remediation = "Re-export the shard index from the shards (or the model).",
+    .security = true,
+    .tier = Tier::kConsequence,
+    .inputs = {InputKind::kModelFolder},
+};
+
+void Check(const Artifact& artifact, FindingSink& sink) {
+  if (!artifact.model) return;
+  for (const ModelIndex& index : artifact.model->indexes) {
+    if (!index.weight_map) continue;
+    const std::vector<const WeightFile*> shards = MappedShards(artifact, index);
+    for (const ShardIndex::Mapping& m : *index.weight_map) {
+      if (!IsBareFileName(m.file)) continue;
+      const WeightFile* named = artifact.FindWeightFile(InFolder(index.folder, m.file));
+      if (named == nullptr || !named->header_read || named->FindTensor(m.tensor) != nullptr) continue;
+      const WeightFile* actual = nullptr;
+      for (const WeightFile* wf : shards) {
+        if (wf->FindTensor(m.tensor) != nullptr) actual = wf;
+      }
+      sink.ReportWith(kRule, index.json.name, [&] {
+        return std::pair(MappingLocation(index, m, true),
+                         "weight_map sends tensor " + QuoteForMessage(m.tensor) + " to " + QuoteForMessage(m.file) +
+                             " but " +
+                             (actual ? "it is stored in " + QuoteForMessage(actual->name)
+                                     : std::string("no mapped shard stores it")) +
+                             ".");
+      });
+    }
+  }
+}
+
+}  // namespace ckpt::rules::model_index_wrong_shard

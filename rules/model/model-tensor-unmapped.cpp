@@ -1,0 +1,47 @@
+// model-tensor-unmapped: Tensor of a mapped shard is missing from weight_map.
+// Checked on the artifact model after reading (model folders).
+#include <map>
+#include <optional>
+#include <set>
+
+#include "rules/catalog.h"
+#include "rules/rule_helpers.h"
+
+namespace ckpt::rules::model_tensor_unmapped {
+
+const RuleInfo kRule{
+    .id = "model-tensor-unmapped",
+    .name = "ModelTensorUnmapped",
+    .code = Code::kCheckpointIntegrity,
+    .severity = Severity::kError,
+    .title = "Tensor of a mapped shard is missing from weight_map",
+    .explanation =
+        "Every tensor of every shard an index maps must be in its weight_map; loaders never load "
+        "an unmapped tensor, so it is content that travels with the model unchecked (or a tensor "
+        "the model silently loses).",
+    .remediation = "Re-export the shard index from the shards (or the model).",
+    .security = true,
+    .tier = Tier::kConsequence,
+    .inputs = {InputKind::kModelFolder},
+};
+
+void Check(const Artifact& artifact, FindingSink& sink) {
+  if (!artifact.model) return;
+  for (const ModelIndex& index : artifact.model->indexes) {
+    if (!index.weight_map) continue;
+    std::set<std::string_view> mapped;
+    for (const ShardIndex::Mapping& m : *index.weight_map) mapped.insert(m.tensor);
+    for (const WeightFile* wf : MappedShards(artifact, index)) {
+      for (const StoredTensor& t : wf->tensors) {
+        if (!t.complete || mapped.count(t.name)) continue;
+        sink.ReportWith(kRule, wf->name, [&] {
+          Location loc = wf->TensorLocation(t);
+          return std::pair(loc, "tensor " + QuoteForMessage(t.name) + " of " + QuoteForMessage(wf->name) +
+                                    " is not in the weight_map of " + QuoteForMessage(index.json.name) + ".");
+        });
+      }
+    }
+  }
+}
+
+}  // namespace ckpt::rules::model_tensor_unmapped
