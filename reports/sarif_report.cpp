@@ -109,9 +109,15 @@ boost::json::array LogicalLocations(const Location& loc) {
 
 // The file a location names. A finding about the run as a whole (no file) points at the
 // header of `artifact`, which callers set to the first artifact for such findings.
-std::string FileOf(const std::string& artifact, const Location& loc) {
+std::string FileOf(const std::string& artifact, const Location& loc, const std::string& whole_file = "header.json") {
   const std::string& root = loc.artifact.empty() ? artifact : loc.artifact;
-  return root + "/" + (loc.file.empty() ? std::string("header.json") : loc.file);
+  const std::string& file = loc.file.empty() ? whole_file : loc.file;
+  return file.empty() ? root : root + "/" + file;
+}
+
+// What an empty file name means for an artifact of this kind (SarifFinding::whole_file).
+std::string WholeFile(const Artifact& artifact) {
+  return artifact.kind == InputKind::kLensemble || artifact.kind == InputKind::kModelFolder ? "header.json" : "";
 }
 
 }  // namespace
@@ -120,6 +126,10 @@ std::string RelativeUri(const fs::path& path, const fs::path& root) {
   fs::path relative = fs::absolute(path).lexically_normal().lexically_relative(root.lexically_normal());
   std::string text = relative.generic_string();
   if (text.empty()) text = ".";
+  return EncodeUriPath(text);
+}
+
+std::string EncodeUriPath(std::string_view text) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
   for (char raw : text) {
@@ -149,7 +159,7 @@ void WriteSarif(std::ostream& out, const SarifInput& input, const SarifOptions& 
   std::vector<Placed> placed;
   for (const SarifFinding& f : input.findings) {
     const Location& loc = f.finding->location;
-    const std::string file = FileOf(f.artifact.empty() ? input.fallback_artifact : f.artifact, loc);
+    const std::string file = FileOf(f.artifact.empty() ? input.fallback_artifact : f.artifact, loc, f.whole_file);
     // The stable part of the location: the tensor when there is one (a JSON Pointer into
     // tensor_manifest holds an array index that moves when unrelated tensors are added).
     Placed p{&f,
@@ -168,13 +178,46 @@ void WriteSarif(std::ostream& out, const SarifInput& input, const SarifOptions& 
   const std::size_t dropped = placed.size() > kMaxSarifResults ? placed.size() - kMaxSarifResults : 0;
   if (dropped) placed.resize(kMaxSarifResults);
 
+  // artifacts[]: containers first (a tar, a hub-cache repository folder), then every file,
+  // nested files with parentIndex (SARIF 2.1.0 section 3.24.3); a tar member is named
+  // inside its tar ("/header.json"), and results in it point at that entry by index.
+  boost::json::array artifacts;
+  std::vector<FileDigest> files = input.files;
+  std::sort(files.begin(), files.end(), [](const FileDigest& a, const FileDigest& b) { return a.path < b.path; });
+  std::map<std::string, std::size_t> container_index;
+  std::map<std::string, std::pair<std::size_t, std::string>> nested;  // member's path uri -> index, uri in its tar
+  for (const FileDigest& file : files) {
+    if (!file.container || container_index.count(*file.container)) continue;
+    container_index[*file.container] = artifacts.size();
+    boost::json::object entry{{"location", {{"uri", RelativeUri(*file.container, root)}, {"uriBaseId", "%SRCROOT%"}}}};
+    for (const FileDigest& c : files) {
+      if (c.path == *file.container && c.length) entry["length"] = c.length;
+    }
+    artifacts.push_back(std::move(entry));
+  }
+  for (const FileDigest& file : files) {
+    if (container_index.count(file.path)) continue;  // listed above
+    boost::json::object location =
+        file.member ? boost::json::object{{"uri", EncodeUriPath(*file.member)}}
+                    : boost::json::object{{"uri", RelativeUri(file.path, root)}, {"uriBaseId", "%SRCROOT%"}};
+    boost::json::object entry{{"location", std::move(location)}, {"length", file.length}};
+    if (!file.sha256.empty()) entry["hashes"] = {{"sha-256", file.sha256}};
+    if (file.container) entry["parentIndex"] = container_index.at(*file.container);
+    if (file.member) nested[RelativeUri(file.path, root)] = {artifacts.size(), EncodeUriPath(*file.member)};
+    artifacts.push_back(std::move(entry));
+  }
+
   std::map<std::string, std::uint64_t> lengths;  // uri -> file length, for whole-file regions
   for (const FileDigest& file : input.files) lengths[RelativeUri(file.path, root)] = file.length;
   boost::json::array results;
   for (const Placed& p : placed) {
     const Finding& f = *p.source->finding;
     const Location& loc = f.location;
-    boost::json::object location{{"physicalLocation", PhysicalLocation(p.uri, loc, lengths)}};
+    boost::json::object physical = PhysicalLocation(p.uri, loc, lengths);
+    if (auto it = nested.find(p.uri); it != nested.end()) {  // inside a tar: its entry of artifacts[]
+      physical["artifactLocation"] = {{"uri", it->second.second}, {"index", it->second.first}};
+    }
+    boost::json::object location{{"physicalLocation", std::move(physical)}};
     boost::json::array logical = LogicalLocations(loc);
     if (!logical.empty()) location["logicalLocations"] = std::move(logical);
     boost::json::object fingerprints{
@@ -204,15 +247,6 @@ void WriteSarif(std::ostream& out, const SarifInput& input, const SarifOptions& 
       result["relatedLocations"] = boost::json::array{std::move(related)};
     }
     results.push_back(std::move(result));
-  }
-
-  boost::json::array artifacts;
-  std::vector<FileDigest> files = input.files;
-  std::sort(files.begin(), files.end(), [](const FileDigest& a, const FileDigest& b) { return a.path < b.path; });
-  for (const FileDigest& file : files) {
-    artifacts.push_back({{"location", {{"uri", RelativeUri(file.path, root)}, {"uriBaseId", "%SRCROOT%"}}},
-                         {"length", file.length},
-                         {"hashes", {{"sha-256", file.sha256}}}});
   }
 
   boost::json::array notifications;
@@ -264,9 +298,23 @@ namespace {
 
 // SARIF artifacts[]: every file the audit read whole, with the digest it computed while
 // reading (reports never touch the disk).
-void AddDigests(SarifInput& input, const std::string& root, const std::vector<AdmittedFile>& files) {
-  for (const AdmittedFile& f : files) {
-    if (f.sha256) input.files.push_back({f.name.empty() ? root : root + "/" + f.name, f.identity.size, *f.sha256});
+void AddDigests(SarifInput& input, const Artifact& artifact) {
+  const std::string& root = artifact.path;
+  std::optional<std::string> container;
+  if (artifact.container) {
+    container = artifact.container->first;
+    input.files.push_back({*container, artifact.container->second, "", std::nullopt, std::nullopt});
+  } else if (artifact.model && artifact.model->repository) {
+    container = (fs::path(root) / ".." / "..").lexically_normal().string();  // models--ORG--NAME
+    input.files.push_back({*container, 0, "", std::nullopt, std::nullopt});
+  }
+  for (const AdmittedFile& f : artifact.files) {
+    // A tar member is listed even when not hashed: results inside it point at its entry.
+    if (!f.sha256 && !artifact.container) continue;
+    FileDigest digest{f.name.empty() ? root : root + "/" + f.name, f.identity.size, f.sha256.value_or(""), container,
+                      std::nullopt};
+    if (artifact.container) digest.member = f.name;
+    input.files.push_back(std::move(digest));
   }
 }
 
@@ -276,13 +324,15 @@ SarifInput SarifFromAudit(std::span<const AuditResult> results, FailThreshold th
   SarifInput input;
   std::vector<std::string> roots;
   for (const AuditResult& r : results) {
-    for (const Finding& f : r.findings) input.findings.push_back({&f, r.artifact.path, std::nullopt, ""});
+    for (const Finding& f : r.findings) {
+      input.findings.push_back({&f, r.artifact.path, std::nullopt, "", WholeFile(r.artifact)});
+    }
     for (const DroppedFindings& d : r.dropped) input.dropped_notes.push_back(r.artifact.path + ": " + DroppedLine(d));
     for (const std::string& e : r.tool_errors) input.tool_errors.push_back(e);
     roots.push_back(r.artifact.path);
   }
   if (!roots.empty()) input.fallback_artifact = roots.front();
-  for (const AuditResult& r : results) AddDigests(input, r.artifact.path, r.artifact.files);
+  for (const AuditResult& r : results) AddDigests(input, r.artifact);
   input.exit_code = ExitCodeOf(results, threshold);
   return input;
 }
@@ -292,7 +342,8 @@ SarifInput SarifFromChain(const ChainRun& run, FailThreshold threshold) {
   std::vector<std::string> roots;
   for (std::size_t i : run.graph.scope) {
     const ChainNode& n = run.graph.nodes[i];
-    for (const Finding& f : n.audit_findings) input.findings.push_back({&f, n.path, std::nullopt, ""});
+    const std::string whole_file = n.kind == InputKind::kLensemble ? "header.json" : "";
+    for (const Finding& f : n.audit_findings) input.findings.push_back({&f, n.path, std::nullopt, "", whole_file});
     for (const DroppedFindings& d : n.audit_dropped) input.dropped_notes.push_back(n.path + ": " + DroppedLine(d));
     for (const std::string& e : n.tool_errors) input.tool_errors.push_back(e);
     roots.push_back(n.path);
@@ -303,7 +354,14 @@ SarifInput SarifFromChain(const ChainRun& run, FailThreshold threshold) {
   }
   for (const std::string& e : run.discovery_errors) input.tool_errors.push_back(e);
   if (!run.history.empty()) input.fallback_artifact = run.graph.nodes[run.history.front()].path;
-  for (std::size_t i : run.graph.scope) AddDigests(input, run.graph.nodes[i].path, run.graph.nodes[i].files);
+  for (std::size_t i : run.graph.scope) {
+    Artifact shape;  // a chain node keeps its files and path; its kind says what its files are
+    shape.path = run.graph.nodes[i].path;
+    shape.files = run.graph.nodes[i].files;
+    shape.kind = run.graph.nodes[i].kind;
+    shape.container = run.graph.nodes[i].container;
+    AddDigests(input, shape);
+  }
   input.exit_code = ChainExitCode(run, threshold);
   return input;
 }
@@ -312,7 +370,9 @@ SarifInput SarifFromDiff(const DiffRun& run, FailThreshold threshold) {
   SarifInput input;
   for (const DroppedFindings& d : run.dropped) input.dropped_notes.push_back(DroppedLine(d));
   for (const AuditResult* r : {&run.a, &run.b}) {
-    for (const Finding& f : r->findings) input.findings.push_back({&f, r->artifact.path, std::nullopt, ""});
+    for (const Finding& f : r->findings) {
+      input.findings.push_back({&f, r->artifact.path, std::nullopt, "", WholeFile(r->artifact)});
+    }
     for (const DroppedFindings& d : r->dropped) input.dropped_notes.push_back(r->artifact.path + ": " + DroppedLine(d));
     for (const std::string& e : r->tool_errors) input.tool_errors.push_back(e);
   }
@@ -334,8 +394,8 @@ SarifInput SarifFromDiff(const DiffRun& run, FailThreshold threshold) {
     input.findings.push_back(std::move(sf));
   }
   input.fallback_artifact = run.b.artifact.path;
-  AddDigests(input, run.a.artifact.path, run.a.artifact.files);
-  AddDigests(input, run.b.artifact.path, run.b.artifact.files);
+  AddDigests(input, run.a.artifact);
+  AddDigests(input, run.b.artifact);
   input.exit_code = DiffExitCode(run, threshold);
   return input;
 }

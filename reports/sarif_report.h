@@ -27,6 +27,9 @@ struct SarifFinding {
   std::string artifact;              ///< artifact root the finding's file is relative to
   std::optional<Location> baseline;  ///< ckpt-diff: the same place in A (relatedLocations)
   std::string baseline_artifact;
+  /// What a location without a file names: "header.json" of a Lensemble directory, or the
+  /// input itself ("") when the input is a file (a tar, a safetensors file).
+  std::string whole_file = "header.json";
 };
 
 struct SarifInput {
@@ -50,6 +53,8 @@ SarifInput SarifFromDiff(const DiffRun& run, FailThreshold threshold);
 /// Percent-encoded, '/'-separated URI of `path` relative to `root` (RFC 3986 unreserved
 /// characters and '/' kept; everything else, UTF-8 bytes included, as %XX).
 std::string RelativeUri(const std::filesystem::path& path, const std::filesystem::path& root);
+/// `text` percent-encoded the same way ('/' kept).
+std::string EncodeUriPath(std::string_view text);
 
 void WriteSarif(std::ostream& out, const SarifInput& input, const SarifOptions& options, const ReportContext& context);
 

@@ -4,12 +4,15 @@
 
 #include <boost/json.hpp>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "engine/audit.h"
 #include "reports/json_report.h"
 #include "tests/support/artifact_builder.h"
 #include "tests/support/audit_helpers.h"
+#include "tests/support/model_folder_builder.h"
+#include "tests/support/tar_builder.h"
 
 namespace ckpt::testing {
 namespace {
@@ -112,6 +115,24 @@ TEST(JsonReportSchema, ReportsOfEveryKindConform) {
   results.push_back(AuditFiles(broken));
   results.push_back(AuditPath("/nonexistent/artifact", Policy{}));
   ASSERT_GT(results[1].findings.size(), 3u);
+  // Every other kind: a tar, a safetensors file, a model folder, a hub-cache snapshot, a
+  // compressed file, an unknown file, a pickle.
+  TempDir dir;
+  const std::string tar = BuildTar(TarOfFiles(ArtifactSpec::Clean().Build(), "./"));
+  const Files inputs = {{"round.tar", tar},
+                        {"model.safetensors", ArtifactSpec::Clean().Build().at("weights.safetensors")},
+                        {"round.tar.gz", std::string("\x1f\x8b\x08\0", 4)},
+                        {"notes.txt", "hello"},
+                        {"model.bin", std::string("\x80\x02}q\x00.", 6)}};
+  WriteFiles(inputs, dir.path());
+  for (const auto& [name, bytes] : inputs) results.push_back(AuditPath((dir.path() / name).string(), Policy{}));
+  WriteFiles(ModelFolderSpec{.shards = 2}.Build(), dir.path() / "model");
+  results.push_back(AuditPath((dir.path() / "model").string(), Policy{}));
+  WriteFiles(HubCache(ModelFolderSpec{}.Build()), dir.path() / kSnapshot);
+  results.push_back(AuditPath((dir.path() / kSnapshot).string(), Policy{}));
+  std::set<std::string> kinds;
+  for (const AuditResult& r : results) kinds.insert(std::string(InputKindName(r.artifact.kind)));
+  EXPECT_EQ(kinds.size(), 7U);  // lensemble, lensemble-tar, safetensors, compressed, unknown, pickle, model-folder
 
   reports::ReportContext context;
   const SchemaValidator schema = LoadSchema();
@@ -121,6 +142,7 @@ TEST(JsonReportSchema, ReportsOfEveryKindConform) {
   for (const auto& e : errors) all += e + "\n";
   EXPECT_TRUE(errors.empty()) << all;
   EXPECT_EQ(report.at("exit_code"), 2);
+  EXPECT_EQ(report.at("artifacts").as_array().size(), results.size());
 }
 
 TEST(JsonReportSchema, ValidatorCatchesViolations) {

@@ -23,6 +23,8 @@
 #include "tests/support/fire_cases.h"
 #include "tests/support/golden_scenarios.h"
 #include "tests/support/history_builder.h"
+#include "tests/support/model_folder_builder.h"
+#include "tests/support/tar_builder.h"
 
 namespace ckpt::testing {
 namespace {
@@ -368,12 +370,26 @@ TEST(SarifValidation, EveryToolsOutputPassesTheOfficialValidators) {
   fork.tensors[0].data[0] ^= 1;
   WriteRound(root / "history", "fork-2", fork);
   EXPECT_EQ(Shell(cd + bin + "/ckpt-audit --format sarif -o clean.sarif clean"), 0);
+  // 5. the other inputs: a tar (members nested in it) and a hub-cache snapshot (files nested
+  //    in their repository folder), both clean, and a tar with a stray member.
+  {
+    const std::string tar = BuildTar(TarOfFiles(Clean(), "round-0000/"));
+    std::ofstream(root / "round.tar", std::ios::binary).write(tar.data(), static_cast<std::streamsize>(tar.size()));
+    TarSpec stray = TarOfFiles(Clean());
+    stray.members.push_back(Member("optimizer.pt", std::string("\x80\x02}q\x00.", 6)));
+    const std::string bad = BuildTar(stray);
+    std::ofstream(root / "stray.tar", std::ios::binary).write(bad.data(), static_cast<std::streamsize>(bad.size()));
+    WriteFiles(HubCache(ModelFolderSpec{}.Build()), root / "cache" / kSnapshot);
+  }
+  EXPECT_EQ(Shell(cd + bin + "/ckpt-audit --format sarif -o inputs.sarif round.tar cache/hub"), 0);
+  EXPECT_EQ(Shell(cd + bin + "/ckpt-audit --format sarif -o stray-tar.sarif stray.tar"), 1);
   EXPECT_EQ(Shell(cd + bin + "/ckpt-chain --format sarif --sarif-category nightly -o chain.sarif history"), 1);
   EXPECT_EQ(Shell(cd + bin +
                   "/ckpt-diff --format sarif --require-child --max-rel-l2 0.00001 --allow-change 'encoder.*' "
                   "-o diff.sarif history/round-0000 history/round-0002"),
             1);
-  const std::string files = "clean.sarif all-rules.sarif policy-rules.sarif chain.sarif diff.sarif";
+  const std::string files =
+      "clean.sarif all-rules.sarif policy-rules.sarif chain.sarif diff.sarif inputs.sarif stray-tar.sarif";
   EXPECT_EQ(Shell(cd + validator + " --strict --require-multitool " + files + " > validate.log 2>&1"), 0) << [&] {
     std::ifstream log(root / "validate.log");
     return std::string((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());

@@ -44,6 +44,8 @@ ChainNode SummarizeAudit(AuditResult&& result, bool hashes_recomputed) {
   node.audit_findings = std::move(result.findings);
   node.audit_dropped = std::move(result.dropped);
   node.files = std::move(result.artifact.files);
+  node.kind = result.artifact.kind;
+  node.container = result.artifact.container;
   node.audit_passed = node.tool_errors.empty() &&
                       std::none_of(node.audit_findings.begin(), node.audit_findings.end(),
                                    [](const Finding& f) { return f.severity() == Severity::kError; }) &&

@@ -19,8 +19,10 @@ struct ChainNode {
   std::vector<Finding> audit_findings;         ///< the artifact's own audit (ckpt-audit rules)
   std::vector<DroppedFindings> audit_dropped;  ///< counted, not kept (per-file cap, --max-findings)
   std::vector<AdmittedFile> files;             ///< what the audit read, with identities (and digests for SARIF)
-  std::vector<std::string> tool_errors;        ///< the artifact could not be audited
-  bool audit_passed = false;                   ///< audited, and no error-level finding
+  InputKind kind = InputKind::kLensemble;      ///< a directory or a tar
+  std::optional<std::pair<std::string, std::uint64_t>> container;  ///< the tar, for a tar round
+  std::vector<std::string> tool_errors;                            ///< the artifact could not be audited
+  bool audit_passed = false;                                       ///< audited, and no error-level finding
   std::optional<std::string> declared_hash;
   std::optional<std::string> computed_hash;
   bool parent_present = false;             ///< parent_hash read (string or null)
