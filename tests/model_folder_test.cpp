@@ -1,0 +1,136 @@
+// Plain safetensors files and model folders (inputs.md sections 3 and 4) end to end: the
+// layouts save_pretrained, huggingface_hub and diffusers write pass; each hostile variant of
+// acceptance item 2 fails with its rule; one path stands for the audits it holds (a hub
+// root, models--ORG--NAME, a folder of rounds); ckpt-diff compares files and folders.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "engine/audit.h"
+#include "engine/diff_run.h"
+#include "lib/artifact/input.h"
+#include "tests/support/artifact_builder.h"
+#include "tests/support/audit_helpers.h"
+#include "tests/support/model_folder_builder.h"
+#include "tests/support/tar_builder.h"
+
+namespace ckpt::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+AuditResult AuditFolder(const Files& files, const std::string& input = "model") {
+  return AuditInput(files, InputForm::kFolder, input);
+}
+
+TEST(ModelFolders, SaveAndHubLayoutsPassAndListEveryTensor) {
+  for (std::size_t shards : {1U, 2U, 5U}) {
+    ModelFolderSpec spec;
+    spec.shards = shards;
+    const AuditResult result = AuditFolder(spec.Build());
+    SCOPED_TRACE(std::to_string(shards) + " shard(s)");
+    EXPECT_EQ(result.artifact.kind, InputKind::kModelFolder);
+    EXPECT_TRUE(result.findings.empty()) << Describe(result);
+    EXPECT_TRUE(result.tool_errors.empty()) << Describe(result);
+    std::size_t tensors = 0;
+    for (const WeightFile& wf : result.artifact.weights) tensors += wf.tensors.size();
+    EXPECT_EQ(tensors, spec.tensors.size());
+    for (const AdmittedFile& f : result.artifact.files) EXPECT_TRUE(f.sha256.has_value()) << f.name;
+  }
+  const AuditResult cache = AuditFolder(HubCache(ModelFolderSpec{}.Build()), kSnapshot);
+  EXPECT_TRUE(cache.findings.empty()) << Describe(cache);
+  ASSERT_TRUE(cache.artifact.model.has_value());
+  EXPECT_EQ(cache.artifact.model->repository, "models--org--name");
+  for (const AdmittedFile& f : cache.artifact.files) EXPECT_TRUE(f.blob_digest.has_value()) << f.name;
+}
+
+TEST(ModelFolders, DiffusersComponentsAreCheckedEachOnItsOwn) {
+  ModelFolderSpec unet;
+  unet.shards = 2;
+  unet.prefix = "diffusion_pytorch_model";
+  Files pipeline = InFolder(unet.Build(), "unet");
+  ModelFolderSpec vae;
+  vae.prefix = "diffusion_pytorch_model";
+  for (auto& [name, bytes] : InFolder(vae.Build(), "vae")) pipeline[name] = bytes;
+  pipeline["model_index.json"] = R"({"_class_name": "TestPipeline"})";
+  EXPECT_TRUE(AuditFolder(pipeline).findings.empty());
+  // A shard of the unet gone: reported against the unet's own index, not the vae's.
+  pipeline.erase("unet/diffusion_pytorch_model-00002-of-00002.safetensors");
+  const AuditResult broken = AuditFolder(pipeline);
+  ASSERT_EQ(FindingsOf(broken, "model-shard-missing").size(), 1U) << Describe(broken);
+  EXPECT_EQ(FindingsOf(broken, "model-shard-missing")[0]->location.file,
+            "unet/diffusion_pytorch_model.safetensors.index.json");
+}
+
+TEST(FileInputs, APickleNamedSafetensorsIsAPickle) {
+  const AuditResult result =
+      AuditInput({{"model.safetensors", std::string("\x80\x02}q\x00.", 6)}}, InputForm::kFile, "");
+  EXPECT_EQ(result.artifact.kind, InputKind::kPickle);
+  ASSERT_EQ(FindingsOf(result, "weights-format-pickle").size(), 1U) << Describe(result);
+  EXPECT_NE(FindingsOf(result, "weights-format-pickle")[0]->message.find("although its name says safetensors"),
+            std::string::npos);
+}
+
+TEST(FileInputs, TrailingBytesAfterTheLastTensorAreRefused) {
+  std::string file = ArtifactSpec::Clean().Build().at("weights.safetensors");
+  const AuditResult clean = AuditInput({{"model.safetensors", file}}, InputForm::kFile, "");
+  EXPECT_EQ(clean.artifact.kind, InputKind::kSafetensors);
+  EXPECT_TRUE(clean.findings.empty()) << Describe(clean);
+  file += "appended";
+  const AuditResult result = AuditInput({{"model.safetensors", file}}, InputForm::kFile, "");
+  EXPECT_EQ(FindingsOf(result, "safetensors-buffer-size").size(), 1U) << Describe(result);
+  // Every dtype of the reference reader is allowed in a plain file (not in an artifact).
+  const std::string i64 = SafetensorsFile(R"({"step":{"dtype":"I64","shape":[1],"data_offsets":[0,8]}})",
+                                          std::string(8, '\x01'));
+  const AuditResult other = AuditInput({{"step.safetensors", i64}}, InputForm::kFile, "");
+  EXPECT_TRUE(other.findings.empty()) << Describe(other);
+}
+
+TEST(InputExpansion, OnePathStandsForTheAuditsItHolds) {
+  TempDir dir;
+  WriteFiles(HubCache(ModelFolderSpec{}.Build()), dir.path() / kSnapshot);
+  WriteFiles(HubCache(ModelFolderSpec{}.Build()), dir.path() / "hub/models--org--name/snapshots/ffff0000");
+  const std::string hub = (dir.path() / "hub").string();
+  std::vector<std::string> snapshots = ExpandInputPath(hub);
+  ASSERT_EQ(snapshots.size(), 2U);
+  EXPECT_EQ(fs::path(snapshots[0]).filename(), "0123abcd");
+  EXPECT_EQ(ExpandInputPath(hub + "/models--org--name"), snapshots);
+
+  const fs::path rounds = dir.path() / "rounds";
+  WriteFiles(ArtifactSpec::Clean().Build(), rounds / "round-0000");
+  const std::string tar = BuildTar(TarOfFiles(ArtifactSpec::Clean().Build()));
+  WriteFiles({{"round-0001.tar", tar}}, rounds);
+  const std::vector<std::string> audits = ExpandInputPath(rounds.string());
+  ASSERT_EQ(audits.size(), 2U) << "a folder of rounds stands for its rounds only";
+  EXPECT_EQ(fs::path(audits[0]).filename(), "round-0000");
+  EXPECT_EQ(fs::path(audits[1]).filename(), "round-0001.tar");
+  WriteFiles(ModelFolderSpec{}.Build(), rounds);  // now the folder holds a model of its own
+  EXPECT_EQ(ExpandInputPath(rounds.string()).size(), 3U);
+}
+
+TEST(ModelFolders, DiffComparesFilesAndFolders) {
+  TempDir dir;
+  ModelFolderSpec a;
+  a.shards = 2;
+  ModelFolderSpec b = a;
+  b.tensors[0].data = std::string(b.tensors[0].data.size(), '\0');
+  WriteFiles(a.Build(), dir.path() / "a");
+  ArtifactSpec filled;
+  filled.tensors = b.tensors;
+  filled.FillData();
+  filled.tensors[0].data[0] ^= 0x10;
+  b.tensors = filled.tensors;
+  WriteFiles(b.Build(), dir.path() / "b");
+  const DiffRun run = RunDiff((dir.path() / "a").string(), (dir.path() / "b").string(), DiffOptions{});
+  std::size_t changed = 0;
+  for (const TensorDiff& t : run.tensors) changed += t.status == TensorStatus::kChanged ? 1U : 0U;
+  EXPECT_EQ(changed, 1U);
+  EXPECT_EQ(run.tensors.size(), a.tensors.size());
+  const DiffRun files = RunDiff((dir.path() / "a/model-00001-of-00002.safetensors").string(),
+                                (dir.path() / "b/model-00001-of-00002.safetensors").string(), DiffOptions{});
+  EXPECT_EQ(files.a.artifact.kind, InputKind::kSafetensors);
+  EXPECT_FALSE(files.tensors.empty());
+}
+
+}  // namespace
+}  // namespace ckpt::testing
