@@ -80,8 +80,8 @@ TEST(FileInputs, TrailingBytesAfterTheLastTensorAreRefused) {
   const AuditResult result = AuditInput({{"model.safetensors", file}}, InputForm::kFile, "");
   EXPECT_EQ(FindingsOf(result, "safetensors-buffer-size").size(), 1U) << Describe(result);
   // Every dtype of the reference reader is allowed in a plain file (not in an artifact).
-  const std::string i64 = SafetensorsFile(R"({"step":{"dtype":"I64","shape":[1],"data_offsets":[0,8]}})",
-                                          std::string(8, '\x01'));
+  const std::string i64 =
+      SafetensorsFile(R"({"step":{"dtype":"I64","shape":[1],"data_offsets":[0,8]}})", std::string(8, '\x01'));
   const AuditResult other = AuditInput({{"step.safetensors", i64}}, InputForm::kFile, "");
   EXPECT_TRUE(other.findings.empty()) << Describe(other);
 }
