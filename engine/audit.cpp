@@ -1,6 +1,7 @@
 #include "engine/audit.h"
 
 #include <algorithm>
+#include <map>
 #include <thread>
 #include <tuple>
 
@@ -57,12 +58,13 @@ class RuleSink final : public DiagnosticSink {
 // that fails leaves the digest out: the identity check reports a file that changed.
 void DigestWeightFiles(Artifact& artifact) {
   std::vector<std::byte> buffer(1 << 20);
+  std::map<std::string_view, AdmittedFile*> admitted_by_name;
+  for (AdmittedFile& f : artifact.files) admitted_by_name[f.name] = &f;
   for (const WeightFile& wf : artifact.weights) {
     if (!wf.file) continue;
-    AdmittedFile* admitted = nullptr;
-    for (AdmittedFile& f : artifact.files) {
-      if (f.name == wf.name) admitted = &f;
-    }
+    auto found = admitted_by_name.find(wf.name);
+    AdmittedFile* admitted = found == admitted_by_name.end() ? nullptr : found->second;
+    if (admitted != nullptr && admitted->sha256) continue;  // digested from the content hash's reads
     Sha256 hash;
     std::optional<Sha1> git;  // a hub-cache blob named by its git object id
     if (admitted && admitted->blob_digest && admitted->blob_digest->size() == 40) {
@@ -227,19 +229,41 @@ namespace {
 // SHA-256 beside it on another core, from the same admitted descriptors (no second open,
 // and the identity checks cover both reads).
 AuditResult HashAndFinish(AuditSession& session) {
-  if (!session.unreadable) {
+  if (!session.unreadable && !session.refused) {
     Artifact& artifact = session.result.artifact;
-    std::thread digests;
     // Inputs without a content hash (a safetensors file, a model folder) are hashed as files.
-    const bool digests_wanted = session.policy.digest_files || !InputKinds::Lensemble().Has(artifact.kind);
-    if (digests_wanted && session.policy.compute_hash) {
-      digests = std::thread([&artifact, &session] {
-        DigestWeightFiles(artifact);
-        if (artifact.kind == InputKind::kModelFolder) DigestOtherFiles(artifact, *session.source);
-      });
+    const bool lensemble = InputKinds::Lensemble().Has(artifact.kind);
+    const bool digests_wanted = session.policy.digest_files || !lensemble;
+    if (session.plan && digests_wanted) {
+      // One read: the weight files' digests come from the content hash's own windows; a
+      // file whose bytes the hash does not visit in order is read again afterwards.
+      std::vector<FileDigestRequest> requests;
+      for (const WeightFile& wf : artifact.weights) {
+        if (wf.file) requests.push_back({wf.file.get(), wf.size, std::nullopt});
+      }
+      RecordContentHash(session, ComputeContentHash(*session.plan, requests));
+      std::map<std::string_view, AdmittedFile*> admitted_by_name;
+      for (AdmittedFile& f : artifact.files) admitted_by_name[f.name] = &f;
+      std::size_t next = 0;
+      for (const WeightFile& wf : artifact.weights) {
+        if (!wf.file) continue;
+        const FileDigestRequest& request = requests[next++];
+        if (auto it = admitted_by_name.find(wf.name); request.sha256 && it != admitted_by_name.end()) {
+          it->second->sha256 = request.sha256;
+        }
+      }
+      DigestWeightFiles(artifact);  // only those still without a digest
+    } else {
+      std::thread digests;
+      if (digests_wanted && session.policy.compute_hash) {
+        digests = std::thread([&artifact, &session] {
+          DigestWeightFiles(artifact);
+          if (artifact.kind == InputKind::kModelFolder) DigestOtherFiles(artifact, *session.source);
+        });
+      }
+      if (session.plan) RecordContentHash(session, ComputeContentHash(*session.plan));
+      if (digests.joinable()) digests.join();
     }
-    if (session.plan) RecordContentHash(session, ComputeContentHash(*session.plan));
-    if (digests.joinable()) digests.join();
   }
   return FinishAudit(session);
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <condition_variable>
+#include <cstring>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -101,6 +103,225 @@ std::uint64_t TensorPreamble(const ManifestEntry& e) {
   return 8 + e.name.size() + 8 + e.group.size() + 8 + e.dtype.size() + 8 + 8 * e.shape.size();
 }
 
+// Whole-file SHA-256s fed from the content hash's windows, on the reading thread: a file's digest takes each
+// window at the offset it expects next (the bytes before the first window, the safetensors
+// header, are read directly, as are gaps of at most kMaxGap). A file whose windows arrive
+// out of offset order is left for a second read.
+class DigestFromWindows {
+ public:
+  static constexpr std::uint64_t kMaxGap = 1 << 20;
+
+  explicit DigestFromWindows(std::span<FileDigestRequest> requests) : requests_(requests), states_(requests.size()) {
+    for (std::size_t i = 0; i < requests.size(); ++i) index_.emplace(requests[i].file, i);
+  }
+
+  void Take(const RandomAccessFile* file, std::uint64_t offset, std::span<const std::byte> bytes) {
+    const std::size_t i = Find(file);
+    if (i == requests_.size() || states_[i].abandoned) return;
+    State& state = states_[i];
+    if (offset < state.next || offset - state.next > kMaxGap || !Fill(i, offset)) {
+      state.abandoned = true;
+      return;
+    }
+    // SHA-256 reads its input in place only when, after the pending partial block, the input
+    // is word aligned (else it copies block by block, about 40% slower here); the window is
+    // placed for the content hash's stream, not this one, so copy it once to where this
+    // stream's blocks fall aligned.
+    const auto at = static_cast<std::size_t>(state.next % 64);
+    if (aligned_.size() < bytes.size() + 128) aligned_.resize(bytes.size() + 128);
+    std::byte* base = aligned_.data() + ((64 - reinterpret_cast<std::uintptr_t>(aligned_.data()) % 64) % 64);
+    std::memcpy(base + at, bytes.data(), bytes.size());
+    state.hash.Update(std::span<const std::byte>(base + at, bytes.size()));
+    state.next += bytes.size();
+  }
+
+  // Completes every digest that saw its bytes in order (reading a short tail if any).
+  void Finish() {
+    for (std::size_t i = 0; i < requests_.size(); ++i) {
+      State& state = states_[i];
+      FileDigestRequest& r = requests_[i];
+      if (state.abandoned || r.size - state.next > kMaxGap || !Fill(i, r.size)) continue;
+      r.sha256 = state.hash.FinalHex();
+    }
+  }
+
+ private:
+  struct State {
+    Sha256 hash;
+    std::uint64_t next = 0;
+    bool abandoned = false;
+  };
+
+  std::size_t Find(const RandomAccessFile* file) const {
+    auto it = index_.find(file);
+    return it == index_.end() ? requests_.size() : it->second;
+  }
+
+  // Reads and hashes file i's bytes from where its digest stands up to `offset`.
+  bool Fill(std::size_t i, std::uint64_t offset) {
+    State& state = states_[i];
+    while (state.next < offset) {
+      const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(gap_.size(), offset - state.next));
+      if (!requests_[i].file->ReadAt(state.next, std::span(gap_).first(n))) return false;
+      state.hash.Update(std::span(gap_).first(n));
+      state.next += n;
+    }
+    return true;
+  }
+
+  std::span<FileDigestRequest> requests_;
+  std::vector<State> states_;
+  std::map<const RandomAccessFile*, std::size_t> index_;
+  std::vector<std::byte> aligned_;
+  std::vector<std::byte> gap_ = std::vector<std::byte>(64 << 10);
+};
+
+// Two SHA-256 streams over one read of the tensor bytes: the content hash (stream 0) and
+// the file digests (stream 1), each on its own thread. The threads share the reading as
+// well: each reads every other window into the shared ring, so the copy out of the page
+// cache is split evenly and neither thread waits on a third. A slot is reused once both
+// streams are done with the window it holds.
+class SharedPass {
+ public:
+  static constexpr std::size_t kSlots = 6;
+
+  SharedPass(const std::vector<const HashPlan::Tensor*>& order, std::uint64_t stream_start, std::size_t window)
+      : order_(order), stream_start_(stream_start), window_(window), buffer_(kSlots * (window + 64)) {}
+
+  struct Window {
+    std::size_t tensor = 0;
+    bool first = false;
+    bool last = false;
+    std::span<const std::byte> bytes;
+    const RandomAccessFile* file = nullptr;
+    std::uint64_t offset = 0;
+  };
+
+  // Runs stream `s` on the calling thread, calling `process` with each window in order.
+  // Returns the read error that stopped it, if any.
+  template <class Process>
+  std::optional<boost::system::error_code> Run(std::size_t s, Process&& process) {
+    Cursor reading = Start();
+    if (reading.index % 2 != s) Step(reading);
+    Cursor processing = Start();
+    for (;;) {
+      // Read my windows ahead while the ring has room, without waiting.
+      while (!reading.end && reading.index < processing.index + kSlots && Room(reading.index)) {
+        if (!Read(reading)) return Failure();
+        Step(reading);
+        Step(reading);
+      }
+      if (processing.index % 2 == s && !Ready(processing.index)) {  // mine and not read yet: read it now
+        WaitFor([&] { return Room(processing.index); });
+        if (failed_) return Failure();
+        if (!Read(processing)) return Failure();
+        if (reading.index == processing.index) {
+          Step(reading);
+          Step(reading);
+        }
+      }
+      WaitFor([&] { return Ready(processing.index); });
+      if (failed_) return Failure();
+      const Slot& slot = slots_[processing.index % kSlots];
+      process(slot.window);
+      {
+        std::lock_guard lock(mutex_);
+        processed_[s] = processing.index + 1;
+      }
+      changed_.notify_all();
+      if (slot.window.last) return std::nullopt;
+      Step(processing);
+    }
+  }
+
+ private:
+  struct Cursor {
+    std::size_t tensor = 0;
+    std::uint64_t done = 0;      // bytes of the tensor before this window
+    std::uint64_t position = 0;  // stream position of this window's first byte
+    std::uint64_t index = 0;     // window number
+    bool end = false;
+  };
+  struct Slot {
+    std::uint64_t index = ~std::uint64_t{0};
+    Window window;
+  };
+
+  Cursor Start() const {
+    Cursor c;
+    c.position = stream_start_ + (order_.empty() ? 0 : TensorPreamble(*order_[0]->entry));
+    c.end = order_.empty();
+    return c;
+  }
+  std::size_t Length(const Cursor& c) const {
+    return static_cast<std::size_t>(std::min<std::uint64_t>(window_, order_[c.tensor]->length - c.done));
+  }
+  void Step(Cursor& c) const {
+    if (c.end) return;
+    const std::size_t n = Length(c);
+    c.position += n;
+    c.done += n;
+    ++c.index;
+    if (c.done < order_[c.tensor]->length) return;
+    if (++c.tensor == order_.size()) {
+      c.end = true;
+      return;
+    }
+    c.done = 0;
+    c.position += TensorPreamble(*order_[c.tensor]->entry);
+  }
+  bool Room(std::uint64_t index) const { return std::min(processed_[0], processed_[1]) + kSlots > index; }
+  bool Ready(std::uint64_t index) const { return slots_[index % kSlots].index == index; }
+
+  template <class Predicate>
+  void WaitFor(Predicate ready) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return failed_ || ready(); });
+  }
+
+  // Reads window `c` into its slot (placed for the content hash's alignment).
+  bool Read(const Cursor& c) {
+    const HashPlan::Tensor& t = *order_[c.tensor];
+    const std::size_t n = Length(c);
+    const std::size_t slot = static_cast<std::size_t>(c.index % kSlots);
+    const std::size_t at = slot * (window_ + 64) + static_cast<std::size_t>(c.position % 64);
+    const std::span<std::byte> target = std::span(buffer_).subspan(at, n);
+    if (auto read = t.file->ReadAt(t.offset + c.done, target); !read) {
+      std::lock_guard lock(mutex_);
+      failed_ = true;
+      error_ = read.error();
+      changed_.notify_all();
+      return false;
+    }
+    {
+      std::lock_guard lock(mutex_);
+      const bool last = c.tensor + 1 == order_.size() && c.done + n == t.length;
+      slots_[slot].window = Window{c.tensor, c.done == 0, last, target, t.file, t.offset + c.done};
+      slots_[slot].index = c.index;
+    }
+    changed_.notify_all();
+    return true;
+  }
+
+  std::optional<boost::system::error_code> Failure() {
+    std::lock_guard lock(mutex_);
+    failed_ = true;
+    changed_.notify_all();
+    return error_;
+  }
+
+  const std::vector<const HashPlan::Tensor*>& order_;
+  std::uint64_t stream_start_;
+  std::size_t window_;
+  std::vector<std::byte> buffer_;
+  std::array<Slot, kSlots> slots_{};
+  std::array<std::uint64_t, 2> processed_{};
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool failed_ = false;
+  std::optional<boost::system::error_code> error_;
+};
+
 // The reads of ComputeContentHash, done on a thread of their own one window ahead of the
 // hashing: a ring of kSlots windows, each placed at the offset that keeps SHA-256 aligned
 // (the stream position of every window is known in advance from the plan).
@@ -128,6 +349,8 @@ class ReadAhead {
     bool first = false;      // the tensor's first window (its preamble is hashed before it)
     bool last = false;       // the stream's last window
     std::span<const std::byte> bytes;
+    const RandomAccessFile* file = nullptr;  // where the bytes are, for the file digests
+    std::uint64_t offset = 0;
     std::optional<boost::system::error_code> error;
   };
 
@@ -163,7 +386,9 @@ class ReadAhead {
         Window& w = slots_[slot_index % kSlots];
         const std::size_t at = (slot_index % kSlots) * (window_ + 64) + static_cast<std::size_t>(position % 64);
         const std::span<std::byte> target = std::span(buffer_).subspan(at, n);
-        w = Window{i, done == 0, i + 1 == order_.size() && done + n == t.length, target, std::nullopt};
+        w = Window{i,           done == 0, i + 1 == order_.size() && done + n == t.length,
+                   target,      t.file,    t.offset + done,
+                   std::nullopt};
         if (auto read = t.file->ReadAt(t.offset + done, target); !read) w.error = read.error();
         const bool failed = w.error.has_value();
         {
@@ -193,22 +418,45 @@ class ReadAhead {
 }  // namespace
 
 IoResult<std::string> ComputeContentHash(const HashPlan& plan, std::size_t buffer_size) {
+  return ComputeContentHash(plan, {}, buffer_size);
+}
+
+IoResult<std::string> ComputeContentHash(const HashPlan& plan, std::span<FileDigestRequest> digests,
+                                         std::size_t buffer_size) {
   ContentHasher hasher(plan);
   if (hasher.order().empty()) return hasher.Finish();
+  const std::size_t window = std::max<std::size_t>(buffer_size, 4096);
   // SHA-256 hashes straight from the input only when, after completing a pending partial
   // block, the input is word aligned; otherwise every block is copied first (about 10%
-  // slower). So each window starts at an offset equal to the bytes pending in the block;
-  // ReadAhead computes those offsets from the plan, since it reads ahead of the hashing.
-  ReadAhead reads(hasher.order(), hasher.BytesHashed(), std::max<std::size_t>(buffer_size, 4096));
-  for (;;) {
-    const ReadAhead::Window& w = reads.Next();
-    if (w.error) return *w.error;
+  // slower). So each window starts at an offset equal to the bytes pending in the block,
+  // computed from the plan, since windows are read ahead of the hashing.
+  if (digests.empty()) {
+    ReadAhead reads(hasher.order(), hasher.BytesHashed(), window);
+    for (;;) {
+      const ReadAhead::Window& w = reads.Next();
+      if (w.error) return *w.error;
+      if (w.first) hasher.BeginTensor(*hasher.order()[w.tensor]);
+      hasher.Update(w.bytes);
+      const bool last = w.last;
+      reads.Done();
+      if (last) break;
+    }
+    return hasher.Finish();
+  }
+  // With file digests: one read, two streams on two threads (SharedPass).
+  DigestFromWindows digest(digests);
+  SharedPass pass(hasher.order(), hasher.BytesHashed(), window);
+  std::optional<boost::system::error_code> digest_error;
+  std::thread digester([&] {
+    digest_error = pass.Run(1, [&](const SharedPass::Window& w) { digest.Take(w.file, w.offset, w.bytes); });
+  });
+  const std::optional<boost::system::error_code> error = pass.Run(0, [&](const SharedPass::Window& w) {
     if (w.first) hasher.BeginTensor(*hasher.order()[w.tensor]);
     hasher.Update(w.bytes);
-    const bool last = w.last;
-    reads.Done();
-    if (last) break;
-  }
+  });
+  digester.join();
+  if (error) return *error;
+  if (!digest_error) digest.Finish();
   return hasher.Finish();
 }
 

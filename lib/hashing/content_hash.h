@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -64,5 +65,19 @@ class ContentHasher {
 /// Streams the plan through SHA-256, reading windows of `buffer_size` bytes on another
 /// thread a few windows ahead of the hashing (memory: four windows).
 [[nodiscard]] IoResult<std::string> ComputeContentHash(const HashPlan& plan, std::size_t buffer_size = 1 << 20);
+
+/// A whole file's SHA-256 wanted beside the content hash (SARIF `artifacts[]`).
+struct FileDigestRequest {
+  const RandomAccessFile* file = nullptr;
+  std::uint64_t size = 0;
+  /// Set when the content hash's own reads covered the file in offset order (plus its
+  /// header and any short gap, read directly); nullopt when the caller must read it again.
+  std::optional<std::string> sha256;
+};
+
+/// The content hash and, from the same reads on a second thread, the digests of `digests`
+/// (one read of every tensor byte feeds both streams).
+[[nodiscard]] IoResult<std::string> ComputeContentHash(const HashPlan& plan, std::span<FileDigestRequest> digests,
+                                                       std::size_t buffer_size = 1 << 20);
 
 }  // namespace ckpt
