@@ -128,6 +128,12 @@ class DigestFromWindows {
     // placed for the content hash's stream, not this one, so copy it once to where this
     // stream's blocks fall aligned.
     const auto at = static_cast<std::size_t>(state.next % 64);
+    const auto block_end = reinterpret_cast<std::uintptr_t>(bytes.data()) + (64 - at) % 64;
+    if (block_end % alignof(std::uint32_t) == 0) {  // already where this stream reads in place
+      state.hash.Update(bytes);
+      state.next += bytes.size();
+      return;
+    }
     if (aligned_.size() < bytes.size() + 128) aligned_.resize(bytes.size() + 128);
     std::byte* base = aligned_.data() + ((64 - reinterpret_cast<std::uintptr_t>(aligned_.data()) % 64) % 64);
     std::memcpy(base + at, bytes.data(), bytes.size());
