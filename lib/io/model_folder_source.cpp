@@ -153,6 +153,7 @@ void ModelFolderSource::AddLink(const DirectorySource& dir, const std::string& f
   } else {
     entries_.push_back({link.name, EntryKind::kSymlink, 0});
   }
+  link_index_.emplace(link.name, links_.size());
   links_.push_back(std::move(link));
 }
 
@@ -176,11 +177,10 @@ IoResult<std::pair<const DirectorySource*, std::string>> ModelFolderSource::InRe
 }
 
 IoResult<std::pair<const DirectorySource*, std::string>> ModelFolderSource::Locate(const std::string& name) const {
-  for (const FolderLink& link : links_) {
-    if (link.name == name) {
-      if (!link.resolved) return Error(ELOOP);
-      return InRepository(*link.resolved);
-    }
+  if (auto it = link_index_.find(name); it != link_index_.end()) {
+    const FolderLink& link = links_[it->second];
+    if (!link.resolved) return Error(ELOOP);
+    return InRepository(*link.resolved);
   }
   const std::size_t slash = name.rfind('/');
   if (slash == std::string::npos) return std::pair<const DirectorySource*, std::string>(root_.get(), name);

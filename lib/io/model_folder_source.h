@@ -64,6 +64,7 @@ class ModelFolderSource final : public ArtifactSource {
   std::optional<std::string> repository_;
   std::vector<DirectoryEntry> entries_;
   std::vector<FolderLink> links_;
+  std::map<std::string, std::size_t> link_index_;  // name -> links_ index
   std::vector<std::string> artifacts_;
   std::vector<std::string> not_walked_;
 };
