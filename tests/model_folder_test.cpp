@@ -62,6 +62,14 @@ TEST(ModelFolders, DiffusersComponentsAreCheckedEachOnItsOwn) {
             "unet/diffusion_pytorch_model.safetensors.index.json");
 }
 
+TEST(ModelFolders, AFolderTooDeepToWalkIsNeverASilentPass) {
+  Files files = ModelFolderSpec{}.Build();
+  files["a/b/c/d/e/f/g/h/i/notes.txt"] = "deep";
+  const AuditResult result = AuditFolder(files);
+  ASSERT_EQ(result.tool_errors.size(), 1U) << Describe(result);
+  EXPECT_NE(result.tool_errors[0].find("a/b/c/d/e/f/g/h"), std::string::npos) << result.tool_errors[0];
+}
+
 TEST(FileInputs, APickleNamedSafetensorsIsAPickle) {
   const AuditResult result =
       AuditInput({{"model.safetensors", std::string("\x80\x02}q\x00.", 6)}}, InputForm::kFile, "");

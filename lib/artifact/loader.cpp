@@ -51,6 +51,12 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
     }
     model.artifacts = folder->artifacts();
     model.not_walked = folder->not_walked();
+    // A folder left out is never a silent pass: the audit says it could not cover it.
+    for (const std::string& path : model.not_walked) {
+      tool_errors.push_back("not audited: " + artifact.path + "/" + path + " (beyond " +
+                            std::to_string(ModelFolderSource::kMaxDepth) + " folder levels or " +
+                            std::to_string(ModelFolderSource::kMaxEntries) + " entries, or unreadable)");
+    }
   }
   std::map<std::string, std::string> blob_of;  // admitted link -> its blob's digest name
   for (const ModelFolder::Link& link : model.links) {
