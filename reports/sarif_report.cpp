@@ -284,6 +284,13 @@ void WriteSarif(std::ostream& out, const SarifInput& input, const SarifOptions& 
       {"artifacts", std::move(artifacts)},
       {"results", std::move(results)},
       {"columnKind", "utf16CodeUnits"}};
+  if (!input.inputs.empty()) {  // what each input was, recognised by content
+    boost::json::array inputs;
+    for (const auto& [path, kind] : input.inputs) {
+      inputs.push_back({{"uri", RelativeUri(path, root)}, {"kind", kind}});
+    }
+    run["properties"] = {{"inputs", std::move(inputs)}};
+  }
   if (options.category) run["automationDetails"] = {{"id", context.tool_name + "/" + *options.category + "/"}};
   WritePrettyJson(out,
                   boost::json::object{{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
@@ -332,7 +339,10 @@ SarifInput SarifFromAudit(std::span<const AuditResult> results, FailThreshold th
     roots.push_back(r.artifact.path);
   }
   if (!roots.empty()) input.fallback_artifact = roots.front();
-  for (const AuditResult& r : results) AddDigests(input, r.artifact);
+  for (const AuditResult& r : results) {
+    AddDigests(input, r.artifact);
+    input.inputs.emplace_back(r.artifact.path, InputKindName(r.artifact.kind));
+  }
   input.exit_code = ExitCodeOf(results, threshold);
   return input;
 }
@@ -396,6 +406,8 @@ SarifInput SarifFromDiff(const DiffRun& run, FailThreshold threshold) {
   input.fallback_artifact = run.b.artifact.path;
   AddDigests(input, run.a.artifact);
   AddDigests(input, run.b.artifact);
+  input.inputs.emplace_back(run.a.artifact.path, InputKindName(run.a.artifact.kind));
+  input.inputs.emplace_back(run.b.artifact.path, InputKindName(run.b.artifact.kind));
   input.exit_code = DiffExitCode(run, threshold);
   return input;
 }

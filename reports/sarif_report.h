@@ -39,6 +39,8 @@ struct SarifInput {
   std::vector<std::string> dropped_notes;  ///< findings counted but not kept: warning notifications
   int exit_code = 0;
   std::string fallback_artifact;  ///< where run-level findings point (first input)
+  /// Each input and its kind (inputs.md section 1): run properties `inputs`.
+  std::vector<std::pair<std::string, std::string>> inputs;
 };
 
 struct SarifOptions {
