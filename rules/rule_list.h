@@ -90,6 +90,7 @@
   X(model, model_remote_code, "model-remote-code", Checked) \
   X(model, model_shard_missing, "model-shard-missing", Checked) \
   X(model, model_shard_name, "model-shard-name", Checked) \
+  X(model, model_special_file, "model-special-file", Checked) \
   X(model, model_symlink, "model-symlink", Checked) \
   X(model, model_tensor_in_two_shards, "model-tensor-in-two-shards", Checked) \
   X(model, model_tensor_unmapped, "model-tensor-unmapped", Checked) \

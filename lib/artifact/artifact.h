@@ -173,6 +173,7 @@ struct ModelFolder {
   std::vector<InventoryItem> inventory;                              ///< every regular file, in path order
   std::vector<std::pair<std::string, std::string>> remote_code;      ///< file, what runs code
   std::vector<std::pair<std::string, std::string>> invalid_configs;  ///< file, why it is not valid JSON
+  std::vector<std::string> special_files;                            ///< devices, FIFOs, sockets: never opened
   std::vector<std::string> artifacts;   ///< sub-folders holding header.json: audited on their own
   std::vector<std::string> not_walked;  ///< folders past the depth or size bounds
 };

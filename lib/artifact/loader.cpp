@@ -68,6 +68,7 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
     if (auto it = blob_of.find(f.name); it != blob_of.end()) f.blob_digest = it->second;
   }
   for (const DirectoryEntry& entry : artifact.entries) {
+    if (entry.kind == EntryKind::kOther) model.special_files.push_back(entry.name);
     if (entry.kind != EntryKind::kRegular) continue;
     if (IsSafetensorsFileName(entry.name)) {
       model.inventory.push_back({entry.name, entry.size, "a safetensors file", InventoryClass::kWeights});

@@ -762,6 +762,13 @@ std::vector<FireCase> AllFireCases() {
   });
   model_case("model-symlink", "link outside a cache",
              [] { return Model(1, [](Files& f) { f["tokenizer.json"] = SymlinkTo("/etc/hostname"); }); });
+  {
+    FireCase fc{"model-special-file", CI, "FIFO beside the weights", [] { return Model(1, [](Files&) {}); }};
+    fc.form = InputForm::kFolder;
+    fc.input_name = "model";
+    fc.entries = {{"pipe", EntryKind::kOther}};
+    c.push_back(std::move(fc));
+  }
   model_case("model-executable", "ELF binary", [] {
     return Model(1, [](Files& f) {
       f["bin/helper"] = std::string(

@@ -501,6 +501,11 @@ std::vector<NearMiss> AllNearMisses() {
       kSnapshot);
   model_near(
       "model-blob-digest", "intact LFS and git blobs", [] { return HubCache(ModelFolderSpec{}.Build()); }, kSnapshot);
+  model_near("model-special-file", "a regular file named pipe", [] {
+    Files f = ModelFolderSpec{}.Build();
+    f["pipe"] = "not a FIFO";
+    return f;
+  });
   model_near("model-executable", "binary tokenizer model", [] {
     Files f = ModelFolderSpec{}.Build();
     f["tokenizer.model"] = std::string("\x0a\x0b\x0a\x05<unk>\x15\0\0\0\0\x18\x02", 15);
