@@ -241,7 +241,7 @@ AuditResult HashAndFinish(AuditSession& session) {
       for (const WeightFile& wf : artifact.weights) {
         if (wf.file) requests.push_back({wf.file.get(), wf.size, std::nullopt});
       }
-      RecordContentHash(session, ComputeContentHash(*session.plan, requests));
+      RecordContentHash(session, ComputeContentHash(*session.plan, requests, 1 << 20, session.policy.overlap_reads));
       std::map<std::string_view, AdmittedFile*> admitted_by_name;
       for (AdmittedFile& f : artifact.files) admitted_by_name[f.name] = &f;
       std::size_t next = 0;
@@ -254,14 +254,21 @@ AuditResult HashAndFinish(AuditSession& session) {
       }
       DigestWeightFiles(artifact);  // only those still without a digest
     } else {
+      auto digest_files = [&artifact, &session] {
+        DigestWeightFiles(artifact);
+        if (artifact.kind == InputKind::kModelFolder) DigestOtherFiles(artifact, *session.source);
+      };
       std::thread digests;
       if (digests_wanted && session.policy.compute_hash) {
-        digests = std::thread([&artifact, &session] {
-          DigestWeightFiles(artifact);
-          if (artifact.kind == InputKind::kModelFolder) DigestOtherFiles(artifact, *session.source);
-        });
+        if (session.policy.overlap_reads) {
+          digests = std::thread(digest_files);
+        } else {
+          digest_files();
+        }
       }
-      if (session.plan) RecordContentHash(session, ComputeContentHash(*session.plan));
+      if (session.plan) {
+        RecordContentHash(session, ComputeContentHash(*session.plan, {}, 1 << 20, session.policy.overlap_reads));
+      }
       if (digests.joinable()) digests.join();
     }
   }

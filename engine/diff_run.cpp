@@ -1,5 +1,6 @@
 #include "engine/diff_run.h"
 
+#include <map>
 #include <thread>
 
 #include "engine/audit.h"
@@ -28,8 +29,32 @@ DiffRun DiffRounds(const std::string& path_a, const std::string& path_b, const D
     CompareTensors(tensors, std::max(1u, options.jobs));  // structure only: the comparison is the one read
   } else {
     FusedHashes hashes;
+    // SARIF artifacts[]: each weight file's digest from the pass's own windows where the
+    // pass reads the file in order; the rest are read again below.
+    std::vector<FileDigestRequest> requests[2];
+    if (options.policy.digest_files) {
+      for (int s = 0; s < 2; ++s) {
+        for (const WeightFile& wf : (s == 0 ? a : b)->result.artifact.weights) {
+          if (wf.file) requests[s].push_back({wf.file.get(), wf.size, std::nullopt});
+        }
+      }
+      hashes.a.digests = requests[0];
+      hashes.b.digests = requests[1];
+    }
     FusedHashAndCompare(tensors, a->plan ? &*a->plan : nullptr, b->plan ? &*b->plan : nullptr,
                         std::max(1u, options.jobs), hashes);
+    for (int s = 0; s < 2; ++s) {
+      Artifact& artifact = (s == 0 ? a : b)->result.artifact;
+      std::map<std::string_view, AdmittedFile*> admitted;
+      for (AdmittedFile& f : artifact.files) admitted[f.name] = &f;
+      std::size_t next = 0;
+      for (const WeightFile& wf : artifact.weights) {
+        if (!wf.file || next >= requests[s].size()) continue;
+        const FileDigestRequest& request = requests[s][next++];
+        if (auto it = admitted.find(wf.name); request.sha256 && it != admitted.end())
+          it->second->sha256 = request.sha256;
+      }
+    }
     for (auto [session, side] : {std::pair{a.get(), &hashes.a}, std::pair{b.get(), &hashes.b}}) {
       if (!session->plan) continue;
       if (side->hash) {
@@ -40,7 +65,7 @@ DiffRun DiffRounds(const std::string& path_a, const std::string& path_b, const D
         RecordContentHash(*session, ComputeContentHash(*session->plan));  // the pass could not cover its plan
       }
     }
-    if (options.policy.digest_files) {  // SARIF artifacts[]: a read of its own, both sides at once
+    if (options.policy.digest_files) {  // what the pass could not digest in order: read again
       std::thread other([&] { DigestWeightFiles(b->result.artifact); });
       DigestWeightFiles(a->result.artifact);
       other.join();

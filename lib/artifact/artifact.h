@@ -187,6 +187,7 @@ struct Policy {
   bool compute_hash = true;                  ///< false with --no-hash
   std::size_t max_findings = 0;              ///< --max-findings: kept per artifact (0: no limit); the rest counted
   bool digest_files = false;                 ///< record each file's SHA-256 (SARIF artifacts[]) during the audit
+  bool overlap_reads = true;  ///< read ahead (and digest) on extra threads; off when audits already run one per core
 
   [[nodiscard]] bool IsAllowedGroup(std::string_view group) const;
 };

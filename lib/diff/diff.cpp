@@ -255,6 +255,7 @@ struct SideWork {
   std::optional<boost::system::error_code> hash_error;
   std::array<std::span<const std::byte>, kRing> window{};
   std::array<bool, kRing> read_failed{};
+  std::optional<WindowDigests> digests;  // whole-file digests from the same reads (SARIF)
 
   [[nodiscard]] bool hashing(const SideStep& step) const { return step.hashed && hasher && !hash_error; }
 
@@ -264,6 +265,7 @@ struct SideWork {
     const std::span<std::byte> target = std::span(buffer).subspan(at, n);
     read_failed[slot] = !side.file->ReadAt(side.offset + offset, target).has_value();
     window[slot] = target;
+    if (digests && !read_failed[slot]) digests->Take(side.file, side.offset + offset, target);
   }
 
   // Feeds ring slot `slot` to the hasher when `step` is hashed (a failed read poisons it).
@@ -333,6 +335,8 @@ void FusedHashAndCompare(std::vector<TensorDiff>& tensors, const HashPlan* plan_
   SideWork work[2];
   if (plan_a) work[0].hasher.emplace(*plan_a);
   if (plan_b) work[1].hasher.emplace(*plan_b);
+  if (!out.a.digests.empty()) work[0].digests.emplace(out.a.digests);
+  if (!out.b.digests.empty()) work[1].digests.emplace(out.b.digests);
   const std::vector<SideStep> steps[2] = {
       StepsFor(tensors, plan_a, true, plan_a ? &work[0].hasher->order() : nullptr),
       StepsFor(tensors, plan_b, false, plan_b ? &work[1].hasher->order() : nullptr)};
@@ -433,6 +437,9 @@ void FusedHashAndCompare(std::vector<TensorDiff>& tensors, const HashPlan* plan_
       t.stats = h.half[0];
       t.stats->Merge(h.half[1]);
     }
+  }
+  for (SideWork& w : work) {
+    if (w.digests) w.digests->Finish();  // the threads are done: no window is in flight
   }
   for (int s = 0; s < 2; ++s) {
     FusedHashes::Side& side = s == 0 ? out.a : out.b;

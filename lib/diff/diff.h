@@ -4,6 +4,7 @@
 
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,9 @@ struct FusedHashes {
   struct Side {
     std::optional<std::string> hash;
     std::optional<boost::system::error_code> error;  ///< a read failed (kFileChangedErrno: it changed)
+    /// In: the whole-file digests wanted for this side (SARIF), fed from the pass's own
+    /// windows; out: those the pass covered in order carry their sha256.
+    std::span<FileDigestRequest> digests;
   };
   Side a;
   Side b;

@@ -1,7 +1,10 @@
 // The canonical content hash of artifact-format.md section 5 (INV-CHECKPOINT-HASH).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -75,9 +78,96 @@ struct FileDigestRequest {
   std::optional<std::string> sha256;
 };
 
+/// Whole-file SHA-256s fed from windows someone else reads in order (the content hash's, the
+/// fused diff pass's): a file's digest takes each window at the offset it expects next; the
+/// bytes before the first window (the safetensors header) are read directly, as are gaps of
+/// at most kMaxGap. A file whose windows arrive out of offset order is left without a digest
+/// (its FileDigestRequest::sha256 stays empty) for the caller to read again. One thread at a time.
+class WindowDigests {
+ public:
+  static constexpr std::uint64_t kMaxGap = 1 << 20;
+
+  explicit WindowDigests(std::span<FileDigestRequest> requests) : requests_(requests), states_(requests.size()) {
+    for (std::size_t i = 0; i < requests.size(); ++i) index_.emplace(requests[i].file, i);
+  }
+
+  void Take(const RandomAccessFile* file, std::uint64_t offset, std::span<const std::byte> bytes) {
+    const std::size_t i = Find(file);
+    if (i == requests_.size() || states_[i].abandoned) return;
+    State& state = states_[i];
+    if (offset < state.next || offset - state.next > kMaxGap || !Fill(i, offset)) {
+      state.abandoned = true;
+      return;
+    }
+    // SHA-256 reads its input in place only when, after the pending partial block, the input
+    // is word aligned (else it copies block by block, about 40% slower here); the window is
+    // placed for the content hash's stream, not this one, so copy it once to where this
+    // stream's blocks fall aligned.
+    const auto at = static_cast<std::size_t>(state.next % 64);
+    const auto block_end = reinterpret_cast<std::uintptr_t>(bytes.data()) + (64 - at) % 64;
+    if (block_end % alignof(std::uint32_t) == 0) {  // already where this stream reads in place
+      state.hash.Update(bytes);
+      state.next += bytes.size();
+      return;
+    }
+    // Copied in chunks small enough to stay in the core's cache between the copy and the hash.
+    constexpr std::size_t kChunk = 64 << 10;  // a multiple of 64: the offset in the block stays `at`
+    if (aligned_.size() < kChunk + 128) aligned_.resize(kChunk + 128);
+    std::byte* base = aligned_.data() + ((64 - reinterpret_cast<std::uintptr_t>(aligned_.data()) % 64) % 64) + at;
+    for (std::size_t done = 0; done < bytes.size(); done += kChunk) {
+      const std::size_t n = std::min(kChunk, bytes.size() - done);
+      std::memcpy(base, bytes.data() + done, n);
+      state.hash.Update(std::span<const std::byte>(base, n));
+    }
+    state.next += bytes.size();
+  }
+
+  // Completes every digest that saw its bytes in order (reading a short tail if any).
+  void Finish() {
+    for (std::size_t i = 0; i < requests_.size(); ++i) {
+      State& state = states_[i];
+      FileDigestRequest& r = requests_[i];
+      if (state.abandoned || r.size - state.next > kMaxGap || !Fill(i, r.size)) continue;
+      r.sha256 = state.hash.FinalHex();
+    }
+  }
+
+ private:
+  struct State {
+    Sha256 hash;
+    std::uint64_t next = 0;
+    bool abandoned = false;
+  };
+
+  std::size_t Find(const RandomAccessFile* file) const {
+    auto it = index_.find(file);
+    return it == index_.end() ? requests_.size() : it->second;
+  }
+
+  // Reads and hashes file i's bytes from where its digest stands up to `offset`.
+  bool Fill(std::size_t i, std::uint64_t offset) {
+    State& state = states_[i];
+    while (state.next < offset) {
+      const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(gap_.size(), offset - state.next));
+      if (!requests_[i].file->ReadAt(state.next, std::span(gap_).first(n))) return false;
+      state.hash.Update(std::span(gap_).first(n));
+      state.next += n;
+    }
+    return true;
+  }
+
+  std::span<FileDigestRequest> requests_;
+  std::vector<State> states_;
+  std::map<const RandomAccessFile*, std::size_t> index_;
+  std::vector<std::byte> aligned_;
+  std::vector<std::byte> gap_ = std::vector<std::byte>(64 << 10);
+};
+
 /// The content hash and, from the same reads on a second thread, the digests of `digests`
 /// (one read of every tensor byte feeds both streams).
+/// With `overlap` false everything runs on the calling thread, still in one read (for
+/// callers that already run one audit per core).
 [[nodiscard]] IoResult<std::string> ComputeContentHash(const HashPlan& plan, std::span<FileDigestRequest> digests,
-                                                       std::size_t buffer_size = 1 << 20);
+                                                       std::size_t buffer_size = 1 << 20, bool overlap = true);
 
 }  // namespace ckpt
