@@ -300,6 +300,28 @@ class TarReader {
     return data;
   }
 
+  // Reads and parses the pax header ("extended" or "global") whose data is at `data_offset`;
+  // nullopt (reported) when it is over its bound or malformed.
+  IoResult<std::optional<PaxRecords>> ReadPax(const char* what, std::uint64_t at, std::uint64_t data_offset,
+                                              std::uint64_t data_size) {
+    if (data_size > kMaxPaxHeader) {
+      Report(Diag::kTarHeaderInvalid, at,
+             std::string("a pax ") + what + " header of " + std::to_string(data_size) + " bytes exceeds the " +
+                 std::to_string(kMaxPaxHeader) + "-byte bound");
+      return std::optional<PaxRecords>();
+    }
+    auto data = ReadData(data_offset, data_size);
+    if (!data) return data.error();
+    PaxRecords records;
+    std::string why;
+    if (!ParsePax(*data, records, why)) {
+      Report(Diag::kTarHeaderInvalid, at,
+             std::string("the pax ") + what + " header at byte " + std::to_string(at) + " is malformed: " + why);
+      return std::optional<PaxRecords>();
+    }
+    return std::optional<PaxRecords>(std::move(records));
+  }
+
   // Reads the member whose header is at `at`. Returns the offset of the next header, or
   // nullopt when the archive cannot be read further.
   IoResult<std::optional<std::uint64_t>> ReadMember(std::uint64_t at, const Block& block, Pending& pending) {
@@ -383,23 +405,11 @@ class TarReader {
                      "): readers would disagree on which applies");
           return std::optional<std::uint64_t>();
         }
-        if (data_size > kMaxPaxHeader) {
-          Report(Diag::kTarHeaderInvalid, at,
-                 "a pax extended header of " + std::to_string(data_size) + " bytes exceeds the " +
-                     std::to_string(kMaxPaxHeader) + "-byte bound");
-          return std::optional<std::uint64_t>();
-        }
-        auto data = ReadData(data_offset, data_size);
-        if (!data) return data.error();
-        PaxRecords records;
-        std::string why;
-        if (!ParsePax(*data, records, why)) {
-          Report(Diag::kTarHeaderInvalid, at,
-                 "the pax extended header at byte " + std::to_string(at) + " is malformed: " + why);
-          return std::optional<std::uint64_t>();
-        }
+        auto records = ReadPax("extended", at, data_offset, data_size);
+        if (!records) return records.error();
+        if (!*records) return std::optional<std::uint64_t>();
         if (!pending.long_name) pending.first_offset = at;
-        pending.pax = std::move(records);
+        pending.pax = std::move(**records);
         return std::optional<std::uint64_t>(next);
       }
       case 'L': {
@@ -423,22 +433,10 @@ class TarReader {
         return std::optional<std::uint64_t>(next);
       }
       case 'g': {
-        if (data_size > kMaxPaxHeader) {
-          Report(Diag::kTarHeaderInvalid, at,
-                 "a pax global header of " + std::to_string(data_size) + " bytes exceeds the " +
-                     std::to_string(kMaxPaxHeader) + "-byte bound");
-          return std::optional<std::uint64_t>();
-        }
-        auto data = ReadData(data_offset, data_size);
-        if (!data) return data.error();
-        PaxRecords records;
-        std::string why;
-        if (!ParsePax(*data, records, why)) {
-          Report(Diag::kTarHeaderInvalid, at,
-                 "the pax global header at byte " + std::to_string(at) + " is malformed: " + why);
-          return std::optional<std::uint64_t>();
-        }
-        for (const std::string& key : records.keys) {
+        auto records = ReadPax("global", at, data_offset, data_size);
+        if (!records) return records.error();
+        if (!*records) return std::optional<std::uint64_t>();
+        for (const std::string& key : (*records)->keys) {
           if (key != "comment" && key != "mtime") {
             Report(Diag::kTarGlobalHeader, at,
                    "the pax global header at byte " + std::to_string(at) + " sets " + QuoteForMessage(key) +
