@@ -44,10 +44,6 @@ class SingleFileSource final : public ArtifactSource {
   std::uint64_t size_;
 };
 
-bool ClaimsSafetensors(std::string_view name) {
-  return name.size() >= 12 && name.substr(name.size() - 12) == ".safetensors";
-}
-
 }  // namespace
 
 OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink) {

@@ -8,6 +8,7 @@
 #include "lib/core/text.h"
 #include "lib/formats/header_reader.h"
 #include "lib/formats/input_classifier.h"
+#include "lib/formats/layout.h"
 #include "lib/formats/layout_profile.h"
 #include "lib/formats/model_folder_reader.h"
 #include "lib/formats/shard_index_reader.h"
@@ -22,11 +23,6 @@ std::string Sha256Hex(std::string_view text) {
   Sha256 hash;
   hash.Update(text);
   return hash.FinalHex();
-}
-
-bool IsSafetensorsFileName(std::string_view name) {
-  constexpr std::string_view kSuffix = ".safetensors";
-  return name.size() > kSuffix.size() && name.substr(name.size() - kSuffix.size()) == kSuffix;
 }
 
 std::string Describe(const std::string& context, const boost::system::error_code& error) {

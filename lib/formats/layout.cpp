@@ -54,4 +54,10 @@ std::optional<std::string> PathEscapeReason(std::string_view name) {
   return std::nullopt;
 }
 
+bool ClaimsSafetensors(std::string_view name) { return name.ends_with(".safetensors"); }
+
+bool IsSafetensorsFileName(std::string_view name) {
+  return ClaimsSafetensors(name) && name.size() > std::string_view(".safetensors").size();
+}
+
 }  // namespace ckpt

@@ -23,6 +23,11 @@ std::string MakeShardName(std::uint32_t index, std::uint32_t count);
 /// True for weights.safetensors and any well-formed shard name.
 bool IsWeightFileName(std::string_view name);
 
+/// True when `name` ends in ".safetensors": what the name claims, not what the file is.
+bool ClaimsSafetensors(std::string_view name);
+/// A model folder's weight file: "<stem>.safetensors" with a non-empty stem.
+bool IsSafetensorsFileName(std::string_view name);
+
 /// Why a declared file name could escape the artifact root ("contains '/'", ...), or
 /// nullopt when it is a plain name.
 std::optional<std::string> PathEscapeReason(std::string_view name);

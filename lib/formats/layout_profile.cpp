@@ -39,18 +39,13 @@ Layout SingleFile(const std::vector<DirectoryEntry>& /*entries*/) { return Layou
 
 const LayoutProfile kSafetensorsFile{"safetensors-file", "", "", &AnyFile, &ByName, &SingleFile};
 
-bool IsSafetensorsName(std::string_view name) {
-  constexpr std::string_view kSuffix = ".safetensors";
-  return name.size() > kSuffix.size() && name.substr(name.size() - kSuffix.size()) == kSuffix;
-}
-
 Layout ClassifyModelFolder(const std::vector<DirectoryEntry>& entries) {
   std::size_t weights = 0;
-  for (const DirectoryEntry& e : entries) weights += IsSafetensorsName(e.name) ? 1U : 0U;
+  for (const DirectoryEntry& e : entries) weights += IsSafetensorsFileName(e.name) ? 1U : 0U;
   return weights == 0 ? Layout::kNone : weights == 1 ? Layout::kSingle : Layout::kSharded;
 }
 
-const LayoutProfile kModelFolder{"model-folder", "", "", &IsSafetensorsName, &ByName, &ClassifyModelFolder};
+const LayoutProfile kModelFolder{"model-folder", "", "", &IsSafetensorsFileName, &ByName, &ClassifyModelFolder};
 
 }  // namespace
 

@@ -10,6 +10,7 @@
 #include "lib/core/text.h"
 #include "lib/findings/diagnostic.h"
 #include "lib/formats/dtype.h"
+#include "lib/formats/layout.h"
 #include "lib/formats/weight_formats.h"
 #include "lib/json/strict_parser.h"
 
@@ -136,7 +137,7 @@ class Reader {
       // give nonsense ("a header of 2336927755350992246 bytes") that only confuses.
       Report(other->format->refused, At(0),
              Shown() + " is " + other->description +
-                 (wf_.name.ends_with(".safetensors") && other->format->name != "git-lfs-pointer" &&
+                 (ClaimsSafetensors(wf_.name) && other->format->name != "git-lfs-pointer" &&
                           other->format->name != "html" && other->format->name != "empty"
                       ? ", although its name says safetensors"
                       : ", not safetensors") +
