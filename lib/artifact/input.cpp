@@ -173,16 +173,6 @@ std::vector<std::string> Snapshots(const fs::path& repo) {
   return out;
 }
 
-bool IsTar(const fs::path& file) {
-  auto folder = DirectorySource::OpenDirectory(file.parent_path().empty() ? "." : file.parent_path().string());
-  if (!folder) return false;
-  auto opened = (*folder)->Open(file.filename().string());
-  if (!opened) return false;
-  std::array<std::byte, kClassifyLength> head{};
-  const auto length = static_cast<std::size_t>(std::min<std::uint64_t>((*opened)->size(), head.size()));
-  return (*opened)->ReadAt(0, std::span(head).first(length)) && HasTarMagic(std::span(head).first(length));
-}
-
 bool HoldsSafetensorsOutside(const fs::path& folder, const std::vector<std::string>& rounds) {
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(folder, ec); !ec && it != fs::recursive_directory_iterator();
@@ -198,6 +188,16 @@ bool HoldsSafetensorsOutside(const fs::path& folder, const std::vector<std::stri
 }
 
 }  // namespace
+
+bool IsTarFile(const std::filesystem::path& file) {
+  auto folder = DirectorySource::OpenDirectory(file.parent_path().empty() ? "." : file.parent_path().string());
+  if (!folder) return false;
+  auto opened = (*folder)->Open(file.filename().string());
+  if (!opened) return false;
+  std::array<std::byte, kClassifyLength> head{};
+  const auto length = static_cast<std::size_t>(std::min<std::uint64_t>((*opened)->size(), head.size()));
+  return (*opened)->ReadAt(0, std::span(head).first(length)) && HasTarMagic(std::span(head).first(length));
+}
 
 std::vector<std::string> ExpandInputPath(const std::string& path) {
   std::error_code ec;
@@ -215,7 +215,7 @@ std::vector<std::string> ExpandInputPath(const std::string& path) {
     if (IsDirectory(e.path()) && entry.starts_with("models--") && IsDirectory(e.path() / "snapshots")) {
       for (std::string& s : Snapshots(e.path())) repos.push_back(std::move(s));
     } else if ((IsDirectory(e.path()) && fs::exists(e.path() / "header.json", ec)) ||
-               (fs::is_regular_file(fs::symlink_status(e.path(), ec)) && IsTar(e.path()))) {
+               (fs::is_regular_file(fs::symlink_status(e.path(), ec)) && IsTarFile(e.path()))) {
       rounds.push_back(e.path().string());  // a Lensemble round: a directory or a tar
     }
   }

@@ -3,6 +3,7 @@
 // members of a tar read in place, or the one file of a plain safetensors input.
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,6 +36,10 @@ struct OpenedInput {
 /// Structural diagnostics of a tar go to `sink`; so do the refusals of a file that is no
 /// input the audit reads (compressed, unknown, and for now the pickle family and GGUF).
 OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink);
+
+/// True when the regular file at `file` is a tar by content (its magic, never its name).
+/// Opened like any input file: without following a final symlink, never blocking on a FIFO.
+bool IsTarFile(const std::filesystem::path& file);
 
 /// The audits one command-line path stands for (inputs.md section 4): a hub root or a
 /// `models--ORG--NAME` folder stands for each of its `snapshots/REV`; a folder of Lensemble

@@ -1,15 +1,11 @@
 #include "lib/chain/discovery.h"
 
 #include <algorithm>
-#include <array>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <span>
 #include <system_error>
 
-#include "lib/formats/input_classifier.h"
-#include "lib/formats/tar_reader.h"
+#include "lib/artifact/input.h"
 
 namespace ckpt {
 namespace fs = std::filesystem;
@@ -18,16 +14,6 @@ namespace {
 bool HoldsHeader(const fs::path& dir) {
   std::error_code ec;
   return fs::symlink_status(dir / "header.json", ec).type() != fs::file_type::not_found && !ec;
-}
-
-// A regular file whose content is a tar (recognised by its magic, never by its name): a
-// Lensemble artifact travelling as a tar (inputs.md section 2).
-bool IsTarFile(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::array<char, kClassifyLength> head{};
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  const auto got = static_cast<std::size_t>(in.gcount());
-  return HasTarMagic(std::as_bytes(std::span(head).first(got)));
 }
 
 }  // namespace
