@@ -54,36 +54,48 @@ class RuleSink final : public DiagnosticSink {
 
 }  // namespace
 
+namespace {
+
+// SHA-256 of `file`'s `size` bytes into `into`, with the git blob SHA-1 as well when `into`
+// is a hub-cache blob named by one. False (nothing recorded) when a read fails.
+bool DigestWholeFile(const RandomAccessFile& file, std::uint64_t size, AdmittedFile& into,
+                     std::vector<std::byte>& buffer) {
+  Sha256 hash;
+  std::optional<Sha1> git;  // a hub-cache blob named by its git object id
+  if (into.blob_digest && into.blob_digest->size() == 40) {
+    git.emplace();
+    git->Update("blob " + std::to_string(size) + std::string(1, '\0'));
+  }
+  for (std::uint64_t at = 0; at < size;) {
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), size - at));
+    if (!file.ReadAt(at, std::span(buffer).first(n))) return false;
+    hash.Update(std::span(buffer).first(n));
+    if (git) git->Update(std::span(buffer).first(n));
+    at += n;
+  }
+  into.sha256 = hash.FinalHex();
+  if (git) into.git_blob_sha1 = git->FinalHex();
+  return true;
+}
+
+std::map<std::string_view, AdmittedFile*> AdmittedByName(Artifact& artifact) {
+  std::map<std::string_view, AdmittedFile*> by_name;
+  for (AdmittedFile& f : artifact.files) by_name[f.name] = &f;
+  return by_name;
+}
+
+}  // namespace
+
 // Each weight file's SHA-256 over its whole length, into the matching AdmittedFile. A read
 // that fails leaves the digest out: the identity check reports a file that changed.
 void DigestWeightFiles(Artifact& artifact) {
   std::vector<std::byte> buffer(1 << 20);
-  std::map<std::string_view, AdmittedFile*> admitted_by_name;
-  for (AdmittedFile& f : artifact.files) admitted_by_name[f.name] = &f;
+  const auto admitted_by_name = AdmittedByName(artifact);
   for (const WeightFile& wf : artifact.weights) {
-    if (!wf.file) continue;
     auto found = admitted_by_name.find(wf.name);
-    AdmittedFile* admitted = found == admitted_by_name.end() ? nullptr : found->second;
-    if (admitted != nullptr && admitted->sha256) continue;  // digested from the content hash's reads
-    Sha256 hash;
-    std::optional<Sha1> git;  // a hub-cache blob named by its git object id
-    if (admitted && admitted->blob_digest && admitted->blob_digest->size() == 40) {
-      git.emplace();
-      git->Update("blob " + std::to_string(wf.size) + std::string(1, '\0'));
-    }
-    bool ok = true;
-    for (std::uint64_t at = 0; at < wf.size && ok;) {
-      const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), wf.size - at));
-      ok = wf.file->ReadAt(at, std::span(buffer).first(n)).has_value();
-      if (ok) {
-        hash.Update(std::span(buffer).first(n));
-        if (git) git->Update(std::span(buffer).first(n));
-      }
-      at += n;
-    }
-    if (!ok || admitted == nullptr) continue;
-    admitted->sha256 = hash.FinalHex();
-    if (git) admitted->git_blob_sha1 = git->FinalHex();
+    if (!wf.file || found == admitted_by_name.end()) continue;
+    if (found->second->sha256) continue;  // digested from the content hash's reads
+    DigestWholeFile(*wf.file, wf.size, *found->second, buffer);
   }
 }
 
@@ -97,25 +109,27 @@ void DigestOtherFiles(Artifact& artifact, const ArtifactSource& source) {
     if (artifact.FindWeightFile(f.name) != nullptr) continue;  // DigestWeightFiles has it
     auto file = source.Open(f.name);
     if (!file || (*file)->identity() != f.identity) continue;
-    Sha256 hash;
-    std::optional<Sha1> git;
-    if (f.blob_digest && f.blob_digest->size() == 40) {
-      git.emplace();
-      git->Update("blob " + std::to_string((*file)->size()) + std::string(1, '\0'));
+    DigestWholeFile(**file, (*file)->size(), f, buffer);
+  }
+}
+
+std::vector<FileDigestRequest> WeightDigestRequests(const Artifact& artifact) {
+  std::vector<FileDigestRequest> requests;
+  for (const WeightFile& wf : artifact.weights) {
+    if (wf.file) requests.push_back({wf.file.get(), wf.size, std::nullopt});
+  }
+  return requests;
+}
+
+void RecordDigests(Artifact& artifact, std::span<const FileDigestRequest> requests) {
+  const auto admitted_by_name = AdmittedByName(artifact);
+  std::size_t next = 0;
+  for (const WeightFile& wf : artifact.weights) {
+    if (!wf.file || next >= requests.size()) continue;
+    const FileDigestRequest& request = requests[next++];
+    if (auto it = admitted_by_name.find(wf.name); request.sha256 && it != admitted_by_name.end()) {
+      it->second->sha256 = request.sha256;
     }
-    bool ok = true;
-    for (std::uint64_t at = 0; at < (*file)->size() && ok;) {
-      const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), (*file)->size() - at));
-      ok = (*file)->ReadAt(at, std::span(buffer).first(n)).has_value();
-      if (ok) {
-        hash.Update(std::span(buffer).first(n));
-        if (git) git->Update(std::span(buffer).first(n));
-      }
-      at += n;
-    }
-    if (!ok) continue;
-    f.sha256 = hash.FinalHex();
-    if (git) f.git_blob_sha1 = git->FinalHex();
   }
 }
 
@@ -237,21 +251,9 @@ AuditResult HashAndFinish(AuditSession& session) {
     if (session.plan && digests_wanted) {
       // One read: the weight files' digests come from the content hash's own windows; a
       // file whose bytes the hash does not visit in order is read again afterwards.
-      std::vector<FileDigestRequest> requests;
-      for (const WeightFile& wf : artifact.weights) {
-        if (wf.file) requests.push_back({wf.file.get(), wf.size, std::nullopt});
-      }
+      std::vector<FileDigestRequest> requests = WeightDigestRequests(artifact);
       RecordContentHash(session, ComputeContentHash(*session.plan, requests, 1 << 20, session.policy.overlap_reads));
-      std::map<std::string_view, AdmittedFile*> admitted_by_name;
-      for (AdmittedFile& f : artifact.files) admitted_by_name[f.name] = &f;
-      std::size_t next = 0;
-      for (const WeightFile& wf : artifact.weights) {
-        if (!wf.file) continue;
-        const FileDigestRequest& request = requests[next++];
-        if (auto it = admitted_by_name.find(wf.name); request.sha256 && it != admitted_by_name.end()) {
-          it->second->sha256 = request.sha256;
-        }
-      }
+      RecordDigests(artifact, requests);
       DigestWeightFiles(artifact);  // only those still without a digest
     } else {
       auto digest_files = [&artifact, &session] {

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,10 @@ std::unique_ptr<AuditSession> BeginAuditPath(const std::string& path, const Poli
 void RecordContentHash(AuditSession& session, const IoResult<std::string>& hash);
 /// Each weight file's SHA-256 over its whole length, into its AdmittedFile (Policy::digest_files).
 void DigestWeightFiles(Artifact& artifact);
+/// Requests for the open weight files' whole-file digests (to be fed from a pass's reads),
+/// and, once fed, their digests recorded in the matching AdmittedFiles.
+std::vector<FileDigestRequest> WeightDigestRequests(const Artifact& artifact);
+void RecordDigests(Artifact& artifact, std::span<const FileDigestRequest> requests);
 AuditResult FinishAudit(AuditSession& session);
 
 }  // namespace ckpt

@@ -1,6 +1,5 @@
 #include "engine/diff_run.h"
 
-#include <map>
 #include <thread>
 
 #include "engine/audit.h"
@@ -33,28 +32,15 @@ DiffRun DiffRounds(const std::string& path_a, const std::string& path_b, const D
     // pass reads the file in order; the rest are read again below.
     std::vector<FileDigestRequest> requests[2];
     if (options.policy.digest_files) {
-      for (int s = 0; s < 2; ++s) {
-        for (const WeightFile& wf : (s == 0 ? a : b)->result.artifact.weights) {
-          if (wf.file) requests[s].push_back({wf.file.get(), wf.size, std::nullopt});
-        }
-      }
+      requests[0] = WeightDigestRequests(a->result.artifact);
+      requests[1] = WeightDigestRequests(b->result.artifact);
       hashes.a.digests = requests[0];
       hashes.b.digests = requests[1];
     }
     FusedHashAndCompare(tensors, a->plan ? &*a->plan : nullptr, b->plan ? &*b->plan : nullptr,
                         std::max(1u, options.jobs), hashes);
-    for (int s = 0; s < 2; ++s) {
-      Artifact& artifact = (s == 0 ? a : b)->result.artifact;
-      std::map<std::string_view, AdmittedFile*> admitted;
-      for (AdmittedFile& f : artifact.files) admitted[f.name] = &f;
-      std::size_t next = 0;
-      for (const WeightFile& wf : artifact.weights) {
-        if (!wf.file || next >= requests[s].size()) continue;
-        const FileDigestRequest& request = requests[s][next++];
-        if (auto it = admitted.find(wf.name); request.sha256 && it != admitted.end())
-          it->second->sha256 = request.sha256;
-      }
-    }
+    RecordDigests(a->result.artifact, requests[0]);
+    RecordDigests(b->result.artifact, requests[1]);
     for (auto [session, side] : {std::pair{a.get(), &hashes.a}, std::pair{b.get(), &hashes.b}}) {
       if (!session->plan) continue;
       if (side->hash) {
