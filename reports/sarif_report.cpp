@@ -116,8 +116,8 @@ std::string FileOf(const std::string& artifact, const Location& loc, const std::
 }
 
 // What an empty file name means for an artifact of this kind (SarifFinding::whole_file).
-std::string WholeFile(const Artifact& artifact) {
-  return artifact.kind == InputKind::kLensemble || artifact.kind == InputKind::kModelFolder ? "header.json" : "";
+std::string WholeFile(InputKind kind) {
+  return kind == InputKind::kLensemble || kind == InputKind::kModelFolder ? "header.json" : "";
 }
 
 }  // namespace
@@ -332,7 +332,7 @@ SarifInput SarifFromAudit(std::span<const AuditResult> results, FailThreshold th
   std::vector<std::string> roots;
   for (const AuditResult& r : results) {
     for (const Finding& f : r.findings) {
-      input.findings.push_back({&f, r.artifact.path, std::nullopt, "", WholeFile(r.artifact)});
+      input.findings.push_back({&f, r.artifact.path, std::nullopt, "", WholeFile(r.artifact.kind)});
     }
     for (const DroppedFindings& d : r.dropped) input.dropped_notes.push_back(r.artifact.path + ": " + DroppedLine(d));
     for (const std::string& e : r.tool_errors) input.tool_errors.push_back(e);
@@ -352,7 +352,7 @@ SarifInput SarifFromChain(const ChainRun& run, FailThreshold threshold) {
   std::vector<std::string> roots;
   for (std::size_t i : run.graph.scope) {
     const ChainNode& n = run.graph.nodes[i];
-    const std::string whole_file = n.kind == InputKind::kLensemble ? "header.json" : "";
+    const std::string whole_file = WholeFile(n.kind);
     for (const Finding& f : n.audit_findings) input.findings.push_back({&f, n.path, std::nullopt, "", whole_file});
     for (const DroppedFindings& d : n.audit_dropped) input.dropped_notes.push_back(n.path + ": " + DroppedLine(d));
     for (const std::string& e : n.tool_errors) input.tool_errors.push_back(e);
@@ -381,7 +381,7 @@ SarifInput SarifFromDiff(const DiffRun& run, FailThreshold threshold) {
   for (const DroppedFindings& d : run.dropped) input.dropped_notes.push_back(DroppedLine(d));
   for (const AuditResult* r : {&run.a, &run.b}) {
     for (const Finding& f : r->findings) {
-      input.findings.push_back({&f, r->artifact.path, std::nullopt, "", WholeFile(r->artifact)});
+      input.findings.push_back({&f, r->artifact.path, std::nullopt, "", WholeFile(r->artifact.kind)});
     }
     for (const DroppedFindings& d : r->dropped) input.dropped_notes.push_back(r->artifact.path + ": " + DroppedLine(d));
     for (const std::string& e : r->tool_errors) input.tool_errors.push_back(e);
