@@ -54,12 +54,14 @@ void ModelFolderSource::Walk() {
     std::string path;
     const DirectorySource* dir;
     std::size_t depth;
+    IoResult<std::vector<DirectoryEntry>> listed;  // listed once, when the folder was met
   };
-  std::deque<Pending> queue{{"", root_.get(), 0}};
+  std::deque<Pending> queue;
+  queue.push_back({"", root_.get(), 0, root_->List()});
   while (!queue.empty()) {
-    const Pending folder = queue.front();
+    const Pending folder = std::move(queue.front());
     queue.pop_front();
-    auto listed = folder.dir->List();
+    const auto& listed = folder.listed;
     if (!listed) {
       not_walked_.push_back(folder.path.empty() ? "." : folder.path);
       continue;
@@ -94,7 +96,7 @@ void ModelFolderSource::Walk() {
       }
       const DirectorySource* raw = sub->get();
       folders_.emplace(path, std::move(*sub));
-      queue.push_back({path, raw, folder.depth + 1});
+      queue.push_back({path, raw, folder.depth + 1, std::move(sub_entries)});
     }
   }
   std::sort(entries_.begin(), entries_.end(),
