@@ -1,6 +1,8 @@
 // Conformance anchor: the spec's golden vectors (copied to fixtures/vectors) pass with the
 // listed hashes; flipping any tensor-data byte or editing any hashed header field fails
 // with CHECKPOINT_INTEGRITY; editing fields outside the hash (within their domain) passes.
+#include "tests/support/golden_vectors.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -15,17 +17,6 @@
 
 namespace ckpt::testing {
 namespace {
-
-struct Vector {
-  const char* name;
-  const char* hash;  // artifact-format.md section 9
-};
-constexpr Vector kVectors[] = {
-    {"v1-single", "6cfc33b1d22878a421e587fe95100746ed8ee1ff5730d5c6a6e267aab5e9b31e"},
-    {"v1-sharded", "6cfc33b1d22878a421e587fe95100746ed8ee1ff5730d5c6a6e267aab5e9b31e"},
-    {"v2-single", "d862e43796784071c7afdcacf9af82890f71fd1b9cea3681e6a576a878fd7e1a"},
-    {"v1-round1", "881106960b5da1c7c5967e8a1e668728cfca8018aa72d202d3ca6cc60057bfe8"},
-};
 
 Files LoadVector(const std::string& name) { return ReadFiles("fixtures/vectors/" + name); }
 
@@ -51,7 +42,7 @@ void EditWeightHeaders(Files& files, const std::function<void(boost::json::objec
 }
 
 TEST(GoldenVectors, PassWithTheListedHashes) {
-  for (const Vector& v : kVectors) {
+  for (const GoldenVector& v : kGoldenVectors) {
     AuditResult result = AuditPath(std::string("fixtures/vectors/") + v.name, Policy{});
     EXPECT_TRUE(result.findings.empty()) << v.name << ":\n" << Describe(result);
     EXPECT_TRUE(result.tool_errors.empty()) << v.name << ":\n" << Describe(result);
@@ -73,7 +64,7 @@ TEST(GoldenVectors, SchemaVersionIsReportedAsWrittenAndMigrated) {
 
 TEST(GoldenVectors, EveryFlippedDataByteFailsWithCheckpointIntegrity) {
   std::size_t flips = 0;
-  for (const Vector& v : kVectors) {
+  for (const GoldenVector& v : kGoldenVectors) {
     const Files clean = LoadVector(v.name);
     for (const auto& [name, bytes] : clean) {
       if (!IsWeightFileName(name)) continue;
@@ -186,7 +177,7 @@ std::vector<FieldEdit> HashedFieldEdits() {
 }
 
 TEST(GoldenVectors, EveryHashedFieldEditFailsWithCheckpointIntegrity) {
-  for (const Vector& v : kVectors) {
+  for (const GoldenVector& v : kGoldenVectors) {
     for (const FieldEdit& edit : HashedFieldEdits()) {
       Files files = LoadVector(v.name);
       edit.apply(files);
@@ -196,7 +187,7 @@ TEST(GoldenVectors, EveryHashedFieldEditFailsWithCheckpointIntegrity) {
 }
 
 TEST(GoldenVectors, EditsOutsideTheHashPass) {
-  for (const Vector& v : kVectors) {
+  for (const GoldenVector& v : kGoldenVectors) {
     Files files = LoadVector(v.name);
     EditHeader(files, [](boost::json::object& h) {
       h["config_hash"] = std::string(64, 'f');
@@ -213,12 +204,12 @@ TEST(GoldenVectors, EditsOutsideTheHashPass) {
 
 TEST(GoldenVectors, ExpectHashPinsTheRecomputedHash) {
   Policy pinned;
-  pinned.expected_hash = kVectors[0].hash;
+  pinned.expected_hash = kGoldenVectors[0].hash;
   EXPECT_TRUE(AuditPath("fixtures/vectors/v1-single", pinned).findings.empty());
-  pinned.expected_hash = kVectors[2].hash;
+  pinned.expected_hash = kGoldenVectors[2].hash;
   AuditResult result = AuditPath("fixtures/vectors/v1-single", pinned);
   ASSERT_EQ(FindingsOf(result, "hash-unexpected").size(), 1u) << Describe(result);
-  EXPECT_NE(FindingsOf(result, "hash-unexpected")[0]->message.find(kVectors[2].hash), std::string::npos);
+  EXPECT_NE(FindingsOf(result, "hash-unexpected")[0]->message.find(kGoldenVectors[2].hash), std::string::npos);
 }
 
 TEST(GoldenVectors, GeneratedArtifactsHashLikeTheLibrary) {

@@ -14,6 +14,7 @@
 #include "lib/io/directory_source.h"
 #include "tests/support/artifact_builder.h"
 #include "tests/support/audit_helpers.h"
+#include "tests/support/golden_vectors.h"
 #include "tests/support/process.h"
 #include "tests/support/tar_builder.h"
 
@@ -21,17 +22,6 @@ namespace ckpt::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Vector {
-  const char* name;
-  const char* hash;  // artifact-format.md section 9
-};
-constexpr Vector kVectors[] = {
-    {"v1-single", "6cfc33b1d22878a421e587fe95100746ed8ee1ff5730d5c6a6e267aab5e9b31e"},
-    {"v1-sharded", "6cfc33b1d22878a421e587fe95100746ed8ee1ff5730d5c6a6e267aab5e9b31e"},
-    {"v2-single", "d862e43796784071c7afdcacf9af82890f71fd1b9cea3681e6a576a878fd7e1a"},
-    {"v1-round1", "881106960b5da1c7c5967e8a1e668728cfca8018aa72d202d3ca6cc60057bfe8"},
-};
 
 // One way of writing a tar of directory DIR (whose parent is PARENT and name NAME) to OUT.
 struct Writer {
@@ -72,7 +62,7 @@ std::string Fill(std::string text, const std::map<std::string, std::string>& val
 
 TEST(TarArtifacts, GoldenVectorsTarredByRealWritersPassWithTheirHashes) {
   TempDir tmp;
-  for (const Vector& v : kVectors) {
+  for (const GoldenVector& v : kGoldenVectors) {
     const fs::path dir = fs::absolute(fs::path("fixtures/vectors") / v.name);
     for (const Writer& w : kWriters) {
       const fs::path out = tmp.path() / (std::string(v.name) + ".tar");
