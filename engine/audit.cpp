@@ -7,8 +7,10 @@
 
 #include "lib/artifact/input.h"
 #include "lib/artifact/loader.h"
+#include "lib/core/text.h"
 #include "lib/formats/layout.h"
 #include "lib/hashing/content_hash.h"
+#include "lib/hashing/crc32.h"
 #include "lib/hashing/sha256.h"
 #include "lib/io/directory_source.h"
 #include "rules/catalog.h"
@@ -59,19 +61,44 @@ namespace {
 // SHA-256 of `file`'s `size` bytes into `into`, with the git blob SHA-1 as well when `into`
 // is a hub-cache blob named by one. False (nothing recorded) when a read fails.
 bool DigestWholeFile(const RandomAccessFile& file, std::uint64_t size, AdmittedFile& into,
-                     std::vector<std::byte>& buffer) {
+                     std::vector<std::byte>& buffer, std::span<const PendingCrc> crcs = {},
+                     DiagnosticSink* sink = nullptr) {
   Sha256 hash;
   std::optional<Sha1> git;  // a hub-cache blob named by its git object id
   if (into.blob_digest && into.blob_digest->size() == 40) {
     git.emplace();
     git->Update("blob " + std::to_string(size) + std::string(1, '\0'));
   }
+  // Zip members whose CRC-32 is checked from these same reads, in offset order.
+  std::vector<const PendingCrc*> pending;
+  for (const PendingCrc& c : crcs) pending.push_back(&c);
+  std::sort(pending.begin(), pending.end(),
+            [](const PendingCrc* a, const PendingCrc* b) { return a->offset < b->offset; });
+  std::vector<Crc32> running(pending.size());
+  std::size_t first_open = 0;
   for (std::uint64_t at = 0; at < size;) {
     const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), size - at));
     if (!file.ReadAt(at, std::span(buffer).first(n))) return false;
     hash.Update(std::span(buffer).first(n));
     if (git) git->Update(std::span(buffer).first(n));
+    for (std::size_t i = first_open; i < pending.size() && pending[i]->offset < at + n; ++i) {
+      const PendingCrc& c = *pending[i];
+      const std::uint64_t begin = std::max(at, c.offset);
+      const std::uint64_t end = std::min(at + n, c.offset + c.length);
+      if (begin < end) running[i].Update(std::span(buffer).subspan(begin - at, end - begin));
+      if (c.offset + c.length <= at + n && i == first_open) ++first_open;
+    }
     at += n;
+  }
+  for (std::size_t i = 0; sink != nullptr && i < pending.size(); ++i) {
+    if (running[i].value() == pending[i]->expected) continue;
+    Location location;
+    location.file = into.name;
+    location.byte_offset = pending[i]->offset;
+    sink->Report(Diag::kZipCrcMismatch, location,
+                 "Member " + QuoteForMessage(pending[i]->member) + " has CRC-32 " + Crc32Hex(running[i].value()) +
+                     ", not the " + Crc32Hex(pending[i]->expected) +
+                     " its directory records: its bytes were changed after it was written (torch does not check).");
   }
   into.sha256 = hash.FinalHex();
   if (git) into.git_blob_sha1 = git->FinalHex();
@@ -88,14 +115,14 @@ std::map<std::string_view, AdmittedFile*> AdmittedByName(Artifact& artifact) {
 
 // Each weight file's SHA-256 over its whole length, into the matching AdmittedFile. A read
 // that fails leaves the digest out: the identity check reports a file that changed.
-void DigestWeightFiles(Artifact& artifact) {
+void DigestWeightFiles(Artifact& artifact, DiagnosticSink* sink) {
   std::vector<std::byte> buffer(1 << 20);
   const auto admitted_by_name = AdmittedByName(artifact);
   for (const WeightFile& wf : artifact.weights) {
     auto found = admitted_by_name.find(wf.name);
     if (!wf.file || found == admitted_by_name.end()) continue;
     if (found->second->sha256) continue;  // digested from the content hash's reads
-    DigestWholeFile(*wf.file, wf.size, *found->second, buffer);
+    DigestWholeFile(*wf.file, wf.size, *found->second, buffer, wf.pending_crcs, sink);
   }
 }
 
@@ -257,7 +284,8 @@ AuditResult HashAndFinish(AuditSession& session) {
       DigestWeightFiles(artifact);  // only those still without a digest
     } else {
       auto digest_files = [&artifact, &session] {
-        DigestWeightFiles(artifact);
+        RuleSink crc_sink(session.sink);
+        DigestWeightFiles(artifact, &crc_sink);
         if (artifact.kind == InputKind::kModelFolder) DigestOtherFiles(artifact, *session.source);
       };
       std::thread digests;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lib/artifact/audit_result.h"
+#include "lib/findings/diagnostic.h"
 #include "lib/hashing/content_hash.h"
 #include "lib/io/artifact_source.h"
 
@@ -41,7 +42,9 @@ std::unique_ptr<AuditSession> BeginAudit(const std::string& display_path, const 
 std::unique_ptr<AuditSession> BeginAuditPath(const std::string& path, const Policy& policy);
 void RecordContentHash(AuditSession& session, const IoResult<std::string>& hash);
 /// Each weight file's SHA-256 over its whole length, into its AdmittedFile (Policy::digest_files).
-void DigestWeightFiles(Artifact& artifact);
+/// The CRC-32s a torch zip defers to this read (PendingCrc) are checked too; a mismatch is
+/// reported to `sink` when one is given.
+void DigestWeightFiles(Artifact& artifact, DiagnosticSink* sink = nullptr);
 /// Requests for the open weight files' whole-file digests (to be fed from a pass's reads),
 /// and, once fed, their digests recorded in the matching AdmittedFiles.
 std::vector<FileDigestRequest> WeightDigestRequests(const Artifact& artifact);

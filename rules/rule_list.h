@@ -65,6 +65,7 @@
   X(index, index_total_size, "index-total-size", Checked) \
   X(index, index_wrong_shard, "index-wrong-shard", Checked) \
   X(input, input_compressed, "input-compressed", Read) \
+  X(input, input_name_mismatch, "input-name-mismatch", Read) \
   X(input, input_unrecognised, "input-unrecognised", Read) \
   X(layout, layout_file_changed, "layout-file-changed", Checked) \
   X(layout, layout_header_missing, "layout-header-missing", Checked) \
@@ -96,7 +97,24 @@
   X(model, model_tensor_unmapped, "model-tensor-unmapped", Checked) \
   X(model, model_total_size, "model-total-size", Checked) \
   X(model, model_unreferenced_weights, "model-unreferenced-weights", Checked) \
+  X(numpy, numpy_header_invalid, "numpy-header-invalid", Read) \
+  X(numpy, numpy_object_array, "numpy-object-array", Read) \
   X(path, path_escape, "path-escape", Checked) \
+  X(pickle, pickle_argument_invalid, "pickle-argument-invalid", Read) \
+  X(pickle, pickle_budget_exceeded, "pickle-budget-exceeded", Read) \
+  X(pickle, pickle_build_unsafe, "pickle-build-unsafe", Read) \
+  X(pickle, pickle_call_unsafe, "pickle-call-unsafe", Read) \
+  X(pickle, pickle_dtype_unsupported, "pickle-dtype-unsupported", Read) \
+  X(pickle, pickle_extension_code, "pickle-extension-code", Read) \
+  X(pickle, pickle_format_note, "pickle-format-note", Checked) \
+  X(pickle, pickle_global_unsafe, "pickle-global-unsafe", Read) \
+  X(pickle, pickle_nested_loader, "pickle-nested-loader", Read) \
+  X(pickle, pickle_scanner_import, "pickle-scanner-import", Read) \
+  X(pickle, pickle_storage_mismatch, "pickle-storage-mismatch", Read) \
+  X(pickle, pickle_stream_malformed, "pickle-stream-malformed", Read) \
+  X(pickle, pickle_tensor_invalid, "pickle-tensor-invalid", Read) \
+  X(pickle, pickle_tensor_name, "pickle-tensor-name", Read) \
+  X(pickle, pickle_trailing_data, "pickle-trailing-data", Read) \
   X(residency, residency_action_head, "residency-action-head", Checked) \
   X(residency, residency_group_not_shared, "residency-group-not-shared", Checked) \
   X(residency, residency_policy_widened, "residency-policy-widened", Checked) \
@@ -137,6 +155,7 @@
   X(tar, tar_size_conflict, "tar-size-conflict", Read) \
   X(tar, tar_sparse_member, "tar-sparse-member", Read) \
   X(tar, tar_symlink_member, "tar-symlink-member", Read) \
+  X(torch, torch_legacy_layout, "torch-legacy-layout", Read) \
   X(weights, weights_file_empty, "weights-file-empty", Read) \
   X(weights, weights_files_mismatch, "weights-files-mismatch", Checked) \
   X(weights, weights_format_gguf, "weights-format-gguf", Read) \
@@ -148,5 +167,10 @@
   X(weights, weights_metadata_content_hash, "weights-metadata-content-hash", Checked) \
   X(weights, weights_metadata_schema_version, "weights-metadata-schema-version", Checked) \
   X(weights, weights_tensor_in_two_files, "weights-tensor-in-two-files", Checked) \
+  X(zip, zip_crc_mismatch, "zip-crc-mismatch", Read) \
+  X(zip, zip_header_mismatch, "zip-header-mismatch", Read) \
+  X(zip, zip_member_compressed, "zip-member-compressed", Read) \
+  X(zip, zip_member_unexpected, "zip-member-unexpected", Read) \
+  X(zip, zip_structure, "zip-structure", Read) \
   /* end of the list: every X line ends with a backslash */
 // clang-format on

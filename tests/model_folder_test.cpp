@@ -74,9 +74,10 @@ TEST(FileInputs, APickleNamedSafetensorsIsAPickle) {
   const AuditResult result =
       AuditInput({{"model.safetensors", std::string("\x80\x02}q\x00.", 6)}}, InputForm::kFile, "");
   EXPECT_EQ(result.artifact.kind, InputKind::kPickle);
-  ASSERT_EQ(FindingsOf(result, "weights-format-pickle").size(), 1U) << Describe(result);
-  EXPECT_NE(FindingsOf(result, "weights-format-pickle")[0]->message.find("although its name says safetensors"),
-            std::string::npos);
+  ASSERT_EQ(FindingsOf(result, "input-name-mismatch").size(), 1U) << Describe(result);
+  EXPECT_EQ(FindingsOf(result, "input-name-mismatch")[0]->message,
+            "'model.safetensors' is named as safetensors but is a Python pickle (protocol 2): tools that trust the "
+            "extension are fooled.");
 }
 
 TEST(FileInputs, TrailingBytesAfterTheLastTensorAreRefused) {

@@ -21,8 +21,9 @@ bool IsKebabCase(std::string_view id) {
 }
 
 TEST(RuleCatalog, IdsAreUniqueSortedAndKebabCase) {
-  const std::set<std::string> families = {"chain",    "diff",  "hash", "header",    "index",       "input", "layout",
-                                          "manifest", "model", "path", "residency", "safetensors", "tar",   "weights"};
+  const std::set<std::string> families = {"chain",     "diff",        "hash",  "header", "index",   "input",
+                                          "layout",    "manifest",    "model", "numpy",  "path",    "pickle",
+                                          "residency", "safetensors", "tar",   "torch",  "weights", "zip"};
   std::string previous;
   for (const RuleEntry& entry : AllRules()) {
     const std::string id(entry.info->id);
@@ -82,7 +83,8 @@ TEST(RuleCatalog, EachRuleLivesInTheFileTheRegistryNames) {
 TEST(RuleCatalog, SeverityDefaults) {
   // Valid-but-noncanonical input, unverified links and unverified hashes are warnings, and so
   // is what inputs.md section 4 calls a warning in a model folder; a widened policy and a
-  // duplicate artifact are notes; all else is an error.
+  // duplicate artifact are notes, and so is a pickle-based file's advice to prefer
+  // safetensors; all else is an error.
   const std::set<std::string_view> warnings = {"safetensors-noncanonical-whitespace",
                                                "chain-links-unverified",
                                                "hash-not-verified",
@@ -95,9 +97,11 @@ TEST(RuleCatalog, SeverityDefaults) {
                                                "model-config-invalid"};
   for (const RuleEntry& entry : AllRules()) {
     const std::string_view id = entry.info->id;
-    Severity expected = warnings.count(id)                                                       ? Severity::kWarning
-                        : (id == "residency-policy-widened" || id == "chain-duplicate-artifact") ? Severity::kNote
-                                                                                                 : Severity::kError;
+    Severity expected =
+        warnings.count(id) ? Severity::kWarning
+        : (id == "residency-policy-widened" || id == "chain-duplicate-artifact" || id == "pickle-format-note")
+            ? Severity::kNote
+            : Severity::kError;
     EXPECT_EQ(entry.info->severity, expected) << id;
   }
 }

@@ -45,9 +45,27 @@ struct StoredTensor {
   std::uint64_t data_length = 0;    ///< bytes of element data
 };
 
+/// A stored zip member whose CRC-32 is checked while the file is hashed (a torch zip's
+/// data records: reading them only for the CRC would read every tensor byte twice).
+struct PendingCrc {
+  std::string member;
+  std::uint64_t offset = 0;
+  std::uint64_t length = 0;
+  std::uint32_t expected = 0;
+};
+
+/// What the analysis of a pickle-based file found (inputs.md section 6), for rules and reports.
+struct PickleFacts {
+  std::string container;      ///< "torch-zip", "torch-legacy", "pickle", "numpy"
+  std::uint32_t pickles = 0;  ///< pickles analysed
+  bool unsafe = false;        ///< an import, call or argument outside the allowlist
+};
+
 struct WeightFile {
   std::string name;
   std::uint64_t size = 0;
+  std::optional<PickleFacts> pickle;  ///< set for a pickle-based file (tensors listed from its analysis)
+  std::vector<PendingCrc> pending_crcs;
   bool header_read = false;            ///< the JSON header parsed as an object: `tensors` is complete
   bool valid = false;                  ///< strict safetensors structure holds: bytes can be located
   std::uint64_t data_start = 0;        ///< 8 + header length

@@ -9,6 +9,7 @@
 #include "lib/core/text.h"
 #include "lib/formats/layout.h"
 #include "lib/formats/tar_reader.h"
+#include "lib/formats/zip_reader.h"
 #include "lib/io/directory_source.h"
 #include "lib/io/model_folder_source.h"
 #include "lib/io/tar_source.h"
@@ -111,11 +112,32 @@ OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink) {
     in.tool_error = Describe("cannot read " + path, read.error());
     return in;
   }
-  const ClassifiedFile classified = ClassifyFileHead(std::span(head).first(length), (*file)->size());
+  std::optional<std::byte> last;
+  if ((*file)->size() > 0) {
+    std::array<std::byte, 1> tail{};
+    if (auto read = (*file)->ReadAt((*file)->size() - 1, tail); !read) {
+      in.tool_error = Describe("cannot read " + path, read.error());
+      return in;
+    }
+    last = tail[0];
+  }
+  ClassifiedFile classified = ClassifyFileHead(std::span(head).first(length), (*file)->size(), last);
+  if (classified.kind == InputKind::kUnknown && HasZipEndRecord(**file)) {
+    // A zip behind a prefix (junk, a spanning marker): torch's reader finds it from the end.
+    classified.kind = InputKind::kTorchZip;
+    classified.description = "a zip archive behind other bytes";
+  }
   in.kind = classified.kind;
   in.description = classified.description;
   Location at_start;  // the input file itself: an empty name
   at_start.byte_offset = 0;
+  if (ClaimsSafetensors(name) && classified.kind != InputKind::kSafetensors) {
+    sink.Report(
+        Diag::kInputNameMismatch, at_start,
+        QuoteForMessage(name) + " is named as safetensors but is " +
+            (classified.description.empty() ? std::string("no format the audit recognises") : classified.description) +
+            ": tools that trust the extension are fooled.");
+  }
   switch (classified.kind) {
     case InputKind::kLensembleTar: {
       std::shared_ptr<RandomAccessFile> tar(std::move(*file));
@@ -129,6 +151,10 @@ OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink) {
       return in;
     }
     case InputKind::kSafetensors:
+    case InputKind::kTorchZip:
+    case InputKind::kTorchLegacy:
+    case InputKind::kPickle:
+    case InputKind::kNumpy:
       in.source = std::make_unique<SingleFileSource>(std::move(*folder), name, (*file)->size());
       return in;
     case InputKind::kCompressed:
@@ -145,11 +171,11 @@ OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink) {
                       "checkpoint.");
       return in;
     default:
-      // The pickle family and GGUF: recognised; their analysers come with their own readers.
+      // GGUF: recognised; its reader comes with its own issue.
       sink.Report(classified.refused_format->refused, at_start,
                   QuoteForMessage(name) + " is " + classified.description +
                       (ClaimsSafetensors(name) ? ", although its name says safetensors" : "") +
-                      "; this audit reads safetensors only and never loads a pickle: re-export with safetensors.");
+                      "; this audit does not read GGUF files yet.");
       return in;
   }
 }

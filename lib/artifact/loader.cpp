@@ -12,6 +12,7 @@
 #include "lib/formats/layout_profile.h"
 #include "lib/formats/model_folder_reader.h"
 #include "lib/formats/shard_index_reader.h"
+#include "lib/formats/torch_checkpoint.h"
 #include "lib/formats/weight_formats.h"
 #include "lib/hashing/sha256.h"
 #include "lib/io/model_folder_source.h"
@@ -32,6 +33,23 @@ std::string Describe(const std::string& context, const boost::system::error_code
 bool IsHexDigest(std::string_view text) {
   return (text.size() == 64 || text.size() == 40) &&
          text.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+}
+
+// Analyses the pickle-based file `name` of `source` for its diagnostics alone (a pickle in
+// a Lensemble artifact or a model folder: its findings say what loading it would do).
+void AnalysePickleFamily(const ArtifactSource& source, const std::string& name, DiagnosticSink& sink,
+                         std::vector<std::string>& tool_errors, const std::string& display_path) {
+  auto file = source.Open(name);
+  if (!file) return;  // reported where it was first opened
+  std::array<std::byte, kClassifyLength> head{};
+  const auto length = static_cast<std::size_t>(std::min<std::uint64_t>((*file)->size(), head.size()));
+  if (!(*file)->ReadAt(0, std::span(head).first(length))) return;
+  const InputKind kind = ClassifyPickleFamily(std::span(head).first(length), (*file)->size());
+  if (kind == InputKind::kUnknown) return;
+  auto read = ReadPickleFamily(kind, name, std::move(*file), sink);
+  if (!read && read.error().value() != kFileChangedErrno) {
+    tool_errors.push_back(Describe("cannot read " + display_path + "/" + name, read.error()));
+  }
 }
 
 // Everything of a model folder besides its weight files (read already): its links, shard
@@ -105,7 +123,9 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
       }
     } else if (item.kind == InventoryClass::kPythonSource) {
       model.remote_code.emplace_back(entry.name, "Python source shipped with the model");
-    } else if (item.kind == InventoryClass::kPickleFamily || item.kind == InventoryClass::kGguf) {
+    } else if (item.kind == InventoryClass::kPickleFamily) {
+      AnalysePickleFamily(source, entry.name, sink, tool_errors, artifact.path);
+    } else if (item.kind == InventoryClass::kGguf) {
       if (auto refused = RecogniseRefusedFormat(std::span(head).first(length), (*file)->size())) {
         Location at;
         at.file = entry.name;
@@ -166,7 +186,13 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
       continue;
     }
     artifact.files.push_back({name, (*file)->identity(), std::nullopt, std::nullopt, std::nullopt, std::nullopt});
-    auto weights = AcceptedWeightFormat().read(name, std::move(*file), sink);
+    auto weights = IsPickleFamily(kind) ? ReadPickleFamily(kind, name, std::move(*file), sink)
+                                        : AcceptedWeightFormat().read(name, std::move(*file), sink);
+    if (weights && !weights->valid && !weights->pickle && !IsPickleFamily(kind)) {
+      // A pickle where weights belong stays an error whatever it holds, and its analysis
+      // says what loading it would do.
+      AnalysePickleFamily(source, name, sink, tool_errors, display_path);
+    }
     if (!weights) {
       if (weights.error().value() != kFileChangedErrno) {
         tool_errors.push_back(Describe("cannot read " + display_path + "/" += name, weights.error()));

@@ -31,8 +31,25 @@ namespace ckpt {
   X(IndexStructure)                  \
   X(IndexTooLarge)                   \
   X(InputCompressed)                 \
+  X(InputNameMismatch) \
   X(InputUnrecognised)               \
   X(ModelIndexInvalid)               \
+  X(NumpyHeaderInvalid) \
+  X(NumpyObjectArray) \
+  X(PickleArgumentInvalid) \
+  X(PickleBudgetExceeded) \
+  X(PickleBuildUnsafe) \
+  X(PickleCallUnsafe) \
+  X(PickleDtypeUnsupported) \
+  X(PickleExtensionCode) \
+  X(PickleGlobalUnsafe) \
+  X(PickleNestedLoader) \
+  X(PickleScannerImport) \
+  X(PickleStorageMismatch) \
+  X(PickleStreamMalformed) \
+  X(PickleTensorInvalid) \
+  X(PickleTensorName) \
+  X(PickleTrailingData) \
   X(SafetensorsBufferSize)           \
   X(SafetensorsDtypeUnknown)         \
   X(SafetensorsDuplicateTensor)      \
@@ -68,6 +85,7 @@ namespace ckpt {
   X(TarSizeConflict)                 \
   X(TarSparseMember)                 \
   X(TarSymlinkMember)                \
+  X(TorchLegacyLayout) \
   X(WeightsFileEmpty)                \
   X(WeightsFormatGguf)               \
   X(WeightsFormatGitLfsPointer)      \
@@ -75,6 +93,11 @@ namespace ckpt {
   X(WeightsFormatNumpy)              \
   X(WeightsFormatPickle)             \
   X(WeightsFormatZip)                \
+  X(ZipCrcMismatch) \
+  X(ZipHeaderMismatch) \
+  X(ZipMemberCompressed) \
+  X(ZipMemberUnexpected) \
+  X(ZipStructure) \
   /* end of the list: every X line ends with a backslash */
 
 enum class Diag : std::uint8_t {

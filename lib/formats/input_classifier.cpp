@@ -4,8 +4,10 @@
 #include <string_view>
 
 #include "lib/core/byte_reader.h"
+#include "lib/formats/pickle_analyser.h"
 #include "lib/formats/safetensors_reader.h"
 #include "lib/formats/tar_reader.h"
+#include "lib/formats/torch_checkpoint.h"
 
 namespace ckpt {
 namespace {
@@ -13,9 +15,6 @@ namespace {
 bool StartsWith(std::span<const std::byte> head, std::string_view magic) {
   return head.size() >= magic.size() && AsStringView(head.first(magic.size())) == magic;
 }
-
-// The magic number torch's legacy format pickles first: LONG1 of 0x1950a86a20f9469cfc6c.
-constexpr std::string_view kTorchLegacyStart("\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19", 14);
 
 }  // namespace
 
@@ -32,7 +31,8 @@ bool LooksLikeSafetensors(std::span<const std::byte> head, std::uint64_t size) {
   return false;  // only whitespace within the bytes looked at
 }
 
-ClassifiedFile ClassifyFileHead(std::span<const std::byte> head, std::uint64_t size) {
+ClassifiedFile ClassifyFileHead(std::span<const std::byte> head, std::uint64_t size,
+                                std::optional<std::byte> last_byte) {
   head = head.first(std::min(head.size(), kClassifyLength));
   ClassifiedFile out;
   if (HasTarMagic(head)) {
@@ -66,14 +66,19 @@ ClassifiedFile ClassifyFileHead(std::span<const std::byte> head, std::uint64_t s
   if (refused) {
     out.refused_format = refused->format;
     out.description = refused->description;
-    const std::string_view format = refused->format->name;
-    if (format == "gguf") out.kind = InputKind::kGguf;
-    if (format == "zip") out.kind = InputKind::kTorchZip;
-    if (format == "numpy") out.kind = InputKind::kNumpy;
-    if (format == "pickle") {
-      out.kind = StartsWith(head, kTorchLegacyStart) ? InputKind::kTorchLegacy : InputKind::kPickle;
-      if (out.kind == InputKind::kTorchLegacy) out.description = "a legacy torch.save checkpoint (stacked pickles)";
-    }
+    if (refused->format->name == "gguf") out.kind = InputKind::kGguf;
+  }
+  const InputKind family = ClassifyPickleFamily(head, size);
+  if (family != InputKind::kUnknown) {
+    out.kind = family;
+    if (family == InputKind::kTorchLegacy) out.description = "a legacy torch.save checkpoint (stacked pickles)";
+    if (family == InputKind::kTorchZip) out.description = "a zip archive (torch.save format)";
+  } else if (out.kind == InputKind::kUnknown && !head.empty() && last_byte &&
+             std::to_integer<char>(*last_byte) == '.' && pickle::IsOpcode(head[0])) {
+    // An opcode first and STOP last: a pickle without a PROTO opcode (protocols 0 and 1
+    // write none, and CPython runs any opcode in any stream).
+    out.kind = InputKind::kPickle;
+    out.description = "a Python pickle (no protocol header)";
   }
   return out;
 }

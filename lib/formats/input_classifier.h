@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -21,8 +22,10 @@ struct ClassifiedFile {
   const WeightFormat* refused_format = nullptr;  ///< for the pickle family, GGUF and the unknown: its label
 };
 
-/// Classifies a file from its first bytes (at most kClassifyLength) and its size.
-ClassifiedFile ClassifyFileHead(std::span<const std::byte> head, std::uint64_t size);
+/// Classifies a file from its first bytes (at most kClassifyLength), its size and its last
+/// byte (a protocol 0/1 pickle starts with one of its opcodes and ends with STOP, '.').
+ClassifiedFile ClassifyFileHead(std::span<const std::byte> head, std::uint64_t size,
+                                std::optional<std::byte> last_byte = std::nullopt);
 
 /// The safetensors row: the first 8 bytes give N with 2 <= N <= 100,000,000 and
 /// N <= size - 8, and the header starts with '{' after JSON whitespace.

@@ -38,6 +38,7 @@ bool ByName(std::string_view a, std::string_view b) { return a < b; }
 Layout SingleFile(const std::vector<DirectoryEntry>& /*entries*/) { return Layout::kSingle; }
 
 const LayoutProfile kSafetensorsFile{"safetensors-file", "", "", &AnyFile, &ByName, &SingleFile};
+const LayoutProfile kPickleFile{"pickle-file", "", "", &AnyFile, &ByName, &SingleFile};
 
 Layout ClassifyModelFolder(const std::vector<DirectoryEntry>& entries) {
   std::size_t weights = 0;
@@ -55,6 +56,11 @@ const LayoutProfile& SelectLayoutProfile(InputKind kind) {
       return kSafetensorsFile;
     case InputKind::kModelFolder:
       return kModelFolder;
+    case InputKind::kTorchZip:
+    case InputKind::kTorchLegacy:
+    case InputKind::kPickle:
+    case InputKind::kNumpy:
+      return kPickleFile;
     default:
       return kLensembleDirectory;
   }

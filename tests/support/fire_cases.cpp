@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "tests/support/model_folder_builder.h"
+#include "tests/support/pickle_builder.h"
 #include "tests/support/tar_builder.h"
 
 namespace ckpt::testing {
@@ -807,6 +808,86 @@ std::vector<FireCase> AllFireCases() {
     cache.at(BlobOf(cache, "config.json")) = R"({"model_type": "other", "hidden_size": 4})";
     return cache;
   });
+
+  // pickle-based files (inputs.md section 6): each a file input built opcode by opcode.
+  auto pickle_case = [&c, &CI](std::string rule, std::string variant, std::string name,
+                               std::function<std::string()> make) {
+    FireCase fc{std::move(rule), CI, std::move(variant), [name, make] { return Files{{name, make()}}; }};
+    fc.form = InputForm::kFile;
+    c.push_back(std::move(fc));
+  };
+  using namespace pk;  // NOLINT(google-build-using-namespace): the opcode vocabulary
+  const std::string touch = "touch /tmp/ckpt-audit-sentinel";
+  pickle_case("pickle-global-unsafe", "GLOBAL posix system", "a.pkl", [touch] { return SystemPickle(touch); });
+  pickle_case("pickle-call-unsafe", "REDUCE posix.system", "a.pkl", [touch] { return SystemPickle(touch); });
+  pickle_case("pickle-nested-loader", "torch.load", "a.pkl",
+              [] { return Proto(2) + CallWithStr("torch", "load", "inner.pt") + kStop; });
+  pickle_case("pickle-scanner-import", "picklescan", "a.pkl",
+              [] { return Proto(2) + Global("picklescan.scanner", "scan_pickle_bytes") + kStop; });
+  pickle_case("pickle-argument-invalid", "OrderedDict of a string", "a.pkl",
+              [] { return Proto(2) + Global("collections", "OrderedDict") + Str("cmd") + kTuple1 + kReduce + kStop; });
+  pickle_case("pickle-build-unsafe", "BUILD on a dict", "a.pkl",
+              [] { return Proto(2) + kEmptyDict + kEmptyDict + Str("x") + Int(1) + kSetItem + kBuild + kStop; });
+  pickle_case("pickle-stream-malformed", "truncated before STOP", "a.pkl",
+              [] { return Proto(2) + kEmptyDict + Str("x"); });
+  pickle_case("pickle-extension-code", "EXT1", "a.pkl", [] { return Proto(2) + std::string("\x82\x07.", 3); });
+  pickle_case("pickle-budget-exceeded", "2^62 length prefix", "a.pkl",
+              [] { return Proto(4) + "\x8d" + std::string("\x00\x00\x00\x00\x00\x00\x00\x40", 8) + kStop; });
+  pickle_case("pickle-trailing-data", "junk after STOP", "a.pkl",
+              [] { return Proto(2) + kNone + kStop + "\xfe junk"; });
+  pickle_case("pickle-tensor-invalid", "quantized rebuild", "a.pkl",
+              [] { return Proto(2) + Global("torch._utils", "_rebuild_qtensor") + kEmptyTuple + kReduce + kStop; });
+  pickle_case("pickle-storage-mismatch", "record of the wrong size", "model.pt", [] {
+    return TorchZip(OneTensorPickle(), {{"0", std::string(20, '\x01')}});
+  });
+  pickle_case("pickle-tensor-name", "two paths, one name", "model.pt", [] {
+    // {'a.b': tensor0, 'a': {'b': tensor1}}: both are named a.b.
+    const std::string pid =
+        kMark + Str("storage") + Global("torch", "FloatStorage") + Str("0") + Str("cpu") + Int(6) + kTuple + kBinPersId;
+    const std::string tensor = Global("torch._utils", "_rebuild_tensor_v2") + kMark + pid + Int(0) + kMark + Int(6) +
+                               kTuple + kMark + Int(1) + kTuple + kNewFalse + Global("collections", "OrderedDict") +
+                               kEmptyTuple + kReduce + kTuple + kReduce;
+    const std::string data = Proto(2) + kEmptyDict + Str("a.b") + tensor + kSetItem + Str("a") + kEmptyDict + Str("b") +
+                             tensor + kSetItem + kSetItem + kStop;
+    return TorchZip(data, {{"0", OneTensorRecord()}});
+  });
+  pickle_case("pickle-dtype-unsupported", "complex128 storage", "model.pt", [] {
+    return TorchZip(StateDictPickle({{"w", "ComplexDoubleStorage", "0", 1, 0, {1}, {}}}),
+                    {{"0", std::string(16, '\0')}});
+  });
+  pickle_case("pickle-format-note", "clean torch zip", "model.pt", [] { return OneTensorZip(); });
+  pickle_case("zip-structure", "bytes before the archive", "model.pt", [] {
+    return BuildZip(TorchZipEntries(OneTensorPickle(), {{"0", OneTensorRecord()}}), "prefix");
+  });
+  pickle_case("zip-header-mismatch", "local name differs", "model.pt", [] {
+    auto entries = TorchZipEntries(OneTensorPickle(), {{"0", OneTensorRecord()}});
+    entries[0].local_name = "archive/data.pkx";
+    return BuildZip(entries);
+  });
+  pickle_case("zip-crc-mismatch", "data.pkl CRC-32", "model.pt", [] {
+    auto entries = TorchZipEntries(OneTensorPickle(), {{"0", OneTensorRecord()}});
+    entries[0].crc = 7;
+    return BuildZip(entries);
+  });
+  pickle_case("zip-member-unexpected", "unreferenced record", "model.pt", [] {
+    return TorchZip(OneTensorPickle(), {{"0", OneTensorRecord()}, {"1", "spare"}});
+  });
+  pickle_case("zip-member-compressed", "deflate method", "model.pt", [] {
+    auto entries = TorchZipEntries(OneTensorPickle(), {{"0", OneTensorRecord()}});
+    entries[3].method = 8;
+    return BuildZip(entries);
+  });
+  pickle_case("torch-legacy-layout", "bytes after the last storage", "model.bin",
+              [] { return OneTensorLegacy() + "tail"; });
+  pickle_case("numpy-header-invalid", "data shorter than the shape", "a.npy", [] {
+    return Npy("<f4", {3, 4}).substr(0, 100);
+  });
+  pickle_case("numpy-object-array", "object dtype", "a.npy", [touch] {
+    std::string npy = Npy("|O", {}, 0);
+    return npy + SystemPickle(touch);
+  });
+  pickle_case("input-name-mismatch", "pickle named safetensors", "model.safetensors",
+              [] { return Proto(2) + kEmptyDict + kStop; });
 
   return c;
 }

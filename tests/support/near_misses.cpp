@@ -4,6 +4,7 @@
 
 #include "tests/support/fire_cases.h"
 #include "tests/support/model_folder_builder.h"
+#include "tests/support/pickle_builder.h"
 #include "tests/support/tar_builder.h"
 
 namespace ckpt::testing {
@@ -527,6 +528,110 @@ std::vector<NearMiss> AllNearMisses() {
     f["config.json"] = R"({"id2label": {"0": "caf\u00e9", "1": "na\u00efve"}, "nested": [[[1]]]})";
     return f;
   });
+
+  // pickle-based files: as close to firing as each rule allows.
+  auto pickle_near = [&n](std::string rule, std::string variant, std::string name, std::function<std::string()> make,
+                          bool clean = false) {
+    NearMiss m{std::move(rule), std::move(variant), [name, make] { return Files{{name, make()}}; }, clean};
+    m.form = InputForm::kFile;
+    n.push_back(std::move(m));
+  };
+  using namespace pk;  // NOLINT(google-build-using-namespace): the opcode vocabulary
+  // A state dict as torch writes it: _metadata given by BUILD, a Parameter, views of one storage.
+  const auto torch_like = [] {
+    const std::string pid =
+        kMark + Str("storage") + Global("torch", "FloatStorage") + Str("0") + Str("cpu") + Int(6) + kTuple + kBinPersId;
+    auto tensor = [&pid](int offset, int size) {
+      return Global("torch._utils", "_rebuild_tensor_v2") + kMark + pid + Int(offset) + kMark + Int(size) + kTuple +
+             kMark + Int(1) + kTuple + kNewFalse + Global("collections", "OrderedDict") + kEmptyTuple + kReduce +
+             kTuple + kReduce;
+    };
+    const std::string parameter = Global("torch._utils", "_rebuild_parameter") + kMark + tensor(0, 6) + kNewTrue +
+                                  Global("collections", "OrderedDict") + kEmptyTuple + kReduce + kTuple + kReduce;
+    return Proto(2) + Global("collections", "OrderedDict") + kEmptyTuple + kReduce + kMark + Str("weight") + parameter +
+           Str("head") + tensor(2, 4) + Str("tied") + tensor(0, 6) + kSetItems + kEmptyDict + Str("_metadata") +
+           Global("collections", "OrderedDict") + kEmptyTuple + kReduce + Str("") + kEmptyDict + Str("version") +
+           Int(1) + kSetItem + kSetItem + kSetItem + kBuild + kStop;
+  };
+  pickle_near("pickle-global-unsafe", "every global torch.save writes", "model.pt", [torch_like] {
+    return TorchZip(torch_like(), {{"0", OneTensorRecord()}});
+  });
+  pickle_near("pickle-call-unsafe", "_codecs.encode(str, 'latin1')", "a.pkl", [] {
+    return Proto(2) + Global("_codecs", "encode") + Str("abc") + Str("latin1") + kTuple2 + kReduce + kStop;
+  });
+  pickle_near("pickle-nested-loader", "pickle.dumps is not a loader", "a.pkl",
+              [] { return Proto(2) + Global("pickle", "dumps") + kStop; });
+  pickle_near("pickle-scanner-import", "a module named like a scanner", "a.pkl",
+              [] { return Proto(2) + Global("fickle", "x") + kStop; });
+  pickle_near("pickle-argument-invalid", "OrderedDict of pairs", "a.pkl", [] {
+    return Proto(2) + Global("collections", "OrderedDict") + kMark + kMark + Str("a") + Int(1) + kTuple + kTuple +
+           kTuple1 + kReduce + kStop;
+  });
+  pickle_near("pickle-build-unsafe", "_metadata given to a state dict", "model.pt", [torch_like] {
+    return TorchZip(torch_like(), {{"0", OneTensorRecord()}});
+  });
+  pickle_near("pickle-stream-malformed", "memo slot rewritten, stack emptied", "a.pkl",
+              [] { return Proto(2) + Int(1) + BinPut(0) + kPop + Str("x") + BinPut(0) + kPop + BinGet(0) + kStop; });
+  pickle_near("pickle-extension-code", "EXT1 bytes inside a string", "a.pkl",
+              [] { return Proto(2) + Str(std::string("\x82\x07", 2)) + kStop; });
+  pickle_near("pickle-budget-exceeded", "100,000 appends", "a.pkl", [] {
+    std::string s = Proto(2) + kEmptyList;
+    for (int i = 0; i < 100000; ++i) s += Int(1) + kAppend;
+    return s + kStop;
+  });
+  pickle_near("pickle-trailing-data", "a second pickle after STOP", "a.pkl",
+              [] { return Proto(2) + kNone + kStop + Proto(4) + kEmptyDict + kStop; });
+  pickle_near("pickle-tensor-invalid", "a view ending at the storage's last element", "model.pt", [] {
+    return TorchZip(StateDictPickle({{"w", "FloatStorage", "0", 6, 2, {4}, {}}}), {{"0", OneTensorRecord()}});
+  });
+  pickle_near("pickle-storage-mismatch", "two views of one record", "model.pt", [] {
+    return TorchZip(
+        StateDictPickle({{"a", "FloatStorage", "0", 6, 0, {3}, {}}, {"b", "FloatStorage", "0", 6, 3, {3}, {}}}),
+        {{"0", OneTensorRecord()}});
+  });
+  pickle_near("pickle-tensor-name", "one tensor under two names (tied)", "model.pt", [torch_like] {
+    return TorchZip(torch_like(), {{"0", OneTensorRecord()}});
+  });
+  pickle_near("pickle-dtype-unsupported", "bfloat16, int64 and bool", "model.pt", [] {
+    return TorchZip(StateDictPickle({{"h", "BFloat16Storage", "0", 2, 0, {2}, {}},
+                                     {"i", "LongStorage", "1", 1, 0, {}, {}},
+                                     {"b", "BoolStorage", "2", 4, 0, {4}, {}}}),
+                    {{"0", std::string(4, '\0')}, {"1", std::string(8, '\0')}, {"2", std::string(4, '\0')}});
+  });
+  pickle_near(
+      "pickle-format-note", "safetensors file", "model.safetensors", [] { return Clean().at("weights.safetensors"); },
+      true);
+  pickle_near("zip-structure", "data descriptors as torch 1.x writes them", "model.pt", [] {
+    auto entries = TorchZipEntries(OneTensorPickle(), {{"0", OneTensorRecord()}});
+    for (ZipEntry& e : entries) e.descriptor = true;
+    return BuildZip(entries);
+  });
+  pickle_near("zip-header-mismatch", "zero local sizes with a data descriptor", "model.pt", [] {
+    auto entries = TorchZipEntries(OneTensorPickle(), {{"0", OneTensorRecord()}});
+    entries[0].descriptor = true;
+    return BuildZip(entries);
+  });
+  pickle_near("zip-crc-mismatch", "every CRC-32 right", "model.pt", [] { return OneTensorZip(); });
+  pickle_near("zip-member-unexpected", "every record torch 2 writes", "model.pt", [] {
+    auto entries = TorchZipEntries(OneTensorPickle(), {{"0", OneTensorRecord()}});
+    for (const char* extra : {"archive/.data/version", "archive/.format_version", "archive/.storage_alignment",
+                              "archive/.data/serialization_id"}) {
+      ZipEntry e;
+      e.name = extra;
+      e.data = "1";
+      entries.push_back(e);
+    }
+    return BuildZip(entries);
+  });
+  pickle_near("zip-member-compressed", "stored members", "model.pt", [] { return OneTensorZip(); });
+  pickle_near("torch-legacy-layout", "two storages", "model.bin", [] {
+    return LegacyCheckpoint(
+        StateDictPickle({{"a", "FloatStorage", "k1", 2, 0, {2}, {}}, {"b", "FloatStorage", "k2", 1, 0, {1}, {}}}, true),
+        {{"k1", std::string(8, '\0')}, {"k2", std::string(4, '\0')}});
+  });
+  pickle_near("numpy-header-invalid", "a 0-d array", "a.npy", [] { return Npy("<f4", {}); });
+  pickle_near("numpy-object-array", "float64 array", "a.npy", [] { return Npy("<f8", {2}, 8); });
+  pickle_near("input-name-mismatch", "pickle named .pkl", "state.pkl", [] { return Proto(2) + kEmptyDict + kStop; });
 
   return n;
 }

@@ -1,0 +1,1909 @@
+#include "lib/formats/pickle_analyser.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstring>
+#include <set>
+#include <string_view>
+
+#include "lib/core/checked_math.h"
+#include "lib/formats/compat_pickle_names.inc"
+
+namespace ckpt::pickle {
+namespace {
+
+constexpr std::uint32_t kNoValue = 0xffffffffU;
+
+struct CompatName {
+  std::string_view module, name, new_module, new_name;
+};
+struct CompatModule {
+  std::string_view module, new_module;
+};
+#define CKPT_COMPAT_NAME_ROW(m, n, m2, n2) CompatName{m, n, m2, n2},
+#define CKPT_COMPAT_MODULE_ROW(m, m2) CompatModule{m, m2},
+constexpr CompatName kCompatNames[] = {CKPT_COMPAT_NAMES(CKPT_COMPAT_NAME_ROW)};
+constexpr CompatModule kCompatModules[] = {CKPT_COMPAT_MODULES(CKPT_COMPAT_MODULE_ROW)};
+#undef CKPT_COMPAT_NAME_ROW
+#undef CKPT_COMPAT_MODULE_ROW
+
+// What an allowlisted global is, for the call models below.
+enum class Known : std::uint8_t {
+  kNotAllowed,
+  kOrderedDict,
+  kRebuildTensor,
+  kRebuildTensorV2,
+  kRebuildTensorV3,
+  kRebuildParameter,
+  kRebuildParameterWithState,
+  kRebuildMeta,
+  kRebuildFromTypeV2,
+  kTensorType,     // torch.Tensor, as _rebuild_from_type_v2's type
+  kParameterType,  // torch.nn.parameter.Parameter
+  kSize,
+  kDevice,
+  kCodecsEncode,
+  kSet,
+  kFrozenSet,
+  kByteArray,
+  kComplex,
+  kStorageType,
+  kDtype,
+  kUnmodelledRebuild,  // allowlisted by torch, not modelled here: fails closed
+};
+
+struct StorageType {
+  std::string_view name;
+  std::string_view torch_dtype;
+  std::string_view token;  // empty: no safetensors token
+  std::uint64_t element_size;
+};
+constexpr std::array<StorageType, 17> kStorageTypes{{
+    {"FloatStorage", "float32", "F32", 4},
+    {"DoubleStorage", "float64", "F64", 8},
+    {"HalfStorage", "float16", "F16", 2},
+    {"BFloat16Storage", "bfloat16", "BF16", 2},
+    {"LongStorage", "int64", "I64", 8},
+    {"IntStorage", "int32", "I32", 4},
+    {"ShortStorage", "int16", "I16", 2},
+    {"CharStorage", "int8", "I8", 1},
+    {"ByteStorage", "uint8", "U8", 1},
+    {"BoolStorage", "bool", "BOOL", 1},
+    {"ComplexFloatStorage", "complex64", "C64", 8},
+    {"ComplexDoubleStorage", "complex128", "", 16},
+    {"QInt8Storage", "qint8", "", 1},
+    {"QUInt8Storage", "quint8", "", 1},
+    {"QInt32Storage", "qint32", "", 4},
+    {"QUInt4x2Storage", "quint4x2", "", 1},
+    {"UntypedStorage", "uint8", "U8", 1},
+}};
+
+struct TorchDtype {
+  std::string_view name;
+  std::string_view token;  // empty: no safetensors token
+  std::uint64_t element_size;
+};
+constexpr std::array<TorchDtype, 32> kTorchDtypes{{
+    {"float32", "F32", 4},
+    {"float", "F32", 4},
+    {"float64", "F64", 8},
+    {"double", "F64", 8},
+    {"float16", "F16", 2},
+    {"half", "F16", 2},
+    {"bfloat16", "BF16", 2},
+    {"int64", "I64", 8},
+    {"long", "I64", 8},
+    {"int32", "I32", 4},
+    {"int", "I32", 4},
+    {"int16", "I16", 2},
+    {"short", "I16", 2},
+    {"int8", "I8", 1},
+    {"uint8", "U8", 1},
+    {"bool", "BOOL", 1},
+    {"complex64", "C64", 8},
+    {"cfloat", "C64", 8},
+    {"complex128", "", 16},
+    {"cdouble", "", 16},
+    {"float8_e4m3fn", "F8_E4M3", 1},
+    {"float8_e5m2", "F8_E5M2", 1},
+    {"float8_e4m3fnuz", "F8_E4M3FNUZ", 1},
+    {"float8_e5m2fnuz", "F8_E5M2FNUZ", 1},
+    {"float8_e8m0fnu", "F8_E8M0", 1},
+    {"uint16", "U16", 2},
+    {"uint32", "U32", 4},
+    {"uint64", "U64", 8},
+    {"qint8", "", 1},
+    {"quint8", "", 1},
+    {"qint32", "", 4},
+    {"complex32", "", 4},
+}};
+
+const StorageType* FindStorageType(std::string_view name) {
+  for (const StorageType& s : kStorageTypes) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+const TorchDtype* FindTorchDtype(std::string_view name) {
+  for (const TorchDtype& d : kTorchDtypes) {
+    if (d.name == name) return &d;
+  }
+  return nullptr;
+}
+
+Known Classify(std::string_view module, std::string_view name) {
+  if (module == "collections" && name == "OrderedDict") return Known::kOrderedDict;
+  if (module == "torch._utils") {
+    if (name == "_rebuild_tensor") return Known::kRebuildTensor;
+    if (name == "_rebuild_tensor_v2") return Known::kRebuildTensorV2;
+    if (name == "_rebuild_tensor_v3") return Known::kRebuildTensorV3;
+    if (name == "_rebuild_parameter") return Known::kRebuildParameter;
+    if (name == "_rebuild_parameter_with_state") return Known::kRebuildParameterWithState;
+    if (name == "_rebuild_meta_tensor_no_storage") return Known::kRebuildMeta;
+    for (std::string_view other : {"_rebuild_qtensor", "_rebuild_sparse_tensor", "_rebuild_sparse_csr_tensor",
+                                   "_rebuild_nested_tensor", "_rebuild_device_tensor_from_numpy", "_rebuild_xla_tensor",
+                                   "_rebuild_mlc_tensor", "_rebuild_wrapper_subclass", "_rebuild_tensor_v3_device"}) {
+      if (name == other) return Known::kUnmodelledRebuild;
+    }
+    return Known::kNotAllowed;
+  }
+  if ((module == "torch._tensor" || module == "torch.tensor") && name == "_rebuild_from_type_v2") {
+    return Known::kRebuildFromTypeV2;
+  }
+  if (module == "torch._tensor" && name == "_rebuild_from_type") return Known::kUnmodelledRebuild;
+  if (module == "torch.serialization" && name == "_get_layout") return Known::kUnmodelledRebuild;
+  if (module == "torch") {
+    if (name == "Tensor") return Known::kTensorType;
+    if (name == "Size") return Known::kSize;
+    if (name == "device") return Known::kDevice;
+    if (name.ends_with("Storage") && FindStorageType(name) != nullptr) return Known::kStorageType;
+    if (FindTorchDtype(name) != nullptr) return Known::kDtype;
+    return Known::kNotAllowed;
+  }
+  if (module == "torch.nn.parameter" && name == "Parameter") return Known::kParameterType;
+  if (module == "_codecs" && name == "encode") return Known::kCodecsEncode;
+  if (module == "builtins") {
+    if (name == "set") return Known::kSet;
+    if (name == "frozenset") return Known::kFrozenSet;
+    if (name == "bytearray") return Known::kByteArray;
+    if (name == "complex") return Known::kComplex;
+  }
+  return Known::kNotAllowed;
+}
+
+// Names whose call unpickles further bytes: the payload is in the argument.
+bool IsNestedLoader(std::string_view module, std::string_view name) {
+  struct Loader {
+    std::string_view module, name;
+  };
+  static constexpr Loader kLoaders[] = {
+      {"pickle", "loads"},
+      {"pickle", "load"},
+      {"pickle", "_loads"},
+      {"pickle", "_load"},
+      {"pickle", "Unpickler"},
+      {"pickle", "_Unpickler"},
+      {"_pickle", "loads"},
+      {"_pickle", "load"},
+      {"_pickle", "Unpickler"},
+      {"torch", "load"},
+      {"torch.serialization", "load"},
+      {"torch.serialization", "_load"},
+      {"torch.serialization", "_legacy_load"},
+      {"torch.storage", "_load_from_bytes"},
+      {"torch.jit", "load"},
+      {"torch.jit._serialization", "load"},
+      {"torch._weights_only_unpickler", "load"},
+      {"numpy", "load"},
+      {"numpy.lib.npyio", "load"},
+      {"numpy.lib._npyio_impl", "load"},
+      {"dill", "loads"},
+      {"dill", "load"},
+      {"cloudpickle", "loads"},
+      {"cloudpickle", "load"},
+      {"joblib", "load"},
+      {"joblib.numpy_pickle", "load"},
+      {"pandas", "read_pickle"},
+      {"pandas.io.pickle", "read_pickle"},
+      {"shelve", "open"},
+      {"jsonpickle", "decode"},
+  };
+  for (const Loader& l : kLoaders) {
+    if (l.module == module && l.name == name) return true;
+  }
+  return false;
+}
+
+// A pickle that imports a model scanner can patch or fool it before it reports.
+bool IsScannerModule(std::string_view module) {
+  const std::string_view root = module.substr(0, module.find('.'));
+  for (std::string_view s : {"fickling", "picklescan", "modelscan", "modelaudit", "model_audit", "saferpickle",
+                             "modelscanner", "ckpt_audit", "pickle_scanner"}) {
+    if (root == s) return true;
+  }
+  return false;
+}
+
+bool HasDunderSegment(std::string_view dotted) {
+  std::size_t start = 0;
+  while (start <= dotted.size()) {
+    const std::size_t dot = std::min(dotted.find('.', start), dotted.size());
+    const std::string_view part = dotted.substr(start, dot - start);
+    if (part.size() > 4 && part.starts_with("__") && part.ends_with("__")) return true;
+    start = dot + 1;
+  }
+  return false;
+}
+
+std::string Escaped(std::string_view text, char quote) {
+  std::string out;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\\' || c == static_cast<unsigned char>(quote)) {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c >= 0x7f) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+std::string Quoted(std::string_view text, std::size_t limit = 80) {
+  const bool cut = text.size() > limit;
+  return "'" + Escaped(text.substr(0, limit), '\'') + (cut ? "...'" : "'");
+}
+
+bool ValidUtf8(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t extra = 0;
+    std::uint32_t cp = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    if ((c & 0xE0) == 0xC0) {
+      extra = 1;
+      cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      extra = 2;
+      cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      extra = 3;
+      cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + extra >= s.size()) return false;
+    for (std::size_t k = 1; k <= extra; ++k) {
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    if ((extra == 1 && cp < 0x80) || (extra == 2 && cp < 0x800) || (extra == 3 && (cp < 0x10000 || cp > 0x10FFFF))) {
+      return false;
+    }
+    i += extra + 1;  // surrogates pass: CPython decodes with 'surrogatepass'
+  }
+  return true;
+}
+
+void AppendUtf8(std::string& out, std::uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// The STRING opcode's argument: a quoted repr, escapes decoded (latin-1 bytes as code points).
+std::optional<std::string> DecodeStringLiteral(std::string_view line) {
+  if (line.size() < 2 || (line.front() != '\'' && line.front() != '"') || line.back() != line.front()) {
+    return std::nullopt;  // CPython: "the STRING opcode argument must be quoted"
+  }
+  line = line.substr(1, line.size() - 2);
+  std::string out;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (c != '\\' || i + 1 == line.size()) {
+      AppendUtf8(out, static_cast<unsigned char>(c));
+      continue;
+    }
+    c = line[++i];
+    switch (c) {
+      case 'n':
+        out += '\n';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case '\\':
+        out += '\\';
+        break;
+      case '\'':
+        out += '\'';
+        break;
+      case '"':
+        out += '"';
+        break;
+      case 'a':
+        out += '\a';
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'v':
+        out += '\v';
+        break;
+      case '\n':
+        break;
+      case 'x': {
+        if (i + 2 >= line.size()) return std::nullopt;
+        const int hi = HexDigit(line[i + 1]);
+        const int lo = HexDigit(line[i + 2]);
+        if (hi < 0 || lo < 0) return std::nullopt;
+        AppendUtf8(out, static_cast<std::uint32_t>(hi * 16 + lo));
+        i += 2;
+        break;
+      }
+      default:
+        if (c >= '0' && c <= '7') {
+          auto v = static_cast<std::uint32_t>(c - '0');
+          for (int k = 0; k < 2 && i + 1 < line.size() && line[i + 1] >= '0' && line[i + 1] <= '7'; ++k) {
+            v = v * 8 + static_cast<std::uint32_t>(line[++i] - '0');
+          }
+          AppendUtf8(out, v & 0xFF);
+        } else {
+          out += '\\';
+          AppendUtf8(out, static_cast<unsigned char>(c));
+        }
+    }
+  }
+  return out;
+}
+
+// The UNICODE opcode's argument: raw-unicode-escape (\uXXXX, \UXXXXXXXX; other bytes latin-1).
+std::optional<std::string> DecodeRawUnicodeEscape(std::string_view line) {
+  std::string out;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '\\' && i + 1 < line.size() && (line[i + 1] == 'u' || line[i + 1] == 'U')) {
+      const std::size_t digits = line[i + 1] == 'u' ? 4 : 8;
+      if (i + 1 + digits >= line.size()) return std::nullopt;
+      std::uint32_t cp = 0;
+      for (std::size_t k = 0; k < digits; ++k) {
+        const int d = HexDigit(line[i + 2 + k]);
+        if (d < 0) return std::nullopt;
+        cp = cp * 16 + static_cast<std::uint32_t>(d);
+      }
+      if (cp > 0x10FFFF) return std::nullopt;
+      AppendUtf8(out, cp);
+      i += 1 + digits;
+      continue;
+    }
+    AppendUtf8(out, static_cast<unsigned char>(line[i]));
+  }
+  return out;
+}
+
+// A decimal integer as int() reads the INT / LONG / GET / PUT lines.
+struct ParsedInt {
+  bool ok = false;
+  bool big = false;  // past int64
+  std::int64_t value = 0;
+};
+ParsedInt ParseDecimal(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) text.remove_suffix(1);
+  ParsedInt out;
+  bool negative = false;
+  if (!text.empty() && (text.front() == '-' || text.front() == '+')) {
+    negative = text.front() == '-';
+    text.remove_prefix(1);
+  }
+  if (text.empty()) return out;
+  std::uint64_t v = 0;
+  for (char c : text) {
+    if (c == '_') continue;
+    if (c < '0' || c > '9') return out;
+    auto next = CheckedMul(v, 10);
+    next = next ? CheckedAdd(*next, static_cast<std::uint64_t>(c - '0')) : std::nullopt;
+    if (!next) out.big = true;
+    if (!out.big) v = *next;
+  }
+  out.ok = true;
+  const std::uint64_t limit = static_cast<std::uint64_t>(INT64_MAX) + (negative ? 1U : 0U);
+  if (v > limit) out.big = true;
+  if (!out.big) out.value = negative ? static_cast<std::int64_t>(0 - v) : static_cast<std::int64_t>(v);
+  return out;
+}
+
+}  // namespace
+
+bool IsOpcode(std::byte byte) {
+  // Protocols 0-1 (printable), 2-5 (0x80-0x98).
+  static constexpr std::string_view kPrintable = "()*.0123FGIJKLMNPQRSTUVXabcdeghijlopqrstu}]";
+  const auto c = std::to_integer<unsigned>(byte);
+  return (c >= 0x80 && c <= 0x98) || kPrintable.find(static_cast<char>(c)) != std::string_view::npos;
+}
+
+Analyser::Analyser(std::string file, DiagnosticSink& sink, StorageMode mode)
+    : file_(std::move(file)), sink_(sink), mode_(mode) {}
+
+void Analyser::Report(Diag kind, std::uint64_t offset, std::string message) {
+  Location at;
+  at.file = file_;
+  at.byte_offset = offset;
+  switch (kind) {
+    case Diag::kPickleGlobalUnsafe:
+    case Diag::kPickleCallUnsafe:
+    case Diag::kPickleNestedLoader:
+    case Diag::kPickleScannerImport:
+    case Diag::kPickleArgumentInvalid:
+    case Diag::kPickleBuildUnsafe:
+    case Diag::kPickleExtensionCode:
+      unsafe_ = true;
+      break;
+    default:
+      break;
+  }
+  sink_.Report(kind, std::move(at), std::move(message));
+}
+
+ValueId Analyser::NewValue(Value v) {
+  values_.push_back(v);
+  return static_cast<ValueId>(values_.size() - 1);
+}
+
+ValueId Analyser::NewText(Kind kind, std::string text) {
+  texts_.push_back(std::move(text));
+  Value v;
+  v.kind = kind;
+  v.aux = static_cast<std::uint32_t>(texts_.size() - 1);
+  return NewValue(v);
+}
+
+ValueId Analyser::NewContainer(Kind kind, std::vector<ValueId> items) {
+  items_.push_back(std::move(items));
+  Value v;
+  v.kind = kind;
+  v.aux = static_cast<std::uint32_t>(items_.size() - 1);
+  return NewValue(v);
+}
+
+std::string Analyser::Render(ValueId id) const {
+  std::string out;
+  RenderInto(id, 0, out);
+  return out;
+}
+
+void Analyser::RenderInto(ValueId id, int depth, std::string& out) const {
+  constexpr std::size_t kLimit = 240;
+  if (out.size() > kLimit) return;
+  const Value& v = values_[id];
+  auto list = [&](const char* open, const char* close, bool dict) {
+    out += open;
+    const auto& items = items_[v.aux];
+    if (depth >= 3 && !items.empty()) {
+      out += "...";
+    } else {
+      for (std::size_t i = 0; i < items.size(); ++i) {
+        if (out.size() > kLimit) {
+          out += "...";
+          break;
+        }
+        if (i > 0) out += dict && i % 2 == 1 ? ": " : ", ";
+        RenderInto(items[i], depth + 1, out);
+      }
+      if (v.kind == Kind::kTuple && items.size() == 1) out += ",";
+    }
+    out += close;
+  };
+  switch (v.kind) {
+    case Kind::kUnknown:
+      out += "<unknown>";
+      break;
+    case Kind::kNone:
+      out += "None";
+      break;
+    case Kind::kBool:
+      out += v.number != 0 ? "True" : "False";
+      break;
+    case Kind::kInt:
+      out += std::to_string(v.number);
+      break;
+    case Kind::kBigInt:
+      out += "<int of " + std::to_string(texts_[v.aux].size()) + " bytes>";
+      break;
+    case Kind::kFloat: {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.17g", v.real);
+      out += buf;
+      break;
+    }
+    case Kind::kStr:
+      out += Quoted(texts_[v.aux]);
+      break;
+    case Kind::kBytes:
+      out += "b" + Quoted(texts_[v.aux]);
+      break;
+    case Kind::kByteArray:
+      out += "bytearray(b" + Quoted(texts_[v.aux]) + ")";
+      break;
+    case Kind::kTuple:
+      list("(", ")", false);
+      break;
+    case Kind::kList:
+      list("[", "]", false);
+      break;
+    case Kind::kDict:
+      list((v.flags & kOrdered) != 0 ? "OrderedDict({" : "{", (v.flags & kOrdered) != 0 ? "})" : "}", true);
+      break;
+    case Kind::kSet:
+      list("{", "}", false);
+      break;
+    case Kind::kFrozenSet:
+      list("frozenset({", "})", false);
+      break;
+    case Kind::kGlobal:
+      out += Escaped(globals_[v.aux].module + "." + globals_[v.aux].name, 0);
+      break;
+    case Kind::kObject: {
+      const Call& call = calls_[v.aux];
+      RenderInto(call.callee, depth + 1, out);
+      const Value& args = values_[call.args];
+      if (args.kind == Kind::kTuple) {
+        out += "(";
+        const auto& items = items_[args.aux];
+        for (std::size_t i = 0; i < items.size() && out.size() <= kLimit; ++i) {
+          if (i > 0) out += ", ";
+          if (depth >= 3) {
+            out += "...";
+            break;
+          }
+          RenderInto(items[i], depth + 1, out);
+        }
+        out += ")";
+      } else {
+        out += "(*";
+        RenderInto(call.args, depth + 1, out);
+        out += ")";
+      }
+      break;
+    }
+    case Kind::kStorage:
+      out += "<storage " + Quoted(storages_[v.aux].key, 40) + ">";
+      break;
+    case Kind::kTensor:
+      out += "<tensor>";
+      break;
+    case Kind::kDevice:
+      out += "device(" + Quoted(texts_[v.aux], 40) + ")";
+      break;
+  }
+}
+
+// The interpreter for one pickle: its stack, marks and memo; the values live in the Analyser.
+class Analyser::Machine {
+ public:
+  Machine(Analyser& a, const RandomAccessFile& file, std::uint64_t begin, std::uint64_t end)
+      : a_(a), file_(file), pos_(begin), end_(end) {}
+
+  IoResult<PickleEnd> Run();
+
+ private:
+  // A failure that ends this pickle (CPython raises); reported once.
+  struct Stop {};
+
+  IoResult<bool> Fill(std::size_t n);
+  IoResult<std::optional<std::string_view>> Take(std::size_t n);
+  IoResult<std::optional<std::string>> Line();
+  bool ChargeText(std::uint64_t n, std::uint64_t at);
+  bool ChargeValue();
+
+  void Push(ValueId id);
+  std::optional<ValueId> Pop();
+  std::optional<std::vector<ValueId>> PopMark();
+  ValueId Top();
+  ValueId Unknown() { return a_.NewValue(Value{}); }
+  ValueId Int(std::int64_t n) {
+    Value v;
+    v.kind = Kind::kInt;
+    v.number = n;
+    return a_.NewValue(v);
+  }
+
+  void Malformed(const std::string& message) { a_.Report(Diag::kPickleStreamMalformed, op_at_, message); }
+  ValueId Global(std::string module, std::string name, const char* opcode);
+  ValueId CallOf(ValueId callee, ValueId args, const char* opcode);
+  ValueId PersistentLoad(ValueId pid);
+  void Build(ValueId target, ValueId state);
+  void AddItems(ValueId target, const std::vector<ValueId>& items, const char* opcode);
+
+  // Call models.
+  ValueId RebuildTensor(Known which, const std::vector<ValueId>& args, ValueId call);
+  ValueId RebuildParameter(Known which, const std::vector<ValueId>& args, ValueId call);
+  bool IsEmptyHooks(ValueId id) const;
+  std::optional<std::vector<std::uint64_t>> IntTuple(ValueId id) const;
+  std::optional<std::uint64_t> NonNegative(ValueId id) const;
+  void Invalid(ValueId call, const std::string& why) {
+    a_.Report(Diag::kPickleArgumentInvalid, op_at_, OpName() + " calls " + a_.Render(call) + ": " + why + ".");
+  }
+  std::string OpName() const { return std::string(op_name_) + " at byte " + std::to_string(op_at_); }
+
+  Analyser& a_;
+  const RandomAccessFile& file_;
+  std::uint64_t pos_;
+  std::uint64_t end_;
+  std::vector<std::byte> buffer_;
+  std::uint64_t buffer_at_ = 0;
+  std::vector<ValueId> stack_;
+  std::vector<std::size_t> marks_;
+  std::unordered_map<std::uint64_t, ValueId> memo_;
+  int proto_ = 0;
+  std::uint64_t op_at_ = 0;
+  const char* op_name_ = "";
+  bool failed_ = false;
+};
+
+IoResult<bool> Analyser::Machine::Fill(std::size_t n) {
+  // The buffer holds [buffer_at_, buffer_at_ + size); refill from pos_ when short.
+  const std::uint64_t have_end = buffer_at_ + buffer_.size();
+  if (pos_ >= buffer_at_ && pos_ + n <= have_end) return true;
+  if (n > end_ - pos_) return false;
+  const std::uint64_t want = std::max<std::uint64_t>(n, std::min<std::uint64_t>(1 << 20, end_ - pos_));
+  buffer_.resize(static_cast<std::size_t>(want));
+  buffer_at_ = pos_;
+  if (auto read = file_.ReadAt(pos_, buffer_); !read)
+    return IoResult<bool>(boost::system::in_place_error, read.error());
+  return true;
+}
+
+IoResult<std::optional<std::string_view>> Analyser::Machine::Take(std::size_t n) {
+  auto filled = Fill(n);
+  if (!filled) return filled.error();
+  if (!*filled) return std::optional<std::string_view>();
+  const auto* data = reinterpret_cast<const char*>(buffer_.data()) + (pos_ - buffer_at_);
+  pos_ += n;
+  return std::optional<std::string_view>(std::string_view(data, n));
+}
+
+IoResult<std::optional<std::string>> Analyser::Machine::Line() {
+  std::string out;
+  while (true) {
+    auto byte = Take(1);
+    if (!byte) return byte.error();
+    if (!*byte) return std::optional<std::string>();
+    if ((**byte)[0] == '\n') return std::optional<std::string>(std::move(out));
+    if (!ChargeText(1, op_at_)) return std::optional<std::string>();
+    out += (**byte)[0];
+  }
+}
+
+bool Analyser::Machine::ChargeText(std::uint64_t n, std::uint64_t at) {
+  Budget& b = a_.budget_;
+  if (b.exceeded) return false;
+  if (n > Budget::kMaxTextBytes - b.text_bytes) {
+    b.exceeded = true;
+    a_.Report(Diag::kPickleBudgetExceeded, at,
+              "The pickle asks for " + std::to_string(n) + " more bytes of strings (" + std::to_string(b.text_bytes) +
+                  " so far) at byte " + std::to_string(at) +
+                  ", past the budget of 64 MiB per file: analysis stops here.");
+    return false;
+  }
+  b.text_bytes += n;
+  return true;
+}
+
+bool Analyser::Machine::ChargeValue() {
+  Budget& b = a_.budget_;
+  if (b.exceeded) return false;
+  if (++b.values > Budget::kMaxValues) {
+    b.exceeded = true;
+    a_.Report(Diag::kPickleBudgetExceeded, op_at_,
+              "The pickle makes more than 2^21 values (pushes, DUP, GET and memo copies) by byte " +
+                  std::to_string(op_at_) + " (an expansion attack?): analysis stops here.");
+    return false;
+  }
+  return true;
+}
+
+void Analyser::Machine::Push(ValueId id) {
+  if (!ChargeValue()) throw Stop{};
+  stack_.push_back(id);
+}
+
+std::optional<ValueId> Analyser::Machine::Pop() {
+  const std::size_t fence = marks_.empty() ? 0 : marks_.back();
+  if (stack_.size() <= fence) {
+    Malformed(OpName() + " pops from an empty stack (unpickling stack underflow).");
+    return std::nullopt;
+  }
+  const ValueId v = stack_.back();
+  stack_.pop_back();
+  return v;
+}
+
+ValueId Analyser::Machine::Top() {
+  const std::size_t fence = marks_.empty() ? 0 : marks_.back();
+  if (stack_.size() <= fence) {
+    Malformed(OpName() + " needs a value on the stack, and there is none (unpickling stack underflow).");
+    throw Stop{};
+  }
+  return stack_.back();
+}
+
+std::optional<std::vector<ValueId>> Analyser::Machine::PopMark() {
+  if (marks_.empty()) {
+    Malformed(OpName() + " needs a MARK, and none is open (could not find MARK).");
+    return std::nullopt;
+  }
+  const std::size_t at = marks_.back();
+  marks_.pop_back();
+  std::vector<ValueId> items(stack_.begin() + static_cast<std::ptrdiff_t>(at), stack_.end());
+  stack_.resize(at);
+  return items;
+}
+
+ValueId Analyser::Machine::Global(std::string module, std::string name, const char* opcode) {
+  // find_class: protocol 0-2 names are renamed as _compat_pickle says (fix_imports).
+  if (proto_ < 3) {
+    bool renamed = false;
+    for (const CompatName& c : kCompatNames) {
+      if (c.module == module && c.name == name) {
+        module = std::string(c.new_module);
+        name = std::string(c.new_name);
+        renamed = true;
+        break;
+      }
+    }
+    if (!renamed) {
+      for (const CompatModule& c : kCompatModules) {
+        if (c.module == module) {
+          module = std::string(c.new_module);
+          break;
+        }
+      }
+    }
+  }
+  a_.globals_.push_back({module, name, op_at_});
+  Value v;
+  v.kind = Kind::kGlobal;
+  v.aux = static_cast<std::uint32_t>(a_.globals_.size() - 1);
+  const ValueId id = a_.NewValue(v);
+  const std::string dotted = Escaped(module + "." + name, 0);
+  const std::string where = std::string(opcode) + " at byte " + std::to_string(op_at_);
+  if (IsScannerModule(module)) {
+    a_.Report(Diag::kPickleScannerImport, op_at_,
+              where + " imports " + dotted +
+                  ", a module of a model scanner: a pickle that reaches into its scanner can patch or fool it.");
+  } else if (IsNestedLoader(module, name)) {
+    a_.Report(Diag::kPickleNestedLoader, op_at_,
+              where + " imports " + dotted +
+                  ", a nested loader: whatever bytes it is given are unpickled (and run) in turn, out of this "
+                  "analysis' sight.");
+  } else if (Classify(module, name) == Known::kNotAllowed) {
+    std::string why = "outside what torch.save writes and the weights-only unpickler accepts";
+    if (HasDunderSegment(module + "." + name)) why = "a dunder attribute, which reaches interpreter internals";
+    a_.Report(Diag::kPickleGlobalUnsafe, op_at_,
+              where + " imports " + dotted + " (" + why + "); loading the file imports it.");
+  }
+  return id;
+}
+
+bool Analyser::Machine::IsEmptyHooks(ValueId id) const {
+  const Value& v = a_.values_[id];
+  return v.kind == Kind::kDict && (v.flags & kOrdered) != 0 && (v.flags & kBuilt) == 0 && a_.items_[v.aux].empty();
+}
+
+std::optional<std::uint64_t> Analyser::Machine::NonNegative(ValueId id) const {
+  const Value& v = a_.values_[id];
+  if (v.kind != Kind::kInt || v.number < 0) return std::nullopt;
+  return static_cast<std::uint64_t>(v.number);
+}
+
+std::optional<std::vector<std::uint64_t>> Analyser::Machine::IntTuple(ValueId id) const {
+  const Value& v = a_.values_[id];
+  if (v.kind != Kind::kTuple && v.kind != Kind::kList) return std::nullopt;
+  std::vector<std::uint64_t> out;
+  for (ValueId item : a_.items_[v.aux]) {
+    auto n = NonNegative(item);
+    if (!n) return std::nullopt;
+    out.push_back(*n);
+  }
+  return out;
+}
+
+ValueId Analyser::Machine::RebuildTensor(Known which, const std::vector<ValueId>& args, ValueId call) {
+  const std::size_t min_args = which == Known::kRebuildTensor ? 4 : which == Known::kRebuildTensorV3 ? 7 : 6;
+  const std::size_t max_args = which == Known::kRebuildTensor ? 4 : min_args + 1;
+  if (which == Known::kRebuildMeta) {
+    // _rebuild_meta_tensor_no_storage(dtype, size, stride, requires_grad)
+    if (args.size() != 4 || a_.values_[args[0]].kind != Kind::kGlobal) {
+      Invalid(call, "it takes (dtype, size, stride, requires_grad)");
+      return Unknown();
+    }
+  } else if (args.size() < min_args || args.size() > max_args) {
+    Invalid(call, "it takes " + std::to_string(min_args) +
+                      (max_args != min_args ? " or " + std::to_string(max_args) : std::string()) + " arguments, not " +
+                      std::to_string(args.size()));
+    return Unknown();
+  }
+  RebuiltTensor t;
+  t.offset = op_at_;
+  std::size_t shape_arg = 2;
+  if (which == Known::kRebuildMeta) {
+    const auto& g = a_.globals_[a_.values_[args[0]].aux];
+    const TorchDtype* d = g.module == "torch" ? FindTorchDtype(g.name) : nullptr;
+    if (d == nullptr) {
+      Invalid(call, "its dtype is not a torch dtype");
+      return Unknown();
+    }
+    t.torch_dtype = std::string(d->name);
+    t.dtype = d->token.empty() ? nullptr : FindSafetensorsDtype(d->token);
+    t.element_size = d->element_size;
+    shape_arg = 1;
+  } else {
+    const Value& storage = a_.values_[args[0]];
+    if (storage.kind != Kind::kStorage) {
+      Invalid(call, "its first argument is not a storage reference");
+      return Unknown();
+    }
+    const StorageRef& s = a_.storages_[storage.aux];
+    t.storage = storage.aux;
+    t.torch_dtype = s.torch_dtype;
+    t.dtype = s.dtype;
+    t.element_size = s.element_size;
+    auto offset = NonNegative(args[1]);
+    if (!offset) {
+      Invalid(call, "its storage offset is not a non-negative int");
+      return Unknown();
+    }
+    t.storage_offset = *offset;
+    if (which == Known::kRebuildTensorV3) {
+      const Value& dtype = a_.values_[args[6]];
+      const TorchDtype* d = nullptr;
+      if (dtype.kind == Kind::kGlobal && a_.globals_[dtype.aux].module == "torch") {
+        d = FindTorchDtype(a_.globals_[dtype.aux].name);
+      }
+      if (d == nullptr || s.type_name != "UntypedStorage") {
+        Invalid(call, "_rebuild_tensor_v3 takes an UntypedStorage and a torch dtype");
+        return Unknown();
+      }
+      t.torch_dtype = std::string(d->name);
+      t.dtype = d->token.empty() ? nullptr : FindSafetensorsDtype(d->token);
+      t.element_size = d->element_size;
+    }
+  }
+  auto shape = IntTuple(args[shape_arg]);
+  auto stride = IntTuple(args[shape_arg + 1]);
+  if (!shape || !stride || shape->size() != stride->size()) {
+    Invalid(call, "its size and stride are not tuples of non-negative ints of one length");
+    return Unknown();
+  }
+  t.shape = *shape;
+  t.stride = *stride;
+  if (which == Known::kRebuildTensorV2 || which == Known::kRebuildTensorV3) {
+    if (a_.values_[args[4]].kind != Kind::kBool) {
+      Invalid(call, "its requires_grad is not a bool");
+      return Unknown();
+    }
+    if (!IsEmptyHooks(args[5])) {
+      Invalid(call, "its backward hooks are not an empty OrderedDict");
+      return Unknown();
+    }
+    const std::size_t metadata_arg = which == Known::kRebuildTensorV2 ? 6 : 7;
+    if (args.size() > metadata_arg) {
+      const Value& m = a_.values_[args[metadata_arg]];
+      bool ok = m.kind == Kind::kDict || m.kind == Kind::kNone;
+      if (m.kind == Kind::kDict) {
+        const auto& kv = a_.items_[m.aux];
+        for (std::size_t i = 0; ok && i + 1 < kv.size(); i += 2) {
+          ok = a_.values_[kv[i]].kind == Kind::kStr && a_.values_[kv[i + 1]].kind == Kind::kBool;
+        }
+      }
+      if (!ok) {
+        Invalid(call, "its metadata is not a dict of str to bool");
+        return Unknown();
+      }
+    }
+  } else if (which == Known::kRebuildMeta && a_.values_[args[3]].kind != Kind::kBool) {
+    Invalid(call, "its requires_grad is not a bool");
+    return Unknown();
+  }
+  // The extent: offset + 1 + sum((size_i - 1) * stride_i) elements, every step checked.
+  bool empty = false;
+  for (std::uint64_t d : t.shape) empty |= d == 0;
+  std::optional<std::uint64_t> extent = empty ? std::optional<std::uint64_t>(0) : std::optional<std::uint64_t>(1);
+  for (std::size_t i = 0; !empty && extent && i < t.shape.size(); ++i) {
+    auto step = CheckedMul(t.shape[i] - 1, t.stride[i]);
+    extent = step ? CheckedAdd(*extent, *step) : std::nullopt;
+  }
+  std::optional<std::uint64_t> expected = 1;  // row-major strides
+  t.contiguous = true;
+  for (std::size_t i = t.shape.size(); i-- > 0;) {
+    if (t.shape[i] != 1 && expected && t.stride[i] != *expected) t.contiguous = false;
+    expected = expected ? CheckedMul(*expected, t.shape[i]) : std::nullopt;
+  }
+  if (!expected) t.contiguous = false;
+  if (t.storage) {
+    const StorageRef& s = a_.storages_[*t.storage];
+    // numel is in elements of the storage's type (bytes for an untyped one)
+    std::optional<std::uint64_t> capacity = s.numel;
+    if (s.type_name == "UntypedStorage" && t.element_size > 0) capacity = s.numel / t.element_size;
+    auto needed = extent ? CheckedAdd(t.storage_offset, *extent) : std::nullopt;
+    if (!needed || (!empty && *needed > *capacity) || (empty && t.storage_offset > *capacity)) {
+      Invalid(call, "its offset, size and stride reach element " +
+                        (needed ? std::to_string(*needed) : std::string("past 2^64")) + " of storage " +
+                        Quoted(s.key, 40) + ", which holds " + std::to_string(*capacity));
+      return Unknown();
+    }
+  }
+  t.valid = true;
+  a_.tensors_.push_back(std::move(t));
+  Value v;
+  v.kind = Kind::kTensor;
+  v.aux = static_cast<std::uint32_t>(a_.tensors_.size() - 1);
+  return a_.NewValue(v);
+}
+
+ValueId Analyser::Machine::RebuildParameter(Known which, const std::vector<ValueId>& args, ValueId call) {
+  const std::size_t want = which == Known::kRebuildParameter ? 3 : 4;
+  if (args.size() != want || a_.values_[args[0]].kind != Kind::kTensor || a_.values_[args[1]].kind != Kind::kBool ||
+      !IsEmptyHooks(args[2])) {
+    Invalid(call,
+            "it takes (tensor, requires_grad, empty backward hooks" + std::string(want == 4 ? ", empty state)" : ")"));
+    return Unknown();
+  }
+  if (want == 4) {
+    const Value& state = a_.values_[args[3]];
+    const bool empty = state.kind == Kind::kNone ||
+                       ((state.kind == Kind::kDict || state.kind == Kind::kTuple) && a_.items_[state.aux].empty());
+    if (!empty) {
+      Invalid(call, "a Parameter's state must be empty");
+      return Unknown();
+    }
+  }
+  Value v = a_.values_[args[0]];
+  v.flags |= kParameter;
+  return a_.NewValue(v);
+}
+
+ValueId Analyser::Machine::CallOf(ValueId callee, ValueId args, const char* opcode) {
+  a_.calls_.push_back({callee, args});
+  Value object;
+  object.kind = Kind::kObject;
+  object.aux = static_cast<std::uint32_t>(a_.calls_.size() - 1);
+  const ValueId call = a_.NewValue(object);
+  const Value& f = a_.values_[callee];
+  const Known known =
+      f.kind == Kind::kGlobal ? Classify(a_.globals_[f.aux].module, a_.globals_[f.aux].name) : Known::kNotAllowed;
+  const std::string where = std::string(opcode) + " at byte " + std::to_string(op_at_);
+  if (known == Known::kNotAllowed || a_.values_[args].kind != Kind::kTuple) {
+    a_.Report(Diag::kPickleCallUnsafe, op_at_, where + " calls " + a_.Render(call) + ".");
+    return call;
+  }
+  const std::vector<ValueId> argv = a_.items_[a_.values_[args].aux];
+  auto kinds = [&](std::initializer_list<Kind> want) {
+    if (argv.size() != want.size()) return false;
+    std::size_t i = 0;
+    for (Kind k : want) {
+      if (a_.values_[argv[i++]].kind != k) return false;
+    }
+    return true;
+  };
+  switch (known) {
+    case Known::kOrderedDict: {
+      // OrderedDict() or OrderedDict(pairs): never a string, a mapping or anything else.
+      std::vector<ValueId> kv;
+      bool ok = argv.empty();
+      if (argv.size() == 1) {
+        const Value& arg = a_.values_[argv[0]];
+        ok = arg.kind == Kind::kList || arg.kind == Kind::kTuple;
+        for (std::size_t i = 0; ok && i < a_.items_[arg.aux].size(); ++i) {
+          const Value& pair = a_.values_[a_.items_[arg.aux][i]];
+          ok = (pair.kind == Kind::kTuple || pair.kind == Kind::kList) && a_.items_[pair.aux].size() == 2;
+          if (ok) {
+            kv.push_back(a_.items_[pair.aux][0]);
+            kv.push_back(a_.items_[pair.aux][1]);
+          }
+        }
+      }
+      if (!ok) {
+        Invalid(call, "OrderedDict takes nothing or (key, value) pairs");
+        return Unknown();
+      }
+      const ValueId d = a_.NewContainer(Kind::kDict, std::move(kv));
+      a_.values_[d].flags |= kOrdered;
+      return d;
+    }
+    case Known::kRebuildTensor:
+    case Known::kRebuildTensorV2:
+    case Known::kRebuildTensorV3:
+    case Known::kRebuildMeta:
+      return RebuildTensor(known, argv, call);
+    case Known::kRebuildParameter:
+    case Known::kRebuildParameterWithState:
+      return RebuildParameter(known, argv, call);
+    case Known::kRebuildFromTypeV2: {
+      // _rebuild_from_type_v2(func, new_type, args, state): only Tensor or Parameter, empty state.
+      if (argv.size() != 4 || a_.values_[argv[0]].kind != Kind::kGlobal || a_.values_[argv[1]].kind != Kind::kGlobal ||
+          a_.values_[argv[2]].kind != Kind::kTuple) {
+        Invalid(call, "it takes (function, Tensor or Parameter, args, state)");
+        return Unknown();
+      }
+      const auto& fn = a_.globals_[a_.values_[argv[0]].aux];
+      const auto& type = a_.globals_[a_.values_[argv[1]].aux];
+      const Known inner = Classify(fn.module, fn.name);
+      const Known type_kind = Classify(type.module, type.name);
+      const Value& state = a_.values_[argv[3]];
+      const bool empty_state = state.kind == Kind::kNone || (state.kind == Kind::kDict && a_.items_[state.aux].empty());
+      if ((type_kind != Known::kTensorType && type_kind != Known::kParameterType) || !empty_state ||
+          (inner != Known::kRebuildTensor && inner != Known::kRebuildTensorV2 && inner != Known::kRebuildTensorV3 &&
+           inner != Known::kRebuildMeta && inner != Known::kRebuildParameter)) {
+        Invalid(call, "only a Tensor or Parameter rebuilt by a modelled function, with empty state, is accepted");
+        return Unknown();
+      }
+      const std::vector<ValueId> inner_args = a_.items_[a_.values_[argv[2]].aux];
+      ValueId made = inner == Known::kRebuildParameter ? RebuildParameter(inner, inner_args, call)
+                                                       : RebuildTensor(inner, inner_args, call);
+      if (type_kind == Known::kParameterType && a_.values_[made].kind == Kind::kTensor) {
+        Value p = a_.values_[made];
+        p.flags |= kParameter;
+        made = a_.NewValue(p);
+      }
+      return made;
+    }
+    case Known::kSize:
+      if (argv.size() == 1 && IntTuple(argv[0])) return argv[0];
+      Invalid(call, "torch.Size takes one tuple of non-negative ints");
+      return Unknown();
+    case Known::kDevice:
+      if (kinds({Kind::kStr}) || kinds({Kind::kStr, Kind::kInt})) {
+        ValueId d = a_.NewText(Kind::kDevice, a_.texts_[a_.values_[argv[0]].aux]);
+        return d;
+      }
+      Invalid(call, "torch.device takes a device name (and an index)");
+      return Unknown();
+    case Known::kCodecsEncode:
+      // Protocol 2 writes bytes as _codecs.encode(text, 'latin1').
+      if (kinds({Kind::kStr, Kind::kStr}) &&
+          (a_.texts_[a_.values_[argv[1]].aux] == "latin1" || a_.texts_[a_.values_[argv[1]].aux] == "latin-1")) {
+        return a_.NewText(Kind::kBytes, a_.texts_[a_.values_[argv[0]].aux]);
+      }
+      Invalid(call, "only _codecs.encode(str, 'latin1') is accepted");
+      return Unknown();
+    case Known::kSet:
+    case Known::kFrozenSet: {
+      const Kind kind = known == Known::kSet ? Kind::kSet : Kind::kFrozenSet;
+      if (argv.empty()) return a_.NewContainer(kind, {});
+      const Value& arg = a_.values_[argv[0]];
+      if (argv.size() == 1 && (arg.kind == Kind::kList || arg.kind == Kind::kTuple)) {
+        return a_.NewContainer(kind, a_.items_[arg.aux]);
+      }
+      Invalid(call, "a set takes nothing or a list of values");
+      return Unknown();
+    }
+    case Known::kByteArray:
+      if (argv.empty()) return a_.NewText(Kind::kByteArray, "");
+      if (kinds({Kind::kBytes})) return a_.NewText(Kind::kByteArray, a_.texts_[a_.values_[argv[0]].aux]);
+      Invalid(call, "bytearray takes nothing or bytes");
+      return Unknown();
+    case Known::kComplex: {
+      bool ok = !argv.empty() && argv.size() <= 2;
+      for (ValueId x : argv) ok = ok && (a_.values_[x].kind == Kind::kFloat || a_.values_[x].kind == Kind::kInt);
+      if (ok) return call;
+      Invalid(call, "complex takes one or two numbers");
+      return Unknown();
+    }
+    case Known::kUnmodelledRebuild:
+      a_.Report(Diag::kPickleTensorInvalid, op_at_,
+                where + " calls " + a_.Render(call) +
+                    ": torch accepts this rebuild (quantized, sparse, nested, device or subclass tensors), but the "
+                    "analyser does not model it, so it fails closed.");
+      return Unknown();
+    default:
+      // Types and values (storage types, dtypes, torch.Tensor) are never called by torch.save.
+      a_.Report(Diag::kPickleCallUnsafe, op_at_, where + " calls " + a_.Render(call) + ".");
+      return call;
+  }
+}
+
+ValueId Analyser::Machine::PersistentLoad(ValueId pid) {
+  const std::string where = OpName();
+  if (a_.mode_ == StorageMode::kNone) {
+    Malformed(where + " asks for a persistent id (" + a_.Render(pid) +
+              "), which only torch's loaders resolve; this file is not a torch checkpoint.");
+    return Unknown();
+  }
+  const Value& v = a_.values_[pid];
+  const std::size_t want = a_.mode_ == StorageMode::kTorchZip ? 5 : 6;
+  const auto* items = v.kind == Kind::kTuple ? &a_.items_[v.aux] : nullptr;
+  auto is = [&](std::size_t i, Kind k) { return a_.values_[(*items)[i]].kind == k; };
+  if (items == nullptr || items->size() != want || !is(0, Kind::kStr) ||
+      a_.texts_[a_.values_[(*items)[0]].aux] != "storage" || !is(1, Kind::kGlobal) || !is(2, Kind::kStr) ||
+      !is(3, Kind::kStr) || !is(4, Kind::kInt) || a_.values_[(*items)[4]].number < 0) {
+    a_.Report(Diag::kPickleStorageMismatch, op_at_,
+              where + " gives the persistent id " + a_.Render(pid) + ", not ('storage', storage type, key, location, " +
+                  (want == 5 ? "numel)" : "numel, view metadata)") + " as torch.save writes it.");
+    return Unknown();
+  }
+  if (want == 6 && !is(5, Kind::kNone)) {
+    a_.Report(Diag::kPickleTensorInvalid, op_at_,
+              where + " gives a legacy storage view (" + a_.Render(pid) + "), which the analyser does not model.");
+    return Unknown();
+  }
+  const auto& type = a_.globals_[a_.values_[(*items)[1]].aux];
+  const StorageType* st = type.module == "torch" ? FindStorageType(type.name) : nullptr;
+  if (st == nullptr) {
+    a_.Report(
+        Diag::kPickleStorageMismatch, op_at_,
+        where + " names the storage type " + Escaped(type.module + "." + type.name, 0) + ", not a torch storage type.");
+    return Unknown();
+  }
+  StorageRef ref;
+  ref.key = a_.texts_[a_.values_[(*items)[2]].aux];
+  ref.type_name = std::string(st->name);
+  ref.torch_dtype = std::string(st->torch_dtype);
+  ref.dtype = st->token.empty() ? nullptr : FindSafetensorsDtype(st->token);
+  ref.element_size = st->element_size;
+  ref.numel = static_cast<std::uint64_t>(a_.values_[(*items)[4]].number);
+  ref.offset = op_at_;
+  if (auto it = a_.storage_by_key_.find(ref.key); it != a_.storage_by_key_.end()) {
+    const StorageRef& first = a_.storages_[it->second];
+    if (first.type_name != ref.type_name || first.numel != ref.numel) {
+      a_.Report(Diag::kPickleStorageMismatch, op_at_,
+                where + " references storage " + Quoted(ref.key, 40) + " as " + ref.type_name + " of " +
+                    std::to_string(ref.numel) + " elements, and byte " + std::to_string(first.offset) + " as " +
+                    first.type_name + " of " + std::to_string(first.numel) + ": one record cannot be both.");
+      return Unknown();
+    }
+    Value s;
+    s.kind = Kind::kStorage;
+    s.aux = it->second;
+    return a_.NewValue(s);
+  }
+  a_.storages_.push_back(std::move(ref));
+  a_.storage_by_key_[a_.storages_.back().key] = static_cast<std::uint32_t>(a_.storages_.size() - 1);
+  Value s;
+  s.kind = Kind::kStorage;
+  s.aux = static_cast<std::uint32_t>(a_.storages_.size() - 1);
+  return a_.NewValue(s);
+}
+
+void Analyser::Machine::Build(ValueId target, ValueId state) {
+  Value& t = a_.values_[target];
+  const Value& s = a_.values_[state];
+  if (t.kind == Kind::kDict && (t.flags & kOrdered) != 0 && s.kind == Kind::kDict) {
+    // A state dict's `_metadata`: attributes named by plain str keys.
+    bool ok = true;
+    const auto& kv = a_.items_[s.aux];
+    for (std::size_t i = 0; ok && i < kv.size(); i += 2) {
+      const Value& key = a_.values_[kv[i]];
+      ok = key.kind == Kind::kStr && !HasDunderSegment(a_.texts_[key.aux]);
+    }
+    if (ok) {
+      t.flags |= kBuilt;
+      return;
+    }
+  }
+  if (t.kind == Kind::kTensor && (t.flags & kParameter) != 0) {
+    const bool empty =
+        s.kind == Kind::kNone || ((s.kind == Kind::kDict || s.kind == Kind::kTuple) && a_.items_[s.aux].empty());
+    if (empty) return;
+  }
+  if (t.kind == Kind::kObject || t.kind == Kind::kUnknown) {
+    // The object is already a finding; BUILD would call its __setstate__ or set attributes.
+    a_.Report(Diag::kPickleBuildUnsafe, op_at_,
+              OpName() + " gives " + a_.Render(target) + " the state " + a_.Render(state) +
+                  " (its __setstate__ or attributes run with it).");
+    return;
+  }
+  a_.Report(Diag::kPickleBuildUnsafe, op_at_,
+            OpName() + " gives state " + a_.Render(state) + " to " + a_.Render(target) +
+                ": BUILD is accepted only on an OrderedDict (its _metadata, plain str keys) and on a Parameter with "
+                "empty state.");
+}
+
+void Analyser::Machine::AddItems(ValueId target, const std::vector<ValueId>& items, const char* opcode) {
+  Value& t = a_.values_[target];
+  const bool fits = (std::string_view(opcode) == "SETITEM" || std::string_view(opcode) == "SETITEMS")
+                        ? t.kind == Kind::kDict
+                    : std::string_view(opcode) == "ADDITEMS" ? t.kind == Kind::kSet
+                                                             : t.kind == Kind::kList;
+  if (!fits) {
+    // CPython calls the object's own append / extend / __setitem__ / add.
+    if (t.kind == Kind::kObject || t.kind == Kind::kUnknown) {
+      a_.Report(Diag::kPickleCallUnsafe, op_at_,
+                OpName() + " (" + opcode + ") calls a method of " + a_.Render(target) + " with its items.");
+    } else {
+      Malformed(OpName() + " (" + opcode + ") adds items to " + a_.Render(target) + ", which has no such method.");
+    }
+    return;
+  }
+  auto& dest = a_.items_[t.aux];
+  dest.insert(dest.end(), items.begin(), items.end());
+}
+
+IoResult<PickleEnd> Analyser::Machine::Run() {
+  PickleEnd result;
+  Budget& budget = a_.budget_;
+  try {
+    while (true) {
+      op_at_ = pos_;
+      if (++budget.opcodes > Budget::kMaxOpcodes) {
+        budget.exceeded = true;
+        a_.Report(Diag::kPickleBudgetExceeded, op_at_,
+                  "The pickle runs past 2^24 opcodes by byte " + std::to_string(op_at_) + ": analysis stops here.");
+        throw Stop{};
+      }
+      auto code = Take(1);
+      if (!code) return code.error();
+      if (!*code) {
+        Malformed("The pickle ends at byte " + std::to_string(op_at_) +
+                  " before its STOP opcode (pickle data was truncated).");
+        throw Stop{};
+      }
+      const auto op = static_cast<unsigned char>((**code)[0]);
+      auto need = [&](std::size_t n) -> std::string_view {
+        auto bytes = Take(n);
+        if (!bytes) throw bytes.error();
+        if (!*bytes) {
+          Malformed(OpName() + " needs " + std::to_string(n) + " more bytes than the stream holds (truncated).");
+          throw Stop{};
+        }
+        return **bytes;
+      };
+      auto line = [&]() -> std::string {
+        auto l = Line();
+        if (!l) throw l.error();
+        if (!*l) {
+          if (!budget.exceeded) Malformed(OpName() + " reads a line that never ends (truncated).");
+          throw Stop{};
+        }
+        return std::move(**l);
+      };
+      auto le = [](std::string_view b) {
+        std::uint64_t v = 0;
+        for (std::size_t i = b.size(); i-- > 0;) v = (v << 8) | static_cast<unsigned char>(b[i]);
+        return v;
+      };
+      auto text = [&](Kind kind, std::uint64_t n) {
+        if (!ChargeText(n, op_at_)) throw Stop{};
+        if (n > end_ - pos_) {
+          Malformed(OpName() + " declares " + std::to_string(n) + " bytes, more than the " +
+                    std::to_string(end_ - pos_) + " left in the stream (truncated).");
+          throw Stop{};
+        }
+        std::string s(need(static_cast<std::size_t>(n)));
+        if (kind == Kind::kStr && !ValidUtf8(s)) {
+          Malformed(OpName() + " holds a string that is not valid UTF-8.");
+          throw Stop{};
+        }
+        Push(a_.NewText(kind, std::move(s)));
+      };
+      auto pop = [&]() -> ValueId {
+        auto v = Pop();
+        if (!v) throw Stop{};
+        return *v;
+      };
+      auto pop_mark = [&]() -> std::vector<ValueId> {
+        auto v = PopMark();
+        if (!v) throw Stop{};
+        return std::move(*v);
+      };
+      auto memo_get = [&](std::uint64_t key) {
+        auto it = memo_.find(key);
+        if (it == memo_.end()) {
+          Malformed(OpName() + " reads memo key " + std::to_string(key) +
+                    ", which was never written (CPython fails here; what follows is analysed as unknown).");
+          Push(Unknown());
+          return;
+        }
+        Push(it->second);
+      };
+      auto memo_put = [&](std::uint64_t key) {
+        const ValueId top = Top();
+        if (!ChargeValue()) throw Stop{};
+        memo_[key] = top;
+      };
+      op_name_ = "";
+      switch (op) {
+        case '(':
+          op_name_ = "MARK";
+          marks_.push_back(stack_.size());
+          break;
+        case '.': {
+          op_name_ = "STOP";
+          const ValueId v = pop();
+          result.stopped = true;
+          result.root = v;
+          if (!stack_.empty() || !marks_.empty()) {
+            Malformed("STOP at byte " + std::to_string(op_at_) + " leaves " + std::to_string(stack_.size()) +
+                      " values and " + std::to_string(marks_.size()) + " open marks on the stack.");
+          }
+          result.end = pos_;
+          return result;
+        }
+        case '0': {
+          op_name_ = "POP";
+          const std::size_t fence = marks_.empty() ? 0 : marks_.back();
+          if (stack_.size() > fence) {
+            stack_.pop_back();
+          } else if (!marks_.empty()) {
+            marks_.pop_back();  // CPython pops the mark itself
+          } else {
+            pop();
+          }
+          break;
+        }
+        case '1':
+          op_name_ = "POP_MARK";
+          pop_mark();
+          break;
+        case '2':
+          op_name_ = "DUP";
+          Push(Top());
+          break;
+        case 'F': {
+          op_name_ = "FLOAT";
+          const std::string l = line();
+          char* end = nullptr;
+          Value v;
+          v.kind = Kind::kFloat;
+          v.real = std::strtod(l.c_str(), &end);
+          if (l.empty() || end != l.c_str() + l.size()) {
+            Malformed(OpName() + " holds " + Quoted(l, 40) + ", not a float.");
+            throw Stop{};
+          }
+          Push(a_.NewValue(v));
+          break;
+        }
+        case 'I':
+        case 'L': {
+          op_name_ = op == 'I' ? "INT" : "LONG";
+          std::string l = line();
+          if (op == 'I' && (l == "00" || l == "01")) {
+            Value v;
+            v.kind = Kind::kBool;
+            v.number = l == "01";
+            Push(a_.NewValue(v));
+            break;
+          }
+          if (op == 'L' && !l.empty() && l.back() == 'L') l.pop_back();
+          const ParsedInt n = ParseDecimal(l);
+          if (!n.ok) {
+            Malformed(OpName() + " holds " + Quoted(l, 40) + ", not an int.");
+            throw Stop{};
+          }
+          Push(n.big ? a_.NewText(Kind::kBigInt, l) : Int(n.value));
+          break;
+        }
+        case 'J':
+          op_name_ = "BININT";
+          Push(Int(static_cast<std::int32_t>(le(need(4)))));
+          break;
+        case 'K':
+          op_name_ = "BININT1";
+          Push(Int(static_cast<std::int64_t>(le(need(1)))));
+          break;
+        case 'M':
+          op_name_ = "BININT2";
+          Push(Int(static_cast<std::int64_t>(le(need(2)))));
+          break;
+        case 0x8a:
+        case 0x8b: {
+          op_name_ = op == 0x8a ? "LONG1" : "LONG4";
+          std::uint64_t n = op == 0x8a ? le(need(1)) : le(need(4));
+          if (op == 0x8b && (n & 0x80000000U) != 0) {
+            Malformed(OpName() + " declares a negative byte count (LONG pickle has negative byte count).");
+            throw Stop{};
+          }
+          if (n > end_ - pos_) {
+            Malformed(OpName() + " declares " + std::to_string(n) + " bytes, more than the stream holds (truncated).");
+            throw Stop{};
+          }
+          if (!ChargeText(n, op_at_)) throw Stop{};
+          const std::string_view b = need(static_cast<std::size_t>(n));
+          if (n <= 8) {
+            std::uint64_t u = le(b);
+            if (n > 0 && n < 8 && (static_cast<unsigned char>(b[n - 1]) & 0x80) != 0) u |= ~std::uint64_t{0} << (8 * n);
+            Push(Int(static_cast<std::int64_t>(u)));
+          } else {
+            Push(a_.NewText(Kind::kBigInt, std::string(b)));
+          }
+          break;
+        }
+        case 'G': {
+          op_name_ = "BINFLOAT";
+          const std::string_view b = need(8);
+          std::uint64_t bits = 0;
+          for (char c : b) bits = (bits << 8) | static_cast<unsigned char>(c);
+          Value v;
+          v.kind = Kind::kFloat;
+          v.real = std::bit_cast<double>(bits);
+          Push(a_.NewValue(v));
+          break;
+        }
+        case 'N':
+          op_name_ = "NONE";
+          {
+            Value v;
+            v.kind = Kind::kNone;
+            Push(a_.NewValue(v));
+          }
+          break;
+        case 0x88:
+        case 0x89: {
+          op_name_ = op == 0x88 ? "NEWTRUE" : "NEWFALSE";
+          Value v;
+          v.kind = Kind::kBool;
+          v.number = op == 0x88;
+          Push(a_.NewValue(v));
+          break;
+        }
+        case 'S': {
+          op_name_ = "STRING";
+          auto s = DecodeStringLiteral(line());
+          if (!s) {
+            Malformed(OpName() + " holds an argument that is not a quoted string.");
+            throw Stop{};
+          }
+          Push(a_.NewText(Kind::kStr, std::move(*s)));
+          break;
+        }
+        case 'V': {
+          op_name_ = "UNICODE";
+          auto s = DecodeRawUnicodeEscape(line());
+          if (!s) {
+            Malformed(OpName() + " holds a malformed \\u escape.");
+            throw Stop{};
+          }
+          Push(a_.NewText(Kind::kStr, std::move(*s)));
+          break;
+        }
+        case 'T': {
+          op_name_ = "BINSTRING";
+          const auto n = static_cast<std::int32_t>(le(need(4)));
+          if (n < 0) {
+            Malformed(OpName() + " declares a negative length (BINSTRING pickle has negative byte count).");
+            throw Stop{};
+          }
+          std::uint64_t len = static_cast<std::uint64_t>(n);
+          if (len > end_ - pos_) {
+            Malformed(OpName() + " declares " + std::to_string(len) +
+                      " bytes, more than the stream holds (truncated).");
+            throw Stop{};
+          }
+          if (!ChargeText(len, op_at_)) throw Stop{};
+          std::string raw(need(static_cast<std::size_t>(len)));
+          std::string s;
+          for (char c : raw) AppendUtf8(s, static_cast<unsigned char>(c));
+          Push(a_.NewText(Kind::kStr, std::move(s)));
+          break;
+        }
+        case 'U': {
+          op_name_ = "SHORT_BINSTRING";
+          const std::uint64_t len = le(need(1));
+          if (!ChargeText(len, op_at_)) throw Stop{};
+          std::string raw(need(static_cast<std::size_t>(len)));
+          std::string s;
+          for (char c : raw) AppendUtf8(s, static_cast<unsigned char>(c));
+          Push(a_.NewText(Kind::kStr, std::move(s)));
+          break;
+        }
+        case 'X':
+          op_name_ = "BINUNICODE";
+          text(Kind::kStr, le(need(4)));
+          break;
+        case 0x8c:
+          op_name_ = "SHORT_BINUNICODE";
+          text(Kind::kStr, le(need(1)));
+          break;
+        case 0x8d:
+          op_name_ = "BINUNICODE8";
+          text(Kind::kStr, le(need(8)));
+          break;
+        case 'B':
+          op_name_ = "BINBYTES";
+          text(Kind::kBytes, le(need(4)));
+          break;
+        case 'C':
+          op_name_ = "SHORT_BINBYTES";
+          text(Kind::kBytes, le(need(1)));
+          break;
+        case 0x8e:
+          op_name_ = "BINBYTES8";
+          text(Kind::kBytes, le(need(8)));
+          break;
+        case 0x96:
+          op_name_ = "BYTEARRAY8";
+          text(Kind::kByteArray, le(need(8)));
+          break;
+        case ')':
+          op_name_ = "EMPTY_TUPLE";
+          Push(a_.NewContainer(Kind::kTuple, {}));
+          break;
+        case 't':
+          op_name_ = "TUPLE";
+          Push(a_.NewContainer(Kind::kTuple, pop_mark()));
+          break;
+        case 0x85:
+        case 0x86:
+        case 0x87: {
+          const std::size_t n = op - 0x84;
+          op_name_ = n == 1 ? "TUPLE1" : n == 2 ? "TUPLE2" : "TUPLE3";
+          std::vector<ValueId> items(n);
+          for (std::size_t i = n; i-- > 0;) items[i] = pop();
+          Push(a_.NewContainer(Kind::kTuple, std::move(items)));
+          break;
+        }
+        case ']':
+          op_name_ = "EMPTY_LIST";
+          Push(a_.NewContainer(Kind::kList, {}));
+          break;
+        case 'l':
+          op_name_ = "LIST";
+          Push(a_.NewContainer(Kind::kList, pop_mark()));
+          break;
+        case '}':
+          op_name_ = "EMPTY_DICT";
+          Push(a_.NewContainer(Kind::kDict, {}));
+          break;
+        case 'd': {
+          op_name_ = "DICT";
+          std::vector<ValueId> items = pop_mark();
+          if (items.size() % 2 != 0) {
+            Malformed(OpName() + " has an odd number of items (a key without a value).");
+            throw Stop{};
+          }
+          Push(a_.NewContainer(Kind::kDict, std::move(items)));
+          break;
+        }
+        case 0x8f:
+          op_name_ = "EMPTY_SET";
+          Push(a_.NewContainer(Kind::kSet, {}));
+          break;
+        case 0x91:
+          op_name_ = "FROZENSET";
+          Push(a_.NewContainer(Kind::kFrozenSet, pop_mark()));
+          break;
+        case 'a': {
+          op_name_ = "APPEND";
+          const ValueId v = pop();
+          AddItems(Top(), {v}, "APPEND");
+          break;
+        }
+        case 'e': {
+          op_name_ = "APPENDS";
+          std::vector<ValueId> items = pop_mark();
+          AddItems(Top(), items, "APPENDS");
+          break;
+        }
+        case 's': {
+          op_name_ = "SETITEM";
+          const ValueId v = pop();
+          const ValueId k = pop();
+          AddItems(Top(), {k, v}, "SETITEM");
+          break;
+        }
+        case 'u': {
+          op_name_ = "SETITEMS";
+          std::vector<ValueId> items = pop_mark();
+          if (items.size() % 2 != 0) {
+            Malformed(OpName() + " has an odd number of items (a key without a value).");
+            throw Stop{};
+          }
+          AddItems(Top(), items, "SETITEMS");
+          break;
+        }
+        case 0x90: {
+          op_name_ = "ADDITEMS";
+          std::vector<ValueId> items = pop_mark();
+          AddItems(Top(), items, "ADDITEMS");
+          break;
+        }
+        case 'g': {
+          op_name_ = "GET";
+          const ParsedInt n = ParseDecimal(line());
+          if (!n.ok || n.big || n.value < 0) {
+            Malformed(OpName() + " holds a memo key that is not a non-negative int.");
+            throw Stop{};
+          }
+          memo_get(static_cast<std::uint64_t>(n.value));
+          break;
+        }
+        case 'h':
+          op_name_ = "BINGET";
+          memo_get(le(need(1)));
+          break;
+        case 'j':
+          op_name_ = "LONG_BINGET";
+          memo_get(le(need(4)));
+          break;
+        case 'p': {
+          op_name_ = "PUT";
+          const ParsedInt n = ParseDecimal(line());
+          if (!n.ok || n.big || n.value < 0) {
+            Malformed(OpName() + " holds a memo key that is not a non-negative int (negative PUT argument).");
+            throw Stop{};
+          }
+          memo_put(static_cast<std::uint64_t>(n.value));
+          break;
+        }
+        case 'q':
+          op_name_ = "BINPUT";
+          memo_put(le(need(1)));
+          break;
+        case 'r':
+          op_name_ = "LONG_BINPUT";
+          memo_put(le(need(4)));
+          break;
+        case 0x94:
+          op_name_ = "MEMOIZE";
+          memo_put(memo_.size());
+          break;  // len(memo): keys written, not the largest
+        case 'c': {
+          op_name_ = "GLOBAL";
+          std::string module = line();
+          std::string name = line();
+          if (!ValidUtf8(module) || !ValidUtf8(name)) {
+            Malformed(OpName() + " names a module or attribute that is not valid UTF-8.");
+            throw Stop{};
+          }
+          Push(Global(std::move(module), std::move(name), "GLOBAL"));
+          break;
+        }
+        case 0x93: {
+          op_name_ = "STACK_GLOBAL";
+          const ValueId name = pop();
+          const ValueId module = pop();
+          if (a_.values_[name].kind != Kind::kStr || a_.values_[module].kind != Kind::kStr) {
+            // Operands that are not known strings (a missing memo key, a call result): the
+            // import cannot be named, which is never safe.
+            a_.Report(Diag::kPickleGlobalUnsafe, op_at_,
+                      OpName() + " imports " + a_.Render(module) + "." + a_.Render(name) +
+                          ", a global whose module or name is not a known string: whatever it resolves to is "
+                          "imported.");
+            Push(Unknown());
+            break;
+          }
+          Push(Global(a_.texts_[a_.values_[module].aux], a_.texts_[a_.values_[name].aux], "STACK_GLOBAL"));
+          break;
+        }
+        case 'i': {
+          op_name_ = "INST";
+          std::string module = line();
+          std::string name = line();
+          const ValueId cls = Global(std::move(module), std::move(name), "INST");  // find_class runs first
+          std::vector<ValueId> args = pop_mark();
+          Push(CallOf(cls, a_.NewContainer(Kind::kTuple, std::move(args)), "INST"));
+          break;
+        }
+        case 'o': {
+          op_name_ = "OBJ";
+          std::vector<ValueId> items = pop_mark();
+          if (items.empty()) {
+            Malformed(OpName() + " has no class after its MARK.");
+            throw Stop{};
+          }
+          const ValueId cls = items.front();
+          items.erase(items.begin());
+          Push(CallOf(cls, a_.NewContainer(Kind::kTuple, std::move(items)), "OBJ"));
+          break;
+        }
+        case 'R': {
+          op_name_ = "REDUCE";
+          const ValueId args = pop();
+          const ValueId callee = pop();
+          Push(CallOf(callee, args, "REDUCE"));
+          break;
+        }
+        case 0x81: {
+          op_name_ = "NEWOBJ";
+          const ValueId args = pop();
+          const ValueId cls = pop();
+          Push(CallOf(cls, args, "NEWOBJ"));
+          break;
+        }
+        case 0x92: {
+          op_name_ = "NEWOBJ_EX";
+          const ValueId kwargs = pop();
+          const ValueId args = pop();
+          const ValueId cls = pop();
+          if (a_.values_[kwargs].kind != Kind::kDict || !a_.items_[a_.values_[kwargs].aux].empty()) {
+            a_.calls_.push_back({cls, args});
+            a_.Report(Diag::kPickleCallUnsafe, op_at_,
+                      OpName() + " calls " + a_.Render(cls) + ".__new__ with arguments " + a_.Render(args) +
+                          " and keywords " + a_.Render(kwargs) + ".");
+            Push(Unknown());
+            break;
+          }
+          Push(CallOf(cls, args, "NEWOBJ_EX"));
+          break;
+        }
+        case 'b': {
+          op_name_ = "BUILD";
+          const ValueId state = pop();
+          Build(Top(), state);
+          break;
+        }
+        case 'P': {
+          op_name_ = "PERSID";
+          const std::string id = line();
+          Push(PersistentLoad(a_.NewText(Kind::kStr, id)));
+          break;
+        }
+        case 'Q':
+          op_name_ = "BINPERSID";
+          Push(PersistentLoad(pop()));
+          break;
+        case 0x82:
+        case 0x83:
+        case 0x84: {
+          op_name_ = op == 0x82 ? "EXT1" : op == 0x83 ? "EXT2" : "EXT4";
+          const std::uint64_t ext = le(need(op == 0x82 ? 1 : op == 0x83 ? 2 : 4));
+          a_.Report(Diag::kPickleExtensionCode, op_at_,
+                    OpName() + " imports extension code " + std::to_string(ext) +
+                        ", which copyreg's registry resolves at load time to a global this analysis cannot name.");
+          Push(Unknown());
+          break;
+        }
+        case 0x80: {
+          op_name_ = "PROTO";
+          const auto p = static_cast<int>(le(need(1)));
+          if (p > 5) {
+            Malformed(OpName() + " asks for protocol " + std::to_string(p) + " (unsupported pickle protocol).");
+            throw Stop{};
+          }
+          proto_ = p;
+          break;
+        }
+        case 0x95: {
+          op_name_ = "FRAME";
+          const std::uint64_t n = le(need(8));
+          if (n > end_ - pos_) {
+            Malformed(OpName() + " declares a frame of " + std::to_string(n) + " bytes, more than the " +
+                      std::to_string(end_ - pos_) + " left (pickle data was truncated).");
+            throw Stop{};
+          }
+          break;
+        }
+        case 0x97:
+          op_name_ = "NEXT_BUFFER";
+          Malformed(OpName() + " refers to out-of-band data, which a file cannot carry (no buffers are given).");
+          Push(Unknown());
+          break;
+        case 0x98:
+          op_name_ = "READONLY_BUFFER";
+          Top();
+          break;
+        default: {
+          char hex[8];
+          std::snprintf(hex, sizeof hex, "0x%02x", op);
+          Malformed("Byte " + std::to_string(op_at_) + " holds " + hex + ", not a pickle opcode.");
+          throw Stop{};
+        }
+      }
+    }
+  } catch (const Stop&) {
+    result.end = op_at_;
+    return result;
+  } catch (const boost::system::error_code& error) {
+    return error;
+  }
+}
+
+IoResult<PickleEnd> Analyser::Run(const RandomAccessFile& file, std::uint64_t begin, std::uint64_t end) {
+  Machine machine(*this, file, begin, end);
+  return machine.Run();
+}
+
+std::vector<NamedTensor> Analyser::ListTensors(ValueId root, std::uint64_t offset) {
+  constexpr std::size_t kMaxDepth = 256;
+  std::vector<NamedTensor> out;
+  std::map<std::string, std::uint32_t> seen;  // name -> tensor
+  struct Frame {
+    ValueId id;
+    std::string path;
+    bool exit;  // leaving a container: it is no longer on the path
+  };
+  std::vector<Frame> todo{{root, "", false}};
+  std::set<ValueId> on_path;  // cycles are cut: a container is not entered inside itself
+  std::size_t reported = 0;
+  auto report = [&](std::string message) {
+    if (reported++ < 16) Report(Diag::kPickleTensorName, offset, std::move(message));
+  };
+  while (!todo.empty()) {
+    Frame f = std::move(todo.back());
+    todo.pop_back();
+    if (f.exit) {
+      on_path.erase(f.id);
+      continue;
+    }
+    if (!budget_.exceeded && ++budget_.values > Budget::kMaxValues) {
+      budget_.exceeded = true;
+      Report(Diag::kPickleBudgetExceeded, offset,
+             "Listing tensors visits more than 2^21 (path, value) pairs (shared values reached many ways): the "
+             "listing stops here.");
+    }
+    if (budget_.exceeded) break;
+    const Value& v = values_[f.id];
+    if (v.kind == Kind::kTensor) {
+      auto [it, inserted] = seen.emplace(f.path, v.aux);
+      if (!inserted && it->second != v.aux) {
+        report("Two paths in the object give the tensor name " + Quoted(f.path) +
+               " to different tensors: a loader keeps one of them.");
+      } else if (inserted) {
+        out.push_back({f.path, v.aux});
+      }
+      continue;
+    }
+    const bool container = v.kind == Kind::kDict || v.kind == Kind::kList || v.kind == Kind::kTuple;
+    if (!container || on_path.contains(f.id)) continue;
+    if (on_path.size() >= kMaxDepth) {
+      report("The object nests deeper than " + std::to_string(kMaxDepth) + " levels under " + Quoted(f.path) +
+             ": tensors below are not listed.");
+      continue;
+    }
+    on_path.insert(f.id);
+    todo.push_back({f.id, "", true});
+    auto child = [&](const std::string& part) { return f.path.empty() && f.id == root ? part : f.path + "." + part; };
+    const auto& items = items_[v.aux];
+    if (v.kind == Kind::kDict) {
+      for (std::size_t i = items.size(); i >= 2; i -= 2) {
+        const Value& key = values_[items[i - 2]];
+        if (key.kind == Kind::kStr) {
+          todo.push_back({items[i - 1], child(texts_[key.aux]), false});
+        } else if (key.kind == Kind::kInt) {
+          todo.push_back({items[i - 1], child(std::to_string(key.number)), false});
+        } else {
+          report("The object has a dict key " + Render(items[i - 2]) + " under " + Quoted(f.path) +
+                 ", neither a str nor an int: tensors under it have no name.");
+        }
+      }
+    } else {
+      for (std::size_t i = items.size(); i-- > 0;) todo.push_back({items[i], child(std::to_string(i)), false});
+    }
+  }
+  return out;
+}
+
+}  // namespace ckpt::pickle

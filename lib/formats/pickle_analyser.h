@@ -1,0 +1,175 @@
+// A static model of CPython's unpickler (inputs.md section 6): every opcode of protocols
+// 0-5 runs on typed values (stack, mark stack, memo with CPython's exact semantics), and
+// nothing is ever imported or called. Globals are resolved as find_class would name them
+// (_compat_pickle renames below protocol 3, dotted names), and every global and call is
+// judged against what torch.save writes and torch's weights-only unpickler accepts, with
+// the arguments each takes. Everything else is a diagnostic naming the import and the call,
+// with the opcode's byte offset. Budgets bound values, text and opcodes per file.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "lib/findings/diagnostic.h"
+#include "lib/formats/dtype.h"
+#include "lib/io/artifact_source.h"
+
+namespace ckpt::pickle {
+
+/// Per-file budgets (section 6). Exceeding one ends the analysis with a failing diagnostic.
+struct Budget {
+  static constexpr std::uint64_t kMaxValues = std::uint64_t{1} << 21;  ///< pushes, DUP, GET and memo copies included
+  static constexpr std::uint64_t kMaxTextBytes = std::uint64_t{64} << 20;  ///< string and bytes lengths, in total
+  static constexpr std::uint64_t kMaxOpcodes = std::uint64_t{1} << 24;
+  std::uint64_t values = 0;
+  std::uint64_t text_bytes = 0;
+  std::uint64_t opcodes = 0;
+  bool exceeded = false;
+};
+
+/// Which persistent ids the container gives meaning to.
+enum class StorageMode : std::uint8_t {
+  kNone,         ///< a plain pickle: a persistent id has no loader
+  kTorchZip,     ///< ('storage', type, key, location, numel)
+  kTorchLegacy,  ///< ('storage', type, key, location, numel, view_metadata)
+};
+
+using ValueId = std::uint32_t;
+
+enum class Kind : std::uint8_t {
+  kUnknown,  ///< what an unmodelled call or a failed operation would give
+  kNone,
+  kBool,
+  kInt,
+  kBigInt,  ///< an int past 64 bits (its little-endian two's complement bytes kept)
+  kFloat,
+  kStr,
+  kBytes,
+  kByteArray,
+  kTuple,
+  kList,
+  kDict,  ///< dict or OrderedDict (flag kOrdered)
+  kSet,
+  kFrozenSet,
+  kGlobal,   ///< a name find_class would import
+  kObject,   ///< the result of a call the analyser does not model (never trusted)
+  kStorage,  ///< a torch storage reference (persistent id)
+  kTensor,   ///< a rebuilt tensor or parameter
+  kDevice,
+};
+
+struct Value {
+  Kind kind = Kind::kUnknown;
+  std::uint8_t flags = 0;
+  std::uint32_t aux = 0;  ///< index into the pool of its kind
+  std::int64_t number = 0;
+  double real = 0;
+};
+inline constexpr std::uint8_t kOrdered = 1;    ///< a dict made by collections.OrderedDict
+inline constexpr std::uint8_t kBuilt = 2;      ///< BUILD gave it state
+inline constexpr std::uint8_t kParameter = 4;  ///< a tensor rebuilt as a Parameter
+
+/// A storage reference from a persistent id.
+struct StorageRef {
+  std::string key;
+  std::string type_name;             ///< "FloatStorage", "UntypedStorage"
+  const DtypeInfo* dtype = nullptr;  ///< nullptr: no safetensors token (complex128, quantized)
+  std::string torch_dtype;           ///< "float32"
+  std::uint64_t element_size = 1;
+  std::uint64_t numel = 0;   ///< in elements (bytes for an untyped storage)
+  std::uint64_t offset = 0;  ///< the persistent-id opcode
+};
+
+/// A tensor a rebuild function would make.
+struct RebuiltTensor {
+  std::optional<std::uint32_t> storage;  ///< none: a meta tensor
+  std::uint64_t storage_offset = 0;      ///< in elements
+  std::vector<std::uint64_t> shape;
+  std::vector<std::uint64_t> stride;
+  const DtypeInfo* dtype = nullptr;
+  std::string torch_dtype;
+  std::uint64_t element_size = 1;
+  bool valid = false;        ///< arguments checked and inside the storage
+  bool contiguous = false;   ///< row-major strides: the bytes are one region of the storage
+  std::uint64_t offset = 0;  ///< the REDUCE opcode
+};
+
+/// A tensor reachable from a pickle's result, by its path (section 6 naming).
+struct NamedTensor {
+  std::string name;
+  std::uint32_t tensor = 0;  ///< index into Analyser::tensors()
+};
+
+struct PickleEnd {
+  bool stopped = false;         ///< reached STOP
+  std::uint64_t end = 0;        ///< offset after STOP, or where the analysis ended
+  std::optional<ValueId> root;  ///< the value STOP returned
+};
+
+/// Whether `byte` is an opcode of some protocol (0-5): what a pickle can start with.
+bool IsOpcode(std::byte byte);
+
+class Analyser {
+ public:
+  /// Diagnostics name `file` and absolute offsets in it.
+  Analyser(std::string file, DiagnosticSink& sink, StorageMode mode);
+
+  /// Runs one pickle starting at `begin` (bytes up to `end` are its to read). An I/O
+  /// failure of the tool is the error; everything about the bytes is a diagnostic.
+  IoResult<PickleEnd> Run(const RandomAccessFile& file, std::uint64_t begin, std::uint64_t end);
+
+  /// The persistent ids the next Run resolves (legacy files: only the object pickle has them).
+  void set_mode(StorageMode mode) { mode_ = mode; }
+
+  /// Tensors reachable from `root` by path; non-str keys and name collisions are reported.
+  std::vector<NamedTensor> ListTensors(ValueId root, std::uint64_t offset);
+
+  [[nodiscard]] const Value& value(ValueId id) const { return values_[id]; }
+  [[nodiscard]] const std::string& text(ValueId id) const { return texts_[values_[id].aux]; }
+  [[nodiscard]] const std::vector<ValueId>& items(ValueId id) const { return items_[values_[id].aux]; }
+  [[nodiscard]] const std::vector<StorageRef>& storages() const { return storages_; }
+  [[nodiscard]] const std::vector<RebuiltTensor>& tensors() const { return tensors_; }
+  [[nodiscard]] const Budget& budget() const { return budget_; }
+  /// A security diagnostic was reported: an import or call outside the allowlist.
+  [[nodiscard]] bool unsafe() const { return unsafe_; }
+  /// Python's repr of a value, bounded and with every non-printable byte escaped.
+  [[nodiscard]] std::string Render(ValueId id) const;
+
+ private:
+  class Machine;
+  friend class Machine;
+  ValueId NewValue(Value v);
+  ValueId NewText(Kind kind, std::string text);
+  ValueId NewContainer(Kind kind, std::vector<ValueId> items);
+  void RenderInto(ValueId id, int depth, std::string& out) const;
+  void Report(Diag kind, std::uint64_t offset, std::string message);
+
+  std::string file_;
+  DiagnosticSink& sink_;
+  StorageMode mode_;
+  Budget budget_;
+  bool unsafe_ = false;
+  std::vector<Value> values_;
+  std::vector<std::string> texts_;
+  std::vector<std::vector<ValueId>> items_;
+  struct GlobalName {
+    std::string module;
+    std::string name;
+    std::uint64_t offset = 0;
+  };
+  std::vector<GlobalName> globals_;
+  struct Call {
+    ValueId callee = 0;
+    ValueId args = 0;
+  };
+  std::vector<Call> calls_;
+  std::vector<StorageRef> storages_;
+  std::map<std::string, std::uint32_t> storage_by_key_;
+  std::vector<RebuiltTensor> tensors_;
+};
+
+}  // namespace ckpt::pickle

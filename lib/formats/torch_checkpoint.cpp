@@ -1,0 +1,704 @@
+#include "lib/formats/torch_checkpoint.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <optional>
+#include <set>
+#include <string_view>
+
+#include "lib/core/byte_reader.h"
+#include "lib/core/checked_math.h"
+#include "lib/core/text.h"
+#include "lib/formats/pickle_analyser.h"
+#include "lib/formats/zip_reader.h"
+#include "lib/hashing/crc32.h"
+
+namespace ckpt {
+namespace {
+
+using pickle::Analyser;
+using pickle::Kind;
+using pickle::NamedTensor;
+using pickle::PickleEnd;
+using pickle::RebuiltTensor;
+using pickle::StorageMode;
+using pickle::StorageRef;
+
+// The magic number torch's legacy format pickles first: LONG1 of 0x1950a86a20f9469cfc6c.
+constexpr std::string_view kLegacyMagicBytes("\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19", 10);
+constexpr std::string_view kLegacyStart("\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19", 14);
+constexpr std::int64_t kLegacyProtocolVersion = 1001;
+
+bool StartsWith(std::span<const std::byte> head, std::string_view magic) {
+  return head.size() >= magic.size() && AsStringView(head.first(magic.size())) == magic;
+}
+
+class Reporter {
+ public:
+  Reporter(std::string file, DiagnosticSink& sink) : file_(std::move(file)), sink_(sink) {}
+  void operator()(Diag kind, std::uint64_t offset, std::string message) const {
+    Location at;
+    at.file = file_;
+    at.byte_offset = offset;
+    sink_.Report(kind, std::move(at), std::move(message));
+  }
+
+ private:
+  std::string file_;
+  DiagnosticSink& sink_;
+};
+
+// Whether a further pickle may start here (after a STOP): PROTO or a protocol 0/1 opcode.
+IoResult<bool> PickleFollows(const RandomAccessFile& file, std::uint64_t at) {
+  if (at >= file.size()) return false;
+  std::array<std::byte, 1> b{};
+  if (auto read = file.ReadAt(at, b); !read) return IoResult<bool>(boost::system::in_place_error, read.error());
+  return pickle::IsOpcode(b[0]);
+}
+
+// Runs pickles from `begin` until `end`: each STOP followed by more bytes starts another
+// pickle (a loader reading in a loop would run it), bytes that are not one are a finding.
+// Returns the first pickle's result.
+IoResult<std::optional<PickleEnd>> AnalyseStream(Analyser& analyser, const RandomAccessFile& file, std::uint64_t begin,
+                                                 std::uint64_t end, const Reporter& report, std::uint32_t& pickles) {
+  std::optional<PickleEnd> first;
+  std::uint64_t at = begin;
+  while (at < end) {
+    if (pickles > 0) {
+      auto follows = PickleFollows(file, at);
+      if (!follows) return follows.error();
+      if (!*follows) {
+        report(Diag::kPickleTrailingData, at,
+               std::to_string(end - at) + " bytes after the pickle's STOP at byte " + std::to_string(at) +
+                   " are not a further pickle: one loader ignores them, another reads them.");
+        break;
+      }
+    }
+    auto run = analyser.Run(file, at, end);
+    if (!run) return run.error();
+    ++pickles;
+    if (!first) first = *run;
+    if (!run->stopped || analyser.budget().exceeded) break;
+    at = run->end;
+  }
+  return first;
+}
+
+// Reads a member's whole bytes for its CRC-32 (members other than data records are small
+// or are read by the analysis anyway).
+IoResult<std::uint32_t> MemberCrc(const RandomAccessFile& file, const ZipMember& m) {
+  Crc32 crc;
+  std::vector<std::byte> buffer(static_cast<std::size_t>(std::min<std::uint64_t>(m.compressed_size, 1 << 20)));
+  for (std::uint64_t at = 0; at < m.compressed_size;) {
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), m.compressed_size - at));
+    if (auto read = file.ReadAt(m.data_offset + at, std::span(buffer).first(n)); !read) return read.error();
+    crc.Update(std::span(buffer).first(n));
+    at += n;
+  }
+  return crc.value();
+}
+
+std::string TokenOf(const RebuiltTensor& t) {
+  return t.dtype != nullptr ? std::string(t.dtype->safetensors) : t.torch_dtype;
+}
+
+// The listed tensors into `out`, located in their storages' bytes where `record_offset`
+// knows them (absolute offset of a storage's first byte).
+void AddTensors(const Analyser& analyser, const std::vector<NamedTensor>& named,
+                const std::map<std::uint32_t, std::uint64_t>& record_offset, WeightFile& out, const Reporter& report,
+                std::uint64_t at) {
+  std::set<std::string> reported_dtypes;
+  for (const NamedTensor& n : named) {
+    const RebuiltTensor& t = analyser.tensors()[n.tensor];
+    StoredTensor s;
+    s.name = n.name;
+    s.dtype = TokenOf(t);
+    s.shape = t.shape;
+    s.entry_offset = t.offset;
+    s.complete = t.valid;
+    if (t.dtype == nullptr && reported_dtypes.insert(t.torch_dtype).second) {
+      report(Diag::kPickleDtypeUnsupported, t.offset,
+             "Tensor " + QuoteForMessage(n.name) + " is " + t.torch_dtype +
+                 ", which has no safetensors dtype token: it cannot be listed or converted faithfully.");
+    }
+    if (t.dtype != nullptr) s.element = t.dtype->id;
+    std::optional<std::uint64_t> numel = 1;
+    for (std::uint64_t d : t.shape) numel = numel ? CheckedMul(*numel, d) : std::nullopt;
+    auto bytes = numel ? CheckedMul(*numel, t.element_size) : std::nullopt;
+    if (t.storage && t.contiguous && bytes) {
+      if (auto it = record_offset.find(*t.storage); it != record_offset.end()) {
+        const StorageRef& storage = analyser.storages()[*t.storage];
+        // An untyped storage's offset counts elements of the tensor's dtype, like a typed one's.
+        const std::uint64_t unit = storage.type_name == "UntypedStorage" ? t.element_size : storage.element_size;
+        auto start = CheckedMul(t.storage_offset, unit);
+        auto offset = start ? CheckedAdd(it->second, *start) : std::nullopt;
+        if (offset) {
+          s.data_offset = *offset;
+          s.data_length = *bytes;
+          s.begin = *offset;
+          s.end = *offset + *bytes;
+        }
+      }
+    }
+    out.tensors.push_back(std::move(s));
+  }
+  (void)at;
+}
+
+IoResult<WeightFile> ReadTorchZip(WeightFile wf, const RandomAccessFile& file, DiagnosticSink& sink) {
+  const Reporter report(wf.name, sink);
+  auto dir = ReadZipDirectory(file, wf.name, sink);
+  if (!dir) return dir.error();
+  if (!dir->found || dir->members.empty()) {
+    if (dir->found) report(Diag::kZipStructure, 0, "The zip holds no members: it is not a torch.save checkpoint.");
+    return wf;
+  }
+  // torch's reader takes the archive folder from the first member's name.
+  const std::string& first = dir->members.front().name;
+  const std::size_t slash = first.find('/');
+  const std::string top = slash == std::string::npos ? std::string() : first.substr(0, slash + 1);
+  if (top.empty()) {
+    report(Diag::kZipStructure, dir->members.front().central_offset,
+           "The first member " + QuoteForMessage(first) +
+               " is not inside a folder; torch.save puts every member under one top folder.");
+  }
+  const ZipMember* data_pkl = nullptr;
+  std::map<std::string, const ZipMember*> records;  // key -> data/<key>
+  const ZipMember* byteorder = nullptr;
+  std::vector<const ZipMember*> other_pickles;
+  Analyser analyser(wf.name, sink, StorageMode::kTorchZip);
+  std::uint32_t pickles = 0;
+  for (const ZipMember& m : dir->members) {
+    const std::string shown = QuoteForMessage(m.name);
+    const bool inside = !top.empty() && m.name.starts_with(top) && m.name.size() > top.size();
+    const std::string rel = inside ? m.name.substr(top.size()) : std::string();
+    bool expected = inside;
+    if (rel == "data.pkl") {
+      if (data_pkl == nullptr) data_pkl = &m;
+    } else if (rel.starts_with("data/") && rel.size() > 5 && rel.find('/', 5) == std::string::npos) {
+      records.emplace(rel.substr(5), &m);
+    } else if (rel == "byteorder") {
+      byteorder = &m;
+    } else if (rel != "version" && rel != ".data/version" && rel != ".data/serialization_id" &&
+               rel != ".format_version" && rel != ".storage_alignment") {
+      expected = false;
+    }
+    if (!expected) {
+      report(Diag::kZipMemberUnexpected, m.central_offset,
+             "Member " + shown + " is not one torch.save writes" +
+                 (inside ? std::string() : " (outside the archive folder " + QuoteForMessage(top) + ")") +
+                 "; it is analysed as what its bytes are.");
+      other_pickles.push_back(&m);
+    }
+    // CRC-32: checked here for every member but the data records, whose bytes are checked
+    // while the file is hashed (read once).
+    if (!m.located || m.method != 0) continue;
+    if (inside && rel.starts_with("data/") && expected) {
+      wf.pending_crcs.push_back({m.name, m.data_offset, m.compressed_size, m.crc32});
+      continue;
+    }
+    auto crc = MemberCrc(file, m);
+    if (!crc) return crc.error();
+    if (*crc != m.crc32) {
+      report(Diag::kZipCrcMismatch, m.header_offset,
+             "Member " + shown + " has CRC-32 " + Crc32Hex(*crc) + ", not the " + Crc32Hex(m.crc32) +
+                 " its directory records: its bytes were changed after it was written (torch does not check).");
+    }
+  }
+  if (byteorder != nullptr && byteorder->located && byteorder->method == 0 && byteorder->size <= 16) {
+    std::string order(static_cast<std::size_t>(byteorder->size), '\0');
+    if (auto read = file.ReadAt(byteorder->data_offset, std::as_writable_bytes(std::span(order))); !read) {
+      return read.error();
+    }
+    if (order != "little") {
+      report(Diag::kPickleDtypeUnsupported, byteorder->data_offset,
+             "The byteorder record says " + QuoteForMessage(order) +
+                 ": tensor data is not little-endian, which safetensors requires.");
+    }
+  }
+  std::optional<pickle::ValueId> root;
+  std::uint64_t root_end = 0;
+  if (data_pkl == nullptr) {
+    report(Diag::kZipStructure, 0,
+           "The zip has no " + QuoteForMessage(top + "data.pkl") + ": it is not a torch.save checkpoint.");
+  } else if (!data_pkl->located || data_pkl->method != 0) {
+    report(Diag::kZipStructure, data_pkl->header_offset,
+           "Member " + QuoteForMessage(data_pkl->name) + " cannot be read in place, so its pickle is not analysed.");
+  } else {
+    auto run =
+        AnalyseStream(analyser, file, data_pkl->data_offset, data_pkl->data_offset + data_pkl->size, report, pickles);
+    if (!run) return run.error();
+    if (*run && (*run)->root) {
+      root = (*run)->root;
+      root_end = (*run)->end;
+    }
+  }
+  // Members torch.save does not write are still analysed when they hold a pickle.
+  analyser.set_mode(StorageMode::kNone);
+  for (const ZipMember* m : other_pickles) {
+    if (!m->located || m->method != 0) continue;
+    auto follows = PickleFollows(file, m->data_offset);
+    if (!follows) return follows.error();
+    if (m->size == 0 || !*follows) continue;
+    auto run = AnalyseStream(analyser, file, m->data_offset, m->data_offset + m->size, report, pickles);
+    if (!run) return run.error();
+  }
+  // Storage references against the data records.
+  std::map<std::uint32_t, std::uint64_t> record_offset;
+  std::set<std::string> referenced;
+  for (std::uint32_t i = 0; i < analyser.storages().size(); ++i) {
+    const StorageRef& s = analyser.storages()[i];
+    referenced.insert(s.key);
+    auto it = records.find(s.key);
+    if (it == records.end()) {
+      report(Diag::kPickleStorageMismatch, s.offset,
+             "Storage " + QuoteForMessage(s.key) + " (referenced at byte " + std::to_string(s.offset) +
+                 ") has no record " + QuoteForMessage(top + "data/" + s.key) + " in the zip.");
+      continue;
+    }
+    auto expected = CheckedMul(s.numel, s.element_size);
+    if (!expected || *expected != it->second->size) {
+      report(Diag::kPickleStorageMismatch, it->second->header_offset,
+             "Record " + QuoteForMessage(it->second->name) + " holds " + std::to_string(it->second->size) +
+                 " bytes, but its storage is " + s.type_name + " of " + std::to_string(s.numel) + " elements (" +
+                 (expected ? std::to_string(*expected) : std::string("past 2^64")) + " bytes).");
+      continue;
+    }
+    if (it->second->located && it->second->method == 0) record_offset[i] = it->second->data_offset;
+  }
+  for (const auto& [key, m] : records) {
+    if (!referenced.contains(key)) {
+      report(Diag::kZipMemberUnexpected, m->central_offset,
+             "Record " + QuoteForMessage(m->name) +
+                 " is referenced by no storage in data.pkl: torch.save writes "
+                 "only the records it references.");
+    }
+  }
+  wf.pickle->pickles = pickles;
+  wf.pickle->unsafe = analyser.unsafe();
+  if (root) AddTensors(analyser, analyser.ListTensors(*root, root_end), record_offset, wf, report, root_end);
+  wf.valid = dir->found;
+  return wf;
+}
+
+IoResult<WeightFile> ReadTorchLegacy(WeightFile wf, const RandomAccessFile& file, DiagnosticSink& sink) {
+  const Reporter report(wf.name, sink);
+  Analyser analyser(wf.name, sink, StorageMode::kNone);
+  std::uint32_t pickles = 0;
+  const std::uint64_t size = file.size();
+  std::uint64_t at = 0;
+  bool layout_ok = true;
+  auto broken = [&](std::uint64_t offset, const std::string& message) {
+    layout_ok = false;
+    report(Diag::kTorchLegacyLayout, offset, message);
+  };
+  // The five pickles: magic, protocol version, sys_info, the object, the storage keys.
+  std::optional<pickle::ValueId> object_root;
+  std::optional<pickle::ValueId> keys_root;
+  std::uint64_t object_end = 0;
+  static constexpr std::array<std::string_view, 5> kNames = {"magic number", "protocol version", "sys_info", "object",
+                                                             "storage keys"};
+  for (std::size_t i = 0; i < kNames.size(); ++i) {
+    analyser.set_mode(i == 3 ? StorageMode::kTorchLegacy : StorageMode::kNone);
+    if (at >= size) {
+      broken(at, "The legacy file ends before its " + std::string(kNames[i]) + " pickle.");
+      break;
+    }
+    auto run = analyser.Run(file, at, size);
+    if (!run) return run.error();
+    ++pickles;
+    if (!run->stopped || !run->root) {
+      layout_ok = false;
+      break;  // the stream's own finding says why
+    }
+    const pickle::Value& v = analyser.value(*run->root);
+    if (i == 0 && !(v.kind == Kind::kBigInt && analyser.text(*run->root) == kLegacyMagicBytes)) {
+      broken(at, "The first pickle is not torch's legacy magic number 0x1950a86a20f9469cfc6c.");
+    } else if (i == 1 && !(v.kind == Kind::kInt && v.number == kLegacyProtocolVersion)) {
+      broken(at, "The second pickle is " + analyser.Render(*run->root) + ", not the protocol version 1001.");
+    } else if (i == 2) {
+      if (v.kind != Kind::kDict) {
+        broken(at, "The third pickle is " + analyser.Render(*run->root) + ", not a sys_info dict.");
+      } else {
+        const auto& kv = analyser.items(*run->root);
+        for (std::size_t k = 0; k + 1 < kv.size(); k += 2) {
+          const pickle::Value& key = analyser.value(kv[k]);
+          const pickle::Value& value = analyser.value(kv[k + 1]);
+          if (key.kind == Kind::kStr && analyser.text(kv[k]) == "little_endian" &&
+              !(value.kind == Kind::kBool && value.number != 0)) {
+            report(Diag::kPickleDtypeUnsupported, at,
+                   "sys_info says little_endian is " + analyser.Render(kv[k + 1]) +
+                       ": tensor data is not little-endian, which safetensors requires.");
+          }
+        }
+      }
+    } else if (i == 3) {
+      object_root = run->root;
+      object_end = run->end;
+    } else if (i == 4) {
+      keys_root = run->root;
+    }
+    at = run->end;
+  }
+  // The storages, in the order of the keys list: an 8-byte count equal to numel, the bytes.
+  std::map<std::string, std::uint32_t> storage_of;
+  for (std::uint32_t i = 0; i < analyser.storages().size(); ++i) storage_of.emplace(analyser.storages()[i].key, i);
+  std::map<std::uint32_t, std::uint64_t> record_offset;
+  std::set<std::string> listed;
+  if (keys_root && layout_ok) {
+    const pickle::Value& keys = analyser.value(*keys_root);
+    if (keys.kind != Kind::kList) {
+      broken(at, "The fifth pickle is " + analyser.Render(*keys_root) + ", not the list of storage keys.");
+    } else {
+      for (pickle::ValueId k : analyser.items(*keys_root)) {
+        if (analyser.value(k).kind != Kind::kStr) {
+          broken(at, "The storage key list holds " + analyser.Render(k) + ", not a str.");
+          break;
+        }
+        const std::string& key = analyser.text(k);
+        auto it = storage_of.find(key);
+        if (it == storage_of.end() || !listed.insert(key).second) {
+          broken(at, "Storage key " + QuoteForMessage(key) +
+                         (it == storage_of.end() ? " is referenced by no tensor in the object pickle."
+                                                 : " is listed twice."));
+          break;
+        }
+        const StorageRef& s = analyser.storages()[it->second];
+        std::array<std::byte, 8> count_bytes{};
+        if (size - at < 8) {
+          broken(at, "The legacy file ends before storage " + QuoteForMessage(key) + "'s element count.");
+          break;
+        }
+        if (auto read = file.ReadAt(at, count_bytes); !read) return read.error();
+        ByteReader r(count_bytes);
+        const std::uint64_t count = *r.ReadU64LE();
+        auto bytes = CheckedMul(s.numel, s.element_size);
+        if (count != s.numel || !bytes || *bytes > size - at - 8) {
+          broken(at, "Storage " + QuoteForMessage(key) + " at byte " + std::to_string(at) + " holds a count of " +
+                         std::to_string(count) + " for a storage of " + std::to_string(s.numel) + " elements" +
+                         (bytes && *bytes > size - at - 8 ? ", and its bytes run past the end of the file." : "."));
+          break;
+        }
+        record_offset[it->second] = at + 8;
+        at += 8 + *bytes;
+      }
+      if (layout_ok) {
+        for (const StorageRef& s : analyser.storages()) {
+          if (!listed.contains(s.key)) {
+            report(Diag::kPickleStorageMismatch, s.offset,
+                   "Storage " + QuoteForMessage(s.key) +
+                       " is referenced in the object pickle but not in the key list: "
+                       "its bytes are not in the file.");
+          }
+        }
+        if (at != size) {
+          broken(at, std::to_string(size - at) + " bytes follow the last storage; torch.save writes nothing there.");
+        }
+      }
+    }
+  }
+  if (!layout_ok && at < size) {
+    // Every remaining pickle is still analysed: a payload may hide after the break.
+    analyser.set_mode(StorageMode::kNone);
+    auto rest = AnalyseStream(analyser, file, at, size, report, pickles);
+    if (!rest) return rest.error();
+  }
+  wf.pickle->pickles = pickles;
+  wf.pickle->unsafe = analyser.unsafe();
+  if (object_root) AddTensors(analyser, analyser.ListTensors(*object_root, object_end), record_offset, wf, report, 0);
+  wf.valid = layout_ok;
+  return wf;
+}
+
+IoResult<WeightFile> ReadPlainPickle(WeightFile wf, const RandomAccessFile& file, DiagnosticSink& sink) {
+  const Reporter report(wf.name, sink);
+  Analyser analyser(wf.name, sink, StorageMode::kNone);
+  std::uint32_t pickles = 0;
+  auto run = AnalyseStream(analyser, file, 0, file.size(), report, pickles);
+  if (!run) return run.error();
+  wf.pickle->pickles = pickles;
+  wf.pickle->unsafe = analyser.unsafe();
+  wf.valid = true;
+  return wf;
+}
+
+// A .npy header dict: {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }.
+struct NpyHeader {
+  std::string descr;
+  bool fortran = false;
+  std::vector<std::uint64_t> shape;
+};
+
+std::optional<NpyHeader> ParseNpyHeader(std::string_view text, std::string& why) {
+  NpyHeader h;
+  auto skip = [&] {
+    while (!text.empty() && (text.front() == ' ' || text.front() == '\n' || text.front() == '\t'))
+      text.remove_prefix(1);
+  };
+  auto eat = [&](char c) {
+    skip();
+    if (text.empty() || text.front() != c) return false;
+    text.remove_prefix(1);
+    return true;
+  };
+  auto quoted = [&]() -> std::optional<std::string> {
+    skip();
+    if (text.empty() || (text.front() != '\'' && text.front() != '"')) return std::nullopt;
+    const char q = text.front();
+    const std::size_t close = text.find(q, 1);
+    if (close == std::string_view::npos) return std::nullopt;
+    std::string out(text.substr(1, close - 1));
+    text.remove_prefix(close + 1);
+    return out;
+  };
+  if (!eat('{')) {
+    why = "it does not start with '{'";
+    return std::nullopt;
+  }
+  std::set<std::string> seen;
+  while (true) {
+    skip();
+    if (eat('}')) break;
+    auto key = quoted();
+    if (!key || !eat(':') || !seen.insert(*key).second) {
+      why = "it is not a dict of distinct quoted keys";
+      return std::nullopt;
+    }
+    skip();
+    if (*key == "descr") {
+      auto d = quoted();
+      if (!d) {
+        why = "its descr is not a string (a structured dtype?)";
+        return std::nullopt;
+      }
+      h.descr = *d;
+    } else if (*key == "fortran_order") {
+      if (text.starts_with("True")) {
+        h.fortran = true;
+        text.remove_prefix(4);
+      } else if (text.starts_with("False")) {
+        text.remove_prefix(5);
+      } else {
+        why = "its fortran_order is not True or False";
+        return std::nullopt;
+      }
+    } else if (*key == "shape") {
+      if (!eat('(')) {
+        why = "its shape is not a tuple";
+        return std::nullopt;
+      }
+      while (true) {
+        skip();
+        if (eat(')')) break;
+        std::uint64_t n = 0;
+        std::size_t digits = 0;
+        while (!text.empty() && text.front() >= '0' && text.front() <= '9' && digits < 20) {
+          auto next = CheckedMul(n, 10);
+          next = next ? CheckedAdd(*next, static_cast<std::uint64_t>(text.front() - '0')) : std::nullopt;
+          if (!next) {
+            why = "a dimension overflows 64 bits";
+            return std::nullopt;
+          }
+          n = *next;
+          text.remove_prefix(1);
+          ++digits;
+        }
+        if (digits == 0) {
+          why = "its shape holds something other than non-negative ints";
+          return std::nullopt;
+        }
+        h.shape.push_back(n);
+        if (h.shape.size() > 64) {
+          why = "its shape has more than 64 dimensions";
+          return std::nullopt;
+        }
+        skip();
+        if (eat(')')) break;
+        if (!eat(',')) {
+          why = "its shape is not a tuple of ints";
+          return std::nullopt;
+        }
+      }
+    } else {
+      why = "it has the unexpected key " + QuoteForMessage(*key);
+      return std::nullopt;
+    }
+    skip();
+    if (eat('}')) break;
+    if (!eat(',')) {
+      why = "its items are not separated by commas";
+      return std::nullopt;
+    }
+  }
+  skip();
+  if (!text.empty() || seen.size() != 3) {
+    why = text.empty() ? "it lacks one of descr, fortran_order and shape" : "bytes follow its closing brace";
+    return std::nullopt;
+  }
+  return h;
+}
+
+IoResult<WeightFile> ReadNumpy(WeightFile wf, const RandomAccessFile& file, DiagnosticSink& sink) {
+  const Reporter report(wf.name, sink);
+  const std::uint64_t size = file.size();
+  std::array<std::byte, 12> fixed{};
+  const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(size, fixed.size()));
+  if (auto read = file.ReadAt(0, std::span(fixed).first(n)); !read) return read.error();
+  const unsigned major = n > 6 ? std::to_integer<unsigned>(fixed[6]) : 0;
+  if (n < 10 || (major < 1 || major > 3)) {
+    report(Diag::kNumpyHeaderInvalid, 0,
+           "The .npy file has no valid version after its magic (major version " + std::to_string(major) + ").");
+    return wf;
+  }
+  const std::size_t length_bytes = major == 1 ? 2 : 4;
+  std::uint64_t header_length = 0;
+  for (std::size_t i = length_bytes; i-- > 0;)
+    header_length = (header_length << 8) | std::to_integer<unsigned>(fixed[8 + i]);
+  const std::uint64_t header_at = 8 + length_bytes;
+  constexpr std::uint64_t kMaxHeader = 1 << 20;
+  if (header_length > kMaxHeader || header_length > size - std::min(size, header_at)) {
+    report(Diag::kNumpyHeaderInvalid, 8,
+           "The .npy header claims " + std::to_string(header_length) + " bytes, more than the file holds (or than " +
+               std::to_string(kMaxHeader) + ").");
+    return wf;
+  }
+  std::string header(static_cast<std::size_t>(header_length), '\0');
+  if (auto read = file.ReadAt(header_at, std::as_writable_bytes(std::span(header))); !read) return read.error();
+  std::string why;
+  auto h = ParseNpyHeader(header, why);
+  const std::uint64_t data_at = header_at + header_length;
+  if (!h) {
+    report(Diag::kNumpyHeaderInvalid, header_at,
+           "The .npy header " + QuoteForMessage(header, 80) + " is not valid: " + why + ".");
+    return wf;
+  }
+  if (h->descr.size() >= 2 && h->descr[1] == 'O') {
+    report(
+        Diag::kNumpyObjectArray, header_at,
+        "The .npy array has dtype " + QuoteForMessage(h->descr) +
+            ": its data is a pickle, which numpy.load(allow_pickle=True) runs; it is analysed below and never passes.");
+    Analyser analyser(wf.name, sink, StorageMode::kNone);
+    std::uint32_t pickles = 0;
+    auto run = AnalyseStream(analyser, file, data_at, size, report, pickles);
+    if (!run) return run.error();
+    wf.pickle->pickles = pickles;
+    wf.pickle->unsafe = true;
+    return wf;
+  }
+  struct Descr {
+    std::string_view code;
+    std::string_view token;  // empty: no safetensors token
+    std::uint64_t size;
+  };
+  static constexpr std::array<Descr, 14> kDescrs{{{"f4", "F32", 4},
+                                                  {"f8", "F64", 8},
+                                                  {"f2", "F16", 2},
+                                                  {"i8", "I64", 8},
+                                                  {"i4", "I32", 4},
+                                                  {"i2", "I16", 2},
+                                                  {"i1", "I8", 1},
+                                                  {"u1", "U8", 1},
+                                                  {"u2", "U16", 2},
+                                                  {"u4", "U32", 4},
+                                                  {"u8", "U64", 8},
+                                                  {"b1", "BOOL", 1},
+                                                  {"c8", "C64", 8},
+                                                  {"c16", "", 16}}};
+  const char order = h->descr.empty() ? '?' : h->descr[0];
+  const std::string_view code = h->descr.size() > 1 ? std::string_view(h->descr).substr(1) : std::string_view();
+  const Descr* d = nullptr;
+  for (const Descr& x : kDescrs) {
+    if (x.code == code) d = &x;
+  }
+  if (d == nullptr || (order != '<' && order != '>' && order != '|' && order != '=')) {
+    report(Diag::kNumpyHeaderInvalid, header_at,
+           "The .npy dtype " + QuoteForMessage(h->descr) + " is not a numeric dtype the audit knows.");
+    return wf;
+  }
+  if (order == '>' && d->size > 1) {
+    report(Diag::kPickleDtypeUnsupported, header_at,
+           "The .npy dtype " + QuoteForMessage(h->descr) + " is big-endian, which safetensors cannot hold.");
+  } else if (d->token.empty()) {
+    report(Diag::kPickleDtypeUnsupported, header_at,
+           "The .npy dtype " + QuoteForMessage(h->descr) + " has no safetensors dtype token.");
+  }
+  std::optional<std::uint64_t> bytes = d->size;
+  for (std::uint64_t dim : h->shape) bytes = bytes ? CheckedMul(*bytes, dim) : std::nullopt;
+  if (!bytes || *bytes != size - data_at) {
+    report(Diag::kNumpyHeaderInvalid, data_at,
+           "The .npy data is " + std::to_string(size - data_at) + " bytes, but its shape and dtype need " +
+               (bytes ? std::to_string(*bytes) : std::string("more than 2^64")) + ".");
+    return wf;
+  }
+  StoredTensor t;
+  t.name = "";
+  t.dtype = d->token.empty() ? h->descr : std::string(d->token);
+  t.shape = h->shape;
+  t.complete = true;
+  t.entry_offset = header_at;
+  if (!d->token.empty()) {
+    const DtypeInfo* info = FindSafetensorsDtype(d->token);
+    t.element = info != nullptr ? info->id : Dtype::kUnknown;
+    if (!h->fortran) {
+      t.data_offset = data_at;
+      t.data_length = *bytes;
+      t.begin = data_at;
+      t.end = data_at + *bytes;
+    }
+  }
+  wf.tensors.push_back(std::move(t));
+  wf.valid = true;
+  return wf;
+}
+
+}  // namespace
+
+bool IsPickleFamily(InputKind kind) {
+  return kind == InputKind::kTorchZip || kind == InputKind::kTorchLegacy || kind == InputKind::kPickle ||
+         kind == InputKind::kNumpy;
+}
+
+InputKind ClassifyPickleFamily(std::span<const std::byte> head, std::uint64_t size) {
+  if (StartsWith(head, std::string_view("PK\x03\x04", 4)) ||
+      StartsWith(head, std::string_view("PK\x07\x08PK\x03\x04", 8))) {
+    return InputKind::kTorchZip;
+  }
+  if (StartsWith(head, "\x93NUMPY")) return InputKind::kNumpy;
+  if (StartsWith(head, kLegacyStart)) return InputKind::kTorchLegacy;
+  if (head.size() >= 2 && std::to_integer<unsigned>(head[0]) == 0x80) {
+    const unsigned protocol = std::to_integer<unsigned>(head[1]);
+    if (protocol >= 2 && protocol <= 5) return InputKind::kPickle;
+  }
+  (void)size;
+  return InputKind::kUnknown;
+}
+
+IoResult<WeightFile> ReadPickleFamily(InputKind kind, std::string name, std::unique_ptr<RandomAccessFile> file,
+                                      DiagnosticSink& sink) {
+  WeightFile wf;
+  wf.name = std::move(name);
+  wf.size = file->size();
+  wf.pickle.emplace();
+  wf.pickle->container = std::string(InputKindName(kind));
+  wf.header_read = true;
+  IoResult<WeightFile> out = [&]() -> IoResult<WeightFile> {
+    switch (kind) {
+      case InputKind::kTorchZip:
+        return ReadTorchZip(std::move(wf), *file, sink);
+      case InputKind::kTorchLegacy:
+        return ReadTorchLegacy(std::move(wf), *file, sink);
+      case InputKind::kNumpy:
+        return ReadNumpy(std::move(wf), *file, sink);
+      default:
+        return ReadPlainPickle(std::move(wf), *file, sink);
+    }
+  }();
+  if (out) {
+    out->BuildNameIndex();
+    out->file = std::move(file);
+  }
+  return out;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,34 @@
+// Pickle-based files (inputs.md section 6), read without running anything: torch zip
+// checkpoints (every member classified, records matched to storages), the legacy stacked
+// format (every pickle analysed, storages located), plain pickles of any protocol (bytes
+// after STOP analysed as further pickles) and NumPy .npy files (an object array is a
+// pickle). Each reads into the format-neutral WeightFile: tensors by path name with a
+// safetensors dtype token, shape and, when the bytes can be located, their region.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+
+#include "lib/artifact/artifact.h"
+#include "lib/core/input_kind.h"
+#include "lib/findings/diagnostic.h"
+#include "lib/io/artifact_source.h"
+
+namespace ckpt {
+
+/// Whether a file of this kind is read by ReadPickleFamily.
+bool IsPickleFamily(InputKind kind);
+
+/// The pickle-family kind these first bytes are (inputs.md section 1), or kUnknown: a zip
+/// (`PK\x03\x04`, or a spanning marker before it), a legacy torch file (the magic number
+/// pickled as a literal first), a pickle (`\x80` + protocol 2..5, or a protocol 0/1 opcode),
+/// a .npy file.
+InputKind ClassifyPickleFamily(std::span<const std::byte> head, std::uint64_t size);
+
+/// Analyses `file` as the pickle-family `kind`. Diagnostics name the file `name` ("" for a
+/// file input) with absolute byte offsets. An I/O failure of the tool is the error.
+IoResult<WeightFile> ReadPickleFamily(InputKind kind, std::string name, std::unique_ptr<RandomAccessFile> file,
+                                      DiagnosticSink& sink);
+
+}  // namespace ckpt

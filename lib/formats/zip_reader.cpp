@@ -1,0 +1,360 @@
+#include "lib/formats/zip_reader.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <span>
+
+#include "lib/core/checked_math.h"
+#include "lib/core/text.h"
+
+namespace ckpt {
+namespace {
+
+constexpr std::uint32_t kLocalSignature = 0x04034b50;
+constexpr std::uint32_t kCentralSignature = 0x02014b50;
+constexpr std::uint32_t kEndSignature = 0x06054b50;
+constexpr std::uint32_t kEnd64Signature = 0x06064b50;
+constexpr std::uint32_t kLocator64Signature = 0x07064b50;
+constexpr std::uint32_t kDescriptorSignature = 0x08074b50;
+constexpr std::size_t kEndLength = 22;
+constexpr std::size_t kMaxCommentLength = 0xFFFF;
+
+std::uint64_t Le(const std::byte* p, std::size_t n) {
+  std::uint64_t v = 0;
+  for (std::size_t i = n; i-- > 0;) v = (v << 8) | std::to_integer<std::uint64_t>(p[i]);
+  return v;
+}
+
+std::string Hex32(std::uint64_t v) {
+  char hex[16];
+  std::snprintf(hex, sizeof hex, "0x%08llx", static_cast<unsigned long long>(v));
+  return hex;
+}
+
+class Reporter {
+ public:
+  Reporter(const std::string& display, DiagnosticSink& sink) : display_(display), sink_(sink) {}
+  void operator()(Diag kind, std::uint64_t offset, std::string message) const {
+    Location at;
+    at.file = display_;
+    at.byte_offset = offset;
+    sink_.Report(kind, std::move(at), std::move(message));
+  }
+
+ private:
+  const std::string& display_;
+  DiagnosticSink& sink_;
+};
+
+struct EndRecord {
+  std::uint64_t offset = 0;  // of the classic end record
+  std::uint64_t entries = 0;
+  std::uint64_t cd_size = 0;
+  std::uint64_t cd_offset = 0;
+  std::uint64_t cd_end = 0;  // where the directory must end: the zip64 end record or the classic one
+};
+
+IoResult<std::optional<std::uint64_t>> FindEndRecord(const RandomAccessFile& file, std::vector<std::byte>& tail,
+                                                     std::uint64_t& tail_start) {
+  const std::uint64_t size = file.size();
+  if (size < kEndLength) return std::optional<std::uint64_t>();
+  const std::uint64_t span = std::min<std::uint64_t>(size, kEndLength + kMaxCommentLength);
+  tail_start = size - span;
+  tail.resize(static_cast<std::size_t>(span));
+  if (auto read = file.ReadAt(tail_start, tail); !read) return read.error();
+  for (std::size_t i = tail.size() - kEndLength + 1; i-- > 0;) {
+    if (Le(&tail[i], 4) != kEndSignature) continue;
+    const std::uint64_t comment = Le(&tail[i + 20], 2);
+    if (i + kEndLength + comment == tail.size()) return std::optional<std::uint64_t>(tail_start + i);
+  }
+  return std::optional<std::uint64_t>();
+}
+
+}  // namespace
+
+bool HasZipEndRecord(const RandomAccessFile& file) {
+  std::vector<std::byte> tail;
+  std::uint64_t tail_start = 0;
+  auto end = FindEndRecord(file, tail, tail_start);
+  return end && end->has_value();
+}
+
+IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std::string& display,
+                                        DiagnosticSink& sink) {
+  const Reporter report(display, sink);
+  ZipDirectory dir;
+  const std::uint64_t size = file.size();
+  std::vector<std::byte> tail;
+  std::uint64_t tail_start = 0;
+  auto end_at = FindEndRecord(file, tail, tail_start);
+  if (!end_at) return end_at.error();
+  if (!*end_at) {
+    report(Diag::kZipStructure, size,
+           "The zip has no end-of-central-directory record ending the file: its members cannot be listed as torch "
+           "lists them (truncated, or bytes appended after the archive).");
+    return dir;
+  }
+  const std::byte* e = &tail[static_cast<std::size_t>(**end_at - tail_start)];
+  EndRecord end;
+  end.offset = **end_at;
+  end.entries = Le(e + 10, 2);
+  end.cd_size = Le(e + 12, 4);
+  end.cd_offset = Le(e + 16, 4);
+  end.cd_end = end.offset;
+  if (Le(e + 4, 2) != 0 || Le(e + 6, 2) != 0 || Le(e + 8, 2) != Le(e + 10, 2)) {
+    report(Diag::kZipStructure, end.offset, "The zip's end record describes a multi-disk (spanned) archive.");
+    return dir;
+  }
+  // A zip64 locator just before the end record points at the zip64 end record.
+  if (end.offset >= 20 && end.offset - 20 >= tail_start && Le(e - 20, 4) == kLocator64Signature) {
+    const std::uint64_t record = Le(e - 20 + 8, 8);
+    std::array<std::byte, 56> z{};
+    if (record > size || size - record < z.size() || record + z.size() > end.offset - 20) {
+      report(Diag::kZipStructure, end.offset - 20,
+             "The zip64 locator points at byte " + std::to_string(record) + ", where no zip64 end record fits.");
+      return dir;
+    }
+    if (auto read = file.ReadAt(record, z); !read) return read.error();
+    if (Le(z.data(), 4) != kEnd64Signature) {
+      report(
+          Diag::kZipStructure, record,
+          "The zip64 locator points at byte " + std::to_string(record) + ", which does not hold a zip64 end record.");
+      return dir;
+    }
+    const std::uint64_t entries64 = Le(&z[32], 8);
+    const std::uint64_t cd_size64 = Le(&z[40], 8);
+    const std::uint64_t cd_offset64 = Le(&z[48], 8);
+    auto agrees = [](std::uint64_t classic, std::uint64_t wide, std::uint64_t all_ones) {
+      return classic == all_ones || classic == wide;
+    };
+    if (!agrees(end.entries, entries64, 0xFFFF) || !agrees(end.cd_size, cd_size64, 0xFFFFFFFF) ||
+        !agrees(end.cd_offset, cd_offset64, 0xFFFFFFFF)) {
+      report(Diag::kZipHeaderMismatch, end.offset,
+             "The zip's end record and its zip64 end record disagree on the central directory (entries " +
+                 std::to_string(end.entries) + " vs " + std::to_string(entries64) + ", offset " +
+                 std::to_string(end.cd_offset) + " vs " + std::to_string(cd_offset64) + ").");
+    }
+    end.entries = entries64;
+    end.cd_size = cd_size64;
+    end.cd_offset = cd_offset64;
+    end.cd_end = record;
+  }
+  // Where the directory actually sits: it ends where the end records begin. A difference
+  // from the recorded offset is a prefix (bytes before the archive), which some readers
+  // correct for and others do not.
+  if (end.cd_size > end.cd_end) {
+    report(Diag::kZipStructure, end.offset,
+           "The zip's central directory is " + std::to_string(end.cd_size) + " bytes, more than the " +
+               std::to_string(end.cd_end) + " bytes before its end record.");
+    return dir;
+  }
+  const std::uint64_t cd_start = end.cd_end - end.cd_size;
+  if (cd_start < end.cd_offset) {
+    report(Diag::kZipStructure, end.offset,
+           "The zip's end record puts the central directory at byte " + std::to_string(end.cd_offset) +
+               ", past where it ends (" + std::to_string(end.cd_end) + ").");
+    return dir;
+  }
+  dir.archive_start = cd_start - end.cd_offset;
+  if (dir.archive_start != 0) {
+    report(Diag::kZipStructure, 0,
+           std::to_string(dir.archive_start) +
+               " bytes precede the zip archive (offsets are shifted by them): a reader that starts at byte 0 and one "
+               "that trusts the end record see different containers.");
+  }
+  if (end.entries > kMaxZipMembers || end.entries > end.cd_size / 46) {
+    report(Diag::kZipStructure, end.offset,
+           "The zip's end record claims " + std::to_string(end.entries) + " members, more than its " +
+               std::to_string(end.cd_size) + "-byte central directory can hold (or past the bound of " +
+               std::to_string(kMaxZipMembers) + ").");
+    return dir;
+  }
+  std::vector<std::byte> cd(static_cast<std::size_t>(end.cd_size));
+  if (auto read = file.ReadAt(cd_start, cd); !read) return read.error();
+  dir.found = true;
+  std::size_t at = 0;
+  std::map<std::string, std::uint64_t> first_by_name;
+  for (std::uint64_t i = 0; i < end.entries; ++i) {
+    const std::uint64_t abs = cd_start + at;
+    if (cd.size() - at < 46 || Le(&cd[at], 4) != kCentralSignature) {
+      report(Diag::kZipStructure, abs,
+             "Central directory entry " + std::to_string(i) + " at byte " + std::to_string(abs) +
+                 " is not a central directory header (" + std::to_string(end.entries) + " were claimed).");
+      break;
+    }
+    const std::byte* c = &cd[at];
+    ZipMember m;
+    m.central_offset = abs;
+    m.flags = static_cast<std::uint16_t>(Le(c + 8, 2));
+    m.method = static_cast<std::uint16_t>(Le(c + 10, 2));
+    m.crc32 = static_cast<std::uint32_t>(Le(c + 16, 4));
+    m.compressed_size = Le(c + 20, 4);
+    m.size = Le(c + 24, 4);
+    const std::size_t name_len = Le(c + 28, 2);
+    const std::size_t extra_len = Le(c + 30, 2);
+    const std::size_t comment_len = Le(c + 32, 2);
+    std::uint64_t local = Le(c + 42, 4);
+    if (cd.size() - at - 46 < name_len + extra_len + comment_len) {
+      report(Diag::kZipStructure, abs, "Central directory entry " + std::to_string(i) + " runs past the directory.");
+      break;
+    }
+    m.name.assign(reinterpret_cast<const char*>(c + 46), name_len);
+    // zip64 extra: the fields whose classic value is all ones, in this order.
+    bool extra_ok = true;
+    for (std::size_t x = 0; x + 4 <= extra_len;) {
+      const std::byte* h = c + 46 + name_len + x;
+      const std::size_t id = Le(h, 2);
+      const std::size_t len = Le(h + 2, 2);
+      if (x + 4 + len > extra_len) {
+        extra_ok = false;
+        break;
+      }
+      if (id == 0x0001) {
+        std::size_t k = 0;
+        auto wide = [&](std::uint64_t& field, std::uint64_t all_ones) {
+          if (field != all_ones) return;
+          if (k + 8 > len) {
+            extra_ok = false;
+            return;
+          }
+          field = Le(h + 4 + k, 8);
+          k += 8;
+        };
+        wide(m.size, 0xFFFFFFFF);
+        wide(m.compressed_size, 0xFFFFFFFF);
+        wide(local, 0xFFFFFFFF);
+      }
+      x += 4 + len;
+    }
+    at += 46 + name_len + extra_len + comment_len;
+    const std::string shown = QuoteForMessage(m.name);
+    if (!extra_ok) {
+      report(Diag::kZipStructure, abs, "Member " + shown + " has a malformed extra field in the central directory.");
+      continue;
+    }
+    if ((m.flags & 0x0001U) != 0 || (m.flags & 0x0040U) != 0 || (m.flags & 0x0020U) != 0) {
+      report(
+          Diag::kZipStructure, abs, "Member " + shown + " has flag bits 0x" + [&] {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "%04x", m.flags);
+            return std::string(hex);
+          }() + " (encrypted, strongly encrypted or patched data): torch ignores them, scanners may stop at them.");
+    }
+    if (m.method != 0) {
+      report(Diag::kZipMemberCompressed, abs,
+             "Member " + shown + " is stored with compression method " + std::to_string(m.method) +
+                 "; torch.save stores every member uncompressed.");
+    }
+    if (m.method == 0 && m.compressed_size != m.size) {
+      report(Diag::kZipStructure, abs,
+             "Member " + shown + " is stored, yet its sizes differ (" + std::to_string(m.compressed_size) + " vs " +
+                 std::to_string(m.size) + ").");
+    }
+    if (auto [it, inserted] = first_by_name.emplace(m.name, abs); !inserted) {
+      report(Diag::kZipStructure, abs,
+             "Member " + shown + " appears twice in the central directory (first at byte " +
+                 std::to_string(it->second) + "): readers keep different copies.");
+    }
+    // The local header, where the data starts.
+    auto header = CheckedAdd(local, dir.archive_start);
+    std::array<std::byte, 30> lh{};
+    if (!header || *header > size || size - *header < lh.size()) {
+      report(Diag::kZipStructure, abs,
+             "The local header offset of member " + shown + " (" + std::to_string(local) + ") is past the archive.");
+      dir.members.push_back(std::move(m));
+      continue;
+    }
+    m.header_offset = *header;
+    if (auto read = file.ReadAt(*header, lh); !read) return read.error();
+    if (Le(lh.data(), 4) != kLocalSignature) {
+      report(Diag::kZipStructure, *header,
+             "The local header of member " + shown + " at byte " + std::to_string(*header) +
+                 " has no local header signature.");
+      dir.members.push_back(std::move(m));
+      continue;
+    }
+    const std::size_t local_name_len = Le(&lh[26], 2);
+    const std::size_t local_extra_len = Le(&lh[28], 2);
+    std::string local_name(local_name_len, '\0');
+    const std::uint64_t name_at = *header + 30;
+    if (size - name_at < local_name_len + local_extra_len) {
+      report(Diag::kZipStructure, *header, "The local header of member " + shown + " runs past the end of the file.");
+      dir.members.push_back(std::move(m));
+      continue;
+    }
+    if (auto read = file.ReadAt(name_at, std::as_writable_bytes(std::span(local_name))); !read) return read.error();
+    m.data_offset = name_at + local_name_len + local_extra_len;
+    const auto local_flags = static_cast<std::uint16_t>(Le(&lh[6], 2));
+    const auto local_method = static_cast<std::uint16_t>(Le(&lh[8], 2));
+    std::uint64_t local_crc = Le(&lh[14], 4);
+    std::uint64_t local_csize = Le(&lh[18], 4);
+    std::uint64_t local_size = Le(&lh[22], 4);
+    std::vector<std::string> differences;
+    if (local_name != m.name) differences.push_back("name " + QuoteForMessage(local_name));
+    if (local_flags != m.flags)
+      differences.push_back("flags " + std::to_string(local_flags) + " vs " + std::to_string(m.flags));
+    if (local_method != m.method) {
+      differences.push_back("method " + std::to_string(local_method) + " vs " + std::to_string(m.method));
+    }
+    const auto data_end = CheckedAdd(m.data_offset, m.compressed_size);
+    if (!data_end || *data_end > cd_start) {
+      report(Diag::kZipStructure, *header,
+             "The " + std::to_string(m.compressed_size) + " data bytes of member " + shown + " at byte " +
+                 std::to_string(m.data_offset) + " run past the start of the central directory.");
+      dir.members.push_back(std::move(m));
+      continue;
+    }
+    if ((local_flags & 0x0008U) != 0) {
+      // A data descriptor after the data holds the CRC-32 and sizes (the local fields may be 0).
+      std::array<std::byte, 24> dd{};
+      const std::uint64_t room = cd_start - *data_end;
+      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(room, dd.size()));
+      if (auto read = file.ReadAt(*data_end, std::span(dd).first(n)); !read) return read.error();
+      std::size_t k = n >= 4 && Le(dd.data(), 4) == kDescriptorSignature ? 4 : 0;
+      const bool wide = m.size >= 0xFFFFFFFFU || m.compressed_size >= 0xFFFFFFFFU;
+      const std::size_t width = wide ? 8 : 4;
+      if (n < k + 4 + 2 * width) {
+        differences.push_back("a data descriptor that does not fit before the next record");
+      } else {
+        local_crc = Le(&dd[k], 4);
+        local_csize = Le(&dd[k + 4], width);
+        local_size = Le(&dd[k + 4 + width], width);
+      }
+    }
+    if (local_crc != m.crc32) differences.push_back("CRC-32 " + Hex32(local_crc) + " vs " + Hex32(m.crc32));
+    const bool local_wide = local_csize == 0xFFFFFFFFU || local_size == 0xFFFFFFFFU;
+    if (!local_wide && (local_csize != m.compressed_size || local_size != m.size)) {
+      differences.push_back("sizes " + std::to_string(local_csize) + "/" + std::to_string(local_size) + " vs " +
+                            std::to_string(m.compressed_size) + "/" + std::to_string(m.size));
+    }
+    if (!differences.empty()) {
+      std::string list;
+      for (const std::string& d : differences) list += (list.empty() ? "" : "; ") + d;
+      report(Diag::kZipHeaderMismatch, *header,
+             "The local header of member " + shown + " at byte " + std::to_string(*header) +
+                 " differs from its central directory entry: " + list + ".");
+    }
+    m.located = true;
+    dir.members.push_back(std::move(m));
+  }
+  // Members must not share bytes: two names over one region read as two different files.
+  std::vector<const ZipMember*> by_offset;
+  for (const ZipMember& m : dir.members) {
+    if (m.located) by_offset.push_back(&m);
+  }
+  std::sort(by_offset.begin(), by_offset.end(),
+            [](const ZipMember* a, const ZipMember* b) { return a->header_offset < b->header_offset; });
+  for (std::size_t i = 1; i < by_offset.size(); ++i) {
+    if (by_offset[i]->header_offset < by_offset[i - 1]->data_offset + by_offset[i - 1]->compressed_size) {
+      report(Diag::kZipStructure, by_offset[i]->header_offset,
+             "Member " + QuoteForMessage(by_offset[i]->name) + " overlaps member " +
+                 QuoteForMessage(by_offset[i - 1]->name) + ".");
+    }
+  }
+  return dir;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,45 @@
+// The zip directory of a torch checkpoint, read as strictly as every other container: the
+// end records (zip64 included), the central directory, each member's local header and data
+// descriptor, compared field by field. Nothing is decompressed; members are located in
+// place. Reports Diag::kZip* diagnostics with absolute byte offsets.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lib/findings/diagnostic.h"
+#include "lib/io/artifact_source.h"
+
+namespace ckpt {
+
+struct ZipMember {
+  std::string name;  ///< as the central directory stores it
+  std::uint64_t central_offset = 0;
+  std::uint64_t header_offset = 0;  ///< its local header
+  std::uint64_t data_offset = 0;    ///< first byte of its data
+  std::uint64_t compressed_size = 0;
+  std::uint64_t size = 0;
+  std::uint32_t crc32 = 0;
+  std::uint16_t method = 0;
+  std::uint16_t flags = 0;
+  bool located = false;  ///< local header read and data inside the archive: bytes can be read
+};
+
+struct ZipDirectory {
+  std::vector<ZipMember> members;   ///< central directory order
+  std::uint64_t archive_start = 0;  ///< bytes before the archive (a prefix): offsets are shifted by it
+  bool found = false;               ///< an end record and a central directory were read
+};
+
+/// Bound on central-directory entries (checked against the directory's size first).
+inline constexpr std::uint64_t kMaxZipMembers = 1U << 20;
+
+/// Reads the directory of the zip in `file`. Diagnostics name `display` (the input's file).
+IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std::string& display, DiagnosticSink& sink);
+
+/// Whether the last 64 KiB of the file hold an end-of-central-directory record whose
+/// comment reaches the end: a zip whatever precedes it.
+bool HasZipEndRecord(const RandomAccessFile& file);
+
+}  // namespace ckpt

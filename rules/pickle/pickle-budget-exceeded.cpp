@@ -1,0 +1,23 @@
+// pickle-budget-exceeded: Pickle analysis budget exceeded.
+// Detected while reading, by lib/formats/pickle_analyser.cpp.
+#include "rules/catalog.h"
+
+namespace ckpt::rules::pickle_budget_exceeded {
+
+const RuleInfo kRule{
+    .id = "pickle-budget-exceeded",
+    .name = "PickleBudgetExceeded",
+    .code = Code::kCheckpointIntegrity,
+    .severity = Severity::kError,
+    .title = "Pickle analysis budget exceeded",
+    .explanation =
+        "Per file, the analysis models at most 2^21 values (pushes, DUP, GET and memo copies), 64 "
+        "MiB of string and bytes lengths and 2^24 opcodes. A stream past these is an expansion "
+        "attack or not a checkpoint; nothing after the point reached is trusted.",
+    .remediation = "Do not load the file. Re-export the weights with safetensors.",
+    .security = true,
+    .tier = Tier::kRootCause,
+    .inputs = InputKinds{InputKind::kTorchZip, InputKind::kTorchLegacy, InputKind::kPickle, InputKind::kNumpy},
+};
+
+}  // namespace ckpt::rules::pickle_budget_exceeded

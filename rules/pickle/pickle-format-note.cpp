@@ -1,0 +1,44 @@
+// pickle-format-note: A pickle-based file, even a clean one, is a note recommending safetensors.
+// Checked on the artifact model after reading.
+#include "rules/catalog.h"
+#include "rules/rule_helpers.h"
+
+namespace ckpt::rules::pickle_format_note {
+
+const RuleInfo kRule{
+    .id = "pickle-format-note",
+    .name = "PickleFormatNote",
+    .code = Code::kCheckpointIntegrity,
+    .severity = Severity::kNote,
+    .title = "Pickle-based format: prefer safetensors",
+    .explanation =
+        "Loading a pickle-based checkpoint (torch.save zip or legacy, a pickle, a .npy file) runs whatever "
+        "the file names. The static analysis found what it holds, but every consumer that loads it trusts the "
+        "file, not this report; safetensors holds only data.",
+    .remediation = "Convert the checkpoint to safetensors (ckpt-convert rebuilds it without running the pickle).",
+    .security = false,
+    .tier = Tier::kPrimary,
+    .inputs = InputKinds{InputKind::kTorchZip, InputKind::kTorchLegacy, InputKind::kPickle, InputKind::kNumpy,
+                         InputKind::kModelFolder},
+};
+
+void Check(const Artifact& artifact, FindingSink& sink) {
+  auto note = [&](const std::string& file, const std::string& what) {
+    Location at;
+    at.file = file;
+    at.byte_offset = 0;
+    sink.Report(kRule, std::move(at),
+                (file.empty() ? std::string("The file") : QuoteForMessage(file)) + " is " + what +
+                    ": pickle-based format, prefer safetensors (loading it runs whatever it names).");
+  };
+  for (const WeightFile& wf : artifact.weights) {
+    if (wf.pickle) note(wf.name, "a " + wf.pickle->container + " file");
+  }
+  if (artifact.model) {
+    for (const InventoryItem& item : artifact.model->inventory) {
+      if (item.kind == InventoryClass::kPickleFamily) note(item.name, item.description);
+    }
+  }
+}
+
+}  // namespace ckpt::rules::pickle_format_note

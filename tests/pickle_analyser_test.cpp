@@ -1,0 +1,473 @@
+// The static pickle analyser (inputs.md section 6): CPython's semantics opcode by opcode,
+// every row of pickle-bypasses.md as a test (each fails, naming the import and call), and
+// the containers (torch zip, legacy, plain, .npy). Fixtures are built in code; nothing is
+// ever unpickled here.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+
+#include "engine/audit.h"
+#include "tests/support/audit_helpers.h"
+#include "tests/support/pickle_builder.h"
+#include "tests/support/tar_builder.h"
+
+namespace ckpt::testing {
+namespace {
+
+using namespace pk;  // NOLINT(google-build-using-namespace): the opcode vocabulary
+
+AuditResult AuditBytes(const std::string& name, const std::string& bytes) {
+  return AuditInput({{name, bytes}}, InputForm::kFile, "");
+}
+
+bool Fails(const AuditResult& r) {
+  for (const Finding& f : r.findings) {
+    if (f.rule->severity == Severity::kError) return true;
+  }
+  return false;
+}
+
+std::size_t Errors(const AuditResult& r) {
+  std::size_t n = 0;
+  for (const Finding& f : r.findings) n += f.rule->severity == Severity::kError ? 1U : 0U;
+  return n;
+}
+
+// A finding of `rule` whose message holds `text`.
+::testing::AssertionResult Has(const AuditResult& r, const std::string& rule, const std::string& text) {
+  for (const Finding* f : FindingsOf(r, rule)) {
+    if (f->message.find(text) != std::string::npos) return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << "no " << rule << " finding saying \"" << text << "\" in:\n" << Describe(r);
+}
+
+const std::string kTouch = "touch /tmp/ckpt-audit-sentinel";
+const std::string kCall = "posix.system('touch /tmp/ckpt-audit-sentinel')";
+
+// The one-tensor state dict with posix.system(...) called and popped before STOP.
+std::string StateDictWithPayload() {
+  return StateDictPickle({{"w", "FloatStorage", "0", 6, 0, {2, 3}, {}}}, false,
+                         CallWithStr("posix", "system", kTouch) + kPop);
+}
+
+// The import and the call are both named, with their offsets.
+void ExpectSystemCall(const AuditResult& r) {
+  EXPECT_TRUE(Fails(r));
+  EXPECT_TRUE(Has(r, "pickle-global-unsafe", "imports posix.system"));
+  EXPECT_TRUE(Has(r, "pickle-call-unsafe", "calls " + kCall));
+}
+
+// --- what passes --------------------------------------------------------------------------
+
+TEST(PickleContainers, TorchZipLegacyAndNpyBuiltLikeTorchPass) {
+  for (const auto& [name, bytes] : std::vector<std::pair<std::string, std::string>>{{"model.pt", OneTensorZip()},
+                                                                                    {"model.bin", OneTensorLegacy()}}) {
+    const AuditResult r = AuditBytes(name, bytes);
+    EXPECT_EQ(Errors(r), 0U) << name << "\n" << Describe(r);
+    ASSERT_EQ(r.artifact.weights.size(), 1U);
+    ASSERT_EQ(r.artifact.weights[0].tensors.size(), 1U) << name;
+    const StoredTensor& t = r.artifact.weights[0].tensors[0];
+    EXPECT_EQ(t.name, "w");
+    EXPECT_EQ(t.dtype, "F32");
+    EXPECT_EQ(t.shape, (std::vector<std::uint64_t>{2, 3}));
+    EXPECT_EQ(t.data_length, 24U);
+    EXPECT_EQ(FindingsOf(r, "pickle-format-note").size(), 1U) << Describe(r);
+  }
+  const AuditResult zip = AuditBytes("model.pt", OneTensorZip());
+  EXPECT_EQ(zip.artifact.kind, InputKind::kTorchZip);
+  EXPECT_EQ(AuditBytes("model.bin", OneTensorLegacy()).artifact.kind, InputKind::kTorchLegacy);
+  const AuditResult npy = AuditBytes("a.npy", Npy("<f4", {3, 4}));
+  EXPECT_EQ(npy.artifact.kind, InputKind::kNumpy);
+  EXPECT_EQ(Errors(npy), 0U) << Describe(npy);
+  ASSERT_EQ(npy.artifact.weights[0].tensors.size(), 1U);
+  EXPECT_EQ(npy.artifact.weights[0].tensors[0].name, "");
+  EXPECT_EQ(npy.artifact.weights[0].tensors[0].shape, (std::vector<std::uint64_t>{3, 4}));
+  // Plain data of every protocol passes as a pickle.
+  const std::string plain = Proto(4) + kEmptyDict + ShortStr("epoch") + Int(3) + kSetItem + kStop;
+  const AuditResult p = AuditBytes("state.pkl", plain);
+  EXPECT_EQ(p.artifact.kind, InputKind::kPickle);
+  EXPECT_EQ(Errors(p), 0U) << Describe(p);
+  const AuditResult p0 = AuditBytes("state.pkl", "(dp0\nS'epoch'\np1\nI3\ns.");
+  EXPECT_EQ(p0.artifact.kind, InputKind::kPickle);
+  EXPECT_EQ(Errors(p0), 0U) << Describe(p0);
+}
+
+// --- CPython's semantics ------------------------------------------------------------------
+
+TEST(PickleSemantics, PutStoresTheTopAndGetOfAMissingKeyFails) {
+  // PUT keeps the stack top (the module); the memo then gives it back under its key.
+  const std::string put_get = Proto(2) + ShortStr("posix") + BinPut(7) + kPop + ShortStr("x") + kPop + BinGet(7) +
+                              ShortStr("system") + kStackGlobal + kPop + kNone + kStop;
+  EXPECT_TRUE(Has(AuditBytes("a.pkl", put_get), "pickle-global-unsafe", "imports posix.system"));
+  // GET of a key never written: a finding, and what depends on it is an unknown import.
+  const std::string missing = Proto(4) + BinGet(3) + ShortStr("system") + kStackGlobal + kPop + kNone + kStop;
+  const AuditResult r = AuditBytes("a.pkl", missing);
+  EXPECT_TRUE(Has(r, "pickle-stream-malformed", "reads memo key 3, which was never written"));
+  EXPECT_TRUE(Has(r, "pickle-global-unsafe", "not a known string"));
+}
+
+TEST(PickleSemantics, MemoizeUsesTheNumberOfKeysWritten) {
+  // PUT 5 makes len(memo) 1: MEMOIZE then writes keys 1 and 2, not 6 and 7.
+  const std::string s = Proto(4) + ShortStr("x") + BinPut(5) + kPop + ShortStr("posix") + kMemoize + kPop +
+                        ShortStr("system") + kMemoize + kPop + BinGet(1) + BinGet(2) + kStackGlobal + kPop + kNone +
+                        kStop;
+  EXPECT_TRUE(Has(AuditBytes("a.pkl", s), "pickle-global-unsafe", "imports posix.system"));
+}
+
+TEST(PickleSemantics, ProtocolTwoNamesAreRenamedAsFindClassDoes) {
+  const std::string p2 = Proto(2) + CallWithStr("__builtin__", "eval", "1+1") + kStop;
+  const AuditResult r2 = AuditBytes("a.pkl", p2);
+  EXPECT_TRUE(Has(r2, "pickle-global-unsafe", "imports builtins.eval"));
+  EXPECT_TRUE(Has(r2, "pickle-call-unsafe", "calls builtins.eval('1+1')"));
+  // No renaming from protocol 3 on: the name stays as written.
+  const std::string p3 = Proto(3) + CallWithStr("__builtin__", "eval", "1+1") + kStop;
+  EXPECT_TRUE(Has(AuditBytes("a.pkl", p3), "pickle-global-unsafe", "imports __builtin__.eval"));
+  // Module renames: commands -> subprocess, and name renames: __builtin__.reduce -> functools.reduce.
+  EXPECT_TRUE(Has(AuditBytes("a.pkl", Proto(2) + CallWithStr("commands", "getoutput", "id") + kStop),
+                  "pickle-call-unsafe", "calls subprocess.getoutput('id')"));
+  EXPECT_TRUE(Has(AuditBytes("a.pkl", Proto(2) + Global("__builtin__", "reduce") + kStop), "pickle-global-unsafe",
+                  "imports functools.reduce"));
+  EXPECT_TRUE(Has(AuditBytes("a.pkl", Proto(0).substr(0, 0) + Global("httplib", "HTTPConnection") + kStop),
+                  "pickle-global-unsafe", "imports http.client.HTTPConnection"));
+}
+
+TEST(PickleSemantics, ValuesOrMarksLeftAtStopAreAFinding) {
+  EXPECT_TRUE(Has(AuditBytes("a.pkl", Proto(2) + kNone + kNone + kStop), "pickle-stream-malformed",
+                  "leaves 1 values and 0 open marks"));
+  EXPECT_TRUE(Has(AuditBytes("a.pkl", Proto(2) + kMark + kNone + kStop), "pickle-stream-malformed",
+                  "leaves 0 values and 1 open marks"));
+}
+
+TEST(PickleSemantics, OutOfBandBuffersAndUnknownOpcodesFail) {
+  EXPECT_TRUE(Has(AuditBytes("a.pkl", Proto(5) + "\x97" + kStop), "pickle-stream-malformed", "out-of-band"));
+  EXPECT_TRUE(Has(AuditBytes("a.pkl", Proto(2) + "\xff" + kStop), "pickle-stream-malformed", "not a pickle opcode"));
+  EXPECT_TRUE(Has(AuditBytes("a.pkl", Proto(6) + kNone + kStop), "pickle-stream-malformed", "protocol 6"));
+}
+
+// --- pickle-bypasses.md, row by row -------------------------------------------------------
+
+TEST(PickleBypasses, Row01PickleRenamedSafetensorsOrBin) {
+  const AuditResult st = AuditBytes("model.safetensors", SystemPickle(kTouch));
+  EXPECT_EQ(st.artifact.kind, InputKind::kPickle);
+  EXPECT_TRUE(Has(st, "input-name-mismatch", "is named as safetensors but is a Python pickle (protocol 2)"));
+  ExpectSystemCall(st);
+  ExpectSystemCall(AuditBytes("pytorch_model.bin", SystemPickle(kTouch)));
+  ExpectSystemCall(AuditBytes("config.p", SystemPickle(kTouch)));
+}
+
+TEST(PickleBypasses, Row02LocalNameDiffersFromCentralName) {
+  std::vector<ZipEntry> entries = TorchZipEntries(StateDictWithPayload(), {{"0", OneTensorRecord()}});
+  entries[0].local_name = "archive/data.pkx";
+  const AuditResult r = AuditBytes("model.pt", BuildZip(entries));
+  EXPECT_TRUE(Has(r, "zip-header-mismatch", "name 'archive/data.pkx'"));
+  ExpectSystemCall(r);
+}
+
+TEST(PickleBypasses, Row03FlagBits) {
+  for (const std::uint16_t flag : {std::uint16_t{0x1}, std::uint16_t{0x20}, std::uint16_t{0x40}}) {
+    std::vector<ZipEntry> entries = TorchZipEntries(StateDictWithPayload(), {{"0", OneTensorRecord()}});
+    entries[0].flags = flag;
+    const AuditResult r = AuditBytes("model.pt", BuildZip(entries));
+    EXPECT_TRUE(Has(r, "zip-structure", "flag bits")) << flag;
+    ExpectSystemCall(r);
+  }
+}
+
+TEST(PickleBypasses, Row04BadCrc) {
+  std::vector<ZipEntry> entries = TorchZipEntries(StateDictWithPayload(), {{"0", OneTensorRecord()}});
+  entries[0].crc = 0x12345678;
+  const AuditResult r = AuditBytes("model.pt", BuildZip(entries));
+  EXPECT_TRUE(Has(r, "zip-crc-mismatch", "archive/data.pkl"));
+  ExpectSystemCall(r);
+  // A data record's CRC is checked while the file is hashed.
+  std::vector<ZipEntry> data = TorchZipEntries(OneTensorPickle(), {{"0", OneTensorRecord()}});
+  data[2].crc = 1;
+  EXPECT_TRUE(Has(AuditBytes("model.pt", BuildZip(data)), "zip-crc-mismatch", "archive/data/0"));
+}
+
+TEST(PickleBypasses, Row05PayloadInAnotherMemberEveryMemberClassified) {
+  for (const std::string member : {"archive/extra.pkl", "archive/notes.txt", "other/data.pkl"}) {
+    std::vector<ZipEntry> entries = TorchZipEntries(OneTensorPickle(), {{"0", OneTensorRecord()}});
+    ZipEntry e;
+    e.name = member;
+    e.data = "cposix\nsystem\n(S'" + kTouch + "'\ntR.";  // protocol 0
+    entries.push_back(e);
+    const AuditResult r = AuditBytes("model.pt", BuildZip(entries));
+    EXPECT_TRUE(Has(r, "zip-member-unexpected", "'" + member + "' is not one torch.save writes")) << member;
+    ExpectSystemCall(r);
+  }
+}
+
+TEST(PickleBypasses, Row06BytesBeforeTheZip) {
+  for (const std::string& prefix : {std::string("junk junk junk"), std::string("PK\x07\x08", 4)}) {
+    const AuditResult r =
+        AuditBytes("model.pt", BuildZip(TorchZipEntries(StateDictWithPayload(), {{"0", OneTensorRecord()}}), prefix));
+    EXPECT_EQ(r.artifact.kind, InputKind::kTorchZip);
+    EXPECT_TRUE(Has(r, "zip-structure", std::to_string(prefix.size()) + " bytes precede the zip archive"));
+    ExpectSystemCall(r);
+  }
+}
+
+TEST(PickleBypasses, Row07OtherContainersFail) {
+  const AuditResult seven = AuditBytes("model.7z", std::string("7z\xbc\xaf\x27\x1c\x00\x04", 8) + "rest");
+  EXPECT_EQ(seven.artifact.kind, InputKind::kUnknown);
+  EXPECT_EQ(FindingsOf(seven, "input-unrecognised").size(), 1U);
+  const AuditResult gz = AuditBytes("model.pt.gz", std::string("\x1f\x8b\x08\x00", 4) + "rest");
+  EXPECT_EQ(FindingsOf(gz, "input-compressed").size(), 1U);
+  // torch's old tar format: a tar of pickles is no checkpoint the audit accepts.
+  TarSpec tar;
+  tar.members.push_back(Member("pickle", SystemPickle(kTouch)));
+  tar.members.push_back(Member("storages", std::string(8, '\0')));
+  const AuditResult t = AuditBytes("model.tar", BuildTar(tar));
+  EXPECT_TRUE(Fails(t)) << Describe(t);
+}
+
+TEST(PickleBypasses, Row08PayloadBeforeABreak) {
+  // Truncated before STOP, and an unknown opcode after the call: the import is still named.
+  ExpectSystemCall(AuditBytes("a.pkl", Proto(2) + CallWithStr("posix", "system", kTouch)));
+  const AuditResult broken = AuditBytes("a.pkl", Proto(2) + CallWithStr("posix", "system", kTouch) + "\xfe" + kStop);
+  ExpectSystemCall(broken);
+  EXPECT_TRUE(Has(broken, "pickle-stream-malformed", "not a pickle opcode"));
+  // Junk after STOP.
+  const AuditResult junk = AuditBytes("a.pkl", SystemPickle(kTouch) + "\xfe\xfd junk");
+  ExpectSystemCall(junk);
+  EXPECT_TRUE(Has(junk, "pickle-trailing-data", "are not a further pickle"));
+}
+
+TEST(PickleBypasses, Row09ConcatenatedPicklesAllScanned) {
+  const std::string benign = Proto(2) + kNone + kStop;
+  for (int position = 1; position < 5; ++position) {
+    std::string file;
+    for (int i = 0; i < 5; ++i) file += i == position ? SystemPickle(kTouch) : benign;
+    ExpectSystemCall(AuditBytes("a.pkl", file));
+  }
+  // Legacy torch: a payload in the key list pickle, after the object.
+  std::string legacy = OneTensorLegacy();
+  const std::string keys = Proto(2) + kEmptyList + kMark + Str("0") + "e" + kStop;
+  const std::size_t at = legacy.find(keys);
+  ASSERT_NE(at, std::string::npos);
+  legacy.replace(
+      at, keys.size(),
+      Proto(2) + kEmptyList + kMark + Str("0") + "e" + CallWithStr("posix", "system", kTouch) + kPop + kStop);
+  const AuditResult r = AuditBytes("model.bin", legacy);
+  EXPECT_EQ(r.artifact.kind, InputKind::kTorchLegacy);
+  ExpectSystemCall(r);
+}
+
+TEST(PickleBypasses, Row10LegacyMagicMadeByEval) {
+  std::string legacy = OneTensorLegacy();
+  const std::string magic = Proto(2) + "\x8a\x0a" + std::string("\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19", 10) + kStop;
+  ASSERT_EQ(legacy.compare(0, magic.size(), magic), 0);
+  legacy.replace(0, magic.size(),
+                 Proto(2) + CallWithStr("builtins", "eval", "0x1950a86a20f9469cfc6c") + kStop + SystemPickle(kTouch));
+  const AuditResult r = AuditBytes("model.bin", legacy);
+  EXPECT_EQ(r.artifact.kind, InputKind::kPickle);
+  EXPECT_TRUE(Has(r, "pickle-call-unsafe", "calls builtins.eval('0x1950a86a20f9469cfc6c')"));
+  ExpectSystemCall(r);
+}
+
+TEST(PickleBypasses, Row11StackGlobalFromOffsetZeroAndStringOpcodes) {
+  // No PROTO: the module string is the stream's first byte.
+  const std::string first = ShortStr("os") + ShortStr("system") + kStackGlobal + Str("id") + kTuple1 + kReduce + kStop;
+  const AuditResult r = AuditBytes("a.pkl", first);
+  EXPECT_EQ(r.artifact.kind, InputKind::kPickle);
+  EXPECT_TRUE(Has(r, "pickle-call-unsafe", "calls os.system('id')"));
+  const std::string strings = Proto(4) + "S'os'\nS'system'\n" + kStackGlobal + Str("id") + kTuple1 + kReduce + kStop;
+  EXPECT_TRUE(Has(AuditBytes("a.pkl", strings), "pickle-call-unsafe", "calls os.system('id')"));
+}
+
+TEST(PickleBypasses, Row12StackGlobalThroughAMissingMemoKey) {
+  const std::string s = Proto(4) + ShortStr("os") + BinGet(9) + kStackGlobal + Str("id") + kTuple1 + kReduce + kStop;
+  const AuditResult r = AuditBytes("a.pkl", s);
+  EXPECT_TRUE(Has(r, "pickle-global-unsafe", "not a known string"));
+  EXPECT_TRUE(Has(r, "pickle-call-unsafe", "calls <unknown>('id')"));
+}
+
+TEST(PickleBypasses, Row13MemoTypeConfusionAndRewrite) {
+  // Slot 0 first holds an int, then is rewritten with the module name: CPython uses the last.
+  const std::string s = Proto(4) + Int(7) + BinPut(0) + kPop + ShortStr("posix") + BinPut(0) + kPop +
+                        ShortStr("system") + BinPut(1) + kPop + BinGet(0) + BinGet(1) + kStackGlobal + Str(kTouch) +
+                        kTuple1 + kReduce + kStop;
+  ExpectSystemCall(AuditBytes("a.pkl", s));
+}
+
+TEST(PickleBypasses, Row14BuildMutatedValueAndDottedGlobal) {
+  // numpy prod.a: a dotted name, resolved attribute by attribute from protocol 4.
+  const AuditResult dotted = AuditBytes("a.pkl", Proto(4) + Global("numpy", "prod.a") + kPop + kNone + kStop);
+  EXPECT_TRUE(Has(dotted, "pickle-global-unsafe", "imports numpy.prod.a"));
+  // BUILD on a plain dict stored in the memo: flagged, naming its state.
+  const std::string build = Proto(2) + kEmptyDict + BinPut(0) + kEmptyDict + Str("__reduce__") + Int(1) + kSetItem +
+                            kBuild + kPop + BinGet(0) + kStop;
+  EXPECT_TRUE(Has(AuditBytes("a.pkl", build), "pickle-build-unsafe", "gives state {'__reduce__': 1} to {}"));
+}
+
+TEST(PickleBypasses, Row15DunderAttributeThroughStackGlobal) {
+  const std::string s = Proto(4) + ShortStr("numpy") + ShortStr("__builtins__") + kStackGlobal + kEmptyDict +
+                        Str("eval") + Str("x") + kSetItem + kBuild + kStop;
+  const AuditResult r = AuditBytes("a.pkl", s);
+  EXPECT_TRUE(Has(r, "pickle-global-unsafe", "imports numpy.__builtins__ (a dunder attribute"));
+  EXPECT_TRUE(Has(r, "pickle-build-unsafe", "numpy.__builtins__"));
+}
+
+TEST(PickleBypasses, Row16AllowlistedCallableWithHostileArgument) {
+  const std::string s = Proto(2) + Global("collections", "OrderedDict") + Str("cmd") + kTuple1 + kReduce + kStop;
+  EXPECT_TRUE(Has(AuditBytes("a.pkl", s), "pickle-argument-invalid",
+                  "calls collections.OrderedDict('cmd'): OrderedDict takes nothing or (key, value) pairs"));
+  // A rebuilt tensor that reaches past its storage.
+  const std::string big = StateDictPickle({{"w", "FloatStorage", "0", 6, 2, {2, 3}, {}}});
+  EXPECT_TRUE(Has(AuditBytes("model.pt", TorchZip(big, {{"0", OneTensorRecord()}})), "pickle-argument-invalid",
+                  "reach element 8 of storage '0', which holds 6"));
+}
+
+TEST(PickleBypasses, Row17InstAndObj) {
+  const AuditResult inst = AuditBytes("a.pkl", "(S'print(1)'\ni__builtin__\nexec\n.");
+  EXPECT_TRUE(Has(inst, "pickle-call-unsafe", "INST at byte 13 calls builtins.exec('print(1)')"));
+  const std::string obj = Proto(2) + kMark + Global("posix", "system") + Str(kTouch) + "o" + kStop;
+  EXPECT_TRUE(Has(AuditBytes("a.pkl", obj), "pickle-call-unsafe", "OBJ at byte 52 calls " + kCall));
+}
+
+TEST(PickleBypasses, Row18SubmoduleOfABlockedModule) {
+  const std::string s =
+      Proto(4) + Global("asyncio.unix_events", "_UnixSubprocessTransport._start") + kPop + kNone + kStop;
+  EXPECT_TRUE(Has(AuditBytes("a.pkl", s), "pickle-global-unsafe",
+                  "imports asyncio.unix_events._UnixSubprocessTransport._start"));
+}
+
+TEST(PickleBypasses, Row19IndirectionGadgets) {
+  for (const auto& [module, name] :
+       std::vector<std::pair<std::string, std::string>>{{"importlib", "import_module"},
+                                                        {"pkgutil", "resolve_name"},
+                                                        {"pydoc", "locate"},
+                                                        {"operator", "methodcaller"},
+                                                        {"operator", "attrgetter"},
+                                                        {"functools", "partial"},
+                                                        {"types", "CodeType"},
+                                                        {"marshal", "loads"},
+                                                        {"cloudpickle.cloudpickle", "_make_function"}}) {
+    const AuditResult r = AuditBytes("a.pkl", Proto(2) + CallWithStr(module, name, "os") + kStop);
+    EXPECT_TRUE(Has(r, "pickle-call-unsafe", "calls " + module + "." + name + "('os')")) << module << "." << name;
+  }
+}
+
+TEST(PickleBypasses, Row20NestedLoaders) {
+  for (const auto& [module, name] : std::vector<std::pair<std::string, std::string>>{
+           {"pickle", "loads"}, {"torch", "load"}, {"torch.storage", "_load_from_bytes"}, {"numpy", "load"}}) {
+    const AuditResult r = AuditBytes("a.pkl", Proto(2) + CallWithStr(module, name, "payload") + kStop);
+    EXPECT_TRUE(Has(r, "pickle-nested-loader", "imports " + module + "." + name + ", a nested loader"));
+    EXPECT_TRUE(Has(r, "pickle-call-unsafe", "calls " + module + "." + name + "('payload')"));
+  }
+}
+
+TEST(PickleBypasses, Row21StdlibGadgetsNamed) {
+  for (const auto& [module, name] : std::vector<std::pair<std::string, std::string>>{{"runpy", "_run_code"},
+                                                                                     {"pip", "main"},
+                                                                                     {"timeit", "timeit"},
+                                                                                     {"cProfile", "run"},
+                                                                                     {"bdb", "Bdb.run"},
+                                                                                     {"uuid", "_get_command_stdout"},
+                                                                                     {"imaplib", "IMAP4_stream"},
+                                                                                     {"ctypes", "CDLL"},
+                                                                                     {"_io", "FileIO"},
+                                                                                     {"logging", "FileHandler"}}) {
+    const AuditResult r = AuditBytes("a.pkl", Proto(4) + CallWithStr(module, name, "x") + kStop);
+    EXPECT_TRUE(Has(r, "pickle-global-unsafe", "imports " + module + "." + name)) << module << "." << name;
+    EXPECT_TRUE(Has(r, "pickle-call-unsafe", "calls " + module + "." + name + "('x')"));
+  }
+}
+
+TEST(PickleBypasses, Row22ExtensionCodesAndCompatNames) {
+  for (const std::string& ext :
+       {std::string("\x82\x01", 2), std::string("\x83\x01\x02", 3), std::string("\x84\x01\x02\x03\x04", 5)}) {
+    const AuditResult r = AuditBytes("a.pkl", Proto(2) + ext + Str("id") + kTuple1 + kReduce + kStop);
+    EXPECT_TRUE(Has(r, "pickle-extension-code", "imports extension code"));
+    EXPECT_TRUE(Has(r, "pickle-call-unsafe", "calls <unknown>('id')"));
+  }
+  EXPECT_TRUE(Has(AuditBytes("a.pkl", Proto(2) + CallWithStr("commands", "getoutput", "id") + kStop),
+                  "pickle-global-unsafe", "imports subprocess.getoutput"));
+  EXPECT_TRUE(Has(AuditBytes("a.pkl", Proto(2) + Global("httplib", "HTTPSConnection") + kStop), "pickle-global-unsafe",
+                  "imports http.client.HTTPSConnection"));
+  EXPECT_TRUE(Has(AuditBytes("a.pkl", Proto(2) + Global("__builtin__", "reduce") + kStop), "pickle-global-unsafe",
+                  "imports functools.reduce"));
+}
+
+TEST(PickleBypasses, Row23ExpansionAndHugeLengthsAreBounded) {
+  // A DUP storm of 3 million opcodes ends at the value budget.
+  const std::string storm = Proto(2) + kEmptyList + std::string(3'000'000, '2') + kStop;
+  auto start = std::chrono::steady_clock::now();
+  const AuditResult r = AuditBytes("a.pkl", storm);
+  EXPECT_TRUE(Has(r, "pickle-budget-exceeded", "more than 2^21 values"));
+  // A 2^62 length prefix: a finding before any allocation.
+  const std::string huge = Proto(4) + "\x8d" + std::string("\x00\x00\x00\x00\x00\x00\x00\x40", 8) + kStop;
+  EXPECT_TRUE(Has(AuditBytes("a.pkl", huge), "pickle-budget-exceeded", "4611686018427387904 more bytes"));
+  // Billion laughs: ten levels of lists holding the level below ten times, in a torch
+  // checkpoint whose tensors are listed by path. The walk ends at the budget.
+  std::string laughs = Proto(2) + kEmptyList + BinPut(0);
+  for (int level = 1; level < 10; ++level) {
+    laughs += kEmptyList + kMark;
+    for (int k = 0; k < 10; ++k) laughs += BinGet(level - 1);
+    laughs += "e" + BinPut(level) + kPop;
+  }
+  laughs += kPop + BinGet(9) + kStop;
+  EXPECT_TRUE(Has(AuditBytes("model.pt", TorchZip(laughs, {})), "pickle-budget-exceeded",
+                  "Listing tensors visits more than 2^21"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));  // perf_test holds the 1 s bound
+}
+
+TEST(PickleBypasses, Row24ScannerImport) {
+  for (const std::string module : {"fickling.analysis", "picklescan.scanner", "modelscan.modelscan"}) {
+    const AuditResult r = AuditBytes("a.pkl", Proto(2) + Global(module, "scan") + kPop + kNone + kStop);
+    EXPECT_TRUE(Has(r, "pickle-scanner-import", "imports " + module + ".scan, a module of a model scanner"));
+  }
+}
+
+TEST(PickleBypasses, Row25ACorruptEntryBeforeDataPklDoesNotStopTheWalk) {
+  std::vector<ZipEntry> entries = TorchZipEntries(StateDictWithPayload(), {{"0", OneTensorRecord()}});
+  ZipEntry bad;
+  bad.name = "archive/.data/version";
+  bad.data = "3\n";
+  bad.crc = 0xdeadbeef;
+  entries.insert(entries.begin(), bad);
+  std::string zip = BuildZip(entries);
+  zip[0] = 'X';  // the first local header's signature broken
+  const AuditResult r = AuditBytes("model.pt", zip);
+  EXPECT_TRUE(Has(r, "zip-structure", "has no local header signature"));
+  ExpectSystemCall(r);
+}
+
+TEST(PickleBypasses, Row26BytesAfterTheLastSafetensorsTensor) {
+  const std::string file =
+      SafetensorsFile(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", std::string(4, '\0'));
+  EXPECT_EQ(Errors(AuditBytes("model.safetensors", file)), 0U);
+  EXPECT_EQ(FindingsOf(AuditBytes("model.safetensors", file + "PAYLOAD"), "safetensors-buffer-size").size(), 1U);
+  const std::string hole = SafetensorsFile(
+      R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}})",
+      std::string(12, '\0'));
+  EXPECT_FALSE(FindingsOf(AuditBytes("model.safetensors", hole), "safetensors-offsets-not-contiguous").empty());
+}
+
+// --- hostile structure --------------------------------------------------------------------
+
+TEST(PickleHostile, EveryTruncationOfAZipAndALegacyCheckpointIsAFinding) {
+  for (const std::string& whole : {OneTensorZip(), OneTensorLegacy()}) {
+    for (std::size_t n = 1; n < whole.size(); ++n) {
+      const AuditResult r = AuditBytes("model.pt", whole.substr(0, n));
+      EXPECT_TRUE(Fails(r) || !r.tool_errors.empty()) << n << "\n" << Describe(r);
+      EXPECT_TRUE(r.tool_errors.empty()) << n << "\n" << Describe(r);
+    }
+  }
+}
+
+TEST(PickleHostile, DeepNestingIsBounded) {
+  std::string deep = Proto(2);
+  for (int i = 0; i < 1000; ++i) deep += kEmptyList;
+  for (int i = 0; i < 999; ++i) deep += kAppend;
+  deep += kStop;
+  const AuditResult r = AuditBytes("a.pkl", deep);
+  EXPECT_EQ(Errors(r), 0U) << Describe(r);  // nesting alone is data; the listing walk is bounded
+  std::string marks = Proto(2) + std::string(100000, '(') + kStop;
+  EXPECT_TRUE(Fails(AuditBytes("a.pkl", marks)));
+}
+
+}  // namespace
+}  // namespace ckpt::testing

@@ -1,0 +1,153 @@
+#include "tests/support/pickle_builder.h"
+
+#include <span>
+
+#include "lib/hashing/crc32.h"
+
+namespace ckpt::testing::pk {
+namespace {
+
+std::string Le(std::uint64_t v, int bytes) {
+  std::string out;
+  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+  return out;
+}
+
+std::uint32_t CrcOf(const std::string& data) {
+  Crc32 crc;
+  crc.Update(std::as_bytes(std::span(data.data(), data.size())));
+  return crc.value();
+}
+
+std::string IntTuple(const std::vector<std::uint64_t>& values) {
+  std::string out = kMark;
+  for (std::uint64_t v : values) out += Int(static_cast<std::int64_t>(v));
+  return out + kTuple;
+}
+
+}  // namespace
+
+std::string Proto(int protocol) { return std::string("\x80", 1) + static_cast<char>(protocol); }
+
+std::string Global(const std::string& module, const std::string& name) { return "c" + module + "\n" + name + "\n"; }
+
+std::string Str(const std::string& text) { return "X" + Le(text.size(), 4) + text; }
+
+std::string ShortStr(const std::string& text) { return "\x8c" + Le(text.size(), 1) + text; }
+
+std::string Int(std::int64_t n) {
+  if (n >= 0 && n < 256) return "K" + Le(static_cast<std::uint64_t>(n), 1);
+  if (n >= 0 && n < 65536) return "M" + Le(static_cast<std::uint64_t>(n), 2);
+  return "J" + Le(static_cast<std::uint64_t>(n), 4);
+}
+
+std::string BinPut(int key) { return "q" + Le(static_cast<std::uint64_t>(key), 1); }
+std::string BinGet(int key) { return "h" + Le(static_cast<std::uint64_t>(key), 1); }
+
+std::string CallWithStr(const std::string& module, const std::string& name, const std::string& argument) {
+  return Global(module, name) + Str(argument) + kTuple1 + kReduce;
+}
+
+std::string SystemPickle(const std::string& command) {
+  return Proto(2) + CallWithStr("posix", "system", command) + kStop;
+}
+
+std::string StateDictPickle(const std::vector<TensorSpec>& tensors, bool legacy, const std::string& payload) {
+  std::string out = Proto(2) + Global("collections", "OrderedDict") + kEmptyTuple + kReduce + kMark;
+  for (const TensorSpec& t : tensors) {
+    std::vector<std::uint64_t> stride = t.stride;
+    if (stride.empty()) {
+      stride.assign(t.shape.size(), 1);
+      for (std::size_t i = t.shape.size(); i-- > 1;) stride[i - 1] = stride[i] * t.shape[i];
+    }
+    out += Str(t.name) + Global("torch._utils", "_rebuild_tensor_v2") + kMark;
+    out += kMark + Str("storage") + Global("torch", t.storage_type) + Str(t.key) + Str("cpu") +
+           Int(static_cast<std::int64_t>(t.numel)) + (legacy ? kNone : "") + kTuple + kBinPersId;
+    out += Int(static_cast<std::int64_t>(t.offset)) + IntTuple(t.shape) + IntTuple(stride) + kNewFalse +
+           Global("collections", "OrderedDict") + kEmptyTuple + kReduce + kTuple + kReduce;
+  }
+  return out + kSetItems + payload + kStop;
+}
+
+std::string BuildZip(const std::vector<ZipEntry>& entries, const std::string& prefix) {
+  std::string local;
+  std::string central;
+  for (const ZipEntry& e : entries) {
+    const std::uint32_t crc = e.crc.value_or(CrcOf(e.data));
+    const std::uint16_t flags = static_cast<std::uint16_t>(e.flags | (e.descriptor ? 0x08 : 0));
+    const std::string& local_name = e.local_name.value_or(e.name);
+    const std::uint64_t offset = local.size();
+    local += "PK\x03\x04" + Le(20, 2) + Le(flags, 2) + Le(e.method, 2) + Le(0, 4);
+    local += e.descriptor ? Le(0, 12) : Le(crc, 4) + Le(e.data.size(), 4) + Le(e.data.size(), 4);
+    local += Le(local_name.size(), 2) + Le(0, 2) + local_name + e.data;
+    if (e.descriptor) local += "PK\x07\x08" + Le(crc, 4) + Le(e.data.size(), 4) + Le(e.data.size(), 4);
+    central += "PK\x01\x02" + Le(20, 2) + Le(20, 2) + Le(flags, 2) + Le(e.method, 2) + Le(0, 4) + Le(crc, 4) +
+               Le(e.data.size(), 4) + Le(e.data.size(), 4) + Le(e.name.size(), 2) + Le(0, 2) + Le(0, 2) + Le(0, 2) +
+               Le(0, 2) + Le(0, 4) + Le(offset, 4) + e.name;
+  }
+  const std::string end = "PK\x05\x06" + Le(0, 2) + Le(0, 2) + Le(entries.size(), 2) + Le(entries.size(), 2) +
+                          Le(central.size(), 4) + Le(local.size(), 4) + Le(0, 2);
+  return prefix + local + central + end;
+}
+
+std::vector<ZipEntry> TorchZipEntries(const std::string& data_pkl, const std::map<std::string, std::string>& records,
+                                      const std::string& top) {
+  std::vector<ZipEntry> entries;
+  auto add = [&](std::string name, std::string data) {
+    ZipEntry e;
+    e.name = std::move(name);
+    e.data = std::move(data);
+    entries.push_back(std::move(e));
+  };
+  add(top + "/data.pkl", data_pkl);
+  add(top + "/byteorder", "little");
+  for (const auto& [key, bytes] : records) add(top + "/data/" + key, bytes);
+  add(top + "/version", "3\n");
+  return entries;
+}
+
+std::string TorchZip(const std::string& data_pkl, const std::map<std::string, std::string>& records) {
+  return BuildZip(TorchZipEntries(data_pkl, records));
+}
+
+std::string LegacyCheckpoint(const std::string& object_pickle,
+                             const std::vector<std::pair<std::string, std::string>>& storages) {
+  std::string out = Proto(2) + "\x8a\x0a" + std::string("\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19", 10) + kStop;
+  out += Proto(2) + Int(1001) + kStop;
+  out += Proto(2) + kEmptyDict + kMark + Str("protocol_version") + Int(1001) + Str("little_endian") + kNewTrue +
+         kSetItems + kStop;
+  out += object_pickle;
+  out += Proto(2) + kEmptyList + kMark;
+  for (const auto& s : storages) out += Str(s.first);
+  out += "e" + kStop;
+  for (const auto& s : storages) {
+    // The count is in elements; these fixtures use 4-byte elements (FloatStorage).
+    out += Le(s.second.size() / 4, 8) + s.second;
+  }
+  return out;
+}
+
+std::string OneTensorPickle() { return StateDictPickle({{"w", "FloatStorage", "0", 6, 0, {2, 3}, {}}}); }
+std::string OneTensorRecord() { return std::string(24, '\x01'); }
+std::string OneTensorZip() { return TorchZip(OneTensorPickle(), {{"0", OneTensorRecord()}}); }
+std::string OneTensorLegacy() {
+  return LegacyCheckpoint(StateDictPickle({{"w", "FloatStorage", "0", 6, 0, {2, 3}, {}}}, true),
+                          {{"0", OneTensorRecord()}});
+}
+
+std::string Npy(const std::string& descr, const std::vector<std::uint64_t>& shape, std::size_t element_size) {
+  std::string dims;  // as numpy writes it: (), (3,), (2, 3)
+  std::uint64_t count = 1;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    dims += (i > 0 ? ", " : "") + std::to_string(shape[i]);
+    count *= shape[i];
+  }
+  if (shape.size() == 1) dims += ",";
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + dims + "), }";
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  return std::string("\x93NUMPY\x01\x00", 8) + Le(header.size(), 2) + header +
+         std::string(static_cast<std::size_t>(count * element_size), '\0');
+}
+
+}  // namespace ckpt::testing::pk
