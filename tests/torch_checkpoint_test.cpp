@@ -1,0 +1,167 @@
+// Real checkpoints written at test time by Debian's python3-torch (tests/torch/make_checkpoints.py):
+// state dicts in the zip and legacy formats and with pickle_protocol=4, every dtype torch
+// and safetensors share, scalars, empty tensors, views of one storage, tied weights and a
+// training checkpoint with AdamW state. Each passes, and its tensor list equals what torch
+// reports for the object saved (name, dtype, shape). A whole module fails, naming its class.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "engine/audit.h"
+#include "lib/hashing/sha256.h"
+#include "tests/support/artifact_builder.h"
+#include "tests/support/audit_helpers.h"
+#include "tests/support/process.h"
+
+namespace ckpt::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The Python that has torch: Debian's, which the test set-up installs (python3-torch).
+std::string TorchPython() {
+  for (const char* python : {"/usr/bin/python3", "python3"}) {
+    const std::string probe = std::string(python) + " -c 'import torch' >/dev/null 2>&1";
+    if (std::system(probe.c_str()) == 0) return python;
+  }
+  return "";
+}
+
+class TorchCheckpoints : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const std::string python = TorchPython();
+    if (python.empty()) {
+      missing_ = "no python3 with torch (scripts/install-deps --test installs python3-torch)";
+      return;
+    }
+    dir_ = new TempDir();
+    const CommandResult made =
+        RunCommand(python + " tests/torch/make_checkpoints.py " + dir_->path().string() + " 2>&1");
+    if (made.exit_code != 0) {
+      missing_ = "make_checkpoints.py failed: " + made.output;
+      return;
+    }
+    std::ifstream in(dir_->path() / "expected.json");
+    std::stringstream text;
+    text << in.rdbuf();
+    expected_ = new boost::json::value(boost::json::parse(text.str()));
+  }
+  static void TearDownTestSuite() {
+    delete expected_;
+    delete dir_;
+  }
+  void SetUp() override { ASSERT_TRUE(missing_.empty()) << missing_; }
+
+  static inline TempDir* dir_ = nullptr;
+  static inline boost::json::value* expected_ = nullptr;
+  static inline std::string missing_;
+};
+
+// The audit's tensor list in the shape of expected.json. A tensor whose bytes the audit
+// located (contiguous) gets the SHA-256 of that region; the others take torch's digest, so
+// only located regions are compared.
+boost::json::array TensorsOf(const AuditResult& result, const std::string& path, const boost::json::array& expected) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::map<std::string, std::string> torch_digest;
+  for (const boost::json::value& e : expected) {
+    torch_digest[std::string(e.at("name").as_string())] = std::string(e.at("sha256").as_string());
+  }
+  boost::json::array out;
+  for (const WeightFile& wf : result.artifact.weights) {
+    for (const StoredTensor& t : wf.tensors) {
+      boost::json::array shape;
+      for (std::uint64_t d : t.shape) shape.push_back(d);
+      std::string digest = torch_digest[t.name];
+      if (t.data_length > 0 && t.data_offset + t.data_length <= bytes.size()) {
+        Sha256 hash;
+        hash.Update(std::string_view(bytes).substr(t.data_offset, t.data_length));
+        digest = hash.FinalHex();
+      }
+      out.push_back({{"dtype", t.dtype}, {"name", t.name}, {"sha256", digest}, {"shape", shape}});
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const boost::json::value& a, const boost::json::value& b) {
+    return a.at("name").as_string() < b.at("name").as_string();
+  });
+  return out;
+}
+
+TEST_F(TorchCheckpoints, EachPassesWithTheTensorsTorchReports) {
+  const boost::json::object& files = expected_->at("files").as_object();
+  ASSERT_GE(files.size(), 10U);
+  for (const auto& [name, tensors] : files) {
+    const std::string path = (dir_->path() / std::string(name)).string();
+    const AuditResult result = AuditPath(path, Policy{});
+    SCOPED_TRACE(path);
+    EXPECT_EQ(result.artifact.kind,
+              std::string(name).find("legacy") != std::string::npos ? InputKind::kTorchLegacy : InputKind::kTorchZip);
+    EXPECT_TRUE(result.tool_errors.empty()) << Describe(result);
+    ASSERT_EQ(result.findings.size(), 1U) << Describe(result);
+    EXPECT_EQ(result.findings[0].rule->id, "pickle-format-note");
+    EXPECT_EQ(boost::json::serialize(TensorsOf(result, path, tensors.as_array())), boost::json::serialize(tensors))
+        << name;
+    // Every contiguous tensor with elements was located (and its bytes compared above).
+    for (const StoredTensor& t : result.artifact.weights[0].tensors) {
+      std::uint64_t numel = 1;
+      for (std::uint64_t d : t.shape) numel *= d;
+      const bool contiguous = t.name != "strided" && t.name != "transposed";
+      if (numel > 0 && contiguous) {
+        EXPECT_GT(t.data_length, 0U) << name << ": " << t.name;
+      }
+    }
+    // Hashed as a file, with its data records' CRC-32s checked on the way.
+    ASSERT_EQ(result.artifact.files.size(), 1U);
+    EXPECT_TRUE(result.artifact.files[0].sha256.has_value());
+  }
+}
+
+TEST_F(TorchCheckpoints, TiedWeightsAreListedUnderBothNames) {
+  const AuditResult result = AuditPath((dir_->path() / "tied_zip.pt").string(), Policy{});
+  std::vector<std::string> names;
+  for (const StoredTensor& t : result.artifact.weights[0].tensors) names.push_back(t.name);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"embed.weight", "head.weight"}));
+  // One storage, one region.
+  const auto& ts = result.artifact.weights[0].tensors;
+  EXPECT_EQ(ts[0].data_offset, ts[1].data_offset);
+}
+
+TEST_F(TorchCheckpoints, AWholeModuleFailsNamingItsClasses) {
+  const AuditResult result = AuditPath((dir_->path() / "whole_module.pt").string(), Policy{});
+  bool named = false;
+  for (const Finding* f : FindingsOf(result, "pickle-global-unsafe")) {
+    named |= f->message.find("imports torch.nn.modules.linear.Linear") != std::string::npos;
+  }
+  EXPECT_TRUE(named) << Describe(result);
+  EXPECT_FALSE(FindingsOf(result, "pickle-call-unsafe").empty());
+}
+
+TEST_F(TorchCheckpoints, EveryByteFlippedInThePickleFails) {
+  // Flipping any byte of data.pkl either fails the audit or leaves a valid stream; it never
+  // crashes, and a payload is never silently accepted (the allowlist holds for any bytes).
+  const fs::path source = dir_->path() / "state_dict_zip.pt";
+  std::ifstream in(source, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::size_t pkl = bytes.find(std::string("\x80\x02", 2));
+  ASSERT_NE(pkl, std::string::npos);
+  for (std::size_t i = pkl; i < pkl + 200 && i < bytes.size(); ++i) {
+    std::string flipped = bytes;
+    flipped[i] = static_cast<char>(flipped[i] ^ 0x5a);
+    const AuditResult r = AuditInput({{"model.pt", flipped}}, InputForm::kFile, "");
+    EXPECT_TRUE(r.tool_errors.empty()) << i << "\n" << Describe(r);
+    bool error = false;
+    for (const Finding& f : r.findings) error |= f.rule->severity == Severity::kError;
+    // The CRC-32 of data.pkl catches every flip.
+    EXPECT_TRUE(error) << i << "\n" << Describe(r);
+  }
+}
+
+}  // namespace
+}  // namespace ckpt::testing
