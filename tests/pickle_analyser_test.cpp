@@ -346,7 +346,7 @@ TEST(PickleBypasses, Row19IndirectionGadgets) {
                                                         {"marshal", "loads"},
                                                         {"cloudpickle.cloudpickle", "_make_function"}}) {
     const AuditResult r = AuditBytes("a.pkl", Proto(2) + CallWithStr(module, name, "os") + kStop);
-    EXPECT_TRUE(Has(r, "pickle-call-unsafe", "calls " + module + "." + name + "('os')")) << module << "." << name;
+    EXPECT_TRUE(Has(r, "pickle-call-unsafe", Cat({"calls ", module, ".", name, "('os')"}))) << module << "." << name;
   }
 }
 
@@ -354,8 +354,8 @@ TEST(PickleBypasses, Row20NestedLoaders) {
   for (const auto& [module, name] : std::vector<std::pair<std::string, std::string>>{
            {"pickle", "loads"}, {"torch", "load"}, {"torch.storage", "_load_from_bytes"}, {"numpy", "load"}}) {
     const AuditResult r = AuditBytes("a.pkl", Proto(2) + CallWithStr(module, name, "payload") + kStop);
-    EXPECT_TRUE(Has(r, "pickle-nested-loader", "imports " + module + "." + name + ", a nested loader"));
-    EXPECT_TRUE(Has(r, "pickle-call-unsafe", "calls " + module + "." + name + "('payload')"));
+    EXPECT_TRUE(Has(r, "pickle-nested-loader", Cat({"imports ", module, ".", name, ", a nested loader"})));
+    EXPECT_TRUE(Has(r, "pickle-call-unsafe", Cat({"calls ", module, ".", name, "('payload')"})));
   }
 }
 
@@ -371,15 +371,15 @@ TEST(PickleBypasses, Row21StdlibGadgetsNamed) {
                                                                                      {"_io", "FileIO"},
                                                                                      {"logging", "FileHandler"}}) {
     const AuditResult r = AuditBytes("a.pkl", Proto(4) + CallWithStr(module, name, "x") + kStop);
-    EXPECT_TRUE(Has(r, "pickle-global-unsafe", "imports " + module + "." + name)) << module << "." << name;
-    EXPECT_TRUE(Has(r, "pickle-call-unsafe", "calls " + module + "." + name + "('x')"));
+    EXPECT_TRUE(Has(r, "pickle-global-unsafe", Cat({"imports ", module, ".", name}))) << module << "." << name;
+    EXPECT_TRUE(Has(r, "pickle-call-unsafe", Cat({"calls ", module, ".", name, "('x')"})));
   }
 }
 
 TEST(PickleBypasses, Row22ExtensionCodesAndCompatNames) {
   for (const std::string& ext :
        {std::string("\x82\x01", 2), std::string("\x83\x01\x02", 3), std::string("\x84\x01\x02\x03\x04", 5)}) {
-    const AuditResult r = AuditBytes("a.pkl", Proto(2) + ext + Str("id") + kTuple1 + kReduce + kStop);
+    const AuditResult r = AuditBytes("a.pkl", Cat({Proto(2), ext, Str("id"), kTuple1, kReduce, kStop}));
     EXPECT_TRUE(Has(r, "pickle-extension-code", "imports extension code"));
     EXPECT_TRUE(Has(r, "pickle-call-unsafe", "calls <unknown>('id')"));
   }
@@ -416,8 +416,8 @@ TEST(PickleBypasses, Row23ExpansionAndHugeLengthsAreBounded) {
 
 TEST(PickleBypasses, Row24ScannerImport) {
   for (const std::string module : {"fickling.analysis", "picklescan.scanner", "modelscan.modelscan"}) {
-    const AuditResult r = AuditBytes("a.pkl", Proto(2) + Global(module, "scan") + kPop + kNone + kStop);
-    EXPECT_TRUE(Has(r, "pickle-scanner-import", "imports " + module + ".scan, a module of a model scanner"));
+    const AuditResult r = AuditBytes("a.pkl", Cat({Proto(2), Global(module, "scan"), kPop, kNone, kStop}));
+    EXPECT_TRUE(Has(r, "pickle-scanner-import", Cat({"imports ", module, ".scan, a module of a model scanner"})));
   }
 }
 

@@ -13,8 +13,6 @@
 namespace ckpt::pickle {
 namespace {
 
-constexpr std::uint32_t kNoValue = 0xffffffffU;
-
 struct CompatName {
   std::string_view module, name, new_module, new_name;
 };
@@ -680,7 +678,6 @@ class Analyser::Machine {
   int proto_ = 0;
   std::uint64_t op_at_ = 0;
   const char* op_name_ = "";
-  bool failed_ = false;
 };
 
 IoResult<bool> Analyser::Machine::Fill(std::size_t n) {

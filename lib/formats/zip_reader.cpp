@@ -332,10 +332,15 @@ IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std:
     }
     if (!differences.empty()) {
       std::string list;
-      for (const std::string& d : differences) list += (list.empty() ? "" : "; ") + d;
-      report(Diag::kZipHeaderMismatch, *header,
-             "The local header of member " + shown + " at byte " + std::to_string(*header) +
-                 " differs from its central directory entry: " + list + ".");
+      for (const std::string& d : differences) {
+        if (!list.empty()) list += "; ";
+        list += d;
+      }
+      std::string message = "The local header of member " + shown + " at byte " + std::to_string(*header);
+      message += " differs from its central directory entry: ";
+      message += list;
+      message += '.';
+      report(Diag::kZipHeaderMismatch, *header, std::move(message));
     }
     m.located = true;
     dir.members.push_back(std::move(m));

@@ -811,7 +811,7 @@ std::vector<FireCase> AllFireCases() {
 
   // pickle-based files (inputs.md section 6): each a file input built opcode by opcode.
   auto pickle_case = [&c, &CI](std::string rule, std::string variant, std::string name,
-                               std::function<std::string()> make) {
+                               const std::function<std::string()>& make) {
     FireCase fc{std::move(rule), CI, std::move(variant), [name, make] { return Files{{name, make()}}; }};
     fc.form = InputForm::kFile;
     c.push_back(std::move(fc));

@@ -530,8 +530,8 @@ std::vector<NearMiss> AllNearMisses() {
   });
 
   // pickle-based files: as close to firing as each rule allows.
-  auto pickle_near = [&n](std::string rule, std::string variant, std::string name, std::function<std::string()> make,
-                          bool clean = false) {
+  auto pickle_near = [&n](std::string rule, std::string variant, std::string name,
+                          const std::function<std::string()>& make, bool clean = false) {
     NearMiss m{std::move(rule), std::move(variant), [name, make] { return Files{{name, make()}}; }, clean};
     m.form = InputForm::kFile;
     n.push_back(std::move(m));

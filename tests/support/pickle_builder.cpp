@@ -27,6 +27,12 @@ std::string IntTuple(const std::vector<std::uint64_t>& values) {
 
 }  // namespace
 
+std::string Cat(std::initializer_list<std::string_view> parts) {
+  std::string out;
+  for (std::string_view p : parts) out.append(p);
+  return out;
+}
+
 std::string Proto(int protocol) { return std::string("\x80", 1) + static_cast<char>(protocol); }
 
 std::string Global(const std::string& module, const std::string& name) { return "c" + module + "\n" + name + "\n"; }
@@ -61,10 +67,10 @@ std::string StateDictPickle(const std::vector<TensorSpec>& tensors, bool legacy,
       for (std::size_t i = t.shape.size(); i-- > 1;) stride[i - 1] = stride[i] * t.shape[i];
     }
     out += Str(t.name) + Global("torch._utils", "_rebuild_tensor_v2") + kMark;
-    out += kMark + Str("storage") + Global("torch", t.storage_type) + Str(t.key) + Str("cpu") +
-           Int(static_cast<std::int64_t>(t.numel)) + (legacy ? kNone : "") + kTuple + kBinPersId;
-    out += Int(static_cast<std::int64_t>(t.offset)) + IntTuple(t.shape) + IntTuple(stride) + kNewFalse +
-           Global("collections", "OrderedDict") + kEmptyTuple + kReduce + kTuple + kReduce;
+    out += Cat({kMark, Str("storage"), Global("torch", t.storage_type), Str(t.key), Str("cpu"),
+                Int(static_cast<std::int64_t>(t.numel)), legacy ? kNone : "", kTuple, kBinPersId});
+    out += Cat({Int(static_cast<std::int64_t>(t.offset)), IntTuple(t.shape), IntTuple(stride), kNewFalse,
+                Global("collections", "OrderedDict"), kEmptyTuple, kReduce, kTuple, kReduce});
   }
   return out + kSetItems + payload + kStop;
 }
@@ -101,7 +107,7 @@ std::vector<ZipEntry> TorchZipEntries(const std::string& data_pkl, const std::ma
   };
   add(top + "/data.pkl", data_pkl);
   add(top + "/byteorder", "little");
-  for (const auto& [key, bytes] : records) add(top + "/data/" + key, bytes);
+  for (const auto& [key, bytes] : records) add(Cat({top, "/data/", key}), bytes);
   add(top + "/version", "3\n");
   return entries;
 }

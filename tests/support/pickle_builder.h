@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ckpt::testing::pk {
@@ -33,6 +35,9 @@ inline const std::string kPop = "0";
 inline const std::string kBinPersId = "Q";
 inline const std::string kStackGlobal = "\x93";
 inline const std::string kMemoize = "\x94";
+
+/// The parts joined (appended in place: the building blocks below are joined in loops).
+std::string Cat(std::initializer_list<std::string_view> parts);
 
 std::string Proto(int protocol);
 std::string Global(const std::string& module, const std::string& name);  ///< GLOBAL 'module name'
