@@ -1,7 +1,10 @@
 #include "engine/audit.h"
 
 #include <algorithm>
+#include <condition_variable>
+#include <functional>
 #include <map>
+#include <mutex>
 #include <thread>
 #include <tuple>
 
@@ -58,17 +61,93 @@ class RuleSink final : public DiagnosticSink {
 
 namespace {
 
+using WindowSink = std::function<void(std::uint64_t at, std::span<const std::byte> bytes)>;
+
+// Reads `file` once, front to back, in windows of `window` bytes. `first` sees each window on
+// this thread; `second`, when given, sees the same windows on a helper thread at most
+// kSlots windows behind (two digests then run at the pace of the slower, not of their sum).
+// False when a read fails.
+bool ReadWindows(const RandomAccessFile& file, std::uint64_t size, std::size_t window, const WindowSink& first,
+                 const WindowSink* second) {
+  constexpr std::size_t kSlots = 4;
+  const std::uint64_t count = (size + window - 1) / window;
+  std::vector<std::vector<std::byte>> slots(second != nullptr ? kSlots : 1, std::vector<std::byte>(window));
+  auto extent = [&](std::uint64_t k) {
+    return std::pair(k * window, static_cast<std::size_t>(std::min<std::uint64_t>(window, size - k * window)));
+  };
+  if (second == nullptr) {
+    for (std::uint64_t k = 0; k < count; ++k) {
+      const auto [at, n] = extent(k);
+      if (!file.ReadAt(at, std::span(slots[0]).first(n))) return false;
+      first(at, std::span(slots[0]).first(n));
+    }
+    return true;
+  }
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::uint64_t produced = 0;  // windows read and handed to the helper
+  std::uint64_t consumed = 0;  // windows the helper is done with
+  bool stop = false;
+  std::thread helper([&] {
+    for (std::uint64_t k = 0; k < count; ++k) {
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return produced > k || stop; });
+        if (produced <= k) return;
+      }
+      const auto [at, n] = extent(k);
+      (*second)(at, std::span(slots[k % kSlots]).first(n));
+      {
+        std::lock_guard lock(mutex);
+        consumed = k + 1;
+      }
+      changed.notify_all();
+    }
+  });
+  bool ok = true;
+  for (std::uint64_t k = 0; k < count; ++k) {
+    {
+      std::unique_lock lock(mutex);
+      changed.wait(lock, [&] { return k - consumed < kSlots; });
+    }
+    const auto [at, n] = extent(k);
+    std::span<std::byte> slot = std::span(slots[k % kSlots]).first(n);
+    if (!file.ReadAt(at, slot)) {
+      ok = false;
+      break;
+    }
+    first(at, slot);
+    {
+      std::lock_guard lock(mutex);
+      produced = k + 1;
+    }
+    changed.notify_all();
+  }
+  {
+    std::lock_guard lock(mutex);
+    stop = true;
+  }
+  changed.notify_all();
+  helper.join();
+  return ok;
+}
+
 // SHA-256 of `file`'s `size` bytes into `into`, with the git blob SHA-1 as well when `into`
-// is a hub-cache blob named by one. False (nothing recorded) when a read fails.
+// is a hub-cache blob named by one, and the CRC-32 of each zip member in `crcs` (a torch
+// zip's data records) from the same reads, on a second core when `overlap`. False (nothing
+// recorded) when a read fails.
 bool DigestWholeFile(const RandomAccessFile& file, std::uint64_t size, AdmittedFile& into,
-                     std::vector<std::byte>& buffer, std::span<const PendingCrc> crcs = {},
-                     DiagnosticSink* sink = nullptr) {
+                     std::span<const PendingCrc> crcs = {}, DiagnosticSink* sink = nullptr, bool overlap = true) {
   Sha256 hash;
   std::optional<Sha1> git;  // a hub-cache blob named by its git object id
   if (into.blob_digest && into.blob_digest->size() == 40) {
     git.emplace();
     git->Update("blob " + std::to_string(size) + std::string(1, '\0'));
   }
+  const WindowSink digest = [&](std::uint64_t, std::span<const std::byte> bytes) {
+    hash.Update(bytes);
+    if (git) git->Update(bytes);
+  };
   // Zip members whose CRC-32 is checked from these same reads, in offset order.
   std::vector<const PendingCrc*> pending;
   for (const PendingCrc& c : crcs) pending.push_back(&c);
@@ -76,20 +155,29 @@ bool DigestWholeFile(const RandomAccessFile& file, std::uint64_t size, AdmittedF
             [](const PendingCrc* a, const PendingCrc* b) { return a->offset < b->offset; });
   std::vector<Crc32> running(pending.size());
   std::size_t first_open = 0;
-  for (std::uint64_t at = 0; at < size;) {
-    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), size - at));
-    if (!file.ReadAt(at, std::span(buffer).first(n))) return false;
-    hash.Update(std::span(buffer).first(n));
-    if (git) git->Update(std::span(buffer).first(n));
-    for (std::size_t i = first_open; i < pending.size() && pending[i]->offset < at + n; ++i) {
+  const WindowSink check = [&](std::uint64_t at, std::span<const std::byte> bytes) {
+    const std::uint64_t end = at + bytes.size();
+    for (std::size_t i = first_open; i < pending.size() && pending[i]->offset < end; ++i) {
       const PendingCrc& c = *pending[i];
-      const std::uint64_t begin = std::max(at, c.offset);
-      const std::uint64_t end = std::min(at + n, c.offset + c.length);
-      if (begin < end) running[i].Update(std::span(buffer).subspan(begin - at, end - begin));
-      if (c.offset + c.length <= at + n && i == first_open) ++first_open;
+      const std::uint64_t from = std::max(at, c.offset);
+      const std::uint64_t to = std::min(end, c.offset + c.length);
+      if (from < to) running[i].Update(bytes.subspan(from - at, to - from));
+      if (c.offset + c.length <= end && i == first_open) ++first_open;
     }
-    at += n;
+  };
+  bool ok = false;
+  if (pending.empty()) {
+    ok = ReadWindows(file, size, 1 << 20, digest, nullptr);
+  } else if (overlap) {
+    ok = ReadWindows(file, size, 1 << 20, digest, &check);
+  } else {
+    const WindowSink both = [&](std::uint64_t at, std::span<const std::byte> bytes) {
+      digest(at, bytes);
+      check(at, bytes);
+    };
+    ok = ReadWindows(file, size, 1 << 20, both, nullptr);
   }
+  if (!ok) return false;
   for (std::size_t i = 0; sink != nullptr && i < pending.size(); ++i) {
     if (running[i].value() == pending[i]->expected) continue;
     Location location;
@@ -116,13 +204,12 @@ std::map<std::string_view, AdmittedFile*> AdmittedByName(Artifact& artifact) {
 // Each weight file's SHA-256 over its whole length, into the matching AdmittedFile. A read
 // that fails leaves the digest out: the identity check reports a file that changed.
 void DigestWeightFiles(Artifact& artifact, DiagnosticSink* sink) {
-  std::vector<std::byte> buffer(1 << 20);
   const auto admitted_by_name = AdmittedByName(artifact);
   for (const WeightFile& wf : artifact.weights) {
     auto found = admitted_by_name.find(wf.name);
     if (!wf.file || found == admitted_by_name.end()) continue;
     if (found->second->sha256) continue;  // digested from the content hash's reads
-    DigestWholeFile(*wf.file, wf.size, *found->second, buffer, wf.pending_crcs, sink);
+    DigestWholeFile(*wf.file, wf.size, *found->second, wf.pending_crcs, sink, artifact.policy.overlap_reads);
   }
 }
 
@@ -130,13 +217,12 @@ void DigestWeightFiles(Artifact& artifact, DiagnosticSink* sink) {
 // tokenizer and inventory files), with the git blob SHA-1 of a hub-cache blob named by
 // one. A file that is no longer the admitted one keeps no digest (its identity check says so).
 void DigestOtherFiles(Artifact& artifact, const ArtifactSource& source) {
-  std::vector<std::byte> buffer(1 << 20);
   for (AdmittedFile& f : artifact.files) {
     if (f.sha256) continue;
     if (artifact.FindWeightFile(f.name) != nullptr) continue;  // DigestWeightFiles has it
     auto file = source.Open(f.name);
     if (!file || (*file)->identity() != f.identity) continue;
-    DigestWholeFile(**file, (*file)->size(), f, buffer);
+    DigestWholeFile(**file, (*file)->size(), f);
   }
 }
 

@@ -11,12 +11,14 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iostream>
 
 #include "engine/audit.h"
 #include "engine/chain_run.h"
 #include "tests/support/artifact_builder.h"
 #include "tests/support/audit_helpers.h"
+#include "tests/support/pickle_builder.h"
 
 namespace ckpt::testing {
 namespace {
@@ -299,5 +301,116 @@ TEST(Perf, HostileInputsEndQuickly) {
   EXPECT_LT(per_case, 0.5);
 }
 
+// Bytes this process has read through read(2)/pread(2) so far (/proc/self/io rchar).
+std::uint64_t BytesRead() {
+  std::ifstream io("/proc/self/io");
+  std::string key;
+  std::uint64_t value = 0;
+  while (io >> key >> value) {
+    if (key == "rchar:") return value;
+  }
+  return 0;
+}
+
+// Issue 11 item 4: a 1 GiB torch.save checkpoint with --no-hash reads the pickle and the zip
+// directory only (about as fast as a 1 MiB one with the same tensors); hashed, it costs what
+// a safetensors file of its size costs (the data records' CRC-32s checked on a second core).
+TEST(Perf, TorchCheckpointStructureReadsOnlyThePickleAndTheDirectory) {
+  CKPT_SKIP_IN_SANITIZER_BUILD();
+  TempDir dir;
+  const std::string big = (dir.path() / "big.pt").string();
+  const std::string small = (dir.path() / "small.pt").string();
+  pk::WriteTorchZipFile(big, 64, std::uint64_t{4} << 20);    // 64 x 16 MiB = 1 GiB
+  pk::WriteTorchZipFile(small, 64, std::uint64_t{4} << 10);  // 64 x 16 KiB = 1 MiB
+  Policy structure;
+  structure.compute_hash = false;
+  auto fastest = [&](const std::string& path) {
+    double best = 1e9;
+    for (int i = 0; i < 20; ++i) {
+      const auto start = Clock::now();
+      const AuditResult r = AuditPath(path, structure);
+      best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
+      EXPECT_EQ(r.artifact.weights.at(0).tensors.size(), 64U);
+    }
+    return best;
+  };
+  const std::uint64_t before = BytesRead();
+  (void)AuditPath(big, structure);
+  const std::uint64_t read = BytesRead() - before;
+  const double big_s = fastest(big);
+  const double small_s = fastest(small);
+  std::cout << "--no-hash: 1 GiB " << big_s * 1e3 << " ms, 1 MiB " << small_s * 1e3 << " ms (" << big_s / small_s
+            << "x); bytes read for 1 GiB: " << read << std::endl;  // flushed before the next fork
+  EXPECT_LT(read, std::uint64_t{256} << 10);                       // the pickle, the directory, the local headers
+  EXPECT_LT(big_s, 1.2 * small_s + 0.002);                         // 2 ms of slack for a busy machine's timer noise
+
+  // Hashed: the same cost as a safetensors file of the same size.
+  const std::string make = SiblingTool("ckpt-make-artifact");
+  ASSERT_EQ(std::system((make + " " + dir.path().string() + "/a 64 16777216 >/dev/null").c_str()), 0);  // 1 GiB
+  const std::string safetensors = (dir.path() / "a" / "weights.safetensors").string();
+  const std::string report = (dir.path() / "report").string();
+  BestOfThree({{CKPT_AUDIT_BIN, {"--format", "json", "-o", report, big}}}, 0);  // warm the page cache
+  const Measured torch = BestOfThree({{CKPT_AUDIT_BIN, {"--format", "json", "-o", report, big}}}, 0);
+  const Measured plain = BestOfThree({{CKPT_AUDIT_BIN, {"--format", "json", "-o", report, safetensors}}}, 0);
+  std::cout << "hashed 1 GiB: torch zip " << torch.seconds << " s, safetensors " << plain.seconds << " s ("
+            << torch.seconds / plain.seconds << "x), peak RSS " << torch.peak_rss_mib << " MiB\n";
+  EXPECT_LT(torch.seconds, 1.25 * plain.seconds);
+  EXPECT_LT(torch.peak_rss_mib, 32.0);
+}
+
+// Issue 11 item 3: hostile pickles end in a finding within 1 s and 64 MiB of peak RSS.
+TEST(Perf, HostilePicklesEndWithinASecondAnd64MiB) {
+  CKPT_SKIP_IN_SANITIZER_BUILD();
+  TempDir dir;
+  // Written to files first, so this process is small when the audits fork from it (a
+  // child's peak RSS counts the parent's pages it started with).
+  auto write = [&](const std::string& name, const std::function<void(std::ofstream&)>& body) {
+    std::ofstream out(dir.path() / name, std::ios::binary);
+    body(out);
+  };
+  const std::string huge_length =
+      pk::Proto(4) + "\x8d" + std::string("\x00\x00\x00\x00\x00\x00\x00\x40", 8) + pk::kStop;
+  write("dup-storm.pkl",
+        [](std::ofstream& o) { o << pk::Proto(2) << pk::kEmptyList << std::string(3'000'000, '2') << pk::kStop; });
+  write("deep.pkl", [](std::ofstream& o) {
+    o << pk::Proto(2);
+    for (int i = 0; i < 1000; ++i) o << pk::kEmptyList << pk::kMark;
+    o << pk::kStop;
+  });
+  write("huge-length.pkl", [&](std::ofstream& o) { o << huge_length; });
+  write("huge-length.pt", [&](std::ofstream& o) { o << pk::TorchZip(huge_length, {}); });
+  write("value-storm.pkl", [](std::ofstream& o) {
+    o << pk::Proto(2);
+    for (int i = 0; i < 3'000'000; ++i) o << "K\x01";
+    o << pk::kStop;
+  });
+  write("list-storm.pkl", [](std::ofstream& o) {
+    o << pk::Proto(2);
+    for (int i = 0; i < 3'000'000; ++i) o << pk::kEmptyList;
+    o << pk::kStop;
+  });
+  write("tuple-storm.pkl", [](std::ofstream& o) {
+    o << pk::Proto(2);
+    for (int i = 0; i < 3'000'000; ++i) o << "K\x01" << pk::kTuple1;
+    o << pk::kStop;
+  });
+  write("put-storm.pkl", [](std::ofstream& o) {
+    o << pk::Proto(2) << pk::kNone;
+    for (std::uint32_t i = 0; i < 2'500'000; ++i) {
+      o << 'r';
+      for (int b = 0; b < 4; ++b) o.put(static_cast<char>(((i * 2654435761U) >> (8 * b)) & 0xFF));
+    }
+    o << pk::kStop;
+  });
+  for (const char* name : {"dup-storm.pkl", "deep.pkl", "huge-length.pkl", "huge-length.pt", "value-storm.pkl",
+                           "list-storm.pkl", "tuple-storm.pkl", "put-storm.pkl"}) {
+    const Measured m =
+        RunAudit({"--format", "json", "-o", (dir.path() / "report").string(), (dir.path() / name).string()});
+    std::cout << name << ": " << m.seconds << " s, peak RSS " << m.peak_rss_mib << " MiB" << std::endl;
+    EXPECT_EQ(m.exit_code, 1) << name;
+    EXPECT_LT(m.seconds, 1.0) << name;
+    EXPECT_LT(m.peak_rss_mib, 64.0) << name;
+  }
+}
 }  // namespace
 }  // namespace ckpt::testing

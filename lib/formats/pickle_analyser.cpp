@@ -498,12 +498,61 @@ ValueId Analyser::NewText(Kind kind, std::string text) {
   return NewValue(v);
 }
 
-ValueId Analyser::NewContainer(Kind kind, std::vector<ValueId> items) {
-  items_.push_back(std::move(items));
+ValueId Analyser::NewNumber(Kind kind, std::int64_t n) {
   Value v;
   v.kind = kind;
-  v.aux = static_cast<std::uint32_t>(items_.size() - 1);
+  if (kind != Kind::kFloat && n >= INT32_MIN && n <= INT32_MAX) {
+    v.flags = kInline;
+    v.aux = static_cast<std::uint32_t>(static_cast<std::int32_t>(n));
+  } else {
+    numbers_.push_back(n);
+    v.aux = static_cast<std::uint32_t>(numbers_.size() - 1);
+  }
   return NewValue(v);
+}
+
+ValueId Analyser::NewContainer(Kind kind, std::vector<ValueId> items) {
+  Value v;
+  v.kind = kind;
+  v.aux = kNoItems;  // an empty container costs no span (an EMPTY_LIST storm is 16 bytes a value)
+  if (!items.empty()) {
+    const auto size = static_cast<std::uint32_t>(items.size());
+    spans_.push_back({static_cast<std::uint32_t>(pool_.size()), size, size});
+    pool_.insert(pool_.end(), items.begin(), items.end());
+    v.aux = static_cast<std::uint32_t>(spans_.size() - 1);
+  }
+  return NewValue(v);
+}
+
+std::span<const ValueId> Analyser::ItemsOf(const Value& v) const {
+  if (v.aux == kNoItems) return {};
+  const ItemSpan& s = spans_[v.aux];
+  return std::span<const ValueId>(pool_).subspan(s.begin, s.size);
+}
+
+void Analyser::AppendItems(Value& container, std::span<const ValueId> items) {
+  if (items.empty()) return;
+  if (container.aux == kNoItems) {
+    container.aux = static_cast<std::uint32_t>(spans_.size());
+    spans_.push_back({static_cast<std::uint32_t>(pool_.size()), 0, 0});
+  }
+  ItemSpan& s = spans_[container.aux];
+  const auto n = static_cast<std::uint32_t>(items.size());
+  if (s.begin + s.size == pool_.size()) {  // the last span: grow in place
+    pool_.insert(pool_.end(), items.begin(), items.end());
+    s.size += n;
+    s.capacity = s.size;
+  } else if (s.capacity - s.size >= n) {  // room reserved when it last moved
+    std::copy(items.begin(), items.end(), pool_.begin() + s.begin + s.size);
+    s.size += n;
+  } else {  // move to the end with twice the room: appends stay amortised O(1)
+    const std::uint32_t capacity = std::max<std::uint32_t>(4, 2 * (s.size + n));
+    const auto begin = static_cast<std::uint32_t>(pool_.size());
+    pool_.resize(pool_.size() + capacity);
+    std::copy_n(pool_.begin() + s.begin, s.size, pool_.begin() + begin);
+    std::copy(items.begin(), items.end(), pool_.begin() + begin + s.size);
+    s = {begin, s.size + n, capacity};
+  }
 }
 
 std::string Analyser::Render(ValueId id) const {
@@ -518,7 +567,7 @@ void Analyser::RenderInto(ValueId id, int depth, std::string& out) const {
   const Value& v = values_[id];
   auto list = [&](const char* open, const char* close, bool dict) {
     out += open;
-    const auto& items = items_[v.aux];
+    const auto& items = ItemsOf(v);
     if (depth >= 3 && !items.empty()) {
       out += "...";
     } else {
@@ -542,17 +591,17 @@ void Analyser::RenderInto(ValueId id, int depth, std::string& out) const {
       out += "None";
       break;
     case Kind::kBool:
-      out += v.number != 0 ? "True" : "False";
+      out += NumberOf(v) != 0 ? "True" : "False";
       break;
     case Kind::kInt:
-      out += std::to_string(v.number);
+      out += std::to_string(NumberOf(v));
       break;
     case Kind::kBigInt:
       out += "<int of " + std::to_string(texts_[v.aux].size()) + " bytes>";
       break;
     case Kind::kFloat: {
       char buf[32];
-      std::snprintf(buf, sizeof buf, "%.17g", v.real);
+      std::snprintf(buf, sizeof buf, "%.17g", std::bit_cast<double>(NumberOf(v)));
       out += buf;
       break;
     }
@@ -589,7 +638,7 @@ void Analyser::RenderInto(ValueId id, int depth, std::string& out) const {
       const Value& args = values_[call.args];
       if (args.kind == Kind::kTuple) {
         out += "(";
-        const auto& items = items_[args.aux];
+        const auto& items = ItemsOf(args);
         for (std::size_t i = 0; i < items.size() && out.size() <= kLimit; ++i) {
           if (i > 0) out += ", ";
           if (depth >= 3) {
@@ -641,12 +690,7 @@ class Analyser::Machine {
   std::optional<std::vector<ValueId>> PopMark();
   ValueId Top();
   ValueId Unknown() { return a_.NewValue(Value{}); }
-  ValueId Int(std::int64_t n) {
-    Value v;
-    v.kind = Kind::kInt;
-    v.number = n;
-    return a_.NewValue(v);
-  }
+  ValueId Int(std::int64_t n) { return a_.NewNumber(Kind::kInt, n); }
 
   void Malformed(const std::string& message) { a_.Report(Diag::kPickleStreamMalformed, op_at_, message); }
   ValueId Global(std::string module, std::string name, const char* opcode);
@@ -674,7 +718,14 @@ class Analyser::Machine {
   std::uint64_t buffer_at_ = 0;
   std::vector<ValueId> stack_;
   std::vector<std::size_t> marks_;
-  std::unordered_map<std::uint64_t, ValueId> memo_;
+  // The memo: keys below kDenseMemo in a vector (picklers number keys from 0), the rest in a
+  // map bounded by kMaxSparseMemo (no pickler writes them; each costs a map node).
+  static constexpr std::uint64_t kDenseMemo = std::uint64_t{1} << 22;
+  static constexpr std::size_t kMaxSparseMemo = 1 << 16;
+  static constexpr ValueId kEmptySlot = 0xFFFFFFFFU;
+  std::vector<ValueId> dense_memo_;
+  std::unordered_map<std::uint64_t, ValueId> sparse_memo_;
+  std::uint64_t memo_count_ = 0;  ///< len(memo): the keys written
   int proto_ = 0;
   std::uint64_t op_at_ = 0;
   const char* op_name_ = "";
@@ -827,20 +878,20 @@ ValueId Analyser::Machine::Global(std::string module, std::string name, const ch
 
 bool Analyser::Machine::IsEmptyHooks(ValueId id) const {
   const Value& v = a_.values_[id];
-  return v.kind == Kind::kDict && (v.flags & kOrdered) != 0 && (v.flags & kBuilt) == 0 && a_.items_[v.aux].empty();
+  return v.kind == Kind::kDict && (v.flags & kOrdered) != 0 && (v.flags & kBuilt) == 0 && a_.ItemsOf(v).empty();
 }
 
 std::optional<std::uint64_t> Analyser::Machine::NonNegative(ValueId id) const {
   const Value& v = a_.values_[id];
-  if (v.kind != Kind::kInt || v.number < 0) return std::nullopt;
-  return static_cast<std::uint64_t>(v.number);
+  if (v.kind != Kind::kInt || a_.NumberOf(v) < 0) return std::nullopt;
+  return static_cast<std::uint64_t>(a_.NumberOf(v));
 }
 
 std::optional<std::vector<std::uint64_t>> Analyser::Machine::IntTuple(ValueId id) const {
   const Value& v = a_.values_[id];
   if (v.kind != Kind::kTuple && v.kind != Kind::kList) return std::nullopt;
   std::vector<std::uint64_t> out;
-  for (ValueId item : a_.items_[v.aux]) {
+  for (ValueId item : a_.ItemsOf(v)) {
     auto n = NonNegative(item);
     if (!n) return std::nullopt;
     out.push_back(*n);
@@ -931,7 +982,7 @@ ValueId Analyser::Machine::RebuildTensor(Known which, const std::vector<ValueId>
       const Value& m = a_.values_[args[metadata_arg]];
       bool ok = m.kind == Kind::kDict || m.kind == Kind::kNone;
       if (m.kind == Kind::kDict) {
-        const auto& kv = a_.items_[m.aux];
+        const auto& kv = a_.ItemsOf(m);
         for (std::size_t i = 0; ok && i + 1 < kv.size(); i += 2) {
           ok = a_.values_[kv[i]].kind == Kind::kStr && a_.values_[kv[i + 1]].kind == Kind::kBool;
         }
@@ -992,7 +1043,7 @@ ValueId Analyser::Machine::RebuildParameter(Known which, const std::vector<Value
   if (want == 4) {
     const Value& state = a_.values_[args[3]];
     const bool empty = state.kind == Kind::kNone ||
-                       ((state.kind == Kind::kDict || state.kind == Kind::kTuple) && a_.items_[state.aux].empty());
+                       ((state.kind == Kind::kDict || state.kind == Kind::kTuple) && a_.ItemsOf(state).empty());
     if (!empty) {
       Invalid(call, "a Parameter's state must be empty");
       return Unknown();
@@ -1017,7 +1068,8 @@ ValueId Analyser::Machine::CallOf(ValueId callee, ValueId args, const char* opco
     a_.Report(Diag::kPickleCallUnsafe, op_at_, where + " calls " + a_.Render(call) + ".");
     return call;
   }
-  const std::vector<ValueId> argv = a_.items_[a_.values_[args].aux];
+  const std::span<const ValueId> arg_items = a_.ItemsOf(a_.values_[args]);
+  const std::vector<ValueId> argv(arg_items.begin(), arg_items.end());
   auto kinds = [&](std::initializer_list<Kind> want) {
     if (argv.size() != want.size()) return false;
     std::size_t i = 0;
@@ -1034,12 +1086,12 @@ ValueId Analyser::Machine::CallOf(ValueId callee, ValueId args, const char* opco
       if (argv.size() == 1) {
         const Value& arg = a_.values_[argv[0]];
         ok = arg.kind == Kind::kList || arg.kind == Kind::kTuple;
-        for (std::size_t i = 0; ok && i < a_.items_[arg.aux].size(); ++i) {
-          const Value& pair = a_.values_[a_.items_[arg.aux][i]];
-          ok = (pair.kind == Kind::kTuple || pair.kind == Kind::kList) && a_.items_[pair.aux].size() == 2;
+        for (std::size_t i = 0; ok && i < a_.ItemsOf(arg).size(); ++i) {
+          const Value& pair = a_.values_[a_.ItemsOf(arg)[i]];
+          ok = (pair.kind == Kind::kTuple || pair.kind == Kind::kList) && a_.ItemsOf(pair).size() == 2;
           if (ok) {
-            kv.push_back(a_.items_[pair.aux][0]);
-            kv.push_back(a_.items_[pair.aux][1]);
+            kv.push_back(a_.ItemsOf(pair)[0]);
+            kv.push_back(a_.ItemsOf(pair)[1]);
           }
         }
       }
@@ -1071,14 +1123,15 @@ ValueId Analyser::Machine::CallOf(ValueId callee, ValueId args, const char* opco
       const Known inner = Classify(fn.module, fn.name);
       const Known type_kind = Classify(type.module, type.name);
       const Value& state = a_.values_[argv[3]];
-      const bool empty_state = state.kind == Kind::kNone || (state.kind == Kind::kDict && a_.items_[state.aux].empty());
+      const bool empty_state = state.kind == Kind::kNone || (state.kind == Kind::kDict && a_.ItemsOf(state).empty());
       if ((type_kind != Known::kTensorType && type_kind != Known::kParameterType) || !empty_state ||
           (inner != Known::kRebuildTensor && inner != Known::kRebuildTensorV2 && inner != Known::kRebuildTensorV3 &&
            inner != Known::kRebuildMeta && inner != Known::kRebuildParameter)) {
         Invalid(call, "only a Tensor or Parameter rebuilt by a modelled function, with empty state, is accepted");
         return Unknown();
       }
-      const std::vector<ValueId> inner_args = a_.items_[a_.values_[argv[2]].aux];
+      const std::span<const ValueId> inner_span = a_.ItemsOf(a_.values_[argv[2]]);
+      const std::vector<ValueId> inner_args(inner_span.begin(), inner_span.end());
       ValueId made = inner == Known::kRebuildParameter ? RebuildParameter(inner, inner_args, call)
                                                        : RebuildTensor(inner, inner_args, call);
       if (type_kind == Known::kParameterType && a_.values_[made].kind == Kind::kTensor) {
@@ -1113,7 +1166,8 @@ ValueId Analyser::Machine::CallOf(ValueId callee, ValueId args, const char* opco
       if (argv.empty()) return a_.NewContainer(kind, {});
       const Value& arg = a_.values_[argv[0]];
       if (argv.size() == 1 && (arg.kind == Kind::kList || arg.kind == Kind::kTuple)) {
-        return a_.NewContainer(kind, a_.items_[arg.aux]);
+        const std::span<const ValueId> members = a_.ItemsOf(arg);
+        return a_.NewContainer(kind, std::vector<ValueId>(members.begin(), members.end()));
       }
       Invalid(call, "a set takes nothing or a list of values");
       return Unknown();
@@ -1152,11 +1206,12 @@ ValueId Analyser::Machine::PersistentLoad(ValueId pid) {
   }
   const Value& v = a_.values_[pid];
   const std::size_t want = a_.mode_ == StorageMode::kTorchZip ? 5 : 6;
-  const auto* items = v.kind == Kind::kTuple ? &a_.items_[v.aux] : nullptr;
+  const std::span<const ValueId> fields = a_.ItemsOf(v);
+  const auto* items = v.kind == Kind::kTuple ? &fields : nullptr;
   auto is = [&](std::size_t i, Kind k) { return a_.values_[(*items)[i]].kind == k; };
   if (items == nullptr || items->size() != want || !is(0, Kind::kStr) ||
       a_.texts_[a_.values_[(*items)[0]].aux] != "storage" || !is(1, Kind::kGlobal) || !is(2, Kind::kStr) ||
-      !is(3, Kind::kStr) || !is(4, Kind::kInt) || a_.values_[(*items)[4]].number < 0) {
+      !is(3, Kind::kStr) || !is(4, Kind::kInt) || a_.number((*items)[4]) < 0) {
     a_.Report(Diag::kPickleStorageMismatch, op_at_,
               where + " gives the persistent id " + a_.Render(pid) + ", not ('storage', storage type, key, location, " +
                   (want == 5 ? "numel)" : "numel, view metadata)") + " as torch.save writes it.");
@@ -1181,7 +1236,7 @@ ValueId Analyser::Machine::PersistentLoad(ValueId pid) {
   ref.torch_dtype = std::string(st->torch_dtype);
   ref.dtype = st->token.empty() ? nullptr : FindSafetensorsDtype(st->token);
   ref.element_size = st->element_size;
-  ref.numel = static_cast<std::uint64_t>(a_.values_[(*items)[4]].number);
+  ref.numel = static_cast<std::uint64_t>(a_.number((*items)[4]));
   ref.offset = op_at_;
   if (auto it = a_.storage_by_key_.find(ref.key); it != a_.storage_by_key_.end()) {
     const StorageRef& first = a_.storages_[it->second];
@@ -1211,7 +1266,7 @@ void Analyser::Machine::Build(ValueId target, ValueId state) {
   if (t.kind == Kind::kDict && (t.flags & kOrdered) != 0 && s.kind == Kind::kDict) {
     // A state dict's `_metadata`: attributes named by plain str keys.
     bool ok = true;
-    const auto& kv = a_.items_[s.aux];
+    const auto& kv = a_.ItemsOf(s);
     for (std::size_t i = 0; ok && i < kv.size(); i += 2) {
       const Value& key = a_.values_[kv[i]];
       ok = key.kind == Kind::kStr && !HasDunderSegment(a_.texts_[key.aux]);
@@ -1223,7 +1278,7 @@ void Analyser::Machine::Build(ValueId target, ValueId state) {
   }
   if (t.kind == Kind::kTensor && (t.flags & kParameter) != 0) {
     const bool empty =
-        s.kind == Kind::kNone || ((s.kind == Kind::kDict || s.kind == Kind::kTuple) && a_.items_[s.aux].empty());
+        s.kind == Kind::kNone || ((s.kind == Kind::kDict || s.kind == Kind::kTuple) && a_.ItemsOf(s).empty());
     if (empty) return;
   }
   if (t.kind == Kind::kObject || t.kind == Kind::kUnknown) {
@@ -1255,8 +1310,7 @@ void Analyser::Machine::AddItems(ValueId target, const std::vector<ValueId>& ite
     }
     return;
   }
-  auto& dest = a_.items_[t.aux];
-  dest.insert(dest.end(), items.begin(), items.end());
+  a_.AppendItems(t, items);
 }
 
 IoResult<PickleEnd> Analyser::Machine::Run() {
@@ -1327,19 +1381,42 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
         return std::move(*v);
       };
       auto memo_get = [&](std::uint64_t key) {
-        auto it = memo_.find(key);
-        if (it == memo_.end()) {
+        std::optional<ValueId> found;
+        if (key < kDenseMemo) {
+          if (key < dense_memo_.size() && dense_memo_[key] != kEmptySlot) found = dense_memo_[key];
+        } else if (auto it = sparse_memo_.find(key); it != sparse_memo_.end()) {
+          found = it->second;
+        }
+        if (!found) {
           Malformed(OpName() + " reads memo key " + std::to_string(key) +
                     ", which was never written (CPython fails here; what follows is analysed as unknown).");
           Push(Unknown());
           return;
         }
-        Push(it->second);
+        Push(*found);
       };
       auto memo_put = [&](std::uint64_t key) {
         const ValueId top = Top();
         if (!ChargeValue()) throw Stop{};
-        memo_[key] = top;
+        if (key < kDenseMemo) {
+          if (key >= dense_memo_.size()) dense_memo_.resize(static_cast<std::size_t>(key) + 1, kEmptySlot);
+          memo_count_ += dense_memo_[key] == kEmptySlot ? 1U : 0U;
+          dense_memo_[key] = top;
+          return;
+        }
+        auto [it, inserted] = sparse_memo_.try_emplace(key, top);
+        if (!inserted) {
+          it->second = top;
+          return;
+        }
+        ++memo_count_;
+        if (sparse_memo_.size() > kMaxSparseMemo) {
+          a_.budget_.exceeded = true;
+          a_.Report(Diag::kPickleBudgetExceeded, op_at_,
+                    OpName() + " writes a memo key past 2^22 for the " + std::to_string(sparse_memo_.size()) +
+                        "th time; no pickler numbers its memo so: analysis stops here.");
+          throw Stop{};
+        }
       };
       op_name_ = "";
       switch (op) {
@@ -1383,14 +1460,12 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
           op_name_ = "FLOAT";
           const std::string l = line();
           char* end = nullptr;
-          Value v;
-          v.kind = Kind::kFloat;
-          v.real = std::strtod(l.c_str(), &end);
+          const auto bits = std::bit_cast<std::int64_t>(std::strtod(l.c_str(), &end));
           if (l.empty() || end != l.c_str() + l.size()) {
             Malformed(OpName() + " holds " + Quoted(l, 40) + ", not a float.");
             throw Stop{};
           }
-          Push(a_.NewValue(v));
+          Push(a_.NewNumber(Kind::kFloat, bits));
           break;
         }
         case 'I':
@@ -1398,10 +1473,7 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
           op_name_ = op == 'I' ? "INT" : "LONG";
           std::string l = line();
           if (op == 'I' && (l == "00" || l == "01")) {
-            Value v;
-            v.kind = Kind::kBool;
-            v.number = l == "01";
-            Push(a_.NewValue(v));
+            Push(a_.NewNumber(Kind::kBool, l == "01" ? 1 : 0));
             break;
           }
           if (op == 'L' && !l.empty() && l.back() == 'L') l.pop_back();
@@ -1453,10 +1525,7 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
           const std::string_view b = need(8);
           std::uint64_t bits = 0;
           for (char c : b) bits = (bits << 8) | static_cast<unsigned char>(c);
-          Value v;
-          v.kind = Kind::kFloat;
-          v.real = std::bit_cast<double>(bits);
-          Push(a_.NewValue(v));
+          Push(a_.NewNumber(Kind::kFloat, static_cast<std::int64_t>(bits)));
           break;
         }
         case 'N':
@@ -1470,10 +1539,7 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
         case 0x88:
         case 0x89: {
           op_name_ = op == 0x88 ? "NEWTRUE" : "NEWFALSE";
-          Value v;
-          v.kind = Kind::kBool;
-          v.number = op == 0x88;
-          Push(a_.NewValue(v));
+          Push(a_.NewNumber(Kind::kBool, op == 0x88 ? 1 : 0));
           break;
         }
         case 'S': {
@@ -1675,7 +1741,7 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
           break;
         case 0x94:
           op_name_ = "MEMOIZE";
-          memo_put(memo_.size());
+          memo_put(memo_count_);
           break;  // len(memo): keys written, not the largest
         case 'c': {
           op_name_ = "GLOBAL";
@@ -1745,7 +1811,7 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
           const ValueId kwargs = pop();
           const ValueId args = pop();
           const ValueId cls = pop();
-          if (a_.values_[kwargs].kind != Kind::kDict || !a_.items_[a_.values_[kwargs].aux].empty()) {
+          if (a_.values_[kwargs].kind != Kind::kDict || !a_.ItemsOf(a_.values_[kwargs]).empty()) {
             a_.calls_.push_back({cls, args});
             a_.Report(Diag::kPickleCallUnsafe, op_at_,
                       OpName() + " calls " + a_.Render(cls) + ".__new__ with arguments " + a_.Render(args) +
@@ -1883,14 +1949,14 @@ std::vector<NamedTensor> Analyser::ListTensors(ValueId root, std::uint64_t offse
     on_path.insert(f.id);
     todo.push_back({f.id, "", true});
     auto child = [&](const std::string& part) { return f.path.empty() && f.id == root ? part : f.path + "." + part; };
-    const auto& items = items_[v.aux];
+    const auto& items = ItemsOf(v);
     if (v.kind == Kind::kDict) {
       for (std::size_t i = items.size(); i >= 2; i -= 2) {
         const Value& key = values_[items[i - 2]];
         if (key.kind == Kind::kStr) {
           todo.push_back({items[i - 1], child(texts_[key.aux]), false});
         } else if (key.kind == Kind::kInt) {
-          todo.push_back({items[i - 1], child(std::to_string(key.number)), false});
+          todo.push_back({items[i - 1], child(std::to_string(NumberOf(key))), false});
         } else {
           report("The object has a dict key " + Render(items[i - 2]) + " under " + Quoted(f.path) +
                  ", neither a str nor an int: tensors under it have no name.");

@@ -7,9 +7,12 @@
 // with the opcode's byte offset. Budgets bound values, text and opcodes per file.
 #pragma once
 
+#include <bit>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -62,16 +65,17 @@ enum class Kind : std::uint8_t {
   kDevice,
 };
 
+/// 8 bytes: a budget's worth of values (2^21) is 16 MiB. Numbers live in the value itself
+/// when they fit in 32 bits (kInline), else in a pool.
 struct Value {
   Kind kind = Kind::kUnknown;
   std::uint8_t flags = 0;
-  std::uint32_t aux = 0;  ///< index into the pool of its kind
-  std::int64_t number = 0;
-  double real = 0;
+  std::uint32_t aux = 0;  ///< index into the pool of its kind, or an inline int
 };
 inline constexpr std::uint8_t kOrdered = 1;    ///< a dict made by collections.OrderedDict
 inline constexpr std::uint8_t kBuilt = 2;      ///< BUILD gave it state
 inline constexpr std::uint8_t kParameter = 4;  ///< a tensor rebuilt as a Parameter
+inline constexpr std::uint8_t kInline = 8;     ///< an int or bool held in `aux` (as int32)
 
 /// A storage reference from a persistent id.
 struct StorageRef {
@@ -130,7 +134,12 @@ class Analyser {
 
   [[nodiscard]] const Value& value(ValueId id) const { return values_[id]; }
   [[nodiscard]] const std::string& text(ValueId id) const { return texts_[values_[id].aux]; }
-  [[nodiscard]] const std::vector<ValueId>& items(ValueId id) const { return items_[values_[id].aux]; }
+  /// An int's or bool's value (a float's bits).
+  [[nodiscard]] std::int64_t NumberOf(const Value& v) const {
+    return (v.flags & kInline) != 0 ? static_cast<std::int32_t>(v.aux) : numbers_[v.aux];
+  }
+  [[nodiscard]] std::int64_t number(ValueId id) const { return NumberOf(values_[id]); }
+  [[nodiscard]] std::span<const ValueId> items(ValueId id) const { return ItemsOf(values_[id]); }
   [[nodiscard]] const std::vector<StorageRef>& storages() const { return storages_; }
   [[nodiscard]] const std::vector<RebuiltTensor>& tensors() const { return tensors_; }
   [[nodiscard]] const Budget& budget() const { return budget_; }
@@ -144,7 +153,14 @@ class Analyser {
   friend class Machine;
   ValueId NewValue(Value v);
   ValueId NewText(Kind kind, std::string text);
+  ValueId NewNumber(Kind kind, std::int64_t n);
   ValueId NewContainer(Kind kind, std::vector<ValueId> items);
+  /// A container's items (none for a container that never had one). Valid until the next
+  /// container is made or grown.
+  [[nodiscard]] std::span<const ValueId> ItemsOf(const Value& v) const;
+  /// Appends to a container's items (APPEND, SETITEMS, ...), growing its span as a vector would.
+  void AppendItems(Value& container, std::span<const ValueId> items);
+  static constexpr std::uint32_t kNoItems = 0xFFFFFFFFU;
   void RenderInto(ValueId id, int depth, std::string& out) const;
   void Report(Diag kind, std::uint64_t offset, std::string message);
 
@@ -153,9 +169,18 @@ class Analyser {
   StorageMode mode_;
   Budget budget_;
   bool unsafe_ = false;
-  std::vector<Value> values_;
-  std::vector<std::string> texts_;
-  std::vector<std::vector<ValueId>> items_;
+  std::deque<Value> values_;  // chunked: growing never copies (a budget of values is 32 MiB, not twice that)
+  std::deque<std::string> texts_;
+  std::deque<std::int64_t> numbers_;
+  // Container items, packed: one pool, and per container a span of it with room to grow
+  // (12 bytes a container instead of a vector and its heap block).
+  struct ItemSpan {
+    std::uint32_t begin = 0;
+    std::uint32_t size = 0;
+    std::uint32_t capacity = 0;
+  };
+  std::vector<ValueId> pool_;
+  std::deque<ItemSpan> spans_;
   struct GlobalName {
     std::string module;
     std::string name;

@@ -315,7 +315,7 @@ IoResult<WeightFile> ReadTorchLegacy(WeightFile wf, const RandomAccessFile& file
     const pickle::Value& v = analyser.value(*run->root);
     if (i == 0 && !(v.kind == Kind::kBigInt && analyser.text(*run->root) == kLegacyMagicBytes)) {
       broken(at, "The first pickle is not torch's legacy magic number 0x1950a86a20f9469cfc6c.");
-    } else if (i == 1 && !(v.kind == Kind::kInt && v.number == kLegacyProtocolVersion)) {
+    } else if (i == 1 && !(v.kind == Kind::kInt && analyser.number(*run->root) == kLegacyProtocolVersion)) {
       broken(at, "The second pickle is " + analyser.Render(*run->root) + ", not the protocol version 1001.");
     } else if (i == 2) {
       if (v.kind != Kind::kDict) {
@@ -326,7 +326,7 @@ IoResult<WeightFile> ReadTorchLegacy(WeightFile wf, const RandomAccessFile& file
           const pickle::Value& key = analyser.value(kv[k]);
           const pickle::Value& value = analyser.value(kv[k + 1]);
           if (key.kind == Kind::kStr && analyser.text(kv[k]) == "little_endian" &&
-              !(value.kind == Kind::kBool && value.number != 0)) {
+              !(value.kind == Kind::kBool && analyser.number(kv[k + 1]) != 0)) {
             report(Diag::kPickleDtypeUnsupported, at,
                    "sys_info says little_endian is " + analyser.Render(kv[k + 1]) +
                        ": tensor data is not little-endian, which safetensors requires.");

@@ -1,6 +1,9 @@
 #include "tests/support/pickle_builder.h"
 
+#include <fstream>
+#include <functional>
 #include <span>
+#include <vector>
 
 #include "lib/hashing/crc32.h"
 
@@ -139,6 +142,45 @@ std::string OneTensorZip() { return TorchZip(OneTensorPickle(), {{"0", OneTensor
 std::string OneTensorLegacy() {
   return LegacyCheckpoint(StateDictPickle({{"w", "FloatStorage", "0", 6, 0, {2, 3}, {}}}, true),
                           {{"0", OneTensorRecord()}});
+}
+
+void WriteTorchZipFile(const std::string& path, std::size_t count, std::uint64_t elements) {
+  std::vector<TensorSpec> tensors;
+  for (std::size_t i = 0; i < count; ++i) {
+    tensors.push_back(
+        {"layer" + std::to_string(i) + ".weight", "FloatStorage", std::to_string(i), elements, 0, {elements}, {}});
+  }
+  const std::string pkl = StateDictPickle(tensors);
+  const std::vector<char> chunk(1 << 20, '\x01');
+  const std::uint64_t bytes = elements * 4;
+  Crc32 record_crc;
+  for (std::uint64_t at = 0; at < bytes; at += chunk.size()) {
+    record_crc.Update(std::as_bytes(std::span(chunk.data(), std::min<std::uint64_t>(chunk.size(), bytes - at))));
+  }
+  std::ofstream out(path, std::ios::binary);
+  std::string central;
+  std::uint64_t offset = 0;
+  auto member = [&](const std::string& name, std::uint32_t crc, std::uint64_t size, const std::function<void()>& data) {
+    const std::string header = Cat({"PK\x03\x04", Le(20, 2), Le(0, 2), Le(0, 2), Le(0, 4), Le(crc, 4), Le(size, 4),
+                                    Le(size, 4), Le(name.size(), 2), Le(0, 2), name});
+    out << header;
+    data();
+    central += Cat({"PK\x01\x02", Le(20, 2), Le(20, 2), Le(0, 2), Le(0, 2), Le(0, 4), Le(crc, 4), Le(size, 4),
+                    Le(size, 4), Le(name.size(), 2), Le(0, 6), Le(0, 2), Le(0, 4), Le(offset, 4), name});
+    offset += header.size() + size;
+  };
+  member("archive/data.pkl", CrcOf(pkl), pkl.size(), [&] { out << pkl; });
+  for (std::size_t i = 0; i < count; ++i) {
+    member("archive/data/" + std::to_string(i), record_crc.value(), bytes, [&] {
+      for (std::uint64_t at = 0; at < bytes; at += chunk.size()) {
+        out.write(chunk.data(), static_cast<std::streamsize>(std::min<std::uint64_t>(chunk.size(), bytes - at)));
+      }
+    });
+  }
+  member("archive/version", CrcOf("3\n"), 2, [&] { out << "3\n"; });
+  out << central
+      << Cat({"PK\x05\x06", Le(0, 4), Le(count + 2, 2), Le(count + 2, 2), Le(central.size(), 4), Le(offset, 4),
+              Le(0, 2)});
 }
 
 std::string Npy(const std::string& descr, const std::vector<std::uint64_t>& shape, std::size_t element_size) {

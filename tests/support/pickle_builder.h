@@ -95,6 +95,10 @@ std::string OneTensorRecord();  ///< 24 bytes
 std::string OneTensorZip();
 std::string OneTensorLegacy();
 
+/// Writes to `path` a torch zip of `count` float32 tensors `layer<i>.weight` of `elements`
+/// each, streaming the records (perf tests: no copy of a gigabyte in memory).
+void WriteTorchZipFile(const std::string& path, std::size_t count, std::uint64_t elements);
+
 /// A .npy file of float32 (or the descr given) with `shape` and matching zero bytes.
 std::string Npy(const std::string& descr, const std::vector<std::uint64_t>& shape, std::size_t element_size = 4);
 
