@@ -9,6 +9,7 @@
 
 #include "engine/audit.h"
 #include "tests/support/audit_helpers.h"
+#include "tests/support/model_folder_builder.h"
 #include "tests/support/pickle_builder.h"
 #include "tests/support/tar_builder.h"
 
@@ -467,6 +468,42 @@ TEST(PickleHostile, DeepNestingIsBounded) {
   EXPECT_EQ(Errors(r), 0U) << Describe(r);  // nesting alone is data; the listing walk is bounded
   std::string marks = Proto(2) + std::string(100000, '(') + kStop;
   EXPECT_TRUE(Fails(AuditBytes("a.pkl", marks)));
+}
+
+// --- pickles inside other inputs ----------------------------------------------------------
+
+TEST(PickleElsewhere, APickleWhereLensembleWeightsBelongStaysAnErrorAndSaysWhatItDoes) {
+  Files files = ArtifactSpec::Clean().Build();
+  files["weights.safetensors"] = SystemPickle(kTouch);
+  const AuditResult r = AuditFiles(files);
+  EXPECT_EQ(FindingsOf(r, "weights-format-pickle").size(), 1U) << Describe(r);
+  ExpectSystemCall(r);
+  EXPECT_EQ(FindingsOf(r, "pickle-call-unsafe").at(0)->location.file, "weights.safetensors");
+  // A clean torch.save where weights belong is still refused (CHECKPOINT_INTEGRITY).
+  files["weights.safetensors"] = OneTensorZip();
+  const AuditResult clean = AuditFiles(files);
+  EXPECT_EQ(FindingsOf(clean, "weights-format-zip").size(), 1U) << Describe(clean);
+}
+
+TEST(PickleElsewhere, PickleFilesOfAModelFolderAreAnalysed) {
+  Files folder = ModelFolderSpec{}.Build();
+  folder["pytorch_model.bin"] = OneTensorZip();
+  folder["optimizer.pt"] = SystemPickle(kTouch);
+  const AuditResult r = AuditInput(folder, InputForm::kFolder, "model");
+  ExpectSystemCall(r);
+  EXPECT_EQ(FindingsOf(r, "pickle-call-unsafe").at(0)->location.file, "optimizer.pt");
+  EXPECT_EQ(FindingsOf(r, "pickle-format-note").size(), 2U) << Describe(r);
+  folder.erase("optimizer.pt");
+  EXPECT_EQ(Errors(AuditInput(folder, InputForm::kFolder, "model")), 0U);
+}
+
+TEST(PickleSemantics, APersistentIdThatIsAStringIsNotAStorage) {
+  // Found by a mutation run: a legacy object pickle whose PERSID gives a str.
+  std::string legacy = OneTensorLegacy();
+  const std::string object = StateDictPickle({{"w", "FloatStorage", "0", 6, 0, {2, 3}, {}}}, true);
+  legacy.replace(legacy.find(object), object.size(), Proto(2) + "P0\n" + kStop);
+  const AuditResult r = AuditBytes("model.bin", legacy);
+  EXPECT_TRUE(Has(r, "pickle-storage-mismatch", "gives the persistent id '0', not ('storage'"));
 }
 
 }  // namespace

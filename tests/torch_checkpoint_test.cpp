@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "engine/audit.h"
+#include "engine/diff_run.h"
 #include "lib/hashing/sha256.h"
 #include "tests/support/artifact_builder.h"
 #include "tests/support/audit_helpers.h"
@@ -161,6 +162,26 @@ TEST_F(TorchCheckpoints, EveryByteFlippedInThePickleFails) {
     // The CRC-32 of data.pkl catches every flip.
     EXPECT_TRUE(error) << i << "\n" << Describe(r);
   }
+}
+
+TEST_F(TorchCheckpoints, DiffComparesLocatedTensorsAcrossContainers) {
+  // The same views saved in the zip and the legacy format: every located tensor is bit for
+  // bit the same; the non-contiguous views have no single region and are not compared.
+  const DiffRun run =
+      RunDiff((dir_->path() / "views_zip.pt").string(), (dir_->path() / "views_legacy.pt").string(), DiffOptions{});
+  std::map<std::string, TensorStatus> status;
+  for (const TensorDiff& t : run.tensors) status[t.name] = t.status;
+  EXPECT_EQ(status.at("whole"), TensorStatus::kUnchanged);
+  EXPECT_EQ(status.at("slice"), TensorStatus::kUnchanged);
+  EXPECT_EQ(status.at("row"), TensorStatus::kUnchanged);
+  EXPECT_EQ(status.at("strided"), TensorStatus::kUnreadable);
+  EXPECT_EQ(status.at("transposed"), TensorStatus::kUnreadable);
+  // Two training checkpoints of different models: their optimizer steps differ.
+  const DiffRun training = RunDiff((dir_->path() / "training_zip.pt").string(),
+                                   (dir_->path() / "state_dict_zip.pt").string(), DiffOptions{});
+  std::size_t removed = 0;
+  for (const TensorDiff& t : training.tensors) removed += t.status == TensorStatus::kRemoved ? 1U : 0U;
+  EXPECT_GT(removed, 0U);
 }
 
 }  // namespace

@@ -45,12 +45,19 @@ std::map<std::string, TensorSide> TensorTable(const Artifact& artifact) {
     for (const StoredTensor& t : wf.tensors) {
       const DtypeInfo* dtype = FindSafetensorsDtype(t.dtype);
       if (!t.complete || table.count(t.name)) continue;
+      // The bytes the dtype and shape need: a tensor whose region is shorter (a pickle's
+      // non-contiguous view, which has none) is not located, so never compared as empty.
+      std::uint64_t length = t.end - t.begin;
+      if (dtype) {
+        const TensorSize size = SafetensorsByteSize(t.shape, *dtype);
+        if (size.error == SizeError::kNone) length = size.bytes;
+      }
       TensorSide side{t.name.substr(0, t.name.find('.')),
                       dtype && dtype->allowed_in_artifact() ? std::string(dtype->manifest) : t.dtype,
                       t.shape,
                       nullptr,
                       0,
-                      t.end - t.begin};
+                      length};
       locate(t.name, side);
       table.emplace(t.name, std::move(side));
     }

@@ -525,7 +525,9 @@ ValueId Analyser::NewContainer(Kind kind, std::vector<ValueId> items) {
 }
 
 std::span<const ValueId> Analyser::ItemsOf(const Value& v) const {
-  if (v.aux == kNoItems) return {};
+  const bool container = v.kind == Kind::kTuple || v.kind == Kind::kList || v.kind == Kind::kDict ||
+                         v.kind == Kind::kSet || v.kind == Kind::kFrozenSet;
+  if (!container || v.aux == kNoItems) return {};  // `aux` of other kinds indexes other pools
   const ItemSpan& s = spans_[v.aux];
   return std::span<const ValueId>(pool_).subspan(s.begin, s.size);
 }
