@@ -33,7 +33,14 @@ boost::json::array TensorsToJson(const Artifact& a) {
       if (!t.complete) continue;
       boost::json::array shape;
       for (std::uint64_t d : t.shape) shape.push_back(d);
-      out.push_back({{"name", t.name}, {"dtype", t.dtype}, {"shape", std::move(shape)}, {"file", wf.name}});
+      boost::json::object tensor{{"name", t.name}, {"dtype", t.dtype}, {"shape", std::move(shape)}, {"file", wf.name}};
+      if (t.conj || t.neg) {
+        boost::json::array bits;
+        if (t.conj) bits.emplace_back("conj");
+        if (t.neg) bits.emplace_back("neg");
+        tensor["math_bits"] = std::move(bits);
+      }
+      out.push_back(std::move(tensor));
     }
   }
   return out;

@@ -83,6 +83,8 @@ void WriteInventory(std::ostream& out, const Artifact& a) {
       out << "    " << EscapeForDisplay(t.name) << "  " << EscapeForDisplay(t.dtype) << " [";
       for (std::size_t d = 0; d < t.shape.size(); ++d) out << (d ? ", " : "") << t.shape[d];
       out << "]";
+      if (t.conj) out << " (conjugate bit)";
+      if (t.neg) out << " (negative bit)";
       if (a.weights.size() > 1) out << "  " << EscapeForDisplay(wf.name);
       out << "\n";
     }

@@ -506,5 +506,57 @@ TEST(PickleSemantics, APersistentIdThatIsAStringIsNotAStorage) {
   EXPECT_TRUE(Has(r, "pickle-storage-mismatch", "gives the persistent id '0', not ('storage'"));
 }
 
+TEST(PickleSemantics, ConjugateAndNegativeBitsAreRecorded) {
+  // _rebuild_tensor_v2's 7th argument, as torch 2 writes it for a lazy negative view.
+  const std::string pid =
+      Cat({kMark, Str("storage"), Global("torch", "FloatStorage"), Str("0"), Str("cpu"), Int(6), kTuple, kBinPersId});
+  const std::string data = Cat({Proto(2),
+                                kEmptyDict,
+                                Str("n"),
+                                Global("torch._utils", "_rebuild_tensor_v2"),
+                                kMark,
+                                pid,
+                                Int(0),
+                                kMark,
+                                Int(6),
+                                kTuple,
+                                kMark,
+                                Int(1),
+                                kTuple,
+                                kNewFalse,
+                                Global("collections", "OrderedDict"),
+                                kEmptyTuple,
+                                kReduce,
+                                kEmptyDict,
+                                Str("neg"),
+                                kNewTrue,
+                                kSetItem,
+                                kTuple,
+                                kReduce,
+                                kSetItem,
+                                kStop});
+  const AuditResult r = AuditBytes("model.pt", TorchZip(data, {{"0", OneTensorRecord()}}));
+  EXPECT_EQ(Errors(r), 0U) << Describe(r);
+  ASSERT_EQ(r.artifact.weights.at(0).tensors.size(), 1U);
+  EXPECT_TRUE(r.artifact.weights[0].tensors[0].neg);
+  EXPECT_FALSE(r.artifact.weights[0].tensors[0].conj);
+  // Metadata that is not a dict of str to bool is refused.
+  std::string bad = data;
+  bad.replace(bad.find(kNewTrue + kSetItem), 1, Int(1));
+  EXPECT_TRUE(Has(AuditBytes("model.pt", TorchZip(bad, {{"0", OneTensorRecord()}})), "pickle-argument-invalid",
+                  "its metadata is not a dict of str to bool"));
+}
+
+TEST(PickleSemantics, RenderedCallsEscapeEveryByteAnAttackerChooses) {
+  const AuditResult r = AuditBytes("a.pkl", SystemPickle("printf '\x1b[2J\r\n' # \xe2\x80\xae"));
+  for (const Finding* f : FindingsOf(r, "pickle-call-unsafe")) {
+    EXPECT_EQ(f->message.find('\x1b'), std::string::npos);
+    EXPECT_EQ(f->message.find('\r'), std::string::npos);
+    EXPECT_NE(f->message.find("\\x1b[2J\\r\\n"), std::string::npos) << f->message;
+    EXPECT_NE(f->message.find("\\xe2\\x80\\xae"), std::string::npos) << f->message;  // no bidi override
+  }
+  EXPECT_EQ(FindingsOf(r, "pickle-call-unsafe").size(), 1U);
+}
+
 }  // namespace
 }  // namespace ckpt::testing

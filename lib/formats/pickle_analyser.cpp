@@ -987,6 +987,11 @@ ValueId Analyser::Machine::RebuildTensor(Known which, const std::vector<ValueId>
         const auto& kv = a_.ItemsOf(m);
         for (std::size_t i = 0; ok && i + 1 < kv.size(); i += 2) {
           ok = a_.values_[kv[i]].kind == Kind::kStr && a_.values_[kv[i + 1]].kind == Kind::kBool;
+          // torch's lazy conjugate and negative bits: the stored bytes are not the values.
+          if (ok && a_.number(kv[i + 1]) != 0) {
+            t.conj |= a_.text(kv[i]) == "conj";
+            t.neg |= a_.text(kv[i]) == "neg";
+          }
         }
       }
       if (!ok) {

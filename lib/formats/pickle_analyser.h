@@ -99,6 +99,8 @@ struct RebuiltTensor {
   std::uint64_t element_size = 1;
   bool valid = false;        ///< arguments checked and inside the storage
   bool contiguous = false;   ///< row-major strides: the bytes are one region of the storage
+  bool conj = false;         ///< metadata sets torch's conjugate bit (the bytes are the conjugate)
+  bool neg = false;          ///< metadata sets torch's negative bit (the bytes are negated)
   std::uint64_t offset = 0;  ///< the REDUCE opcode
 };
 

@@ -117,6 +117,8 @@ void AddTensors(const Analyser& analyser, const std::vector<NamedTensor>& named,
     s.shape = t.shape;
     s.entry_offset = t.offset;
     s.complete = t.valid;
+    s.conj = t.conj;
+    s.neg = t.neg;
     if (t.dtype == nullptr && reported_dtypes.insert(t.torch_dtype).second) {
       report(Diag::kPickleDtypeUnsupported, t.offset,
              "Tensor " + QuoteForMessage(n.name) + " is " + t.torch_dtype +
