@@ -28,11 +28,16 @@ void Check(const Artifact& artifact, FindingSink& sink) {
     at.file = file;
     at.byte_offset = 0;
     sink.Report(kRule, std::move(at),
-                (file.empty() ? std::string("The file") : QuoteForMessage(file)) + " is " + what +
+                (file.empty() ? std::string("This file") : QuoteForMessage(file)) + " is " + what +
                     ": pickle-based format, prefer safetensors (loading it runs whatever it names).");
   };
   for (const WeightFile& wf : artifact.weights) {
-    if (wf.pickle) note(wf.name, "a " + wf.pickle->container + " file");
+    if (!wf.pickle) continue;
+    const std::string& c = wf.pickle->container;
+    note(wf.name, c == "torch-zip"      ? "a torch.save checkpoint (zip)"
+                  : c == "torch-legacy" ? "a torch.save checkpoint (legacy format)"
+                  : c == "numpy"        ? "a NumPy .npy file"
+                                        : "a Python pickle");
   }
   if (artifact.model) {
     for (const InventoryItem& item : artifact.model->inventory) {
