@@ -226,6 +226,11 @@ void DigestOtherFiles(Artifact& artifact, const ArtifactSource& source) {
   }
 }
 
+void DigestSessionFiles(AuditSession& session) {
+  RuleSink crc_sink(session.sink);
+  DigestWeightFiles(session.result.artifact, &crc_sink);
+}
+
 std::vector<FileDigestRequest> WeightDigestRequests(const Artifact& artifact) {
   std::vector<FileDigestRequest> requests;
   for (const WeightFile& wf : artifact.weights) {

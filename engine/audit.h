@@ -45,6 +45,8 @@ void RecordContentHash(AuditSession& session, const IoResult<std::string>& hash)
 /// The CRC-32s a torch zip defers to this read (PendingCrc) are checked too; a mismatch is
 /// reported to `sink` when one is given.
 void DigestWeightFiles(Artifact& artifact, DiagnosticSink* sink = nullptr);
+/// DigestWeightFiles for a session, its CRC-32 mismatches reported as its findings.
+void DigestSessionFiles(AuditSession& session);
 /// Requests for the open weight files' whole-file digests (to be fed from a pass's reads),
 /// and, once fed, their digests recorded in the matching AdmittedFiles.
 std::vector<FileDigestRequest> WeightDigestRequests(const Artifact& artifact);

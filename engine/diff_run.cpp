@@ -51,9 +51,18 @@ DiffRun DiffRounds(const std::string& path_a, const std::string& path_b, const D
         RecordContentHash(*session, ComputeContentHash(*session->plan));  // the pass could not cover its plan
       }
     }
-    if (options.policy.digest_files) {  // what the pass could not digest in order: read again
-      std::thread other([&] { DigestWeightFiles(b->result.artifact); });
-      DigestWeightFiles(a->result.artifact);
+    // What the pass could not digest in order (SARIF), and a torch zip's data records, whose
+    // CRC-32s cover whole records: read again.
+    auto needs = [&](const AuditSession& s) {
+      if (options.policy.digest_files) return true;
+      for (const WeightFile& wf : s.result.artifact.weights) {
+        if (!wf.pending_crcs.empty()) return true;
+      }
+      return false;
+    };
+    if (needs(*a) || needs(*b)) {
+      std::thread other([&] { DigestSessionFiles(*b); });
+      DigestSessionFiles(*a);
       other.join();
     }
   }

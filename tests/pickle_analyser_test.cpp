@@ -8,6 +8,7 @@
 #include <string>
 
 #include "engine/audit.h"
+#include "engine/diff_run.h"
 #include "tests/support/audit_helpers.h"
 #include "tests/support/model_folder_builder.h"
 #include "tests/support/pickle_builder.h"
@@ -556,6 +557,21 @@ TEST(PickleSemantics, RenderedCallsEscapeEveryByteAnAttackerChooses) {
     EXPECT_NE(f->message.find("\\xe2\\x80\\xae"), std::string::npos) << f->message;  // no bidi override
   }
   EXPECT_EQ(FindingsOf(r, "pickle-call-unsafe").size(), 1U);
+}
+
+TEST(PickleElsewhere, CkptDiffChecksTheDataRecordsToo) {
+  TempDir dir;
+  std::vector<ZipEntry> entries = TorchZipEntries(OneTensorPickle(), {{"0", OneTensorRecord()}});
+  WriteFiles({{"a.pt", BuildZip(entries)}}, dir.path());
+  entries[2].data[0] = '\x02';  // a tensor byte changed after the CRC-32 was recorded
+  entries[2].crc = 0;
+  std::string b = BuildZip(entries);
+  WriteFiles({{"b.pt", b}}, dir.path());
+  const DiffRun run = RunDiff((dir.path() / "a.pt").string(), (dir.path() / "b.pt").string(), DiffOptions{});
+  ASSERT_EQ(run.tensors.size(), 1U);
+  EXPECT_EQ(run.tensors[0].status, TensorStatus::kChanged);
+  EXPECT_TRUE(Has(run.b, "zip-crc-mismatch", "archive/data/0"));
+  EXPECT_TRUE(FindingsOf(run.a, "zip-crc-mismatch").empty());
 }
 
 }  // namespace
