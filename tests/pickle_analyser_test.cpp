@@ -4,7 +4,9 @@
 // ever unpickled here.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <set>
 #include <string>
 
 #include "engine/audit.h"
@@ -144,7 +146,10 @@ TEST(PickleSemantics, ValuesOrMarksLeftAtStopAreAFinding) {
 TEST(PickleSemantics, OutOfBandBuffersAndUnknownOpcodesFail) {
   EXPECT_TRUE(Has(AuditBytes("a.pkl", Proto(5) + "\x97" + kStop), "pickle-stream-malformed", "out-of-band"));
   EXPECT_TRUE(Has(AuditBytes("a.pkl", Proto(2) + "\xff" + kStop), "pickle-stream-malformed", "not a pickle opcode"));
-  EXPECT_TRUE(Has(AuditBytes("a.pkl", Proto(6) + kNone + kStop), "pickle-stream-malformed", "protocol 6"));
+  EXPECT_TRUE(Has(AuditBytes("a.pkl", Proto(2) + kNone + kPop + Proto(6) + kNone + kStop), "pickle-stream-malformed",
+                  "protocol 6"));
+  // A stream that starts with PROTO 6 is no pickle CPython reads at all.
+  EXPECT_EQ(AuditBytes("a.pkl", Proto(6) + kNone + kStop).artifact.kind, InputKind::kUnknown);
 }
 
 // --- pickle-bypasses.md, row by row -------------------------------------------------------
@@ -496,6 +501,17 @@ TEST(PickleElsewhere, PickleFilesOfAModelFolderAreAnalysed) {
   EXPECT_EQ(FindingsOf(r, "pickle-format-note").size(), 2U) << Describe(r);
   folder.erase("optimizer.pt");
   EXPECT_EQ(Errors(AuditInput(folder, InputForm::kFolder, "model")), 0U);
+  // A protocol 0 pickle (no PROTO header), a zip whose first member is not data.pkl and a
+  // zip behind junk are analysed too: torch would load them.
+  folder["training_args.bin"] = "cposix\nsystem\n(S'id'\ntR.";
+  std::vector<ZipEntry> entries = TorchZipEntries(StateDictWithPayload(), {{"0", OneTensorRecord()}});
+  std::rotate(entries.begin(), entries.begin() + 1, entries.end());
+  folder["reordered.pt"] = BuildZip(entries);
+  folder["prefixed.pt"] = BuildZip(TorchZipEntries(StateDictWithPayload(), {{"0", OneTensorRecord()}}), "junk");
+  const AuditResult more = AuditInput(folder, InputForm::kFolder, "model");
+  std::set<std::string> files;
+  for (const Finding* f : FindingsOf(more, "pickle-call-unsafe")) files.insert(f->location.file);
+  EXPECT_EQ(files, (std::set<std::string>{"prefixed.pt", "reordered.pt", "training_args.bin"})) << Describe(more);
 }
 
 TEST(PickleSemantics, APersistentIdThatIsAStringIsNotAStorage) {
@@ -572,6 +588,23 @@ TEST(PickleElsewhere, CkptDiffChecksTheDataRecordsToo) {
   EXPECT_EQ(run.tensors[0].status, TensorStatus::kChanged);
   EXPECT_TRUE(Has(run.b, "zip-crc-mismatch", "archive/data/0"));
   EXPECT_TRUE(FindingsOf(run.a, "zip-crc-mismatch").empty());
+}
+
+TEST(PickleRecognition, AHeaderlessPickleIsConfirmedByItsSyntaxNotGuessedFromText) {
+  // Protocol 0 and 1 write no PROTO: an opcode first and STOP last, and every argument well
+  // formed, is a pickle; text with the same first and last bytes is not.
+  for (const std::string& text :
+       {std::string("Load with modeling_bert.py from transformers."), std::string("I am here.\n."),
+        std::string("(see the README)."), std::string("cfg = 1\nx = 2\n.")}) {
+    EXPECT_EQ(AuditBytes("notes.txt", text).artifact.kind, InputKind::kUnknown) << text;
+  }
+  for (const std::string& pickle :
+       {std::string("(dp0\nS'a'\np1\nI1\ns."), std::string("I42\n."), std::string("cposix\nsystem\n(S'id'\ntR."),
+        std::string("]q\x00(K\x01K\x02"
+                    "e.",
+                    10)}) {
+    EXPECT_EQ(AuditBytes("state.pkl", pickle).artifact.kind, InputKind::kPickle) << pickle;
+  }
 }
 
 }  // namespace

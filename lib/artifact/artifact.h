@@ -41,12 +41,13 @@ struct StoredTensor {
   bool complete = false;           ///< all fields well typed
   // Format-neutral facts (what hashing and diffing read), set when `complete`:
   Dtype element = Dtype::kUnknown;  ///< the element type the format's token names
-  std::uint64_t data_offset = 0;    ///< absolute offset of the first element byte in the file
-  std::uint64_t data_length = 0;    ///< bytes of element data
   // torch's lazy bits (a pickle's rebuild metadata): the stored bytes are the conjugate or
-  // the negation of the tensor's values.
+  // the negation of the tensor's values. Beside `complete` and `element`, in their padding
+  // (a million tensors must not grow by 8 MB).
   bool conj = false;
   bool neg = false;
+  std::uint64_t data_offset = 0;  ///< absolute offset of the first element byte in the file
+  std::uint64_t data_length = 0;  ///< bytes of element data
 };
 
 /// A stored zip member whose CRC-32 is checked while the file is hashed (a torch zip's

@@ -106,27 +106,12 @@ OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink) {
     in.tool_error = Describe("cannot open " + path, file.error());
     return in;
   }
-  std::array<std::byte, kClassifyLength> head{};
-  const auto length = static_cast<std::size_t>(std::min<std::uint64_t>((*file)->size(), head.size()));
-  if (auto read = (*file)->ReadAt(0, std::span(head).first(length)); !read) {
-    in.tool_error = Describe("cannot read " + path, read.error());
+  auto classified_or = ClassifyFile(**file);
+  if (!classified_or) {
+    in.tool_error = Describe("cannot read " + path, classified_or.error());
     return in;
   }
-  std::optional<std::byte> last;
-  if ((*file)->size() > 0) {
-    std::array<std::byte, 1> tail{};
-    if (auto read = (*file)->ReadAt((*file)->size() - 1, tail); !read) {
-      in.tool_error = Describe("cannot read " + path, read.error());
-      return in;
-    }
-    last = tail[0];
-  }
-  ClassifiedFile classified = ClassifyFileHead(std::span(head).first(length), (*file)->size(), last);
-  if (classified.kind == InputKind::kUnknown && HasZipEndRecord(**file)) {
-    // A zip behind a prefix (junk, a spanning marker): torch's reader finds it from the end.
-    classified.kind = InputKind::kTorchZip;
-    classified.description = "a zip archive behind other bytes";
-  }
+  const ClassifiedFile& classified = *classified_or;
   in.kind = classified.kind;
   in.description = classified.description;
   Location at_start;  // the input file itself: an empty name

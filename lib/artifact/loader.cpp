@@ -14,6 +14,7 @@
 #include "lib/formats/shard_index_reader.h"
 #include "lib/formats/torch_checkpoint.h"
 #include "lib/formats/weight_formats.h"
+#include "lib/formats/zip_reader.h"
 #include "lib/hashing/sha256.h"
 #include "lib/io/model_folder_source.h"
 
@@ -35,17 +36,25 @@ bool IsHexDigest(std::string_view text) {
          text.find_first_not_of("0123456789abcdef") == std::string_view::npos;
 }
 
+// Whether the zip in `file` holds a member torch would load (`<folder>/data.pkl`).
+bool IsTorchZip(const RandomAccessFile& file) {
+  DiagnosticList ignored;  // the analysis reports them, if it runs
+  auto dir = ReadZipDirectory(file, "", ignored);
+  if (!dir) return false;
+  return std::any_of(dir->members.begin(), dir->members.end(),
+                     [](const ZipMember& m) { return m.name.ends_with("/data.pkl") || m.name == "data.pkl"; });
+}
+
 // Analyses the pickle-based file `name` of `source` for its diagnostics alone (a pickle in
 // a Lensemble artifact or a model folder: its findings say what loading it would do).
 void AnalysePickleFamily(const ArtifactSource& source, const std::string& name, DiagnosticSink& sink,
                          std::vector<std::string>& tool_errors, const std::string& display_path) {
   auto file = source.Open(name);
   if (!file) return;  // reported where it was first opened
-  std::array<std::byte, kClassifyLength> head{};
-  const auto length = static_cast<std::size_t>(std::min<std::uint64_t>((*file)->size(), head.size()));
-  if (!(*file)->ReadAt(0, std::span(head).first(length))) return;
-  const InputKind kind = ClassifyPickleFamily(std::span(head).first(length), (*file)->size());
-  if (kind == InputKind::kUnknown) return;
+  auto classified = ClassifyFile(**file);
+  if (!classified) return;  // the identity check or the reader reports the file
+  const InputKind kind = classified->kind;
+  if (!IsPickleFamily(kind)) return;
   auto read = ReadPickleFamily(kind, name, std::move(*file), sink);
   if (!read && read.error().value() != kFileChangedErrno) {
     tool_errors.push_back(Describe("cannot read " + display_path + "/" + name, read.error()));
@@ -116,7 +125,19 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
       }
       continue;
     }
-    InventoryItem item = ClassifyInventoryFile(entry.name, std::span(head).first(length), (*file)->size());
+    auto classified = ClassifyFile(**file);
+    if (!classified) {
+      if (classified.error().value() != kFileChangedErrno) {
+        tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, classified.error()));
+      }
+      continue;
+    }
+    InventoryItem item = ClassifyInventoryFile(entry.name, std::span(head).first(length), (*file)->size(), *classified);
+    if ((item.kind == InventoryClass::kArchive || item.kind == InventoryClass::kData) && IsTorchZip(**file)) {
+      // torch loads any zip holding <folder>/data.pkl, whatever its first member.
+      item.kind = InventoryClass::kPickleFamily;
+      item.description = "a torch.save checkpoint (zip)";
+    }
     if (item.kind == InventoryClass::kConfig) {
       if (auto read = ReadModelConfig(entry.name, **file, model); !read && read.error().value() != kFileChangedErrno) {
         tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, read.error()));

@@ -31,25 +31,25 @@ namespace ckpt {
   X(IndexStructure)                  \
   X(IndexTooLarge)                   \
   X(InputCompressed)                 \
-  X(InputNameMismatch) \
+  X(InputNameMismatch)               \
   X(InputUnrecognised)               \
   X(ModelIndexInvalid)               \
-  X(NumpyHeaderInvalid) \
-  X(NumpyObjectArray) \
-  X(PickleArgumentInvalid) \
-  X(PickleBudgetExceeded) \
-  X(PickleBuildUnsafe) \
-  X(PickleCallUnsafe) \
-  X(PickleDtypeUnsupported) \
-  X(PickleExtensionCode) \
-  X(PickleGlobalUnsafe) \
-  X(PickleNestedLoader) \
-  X(PickleScannerImport) \
-  X(PickleStorageMismatch) \
-  X(PickleStreamMalformed) \
-  X(PickleTensorInvalid) \
-  X(PickleTensorName) \
-  X(PickleTrailingData) \
+  X(NumpyHeaderInvalid)              \
+  X(NumpyObjectArray)                \
+  X(PickleArgumentInvalid)           \
+  X(PickleBudgetExceeded)            \
+  X(PickleBuildUnsafe)               \
+  X(PickleCallUnsafe)                \
+  X(PickleDtypeUnsupported)          \
+  X(PickleExtensionCode)             \
+  X(PickleGlobalUnsafe)              \
+  X(PickleNestedLoader)              \
+  X(PickleScannerImport)             \
+  X(PickleStorageMismatch)           \
+  X(PickleStreamMalformed)           \
+  X(PickleTensorInvalid)             \
+  X(PickleTensorName)                \
+  X(PickleTrailingData)              \
   X(SafetensorsBufferSize)           \
   X(SafetensorsDtypeUnknown)         \
   X(SafetensorsDuplicateTensor)      \
@@ -85,7 +85,7 @@ namespace ckpt {
   X(TarSizeConflict)                 \
   X(TarSparseMember)                 \
   X(TarSymlinkMember)                \
-  X(TorchLegacyLayout) \
+  X(TorchLegacyLayout)               \
   X(WeightsFileEmpty)                \
   X(WeightsFormatGguf)               \
   X(WeightsFormatGitLfsPointer)      \
@@ -93,11 +93,11 @@ namespace ckpt {
   X(WeightsFormatNumpy)              \
   X(WeightsFormatPickle)             \
   X(WeightsFormatZip)                \
-  X(ZipCrcMismatch) \
-  X(ZipHeaderMismatch) \
-  X(ZipMemberCompressed) \
-  X(ZipMemberUnexpected) \
-  X(ZipStructure) \
+  X(ZipCrcMismatch)                  \
+  X(ZipHeaderMismatch)               \
+  X(ZipMemberCompressed)             \
+  X(ZipMemberUnexpected)             \
+  X(ZipStructure)                    \
   /* end of the list: every X line ends with a backslash */
 
 enum class Diag : std::uint8_t {
@@ -119,6 +119,23 @@ class DiagnosticSink {
  public:
   virtual ~DiagnosticSink() = default;
   virtual void Report(Diag kind, Location location, std::string message) = 0;
+};
+
+/// Reports diagnostics about one file at byte offsets (the binary readers' locations).
+class FileReporter {
+ public:
+  FileReporter(std::string file, DiagnosticSink& sink) : file_(std::move(file)), sink_(sink) {}
+  void operator()(Diag kind, std::uint64_t offset, std::string message) const {
+    Location at;
+    at.file = file_;
+    at.byte_offset = offset;
+    sink_.Report(kind, std::move(at), std::move(message));
+  }
+  [[nodiscard]] const std::string& file() const { return file_; }
+
+ private:
+  std::string file_;
+  DiagnosticSink& sink_;
 };
 
 class DiagnosticList final : public DiagnosticSink {

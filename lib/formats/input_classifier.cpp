@@ -1,6 +1,7 @@
 #include "lib/formats/input_classifier.h"
 
 #include <algorithm>
+#include <array>
 #include <string_view>
 
 #include "lib/core/byte_reader.h"
@@ -8,6 +9,7 @@
 #include "lib/formats/safetensors_reader.h"
 #include "lib/formats/tar_reader.h"
 #include "lib/formats/torch_checkpoint.h"
+#include "lib/formats/zip_reader.h"
 
 namespace ckpt {
 namespace {
@@ -16,7 +18,40 @@ bool StartsWith(std::span<const std::byte> head, std::string_view magic) {
   return head.size() >= magic.size() && AsStringView(head.first(magic.size())) == magic;
 }
 
+// What the head alone calls a file that starts with an opcode and ends with STOP; ClassifyFile
+// confirms it by a syntax walk.
+constexpr std::string_view kHeaderlessPickle = "a Python pickle (no protocol header)";
+
 }  // namespace
+
+IoResult<ClassifiedFile> ClassifyFile(const RandomAccessFile& file) {
+  std::array<std::byte, kClassifyLength> head{};
+  const auto length = static_cast<std::size_t>(std::min<std::uint64_t>(file.size(), head.size()));
+  if (auto read = file.ReadAt(0, std::span(head).first(length)); !read) return read.error();
+  std::optional<std::byte> last;
+  if (file.size() > 0) {
+    std::array<std::byte, 1> tail{};
+    if (auto read = file.ReadAt(file.size() - 1, tail); !read) return read.error();
+    last = tail[0];
+  }
+  ClassifiedFile classified = ClassifyFileHead(std::span(head).first(length), file.size(), last);
+  if (classified.kind == InputKind::kPickle && classified.description == kHeaderlessPickle) {
+    constexpr std::uint64_t kSyntaxWalkBound = std::uint64_t{64} << 20;
+    auto parses = pickle::ParsesAsPickles(file, kSyntaxWalkBound);
+    if (!parses) return parses.error();
+    if (!*parses) {
+      classified.kind = InputKind::kUnknown;
+      classified.description.clear();
+    }
+  }
+  if (classified.kind == InputKind::kUnknown && HasZipEndRecord(file)) {
+    // A zip behind a prefix (junk, a spanning marker): torch's reader finds it from the end.
+    classified.kind = InputKind::kTorchZip;
+    classified.description = "a zip archive behind other bytes";
+    classified.refused_format = nullptr;
+  }
+  return classified;
+}
 
 bool LooksLikeSafetensors(std::span<const std::byte> head, std::uint64_t size) {
   if (head.size() < 9 || size < 10) return false;
@@ -78,7 +113,7 @@ ClassifiedFile ClassifyFileHead(std::span<const std::byte> head, std::uint64_t s
     // An opcode first and STOP last: a pickle without a PROTO opcode (protocols 0 and 1
     // write none, and CPython runs any opcode in any stream).
     out.kind = InputKind::kPickle;
-    out.description = "a Python pickle (no protocol header)";
+    out.description = std::string(kHeaderlessPickle);
   }
   return out;
 }

@@ -10,6 +10,7 @@
 
 #include "lib/core/input_kind.h"
 #include "lib/formats/weight_formats.h"
+#include "lib/io/artifact_source.h"
 
 namespace ckpt {
 
@@ -26,6 +27,12 @@ struct ClassifiedFile {
 /// byte (a protocol 0/1 pickle starts with one of its opcodes and ends with STOP, '.').
 ClassifiedFile ClassifyFileHead(std::span<const std::byte> head, std::uint64_t size,
                                 std::optional<std::byte> last_byte = std::nullopt);
+
+/// Classifies an opened file: ClassifyFileHead on its first and last bytes, then what needs
+/// more than the head: a zip found by its end record behind other bytes, and a pickle
+/// without a PROTO header confirmed by a syntax walk (text that merely starts with an
+/// opcode letter and ends with '.' is not one). An I/O failure is the error.
+IoResult<ClassifiedFile> ClassifyFile(const RandomAccessFile& file);
 
 /// The safetensors row: the first 8 bytes give N with 2 <= N <= 100,000,000 and
 /// N <= size - 8, and the header starts with '{' after JSON whitespace.

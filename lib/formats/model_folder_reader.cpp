@@ -99,7 +99,8 @@ IoResult<ModelIndex> ReadModelIndex(const std::string& name, const RandomAccessF
   return index;
 }
 
-InventoryItem ClassifyInventoryFile(const std::string& name, std::span<const std::byte> head, std::uint64_t size) {
+InventoryItem ClassifyInventoryFile(const std::string& name, std::span<const std::byte> head, std::uint64_t size,
+                                    const ClassifiedFile& classified) {
   InventoryItem item{name, size, "", InventoryClass::kData};
   const std::string_view base = BaseName(name);
   if (StartsWith(head,
@@ -128,7 +129,6 @@ InventoryItem ClassifyInventoryFile(const std::string& name, std::span<const std
     item.description = "a 7z archive";
     return item;
   }
-  const ClassifiedFile classified = ClassifyFileHead(head, size);
   switch (classified.kind) {
     case InputKind::kLensembleTar:
       item.kind = InventoryClass::kArchive;

@@ -4,11 +4,13 @@
 // indexes and shards are rules (rules/model/); this reader records facts.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 
 #include "lib/artifact/artifact.h"
 #include "lib/findings/diagnostic.h"
+#include "lib/formats/input_classifier.h"
 #include "lib/io/artifact_source.h"
 
 namespace ckpt {
@@ -23,7 +25,8 @@ bool IsModelIndexName(std::string_view path);
                                                   DiagnosticSink& sink);
 
 /// What a file is, from its name (".py", configuration files) and its first bytes.
-InventoryItem ClassifyInventoryFile(const std::string& name, std::span<const std::byte> head, std::uint64_t size);
+InventoryItem ClassifyInventoryFile(const std::string& name, std::span<const std::byte> head, std::uint64_t size,
+                                    const ClassifiedFile& classified);
 
 /// Reads a configuration file (config.json, tokenizer_config.json): records `auto_map`
 /// (remote code) in `model`, or why it is not valid JSON.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cctype>
 #include <cstring>
 #include <set>
 #include <string_view>
@@ -460,6 +461,198 @@ bool IsOpcode(std::byte byte) {
   static constexpr std::string_view kPrintable = "()*.0123FGIJKLMNPQRSTUVXabcdeghijlopqrstu}]";
   const auto c = std::to_integer<unsigned>(byte);
   return (c >= 0x80 && c <= 0x98) || kPrintable.find(static_cast<char>(c)) != std::string_view::npos;
+}
+
+namespace {
+
+bool IsDecimalLine(std::string_view line, bool allow_long_suffix) {
+  if (allow_long_suffix && !line.empty() && line.back() == 'L') line.remove_suffix(1);
+  if (!line.empty() && (line.front() == '-' || line.front() == '+')) line.remove_prefix(1);
+  return !line.empty() && line.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+bool IsFloatLine(std::string_view line) {
+  return !line.empty() && line.find_first_not_of("0123456789+-.eEinfatyINFATY") == std::string_view::npos;
+}
+
+// A module or attribute path: dotted identifiers (ASCII, or UTF-8 beyond it).
+bool IsNameLine(std::string_view line) {
+  if (line.empty()) return false;
+  for (char c : line) {
+    const auto u = static_cast<unsigned char>(c);
+    if (!(std::isalnum(u) != 0 || c == '_' || c == '.' || u >= 0x80)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+IoResult<bool> ParsesAsPickles(const RandomAccessFile& file, std::uint64_t max_bytes) {
+  const auto Failed = [](const boost::system::error_code& e) {
+    return IoResult<bool>(boost::system::in_place_error, e);
+  };
+  const std::uint64_t size = file.size();
+  const std::uint64_t limit = std::min(size, max_bytes);
+  std::vector<std::byte> buffer;
+  std::uint64_t buffer_at = 0;
+  std::uint64_t pos = 0;
+  // The next n bytes (n <= 1 MiB), or nullopt past the end.
+  auto take = [&](std::size_t n) -> IoResult<std::optional<std::string_view>> {
+    if (n > size - pos) return std::optional<std::string_view>();
+    if (pos < buffer_at || pos + n > buffer_at + buffer.size()) {
+      buffer.resize(static_cast<std::size_t>(std::min<std::uint64_t>(size - pos, std::max<std::size_t>(n, 1 << 16))));
+      buffer_at = pos;
+      if (auto read = file.ReadAt(pos, buffer); !read) return read.error();
+    }
+    const auto* data = reinterpret_cast<const char*>(buffer.data()) + (pos - buffer_at);
+    pos += n;
+    return std::optional<std::string_view>(std::string_view(data, n));
+  };
+  auto line = [&]() -> IoResult<std::optional<std::string>> {
+    std::string out;
+    while (true) {
+      auto c = take(1);
+      if (!c) return c.error();
+      if (!*c || out.size() > 4096) return std::optional<std::string>();
+      if ((**c)[0] == '\n') return std::optional<std::string>(std::move(out));
+      out += (**c)[0];
+    }
+  };
+  auto le = [](std::string_view b) {
+    std::uint64_t v = 0;
+    for (std::size_t i = b.size(); i-- > 0;) v = (v << 8) | static_cast<unsigned char>(b[i]);
+    return v;
+  };
+  bool stopped_at_end = false;
+  while (pos < limit) {
+    stopped_at_end = false;
+    auto code = take(1);
+    if (!code) return Failed(code.error());
+    if (!*code) return false;
+    const auto op = static_cast<unsigned char>((**code)[0]);
+    std::optional<std::uint64_t> fixed;  // a fixed-width argument
+    std::size_t length_bytes = 0;        // a length prefix, then that many bytes
+    std::size_t lines = 0;               // text lines
+    switch (op) {
+      case '(':
+      case '.':
+      case '0':
+      case '1':
+      case '2':
+      case 'N':
+      case ')':
+      case ']':
+      case '}':
+      case 'a':
+      case 'b':
+      case 'd':
+      case 'e':
+      case 'l':
+      case 'o':
+      case 's':
+      case 't':
+      case 'u':
+      case 'R':
+      case 'Q':
+      case 0x81:
+      case 0x85:
+      case 0x86:
+      case 0x87:
+      case 0x88:
+      case 0x89:
+      case 0x8f:
+      case 0x90:
+      case 0x91:
+      case 0x92:
+      case 0x93:
+      case 0x94:
+      case 0x97:
+      case 0x98:
+        break;
+      case 'K':
+      case 'h':
+      case 'q':
+      case 0x80:
+      case 0x82:
+        fixed = 1;
+        break;
+      case 'M':
+      case 0x83:
+        fixed = 2;
+        break;
+      case 'J':
+      case 'j':
+      case 'r':
+      case 0x84:
+        fixed = 4;
+        break;
+      case 'G':
+      case 0x95:
+        fixed = 8;
+        break;
+      case 'U':
+      case 'C':
+      case 0x8c:
+      case 0x8a:
+        length_bytes = 1;
+        break;
+      case 'T':
+      case 'X':
+      case 'B':
+      case 0x8b:
+        length_bytes = 4;
+        break;
+      case 0x8d:
+      case 0x8e:
+      case 0x96:
+        length_bytes = 8;
+        break;
+      case 'F':
+      case 'I':
+      case 'L':
+      case 'S':
+      case 'V':
+      case 'g':
+      case 'p':
+      case 'P':
+        lines = 1;
+        break;
+      case 'c':
+      case 'i':
+        lines = 2;
+        break;
+      default:
+        return false;
+    }
+    if (fixed) {
+      auto arg = take(static_cast<std::size_t>(*fixed));
+      if (!arg) return Failed(arg.error());
+      if (!*arg) return false;
+      if (op == 0x80 && static_cast<unsigned char>((**arg)[0]) > 5) return false;
+    } else if (length_bytes > 0) {
+      auto prefix = take(length_bytes);
+      if (!prefix) return Failed(prefix.error());
+      if (!*prefix) return false;
+      const std::uint64_t n = le(**prefix);
+      if (n > size - pos) return false;
+      pos += n;  // skipped, not read
+    } else {
+      for (std::size_t k = 0; k < lines; ++k) {
+        auto l = line();
+        if (!l) return Failed(l.error());
+        if (!*l) return false;
+        const std::string& t = **l;
+        const bool ok =
+            (op == 'I' && IsDecimalLine(t, false)) || (op == 'L' && IsDecimalLine(t, true)) ||
+            ((op == 'g' || op == 'p') && IsDecimalLine(t, false)) || (op == 'F' && IsFloatLine(t)) ||
+            (op == 'S' && t.size() >= 2 && (t.front() == '\'' || t.front() == '"') && t.back() == t.front()) ||
+            ((op == 'c' || op == 'i') && IsNameLine(t)) || op == 'V' || op == 'P';
+        if (!ok) return false;
+      }
+    }
+    stopped_at_end = op == '.';
+  }
+  return pos >= limit && (stopped_at_end || limit < size);
 }
 
 Analyser::Analyser(std::string file, DiagnosticSink& sink, StorageMode mode)
@@ -1387,6 +1580,15 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
         if (!v) throw Stop{};
         return std::move(*v);
       };
+      // GET and PUT (protocol 0) give the memo key as a decimal line.
+      auto line_key = [&]() -> std::uint64_t {
+        const ParsedInt n = ParseDecimal(line());
+        if (!n.ok || n.big || n.value < 0) {
+          Malformed(OpName() + " holds a memo key that is not a non-negative int.");
+          throw Stop{};
+        }
+        return static_cast<std::uint64_t>(n.value);
+      };
       auto memo_get = [&](std::uint64_t key) {
         std::optional<ValueId> found;
         if (key < kDenseMemo) {
@@ -1710,16 +1912,10 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
           AddItems(Top(), items, "ADDITEMS");
           break;
         }
-        case 'g': {
+        case 'g':
           op_name_ = "GET";
-          const ParsedInt n = ParseDecimal(line());
-          if (!n.ok || n.big || n.value < 0) {
-            Malformed(OpName() + " holds a memo key that is not a non-negative int.");
-            throw Stop{};
-          }
-          memo_get(static_cast<std::uint64_t>(n.value));
+          memo_get(line_key());
           break;
-        }
         case 'h':
           op_name_ = "BINGET";
           memo_get(le(need(1)));
@@ -1728,16 +1924,10 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
           op_name_ = "LONG_BINGET";
           memo_get(le(need(4)));
           break;
-        case 'p': {
+        case 'p':
           op_name_ = "PUT";
-          const ParsedInt n = ParseDecimal(line());
-          if (!n.ok || n.big || n.value < 0) {
-            Malformed(OpName() + " holds a memo key that is not a non-negative int (negative PUT argument).");
-            throw Stop{};
-          }
-          memo_put(static_cast<std::uint64_t>(n.value));
+          memo_put(line_key());
           break;
-        }
         case 'q':
           op_name_ = "BINPUT";
           memo_put(le(need(1)));

@@ -34,20 +34,7 @@ bool StartsWith(std::span<const std::byte> head, std::string_view magic) {
   return head.size() >= magic.size() && AsStringView(head.first(magic.size())) == magic;
 }
 
-class Reporter {
- public:
-  Reporter(std::string file, DiagnosticSink& sink) : file_(std::move(file)), sink_(sink) {}
-  void operator()(Diag kind, std::uint64_t offset, std::string message) const {
-    Location at;
-    at.file = file_;
-    at.byte_offset = offset;
-    sink_.Report(kind, std::move(at), std::move(message));
-  }
-
- private:
-  std::string file_;
-  DiagnosticSink& sink_;
-};
+using Reporter = FileReporter;
 
 // Whether a further pickle may start here (after a STOP): PROTO or a protocol 0/1 opcode.
 IoResult<bool> PickleFollows(const RandomAccessFile& file, std::uint64_t at) {

@@ -9,6 +9,7 @@
 
 #include "lib/core/checked_math.h"
 #include "lib/core/text.h"
+#include "lib/hashing/crc32.h"
 
 namespace ckpt {
 namespace {
@@ -28,26 +29,7 @@ std::uint64_t Le(const std::byte* p, std::size_t n) {
   return v;
 }
 
-std::string Hex32(std::uint64_t v) {
-  char hex[16];
-  std::snprintf(hex, sizeof hex, "0x%08llx", static_cast<unsigned long long>(v));
-  return hex;
-}
-
-class Reporter {
- public:
-  Reporter(const std::string& display, DiagnosticSink& sink) : display_(display), sink_(sink) {}
-  void operator()(Diag kind, std::uint64_t offset, std::string message) const {
-    Location at;
-    at.file = display_;
-    at.byte_offset = offset;
-    sink_.Report(kind, std::move(at), std::move(message));
-  }
-
- private:
-  const std::string& display_;
-  DiagnosticSink& sink_;
-};
+std::string Hex32(std::uint64_t v) { return Crc32Hex(static_cast<std::uint32_t>(v)); }
 
 struct EndRecord {
   std::uint64_t offset = 0;  // of the classic end record
@@ -84,7 +66,7 @@ bool HasZipEndRecord(const RandomAccessFile& file) {
 
 IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std::string& display,
                                         DiagnosticSink& sink) {
-  const Reporter report(display, sink);
+  const FileReporter report(display, sink);
   ZipDirectory dir;
   const std::uint64_t size = file.size();
   std::vector<std::byte> tail;
