@@ -508,13 +508,14 @@ IoResult<bool> ParsesAsPickles(const RandomAccessFile& file, std::uint64_t max_b
     pos += n;
     return std::optional<std::string_view>(std::string_view(data, n));
   };
-  auto line = [&]() -> IoResult<std::optional<std::string>> {
-    std::string out;
+  // A text line into `out`; false when it does not end (or runs past 4 KiB).
+  auto line = [&](std::string& out) -> IoResult<bool> {
+    out.clear();
     while (true) {
       auto c = take(1);
-      if (!c) return c.error();
-      if (!*c || out.size() > 4096) return std::optional<std::string>();
-      if ((**c)[0] == '\n') return std::optional<std::string>(std::move(out));
+      if (!c) return Failed(c.error());
+      if (!*c || out.size() > 4096) return false;
+      if ((**c)[0] == '\n') return true;
       out += (**c)[0];
     }
   };
@@ -637,11 +638,11 @@ IoResult<bool> ParsesAsPickles(const RandomAccessFile& file, std::uint64_t max_b
       if (n > size - pos) return false;
       pos += n;  // skipped, not read
     } else {
+      std::string t;
       for (std::size_t k = 0; k < lines; ++k) {
-        auto l = line();
+        auto l = line(t);
         if (!l) return Failed(l.error());
         if (!*l) return false;
-        const std::string& t = **l;
         const bool ok =
             (op == 'I' && IsDecimalLine(t, false)) || (op == 'L' && IsDecimalLine(t, true)) ||
             ((op == 'g' || op == 'p') && IsDecimalLine(t, false)) || (op == 'F' && IsFloatLine(t)) ||

@@ -12,7 +12,7 @@ namespace {
 
 std::string Le(std::uint64_t v, int bytes) {
   std::string out;
-  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+  for (int i = 0; i < bytes; ++i) out.push_back(i < 8 ? static_cast<char>((v >> (8 * i)) & 0xFF) : '\0');
   return out;
 }
 
