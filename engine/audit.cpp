@@ -63,63 +63,74 @@ namespace {
 
 using WindowSink = std::function<void(std::uint64_t at, std::span<const std::byte> bytes)>;
 
-// Reads `file` once, front to back, in windows of `window` bytes. `first` sees each window on
-// this thread; `second`, when given, sees the same windows on a helper thread at most
-// kSlots windows behind (two digests then run at the pace of the slower, not of their sum).
-// False when a read fails.
-bool ReadWindows(const RandomAccessFile& file, std::uint64_t size, std::size_t window, const WindowSink& first,
-                 const WindowSink* second) {
+// Files at least this big are read ahead on a helper thread (a thread per small file of a
+// model folder would cost more than it saves).
+constexpr std::uint64_t kReadAheadFrom = std::uint64_t{8} << 20;
+
+// Reads `file` once, front to back, in windows of `window` bytes, and gives each window to
+// `ahead` and then to `behind`. With `overlap` (and a file worth it) a helper thread reads
+// and runs `ahead` (a CRC-32) up to kSlots windows in front of this thread, which runs
+// `behind` (SHA-256): the digest then runs at the pace of the slower side, not of read +
+// SHA + CRC. False when a read fails.
+bool ReadWindows(const RandomAccessFile& file, std::uint64_t size, std::size_t window, const WindowSink* ahead,
+                 const WindowSink& behind, bool overlap) {
   constexpr std::size_t kSlots = 4;
   const std::uint64_t count = (size + window - 1) / window;
-  std::vector<std::vector<std::byte>> slots(second != nullptr ? kSlots : 1, std::vector<std::byte>(window));
   auto extent = [&](std::uint64_t k) {
     return std::pair(k * window, static_cast<std::size_t>(std::min<std::uint64_t>(window, size - k * window)));
   };
-  if (second == nullptr) {
+  if (!overlap || size < kReadAheadFrom) {
+    std::vector<std::byte> buffer(static_cast<std::size_t>(std::min<std::uint64_t>(window, size)));
     for (std::uint64_t k = 0; k < count; ++k) {
       const auto [at, n] = extent(k);
-      if (!file.ReadAt(at, std::span(slots[0]).first(n))) return false;
-      first(at, std::span(slots[0]).first(n));
+      const std::span<std::byte> bytes = std::span(buffer).first(n);
+      if (!file.ReadAt(at, bytes)) return false;
+      if (ahead != nullptr) (*ahead)(at, bytes);
+      behind(at, bytes);
     }
     return true;
   }
+  std::vector<std::vector<std::byte>> slots(kSlots, std::vector<std::byte>(window));
   std::mutex mutex;
   std::condition_variable changed;
-  std::uint64_t produced = 0;  // windows read and handed to the helper
-  std::uint64_t consumed = 0;  // windows the helper is done with
+  std::uint64_t produced = 0;  // windows read (and given to `ahead`)
+  std::uint64_t consumed = 0;  // windows `behind` is done with
+  bool failed = false;
   bool stop = false;
-  std::thread helper([&] {
+  std::thread reader([&] {
     for (std::uint64_t k = 0; k < count; ++k) {
       {
         std::unique_lock lock(mutex);
-        changed.wait(lock, [&] { return produced > k || stop; });
-        if (produced <= k) return;
+        changed.wait(lock, [&] { return k - consumed < kSlots || stop; });
+        if (stop) return;
       }
       const auto [at, n] = extent(k);
-      (*second)(at, std::span(slots[k % kSlots]).first(n));
+      const std::span<std::byte> bytes = std::span(slots[k % kSlots]).first(n);
+      const bool read = file.ReadAt(at, bytes).has_value();
+      if (read && ahead != nullptr) (*ahead)(at, bytes);
       {
         std::lock_guard lock(mutex);
-        consumed = k + 1;
+        if (!read) {
+          failed = true;
+        } else {
+          produced = k + 1;
+        }
       }
       changed.notify_all();
+      if (!read) return;
     }
   });
-  bool ok = true;
   for (std::uint64_t k = 0; k < count; ++k) {
     {
       std::unique_lock lock(mutex);
-      changed.wait(lock, [&] { return k - consumed < kSlots; });
+      changed.wait(lock, [&] { return produced > k || failed; });
+      if (produced <= k) break;
     }
     const auto [at, n] = extent(k);
-    std::span<std::byte> slot = std::span(slots[k % kSlots]).first(n);
-    if (!file.ReadAt(at, slot)) {
-      ok = false;
-      break;
-    }
-    first(at, slot);
+    behind(at, std::span(slots[k % kSlots]).first(n));
     {
       std::lock_guard lock(mutex);
-      produced = k + 1;
+      consumed = k + 1;
     }
     changed.notify_all();
   }
@@ -128,8 +139,8 @@ bool ReadWindows(const RandomAccessFile& file, std::uint64_t size, std::size_t w
     stop = true;
   }
   changed.notify_all();
-  helper.join();
-  return ok;
+  reader.join();
+  return !failed;
 }
 
 // SHA-256 of `file`'s `size` bytes into `into`, with the git blob SHA-1 as well when `into`
@@ -165,18 +176,7 @@ bool DigestWholeFile(const RandomAccessFile& file, std::uint64_t size, AdmittedF
       if (c.offset + c.length <= end && i == first_open) ++first_open;
     }
   };
-  bool ok = false;
-  if (pending.empty()) {
-    ok = ReadWindows(file, size, 1 << 20, digest, nullptr);
-  } else if (overlap) {
-    ok = ReadWindows(file, size, 1 << 20, digest, &check);
-  } else {
-    const WindowSink both = [&](std::uint64_t at, std::span<const std::byte> bytes) {
-      digest(at, bytes);
-      check(at, bytes);
-    };
-    ok = ReadWindows(file, size, 1 << 20, both, nullptr);
-  }
+  const bool ok = ReadWindows(file, size, 1 << 20, pending.empty() ? nullptr : &check, digest, overlap);
   if (!ok) return false;
   for (std::size_t i = 0; sink != nullptr && i < pending.size(); ++i) {
     if (running[i].value() == pending[i]->expected) continue;
@@ -222,7 +222,7 @@ void DigestOtherFiles(Artifact& artifact, const ArtifactSource& source) {
     if (artifact.FindWeightFile(f.name) != nullptr) continue;  // DigestWeightFiles has it
     auto file = source.Open(f.name);
     if (!file || (*file)->identity() != f.identity) continue;
-    DigestWholeFile(**file, (*file)->size(), f);
+    DigestWholeFile(**file, (*file)->size(), f, {}, nullptr, artifact.policy.overlap_reads);
   }
 }
 
