@@ -2,6 +2,8 @@
 // every row of pickle-bypasses.md as a test (each fails, naming the import and call), and
 // the containers (torch zip, legacy, plain, .npy). Fixtures are built in code; nothing is
 // ever unpickled here.
+#include "lib/formats/pickle_analyser.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -605,6 +607,19 @@ TEST(PickleRecognition, AHeaderlessPickleIsConfirmedByItsSyntaxNotGuessedFromTex
                     10)}) {
     EXPECT_EQ(AuditBytes("state.pkl", pickle).artifact.kind, InputKind::kPickle) << pickle;
   }
+}
+
+TEST(PickleRecognition, TheOpcodeTableIsPickletoolsOwn) {
+  // pickletools.opcodes of CPython 3.11: 68 opcodes, 43 printable and 0x80-0x98.
+  const std::string printable = "().012BCFGIJKLMNPQRSTUVX]abcdeghijlopqrstu}";
+  std::size_t count = 0;
+  for (int b = 0; b < 256; ++b) {
+    const bool expected =
+        (b >= 0x80 && b <= 0x98) || (b < 0x80 && printable.find(static_cast<char>(b)) != std::string::npos);
+    EXPECT_EQ(pickle::IsOpcode(static_cast<std::byte>(b)), expected) << b;
+    count += expected ? 1U : 0U;
+  }
+  EXPECT_EQ(count, 68U);
 }
 
 }  // namespace

@@ -184,5 +184,38 @@ TEST_F(TorchCheckpoints, DiffComparesLocatedTensorsAcrossContainers) {
   EXPECT_GT(removed, 0U);
 }
 
+// CPython's own pickler at every protocol: plain data passes, a __reduce__ payload fails
+// naming posix.system (python3 alone, no torch).
+TEST(PythonPickles, PlainDataOfEveryProtocolPassesAndPayloadsFail) {
+  const std::string python =
+      std::system("/usr/bin/python3 -c '' >/dev/null 2>&1") == 0 ? "/usr/bin/python3" : "python3";
+  TempDir dir;
+  const CommandResult made = RunCommand(python + " tests/torch/make_plain_pickles.py " + dir.path().string() + " 2>&1");
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  std::size_t plain = 0;
+  std::size_t payloads = 0;
+  for (const auto& entry : fs::directory_iterator(dir.path())) {
+    const std::string name = entry.path().filename().string();
+    const AuditResult r = AuditPath(entry.path().string(), Policy{});
+    EXPECT_EQ(r.artifact.kind, InputKind::kPickle) << name;
+    bool error = false;
+    for (const Finding& f : r.findings) error |= f.rule->severity == Severity::kError;
+    if (name.starts_with("plain-")) {
+      ++plain;
+      EXPECT_FALSE(error) << name << "\n" << Describe(r);
+    } else {
+      ++payloads;
+      bool named = false;
+      for (const Finding* f : FindingsOf(r, "pickle-call-unsafe")) {
+        named |= f->message.find("calls posix.system('touch /tmp/ckpt-audit-never-run')") != std::string::npos;
+      }
+      EXPECT_TRUE(named) << name << "\n" << Describe(r);
+    }
+  }
+  EXPECT_EQ(plain, 120U);
+  EXPECT_EQ(payloads, 6U);
+  EXPECT_FALSE(fs::exists("/tmp/ckpt-audit-never-run"));
+}
+
 }  // namespace
 }  // namespace ckpt::testing

@@ -458,7 +458,7 @@ ParsedInt ParseDecimal(std::string_view text) {
 
 bool IsOpcode(std::byte byte) {
   // Protocols 0-1 (printable), 2-5 (0x80-0x98).
-  static constexpr std::string_view kPrintable = "()*.0123FGIJKLMNPQRSTUVXabcdeghijlopqrstu}]";
+  static constexpr std::string_view kPrintable = "().012BCFGIJKLMNPQRSTUVX]abcdeghijlopqrstu}";
   const auto c = std::to_integer<unsigned>(byte);
   return (c >= 0x80 && c <= 0x98) || kPrintable.find(static_cast<char>(c)) != std::string_view::npos;
 }
