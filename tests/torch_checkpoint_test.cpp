@@ -164,6 +164,21 @@ TEST_F(TorchCheckpoints, EveryByteFlippedInThePickleFails) {
   }
 }
 
+TEST_F(TorchCheckpoints, EveryTruncationOfARealZipAndLegacyFileFails) {
+  for (const char* name : {"state_dict_zip.pt", "state_dict_legacy.pt"}) {
+    std::ifstream in(dir_->path() / name, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_GT(bytes.size(), 500U);
+    for (std::size_t n = 0; n < bytes.size(); ++n) {
+      const AuditResult r = AuditInput({{"model.pt", bytes.substr(0, n)}}, InputForm::kFile, "");
+      bool error = false;
+      for (const Finding& f : r.findings) error |= f.rule->severity == Severity::kError;
+      EXPECT_TRUE(error) << name << " cut at " << n << "\n" << Describe(r);
+      EXPECT_TRUE(r.tool_errors.empty()) << name << " cut at " << n << "\n" << Describe(r);
+    }
+  }
+}
+
 TEST_F(TorchCheckpoints, DiffComparesLocatedTensorsAcrossContainers) {
   // The same views saved in the zip and the legacy format: every located tensor is bit for
   // bit the same; the non-contiguous views have no single region and are not compared.
