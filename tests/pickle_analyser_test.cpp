@@ -622,5 +622,24 @@ TEST(PickleRecognition, TheOpcodeTableIsPickletoolsOwn) {
   EXPECT_EQ(count, 68U);
 }
 
+TEST(PickleSemantics, IntLinesAreReadAsPythonsIntWithBaseZero) {
+  // INT and LONG lines go through int(line, 0): prefixes and underscores, no leading zero.
+  for (const auto& [line, shown] : std::vector<std::pair<std::string, std::string>>{{"I0x10", "16"},
+                                                                                    {"I0o17", "15"},
+                                                                                    {"I0b101", "5"},
+                                                                                    {"I1_000", "1000"},
+                                                                                    {"I-7", "-7"},
+                                                                                    {"L123L", "123"},
+                                                                                    {"I 42 ", "42"},
+                                                                                    {"I000", "0"}}) {
+    const AuditResult r = AuditBytes("a.pkl", "cposix\nsystem\n(" + line + "\ntR.");
+    EXPECT_TRUE(Has(r, "pickle-call-unsafe", "calls posix.system(" + shown + ")")) << line;
+  }
+  for (const std::string line : {"I010", "I0x", "I1__0", "I_1", "Ione"}) {
+    const AuditResult r = AuditBytes("a.pkl", Proto(2) + Global("posix", "system") + kMark + line + "\ntR.");
+    EXPECT_TRUE(Has(r, "pickle-stream-malformed", "not an int")) << line;
+  }
+}
+
 }  // namespace
 }  // namespace ckpt::testing

@@ -422,28 +422,45 @@ std::optional<std::string> DecodeRawUnicodeEscape(std::string_view line) {
   return out;
 }
 
-// A decimal integer as int() reads the INT / LONG / GET / PUT lines.
+// An integer as Python's int() reads the lines of INT and LONG (base 0: 0x, 0o, 0b
+// prefixes; a decimal number has no leading zero unless it is all zeros) and of GET and PUT
+// (base 10). Whitespace around it and single underscores between digits are allowed.
 struct ParsedInt {
   bool ok = false;
   bool big = false;  // past int64
   std::int64_t value = 0;
 };
-ParsedInt ParseDecimal(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) text.remove_suffix(1);
+ParsedInt ParseInt(std::string_view text, bool base_zero) {
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; };
+  while (!text.empty() && space(text.front())) text.remove_prefix(1);
+  while (!text.empty() && space(text.back())) text.remove_suffix(1);
   ParsedInt out;
   bool negative = false;
   if (!text.empty() && (text.front() == '-' || text.front() == '+')) {
     negative = text.front() == '-';
     text.remove_prefix(1);
   }
-  if (text.empty()) return out;
+  unsigned base = 10;
+  if (base_zero && text.size() >= 2 && text[0] == '0') {
+    const char p = static_cast<char>(text[1] | 0x20);
+    base = p == 'x' ? 16 : p == 'o' ? 8 : p == 'b' ? 2 : 10;
+    if (base != 10) {
+      text.remove_prefix(2);
+      if (!text.empty() && text.front() == '_') text.remove_prefix(1);  // 0x_1f
+    } else if (text.find_first_not_of("0_") != std::string_view::npos) {
+      return out;  // int("010", 0) is an error
+    }
+  }
+  if (text.empty() || text.front() == '_' || text.back() == '_' || text.find("__") != std::string_view::npos) {
+    return out;
+  }
   std::uint64_t v = 0;
   for (char c : text) {
     if (c == '_') continue;
-    if (c < '0' || c > '9') return out;
-    auto next = CheckedMul(v, 10);
-    next = next ? CheckedAdd(*next, static_cast<std::uint64_t>(c - '0')) : std::nullopt;
+    const int d = HexDigit(c);
+    if (d < 0 || static_cast<unsigned>(d) >= base) return out;
+    auto next = CheckedMul(v, base);
+    next = next ? CheckedAdd(*next, static_cast<std::uint64_t>(d)) : std::nullopt;
     if (!next) out.big = true;
     if (!out.big) v = *next;
   }
@@ -464,12 +481,6 @@ bool IsOpcode(std::byte byte) {
 }
 
 namespace {
-
-bool IsDecimalLine(std::string_view line, bool allow_long_suffix) {
-  if (allow_long_suffix && !line.empty() && line.back() == 'L') line.remove_suffix(1);
-  if (!line.empty() && (line.front() == '-' || line.front() == '+')) line.remove_prefix(1);
-  return !line.empty() && line.find_first_not_of("0123456789") == std::string_view::npos;
-}
 
 bool IsFloatLine(std::string_view line) {
   return !line.empty() && line.find_first_not_of("0123456789+-.eEinfatyINFATY") == std::string_view::npos;
@@ -644,8 +655,9 @@ IoResult<bool> ParsesAsPickles(const RandomAccessFile& file, std::uint64_t max_b
         if (!l) return Failed(l.error());
         if (!*l) return false;
         const bool ok =
-            (op == 'I' && IsDecimalLine(t, false)) || (op == 'L' && IsDecimalLine(t, true)) ||
-            ((op == 'g' || op == 'p') && IsDecimalLine(t, false)) || (op == 'F' && IsFloatLine(t)) ||
+            (op == 'I' && ParseInt(t, true).ok) ||
+            (op == 'L' && ParseInt(t.ends_with('L') ? t.substr(0, t.size() - 1) : t, true).ok) ||
+            ((op == 'g' || op == 'p') && ParseInt(t, false).ok) || (op == 'F' && IsFloatLine(t)) ||
             (op == 'S' && t.size() >= 2 && (t.front() == '\'' || t.front() == '"') && t.back() == t.front()) ||
             ((op == 'c' || op == 'i') && IsNameLine(t)) || op == 'V' || op == 'P';
         if (!ok) return false;
@@ -1583,7 +1595,7 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
       };
       // GET and PUT (protocol 0) give the memo key as a decimal line.
       auto line_key = [&]() -> std::uint64_t {
-        const ParsedInt n = ParseDecimal(line());
+        const ParsedInt n = ParseInt(line(), false);
         if (!n.ok || n.big || n.value < 0) {
           Malformed(OpName() + " holds a memo key that is not a non-negative int.");
           throw Stop{};
@@ -1687,7 +1699,7 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
             break;
           }
           if (op == 'L' && !l.empty() && l.back() == 'L') l.pop_back();
-          const ParsedInt n = ParseDecimal(l);
+          const ParsedInt n = ParseInt(l, true);
           if (!n.ok) {
             Malformed(OpName() + " holds " + Quoted(l, 40) + ", not an int.");
             throw Stop{};
