@@ -600,11 +600,11 @@ TEST(PickleRecognition, AHeaderlessPickleIsConfirmedByItsSyntaxNotGuessedFromTex
         std::string("(see the README)."), std::string("cfg = 1\nx = 2\n.")}) {
     EXPECT_EQ(AuditBytes("notes.txt", text).artifact.kind, InputKind::kUnknown) << text;
   }
-  for (const std::string& pickle :
-       {std::string("(dp0\nS'a'\np1\nI1\ns."), std::string("I42\n."), std::string("cposix\nsystem\n(S'id'\ntR."),
-        std::string("]q\x00(K\x01K\x02"
-                    "e.",
-                    10)}) {
+  for (const std::string& pickle : {std::string("(dp0\nS'a'\np1\nI1\ns."), std::string("I42\n."), std::string("I01\n."),
+                                    std::string("cposix\nsystem\n(S'id'\ntR."),
+                                    std::string("]q\x00(K\x01K\x02"
+                                                "e.",
+                                                10)}) {
     EXPECT_EQ(AuditBytes("state.pkl", pickle).artifact.kind, InputKind::kPickle) << pickle;
   }
 }
@@ -632,11 +632,11 @@ TEST(PickleSemantics, IntLinesAreReadAsPythonsIntWithBaseZero) {
                                                                                     {"L123L", "123"},
                                                                                     {"I 42 ", "42"},
                                                                                     {"I000", "0"}}) {
-    const AuditResult r = AuditBytes("a.pkl", "cposix\nsystem\n(" + line + "\ntR.");
-    EXPECT_TRUE(Has(r, "pickle-call-unsafe", "calls posix.system(" + shown + ")")) << line;
+    const AuditResult r = AuditBytes("a.pkl", Cat({"cposix\nsystem\n(", line, "\ntR."}));
+    EXPECT_TRUE(Has(r, "pickle-call-unsafe", Cat({"calls posix.system(", shown, ")"}))) << line;
   }
   for (const std::string line : {"I010", "I0x", "I1__0", "I_1", "Ione"}) {
-    const AuditResult r = AuditBytes("a.pkl", Proto(2) + Global("posix", "system") + kMark + line + "\ntR.");
+    const AuditResult r = AuditBytes("a.pkl", Cat({Proto(2), Global("posix", "system"), kMark, line, "\ntR."}));
     EXPECT_TRUE(Has(r, "pickle-stream-malformed", "not an int")) << line;
   }
 }

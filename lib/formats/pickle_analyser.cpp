@@ -655,7 +655,7 @@ IoResult<bool> ParsesAsPickles(const RandomAccessFile& file, std::uint64_t max_b
         if (!l) return Failed(l.error());
         if (!*l) return false;
         const bool ok =
-            (op == 'I' && ParseInt(t, true).ok) ||
+            (op == 'I' && (t == "00" || t == "01" || ParseInt(t, true).ok)) ||
             (op == 'L' && ParseInt(t.ends_with('L') ? t.substr(0, t.size() - 1) : t, true).ok) ||
             ((op == 'g' || op == 'p') && ParseInt(t, false).ok) || (op == 'F' && IsFloatLine(t)) ||
             (op == 'S' && t.size() >= 2 && (t.front() == '\'' || t.front() == '"') && t.back() == t.front()) ||
