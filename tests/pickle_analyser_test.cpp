@@ -641,5 +641,31 @@ TEST(PickleSemantics, IntLinesAreReadAsPythonsIntWithBaseZero) {
   }
 }
 
+TEST(PickleSemantics, RebuildTensorV3OverAnUntypedStorage) {
+  // torch 2 writes dtypes without a typed storage class (uint16, float8, ...) this way:
+  // an UntypedStorage of numel bytes, the dtype as the 7th argument.
+  const std::string pid = Cat(
+      {kMark, Str("storage"), Global("torch", "UntypedStorage"), Str("0"), Str("cpu"), Int(10), kTuple, kBinPersId});
+  auto v3 = [&](int offset, int size) {
+    return Cat({Global("torch._utils", "_rebuild_tensor_v3"), kMark, pid, Int(offset), kMark, Int(size), kTuple, kMark,
+                Int(1), kTuple, kNewFalse, Global("collections", "OrderedDict"), kEmptyTuple, kReduce,
+                Global("torch", "uint16"), kTuple, kReduce});
+  };
+  const std::string data = Cat({Proto(2), kEmptyDict, Str("a"), v3(1, 4), kSetItem, kStop});
+  const std::string zip = TorchZip(data, {{"0", std::string(10, '\x07')}});
+  const AuditResult r = AuditBytes("model.pt", zip);
+  EXPECT_EQ(Errors(r), 0U) << Describe(r);
+  ASSERT_EQ(r.artifact.weights.at(0).tensors.size(), 1U);
+  const StoredTensor& t = r.artifact.weights[0].tensors[0];
+  EXPECT_EQ(t.dtype, "U16");
+  EXPECT_EQ(t.shape, (std::vector<std::uint64_t>{4}));
+  EXPECT_EQ(t.data_length, 8U);
+  EXPECT_EQ(t.data_offset, zip.find(std::string(10, '\x07')) + 2);  // element 1 of uint16: 2 bytes in
+  // Five uint16 elements do not fit in 10 bytes after an offset of 1.
+  const std::string past = Cat({Proto(2), kEmptyDict, Str("a"), v3(1, 5), kSetItem, kStop});
+  EXPECT_TRUE(Has(AuditBytes("model.pt", TorchZip(past, {{"0", std::string(10, '\x07')}})), "pickle-argument-invalid",
+                  "reach element 6 of storage '0', which holds 5"));
+}
+
 }  // namespace
 }  // namespace ckpt::testing
