@@ -25,6 +25,24 @@
   X(diff, diff_change_not_allowed, "diff-change-not-allowed", Diff) \
   X(diff, diff_not_child, "diff-not-child", Diff) \
   X(diff, diff_rel_l2_exceeded, "diff-rel-l2-exceeded", Diff) \
+  X(gguf, gguf_alignment_invalid, "gguf-alignment-invalid", Read) \
+  X(gguf, gguf_chat_template, "gguf-chat-template", Read) \
+  X(gguf, gguf_data_past_end, "gguf-data-past-end", Read) \
+  X(gguf, gguf_duplicate_key, "gguf-duplicate-key", Read) \
+  X(gguf, gguf_duplicate_tensor, "gguf-duplicate-tensor", Read) \
+  X(gguf, gguf_header_invalid, "gguf-header-invalid", Read) \
+  X(gguf, gguf_length_invalid, "gguf-length-invalid", Read) \
+  X(gguf, gguf_nested_array, "gguf-nested-array", Read) \
+  X(gguf, gguf_offset_invalid, "gguf-offset-invalid", Read) \
+  X(gguf, gguf_rank_invalid, "gguf-rank-invalid", Read) \
+  X(gguf, gguf_shape_invalid, "gguf-shape-invalid", Read) \
+  X(gguf, gguf_split_incomplete, "gguf-split-incomplete", Read) \
+  X(gguf, gguf_split_inconsistent, "gguf-split-inconsistent", Read) \
+  X(gguf, gguf_string_invalid, "gguf-string-invalid", Read) \
+  X(gguf, gguf_tensor_name_invalid, "gguf-tensor-name-invalid", Read) \
+  X(gguf, gguf_trailing_data, "gguf-trailing-data", Read) \
+  X(gguf, gguf_type_unknown, "gguf-type-unknown", Read) \
+  X(gguf, gguf_value_type_invalid, "gguf-value-type-invalid", Read) \
   X(hash, hash_mismatch, "hash-mismatch", Checked) \
   X(hash, hash_not_verified, "hash-not-verified", Checked) \
   X(hash, hash_unexpected, "hash-unexpected", Checked) \

@@ -21,9 +21,9 @@ bool IsKebabCase(std::string_view id) {
 }
 
 TEST(RuleCatalog, IdsAreUniqueSortedAndKebabCase) {
-  const std::set<std::string> families = {"chain",     "diff",        "hash",  "header", "index",   "input",
-                                          "layout",    "manifest",    "model", "numpy",  "path",    "pickle",
-                                          "residency", "safetensors", "tar",   "torch",  "weights", "zip"};
+  const std::set<std::string> families = {
+      "chain", "diff", "gguf",   "hash",      "header",      "index", "input", "layout",  "manifest", "model",
+      "numpy", "path", "pickle", "residency", "safetensors", "tar",   "torch", "weights", "zip"};
   std::string previous;
   for (const RuleEntry& entry : AllRules()) {
     const std::string id(entry.info->id);
@@ -94,7 +94,9 @@ TEST(RuleCatalog, SeverityDefaults) {
                                                "model-total-size",
                                                "model-archive",
                                                "model-remote-code",
-                                               "model-config-invalid"};
+                                               "model-config-invalid",
+                                               "gguf-nested-array",
+                                               "gguf-chat-template"};
   for (const RuleEntry& entry : AllRules()) {
     const std::string_view id = entry.info->id;
     Severity expected =

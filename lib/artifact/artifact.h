@@ -66,10 +66,30 @@ struct PickleFacts {
   bool unsafe = false;        ///< an import, call or argument outside the allowlist
 };
 
+/// What a GGUF file's header says besides its tensors (inputs.md section 5).
+struct GgufFacts {
+  std::uint32_t version = 0;
+  std::uint64_t alignment = 32;
+  std::uint64_t data_start = 0;  ///< absolute offset of the data section
+  struct Entry {
+    std::string key;
+    std::string type;   ///< "u32", "string", "array<string>", ...
+    std::string value;  ///< rendered; long arrays summarised
+  };
+  std::vector<Entry> metadata;  ///< in file order
+  std::optional<std::string> chat_template;
+  std::uint64_t chat_template_offset = 0;
+  std::optional<std::uint64_t> split_no;  ///< 0-based, as llama.cpp's gguf-split writes it
+  std::optional<std::uint64_t> split_count;
+  std::optional<std::uint64_t> split_tensors_count;
+  bool layout_valid = false;  ///< every tensor located where ggml's loader reads it
+};
+
 struct WeightFile {
   std::string name;
   std::uint64_t size = 0;
   std::optional<PickleFacts> pickle;  ///< set for a pickle-based file (tensors listed from its analysis)
+  std::optional<GgufFacts> gguf;      ///< set for a GGUF file
   std::vector<PendingCrc> pending_crcs;
   bool header_read = false;            ///< the JSON header parsed as an object: `tensors` is complete
   bool valid = false;                  ///< strict safetensors structure holds: bytes can be located

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "lib/core/text.h"
+#include "lib/formats/gguf_reader.h"
 #include "lib/formats/layout.h"
 #include "lib/formats/tar_reader.h"
 #include "lib/formats/zip_reader.h"
@@ -43,6 +44,29 @@ class SingleFileSource final : public ArtifactSource {
   std::unique_ptr<ArtifactSource> folder_;
   std::string name_;
   std::uint64_t size_;
+};
+
+// The parts of a GGUF split set, under their file names, from the folder of the first.
+class NamedFilesSource final : public ArtifactSource {
+ public:
+  NamedFilesSource(std::unique_ptr<ArtifactSource> folder, std::vector<DirectoryEntry> entries)
+      : folder_(std::move(folder)), entries_(std::move(entries)) {}
+  [[nodiscard]] IoResult<std::vector<DirectoryEntry>> List() const override { return entries_; }
+  [[nodiscard]] IoResult<std::unique_ptr<RandomAccessFile>> Open(const std::string& name) const override {
+    if (!Has(name)) return boost::system::error_code(ENOENT, boost::system::system_category());
+    return folder_->Open(name);
+  }
+  [[nodiscard]] IoResult<FileIdentity> Stat(const std::string& name) const override {
+    if (!Has(name)) return boost::system::error_code(ENOENT, boost::system::system_category());
+    return folder_->Stat(name);
+  }
+
+ private:
+  [[nodiscard]] bool Has(const std::string& name) const {
+    return std::any_of(entries_.begin(), entries_.end(), [&](const DirectoryEntry& e) { return e.name == name; });
+  }
+  std::unique_ptr<ArtifactSource> folder_;
+  std::vector<DirectoryEntry> entries_;
 };
 
 }  // namespace
@@ -142,6 +166,27 @@ OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink) {
     case InputKind::kNumpy:
       in.source = std::make_unique<SingleFileSource>(std::move(*folder), name, (*file)->size());
       return in;
+    case InputKind::kGguf: {
+      // The first part of a split set stands for the set: every regular file of the folder
+      // named as one of its parts is read with it (inputs.md section 5).
+      auto split = ParseGgufSplitName(name);
+      if (split && split->index == 1) {
+        auto entries = (*folder)->List();
+        if (!entries) {
+          in.tool_error = Describe("cannot list the folder of " + path, entries.error());
+          return in;
+        }
+        std::vector<DirectoryEntry> parts;
+        for (const DirectoryEntry& e : *entries) {
+          auto part = ParseGgufSplitName(e.name);
+          if (e.kind == EntryKind::kRegular && part && part->prefix == split->prefix) parts.push_back(e);
+        }
+        in.source = std::make_unique<NamedFilesSource>(std::move(*folder), std::move(parts));
+        return in;
+      }
+      in.source = std::make_unique<SingleFileSource>(std::move(*folder), name, (*file)->size());
+      return in;
+    }
     case InputKind::kCompressed:
       sink.Report(Diag::kInputCompressed, at_start,
                   QuoteForMessage(name) + " is " + classified.description +
@@ -156,11 +201,6 @@ OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink) {
                       "checkpoint.");
       return in;
     default:
-      // GGUF: recognised; its reader comes with its own issue.
-      sink.Report(classified.refused_format->refused, at_start,
-                  QuoteForMessage(name) + " is " + classified.description +
-                      (ClaimsSafetensors(name) ? ", although its name says safetensors" : "") +
-                      "; this audit does not read GGUF files yet.");
       return in;
   }
 }

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "lib/core/text.h"
+#include "lib/formats/gguf_reader.h"
 #include "lib/formats/header_reader.h"
 #include "lib/formats/input_classifier.h"
 #include "lib/formats/layout.h"
@@ -34,6 +35,23 @@ std::string Describe(const std::string& context, const boost::system::error_code
 bool IsHexDigest(std::string_view text) {
   return (text.size() == 64 || text.size() == 40) &&
          text.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+}
+
+// GGUF split sets among `files` (by their names), each checked as a whole.
+void CheckGgufSets(const std::vector<WeightFile>& files, DiagnosticSink& sink) {
+  std::map<std::pair<std::string, std::uint32_t>, std::vector<const WeightFile*>> sets;
+  for (const WeightFile& wf : files) {
+    const std::string base = wf.name.substr(wf.name.rfind('/') + 1);
+    if (auto split = ParseGgufSplitName(base); split && wf.gguf) {
+      sets[{wf.name.substr(0, wf.name.size() - base.size()) + split->prefix, split->count}].push_back(&wf);
+    }
+  }
+  for (const auto& [key, parts] : sets) {
+    GgufSplitName expected;
+    expected.prefix = ParseGgufSplitName(parts.front()->name.substr(parts.front()->name.rfind('/') + 1))->prefix;
+    expected.count = key.second;
+    CheckGgufSplitSet(expected, parts, sink);
+  }
 }
 
 // Whether the zip in `file` holds a member torch would load (`<folder>/data.pkl`).
@@ -90,6 +108,7 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
   for (AdmittedFile& f : artifact.files) {  // the weight files, admitted while reading them
     if (auto it = blob_of.find(f.name); it != blob_of.end()) f.blob_digest = it->second;
   }
+  std::vector<WeightFile> gguf_files;  // split sets are checked once all are read
   for (const DirectoryEntry& entry : artifact.entries) {
     if (entry.kind == EntryKind::kOther) model.special_files.push_back(entry.name);
     if (entry.kind != EntryKind::kRegular) continue;
@@ -147,18 +166,18 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
     } else if (item.kind == InventoryClass::kPickleFamily) {
       AnalysePickleFamily(source, entry.name, sink, tool_errors, artifact.path);
     } else if (item.kind == InventoryClass::kGguf) {
-      if (auto refused = RecogniseRefusedFormat(std::span(head).first(length), (*file)->size())) {
-        Location at;
-        at.file = entry.name;
-        at.byte_offset = 0;
-        sink.Report(refused->format->refused, at,
-                    QuoteForMessage(entry.name) + " is " + item.description +
-                        "; the audit reads safetensors only and never loads it: loading it runs whatever it names. "
-                        "Remove it, or re-export it with safetensors.");
+      // Analysed for its findings, like a pickle-based file (inputs.md section 4).
+      auto gguf = ReadGguf(entry.name, std::move(*file), sink);
+      if (gguf) {
+        gguf->file.reset();  // facts only: nothing more is read from it
+        gguf_files.push_back(std::move(*gguf));
+      } else if (gguf.error().value() != kFileChangedErrno) {
+        tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, gguf.error()));
       }
     }
     model.inventory.push_back(std::move(item));
   }
+  CheckGgufSets(gguf_files, sink);
   std::sort(model.inventory.begin(), model.inventory.end(),
             [](const InventoryItem& a, const InventoryItem& b) { return a.name < b.name; });
 }
@@ -207,9 +226,10 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
       continue;
     }
     artifact.files.push_back({name, (*file)->identity(), std::nullopt, std::nullopt, std::nullopt, std::nullopt});
-    auto weights = IsPickleFamily(kind) ? ReadPickleFamily(kind, name, std::move(*file), sink)
-                                        : AcceptedWeightFormat().read(name, std::move(*file), sink);
-    if (weights && !weights->valid && !weights->pickle && !IsPickleFamily(kind)) {
+    auto weights = IsPickleFamily(kind)        ? ReadPickleFamily(kind, name, std::move(*file), sink)
+                   : kind == InputKind::kGguf ? ReadGguf(name, std::move(*file), sink)
+                                              : AcceptedWeightFormat().read(name, std::move(*file), sink);
+    if (weights && !weights->valid && !weights->pickle && !weights->gguf && !IsPickleFamily(kind)) {
       // A pickle where weights belong stays an error whatever it holds, and its analysis
       // says what loading it would do.
       AnalysePickleFamily(source, name, sink, tool_errors, display_path);
@@ -223,6 +243,9 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
     // The descriptor stays in the shared pool (at most 64 open; an evicted file is reopened
     // by name and checked against its identity when its bytes are hashed).
     artifact.weights.push_back(std::move(*weights));
+  }
+  if (kind == InputKind::kGguf && !artifact.weights.empty()) {
+    CheckGgufSets(artifact.weights, sink);
   }
   if (kind == InputKind::kModelFolder) {
     LoadModelFolderExtras(artifact, source, sink, tool_errors);

@@ -38,7 +38,8 @@ bool ByName(std::string_view a, std::string_view b) { return a < b; }
 Layout SingleFile(const std::vector<DirectoryEntry>& /*entries*/) { return Layout::kSingle; }
 
 const LayoutProfile kSafetensorsFile{"safetensors-file", "", "", &AnyFile, &ByName, &SingleFile};
-const LayoutProfile kPickleFile{"pickle-file", "", "", &AnyFile, &ByName, &SingleFile};
+// The one file of a pickle-based or GGUF input.
+const LayoutProfile kPickleFile{"single-file", "", "", &AnyFile, &ByName, &SingleFile};
 
 Layout ClassifyModelFolder(const std::vector<DirectoryEntry>& entries) {
   std::size_t weights = 0;
@@ -60,6 +61,7 @@ const LayoutProfile& SelectLayoutProfile(InputKind kind) {
     case InputKind::kTorchLegacy:
     case InputKind::kPickle:
     case InputKind::kNumpy:
+    case InputKind::kGguf:
       return kPickleFile;
     default:
       return kLensembleDirectory;

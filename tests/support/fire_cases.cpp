@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include "tests/support/gguf_builder.h"
 #include "tests/support/model_folder_builder.h"
 #include "tests/support/pickle_builder.h"
 #include "tests/support/tar_builder.h"
@@ -888,6 +889,126 @@ std::vector<FireCase> AllFireCases() {
   });
   pickle_case("input-name-mismatch", "pickle named safetensors", "model.safetensors",
               [] { return Proto(2) + kEmptyDict + kStop; });
+
+  // GGUF files (inputs.md section 5): each a file input written by the test GGUF writer.
+  auto gguf_case = [&c, &CI](std::string rule, std::string variant, const std::function<gg::Spec()>& edit,
+                             const std::string& trailing = "") {
+    FireCase fc{std::move(rule), CI, std::move(variant), [edit, trailing] {
+                  return Files{{"model.gguf", gg::Build(edit()) + trailing}};
+                }};
+    fc.form = InputForm::kFile;
+    c.push_back(std::move(fc));
+  };
+  gguf_case("gguf-header-invalid", "version 1", [] {
+    gg::Spec s = gg::Several();
+    s.version = 1;
+    return s;
+  });
+  gguf_case("gguf-header-invalid", "byte-swapped version", [] {
+    gg::Spec s = gg::Several();
+    s.version = 0x03000000;
+    return s;
+  });
+  gguf_case("gguf-length-invalid", "2^60 tensors", [] {
+    gg::Spec s = gg::Several();
+    s.tensor_count = std::uint64_t{1} << 60;
+    return s;
+  });
+  gguf_case("gguf-length-invalid", "a 2^62-byte string", [] {
+    gg::Spec s = gg::Several();
+    s.kvs.push_back({"general.name", 8, std::string("\x00\x00\x00\x00\x00\x00\x00\x40", 8)});
+    return s;
+  });
+  gguf_case("gguf-string-invalid", "key with NUL", [] {
+    gg::Spec s = gg::Several();
+    s.kvs.push_back(gg::U32(std::string("a\0b", 3), 1));
+    return s;
+  });
+  gguf_case("gguf-duplicate-key", "general.architecture twice", [] {
+    gg::Spec s = gg::Several();
+    s.kvs.push_back(gg::Str("general.architecture", "evil"));
+    return s;
+  });
+  gguf_case("gguf-value-type-invalid", "bool of 2", [] {
+    gg::Spec s = gg::Several();
+    s.kvs.push_back(gg::Bool("general.other", 2));
+    return s;
+  });
+  gguf_case("gguf-nested-array", "array of arrays", [] {
+    gg::Spec s = gg::Several();
+    s.kvs.push_back(gg::NestedArray("general.nested"));
+    return s;
+  });
+  gguf_case("gguf-alignment-invalid", "alignment 48", [] {
+    gg::Spec s = gg::Several();
+    s.kvs.insert(s.kvs.begin(), gg::U32("general.alignment", 48));
+    return s;
+  });
+  gguf_case("gguf-tensor-name-invalid", "64-byte name", [] {
+    gg::Spec s = gg::Several();
+    s.tensors[0].name = std::string(64, 'n');
+    return s;
+  });
+  gguf_case("gguf-duplicate-tensor", "two token_embd.weight", [] {
+    gg::Spec s = gg::Several();
+    s.tensors[1].name = s.tensors[0].name;
+    return s;
+  });
+  gguf_case("gguf-type-unknown", "removed Q4_2", [] {
+    gg::Spec s = gg::Several();
+    s.tensors[0].type = 4;
+    s.tensors[0].data_bytes = 512;
+    return s;
+  });
+  gguf_case("gguf-rank-invalid", "rank 5", [] {
+    gg::Spec s = gg::Several();
+    s.tensors[0].dims = {2, 2, 2, 2, 2};
+    return s;
+  });
+  gguf_case("gguf-shape-invalid", "Q8_0 row of 40", [] {
+    gg::Spec s = gg::Several();
+    s.tensors[3].dims = {40, 2};
+    s.tensors[3].data_bytes = 68;
+    return s;
+  });
+  gguf_case("gguf-offset-invalid", "overlapping tensors", [] {
+    gg::Spec s = gg::Several();
+    s.tensors[1].offset = 0;
+    return s;
+  });
+  gguf_case("gguf-data-past-end", "last tensor cut", [] {
+    gg::Spec s = gg::Several();
+    s.tensors.back().data_bytes = 16;  // written short; its dims say 480 bytes
+    return s;
+  });
+  gguf_case(
+      "gguf-trailing-data", "bytes appended", [] { return gg::Several(); }, "PAYLOAD");
+  gguf_case("gguf-chat-template", "template reaching __globals__", [] {
+    gg::Spec s = gg::Several();
+    s.kvs[3] = gg::Str("tokenizer.chat_template", "{{ cycler.__init__.__globals__.os.popen('id').read() }}");
+    return s;
+  });
+
+  auto split_case = [&c, &CI](std::string rule, std::string variant,
+                              const std::function<void(std::vector<std::pair<std::string, std::string>>&)>& edit) {
+    FireCase fc{std::move(rule), CI, std::move(variant), [edit] {
+                  auto parts = gg::SplitSet("model", 3);
+                  edit(parts);
+                  Files f;
+                  for (auto& [name, bytes] : parts) f[name] = bytes;
+                  return f;
+                }};
+    fc.form = InputForm::kFolder;
+    fc.input_name = "model";
+    c.push_back(std::move(fc));
+  };
+  split_case("gguf-split-incomplete", "part 2 of 3 missing",
+             [](std::vector<std::pair<std::string, std::string>>& p) { p.erase(p.begin() + 1); });
+  split_case("gguf-split-inconsistent", "a tensor in two parts",
+             [](std::vector<std::pair<std::string, std::string>>& p) {
+               // Part 3 again, renamed as part 2: its tensors are then in two parts, and the count is off.
+               p[1].second = p[2].second;
+             });
 
   return c;
 }

@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "tests/support/fire_cases.h"
+#include "tests/support/gguf_builder.h"
 #include "tests/support/model_folder_builder.h"
 #include "tests/support/pickle_builder.h"
 #include "tests/support/tar_builder.h"
@@ -632,6 +633,89 @@ std::vector<NearMiss> AllNearMisses() {
   pickle_near("numpy-header-invalid", "a 0-d array", "a.npy", [] { return Npy("<f4", {}); });
   pickle_near("numpy-object-array", "float64 array", "a.npy", [] { return Npy("<f8", {2}, 8); });
   pickle_near("input-name-mismatch", "pickle named .pkl", "state.pkl", [] { return Proto(2) + kEmptyDict + kStop; });
+
+  // GGUF files: as close to each refusal as a valid file gets.
+  auto gguf_near = [&n](std::string rule, std::string variant, const std::function<gg::Spec()>& make) {
+    NearMiss m{std::move(rule), std::move(variant), [make] { return Files{{"model.gguf", gg::Build(make())}}; }};
+    m.form = InputForm::kFile;
+    n.push_back(std::move(m));
+  };
+  gguf_near("gguf-header-invalid", "version 2", [] {
+    gg::Spec s = gg::Several();
+    s.version = 2;
+    return s;
+  });
+  gguf_near("gguf-length-invalid", "no tensors, no key/values", [] { return gg::Spec{}; });
+  gguf_near("gguf-string-invalid", "UTF-8 values and keys", [] {
+    gg::Spec s = gg::Several();
+    s.kvs.push_back(gg::Str("general.name", "mod\xc3\xa8le \xe2\x80\x94 \xf0\x9f\xa6\x99"));
+    return s;
+  });
+  gguf_near("gguf-duplicate-key", "keys that differ by case", [] {
+    gg::Spec s = gg::Several();
+    s.kvs.push_back(gg::Str("General.Architecture", "llama"));
+    return s;
+  });
+  gguf_near("gguf-value-type-invalid", "every scalar type", [] {
+    gg::Spec s = gg::Several();
+    s.kvs.push_back(gg::U16("a.u16", 7));
+    s.kvs.push_back(gg::I32("a.i32", -7));
+    s.kvs.push_back(gg::U64("a.u64", 7));
+    s.kvs.push_back(gg::Bool("a.bool", 0));
+    return s;
+  });
+  gguf_near("gguf-nested-array", "array of strings", [] { return gg::Several(); });
+  gguf_near("gguf-alignment-invalid", "alignment 64", [] {
+    gg::Spec s = gg::Several();
+    s.alignment = 64;
+    return s;
+  });
+  gguf_near("gguf-tensor-name-invalid", "63-byte name", [] {
+    gg::Spec s = gg::Several();
+    s.tensors[0].name = std::string(63, 'n');
+    return s;
+  });
+  gguf_near("gguf-duplicate-tensor", "names that differ by one byte", [] {
+    gg::Spec s = gg::Several();
+    s.tensors[1].name = s.tensors[0].name + "2";
+    return s;
+  });
+  gguf_near("gguf-type-unknown", "MXFP4 and Q2_K", [] {
+    gg::Spec s = gg::Several();
+    s.tensors.push_back({"mx.weight", {64}, 39, {}, {}});
+    s.tensors.push_back({"k.weight", {256}, 10, {}, {}});
+    return s;
+  });
+  gguf_near("gguf-rank-invalid", "rank 4", [] { return gg::Several(); });
+  gguf_near("gguf-shape-invalid", "an empty tensor", [] {
+    gg::Spec s = gg::Several();
+    s.tensors.push_back({"empty.weight", {0, 4}, 0, {}, {}});
+    return s;
+  });
+  gguf_near("gguf-offset-invalid", "offsets at each aligned end", [] { return gg::Several(); });
+  gguf_near("gguf-data-past-end", "last tensor ends at the end", [] {
+    gg::Spec s = gg::Several();
+    s.tensors.back().dims = {8};  // 32 bytes: the file ends right after them
+    return s;
+  });
+  gguf_near("gguf-trailing-data", "zero padding to the alignment", [] { return gg::Several(); });
+  gguf_near("gguf-chat-template", "a template with a loop and a filter", [] {
+    gg::Spec s = gg::Several();
+    s.kvs[3] = gg::Str("tokenizer.chat_template", "{% for m in messages %}{{ m['content'] | trim }}{% endfor %}");
+    return s;
+  });
+
+  for (const char* rule : {"gguf-split-incomplete", "gguf-split-inconsistent"}) {
+    NearMiss m{rule, "a whole 3-part split set", [] {
+                 Files f;
+                 for (auto& [name, bytes] : gg::SplitSet("model", 3)) f[name] = bytes;
+                 return f;
+               }};
+    m.form = InputForm::kFolder;
+    m.input_name = "model";
+    m.clean = true;
+    n.push_back(std::move(m));
+  }
 
   return n;
 }

@@ -1,0 +1,143 @@
+// GGUF files (inputs.md section 5), written by the test GGUF writer (tests/support/gguf_builder):
+// valid files of several types, alignments and ranks pass with their tensors listed as
+// stored; every truncation is a finding; hostile counts end before any allocation; split
+// sets are checked whole, from the first part or a folder.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+#include "engine/audit.h"
+#include "lib/formats/gguf_reader.h"
+#include "tests/support/audit_helpers.h"
+#include "tests/support/gguf_builder.h"
+
+namespace ckpt::testing {
+namespace {
+
+AuditResult AuditGguf(const std::string& bytes, const std::string& name = "model.gguf") {
+  return AuditInput({{name, bytes}}, InputForm::kFile, "");
+}
+
+std::size_t Errors(const AuditResult& r) {
+  std::size_t n = 0;
+  for (const Finding& f : r.findings) n += f.rule->severity == Severity::kError ? 1U : 0U;
+  return n;
+}
+
+::testing::AssertionResult Has(const AuditResult& r, const std::string& rule, const std::string& text) {
+  for (const Finding* f : FindingsOf(r, rule)) {
+    if (f->message.find(text) != std::string::npos) return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << "no " << rule << " finding saying \"" << text << "\" in:\n" << Describe(r);
+}
+
+TEST(Gguf, ValidFilesPassWithTheirTensorsAsStored) {
+  for (std::uint64_t alignment : {32U, 64U}) {
+    for (std::uint32_t version : {2U, 3U}) {
+      gg::Spec spec = gg::Several();
+      spec.alignment = alignment;
+      spec.version = version;
+      const AuditResult r = AuditGguf(gg::Build(spec));
+      EXPECT_EQ(r.artifact.kind, InputKind::kGguf);
+      EXPECT_TRUE(r.findings.empty()) << Describe(r);
+      ASSERT_EQ(r.artifact.weights.size(), 1U);
+      const WeightFile& wf = r.artifact.weights[0];
+      ASSERT_TRUE(wf.gguf.has_value());
+      EXPECT_EQ(wf.gguf->alignment, alignment);
+      EXPECT_EQ(wf.gguf->version, version);
+      EXPECT_TRUE(wf.gguf->layout_valid);
+      ASSERT_EQ(wf.tensors.size(), spec.tensors.size());
+      for (std::size_t i = 0; i < spec.tensors.size(); ++i) {
+        EXPECT_EQ(wf.tensors[i].name, spec.tensors[i].name);
+        EXPECT_EQ(wf.tensors[i].shape, spec.tensors[i].dims);
+        EXPECT_EQ(wf.tensors[i].data_length, gg::TensorBytes(spec.tensors[i]));
+        EXPECT_EQ(wf.tensors[i].data_offset % alignment, 0U);
+      }
+      EXPECT_EQ(wf.tensors[2].dtype, "BF16");
+      EXPECT_EQ(wf.tensors[3].dtype, "Q8_0");
+      EXPECT_EQ(wf.tensors[4].dtype, "Q4_0");
+      EXPECT_EQ(wf.tensors[5].dtype, "I32");
+      EXPECT_EQ(wf.tensors[6].shape, (std::vector<std::uint64_t>{2, 3, 4, 5}));
+      ASSERT_TRUE(wf.gguf->chat_template.has_value());
+      EXPECT_EQ(r.artifact.files.at(0).sha256.has_value(), true);
+    }
+  }
+  // No tensors at all: the key/values alone, with or without padding.
+  gg::Spec empty;
+  empty.kvs = {gg::Str("general.architecture", "llama")};
+  const std::string bytes = gg::Build(empty);
+  EXPECT_TRUE(AuditGguf(bytes).findings.empty()) << Describe(AuditGguf(bytes));
+  EXPECT_TRUE(AuditGguf(bytes + std::string(3, '\0')).findings.empty());
+  EXPECT_TRUE(Has(AuditGguf(bytes + "x"), "gguf-trailing-data", "follow the key/values"));
+}
+
+TEST(Gguf, EveryTypeOfGgmlsTableIsKnownAndRemovedOnesAreRefused) {
+  for (const GgmlType& type : GgmlTypes()) {
+    gg::Spec spec;
+    spec.tensors = {{"t", {type.block_size * 2}, type.id, {}, {}}};
+    const AuditResult r = AuditGguf(gg::Build(spec));
+    EXPECT_TRUE(r.findings.empty()) << type.name << "\n" << Describe(r);
+    EXPECT_EQ(r.artifact.weights.at(0).tensors.at(0).dtype, type.name);
+  }
+  for (std::uint32_t removed : {4U, 5U, 31U, 32U, 33U, 36U, 37U, 38U, 43U, 1000U}) {
+    gg::Spec spec;
+    spec.tensors = {{"t", {32}, removed, {}, std::uint64_t{64}}};
+    EXPECT_FALSE(FindingsOf(AuditGguf(gg::Build(spec)), "gguf-type-unknown").empty()) << removed;
+  }
+}
+
+TEST(Gguf, EveryTruncationIsAFinding) {
+  const std::string whole = gg::Build(gg::Several());
+  for (std::size_t n = 0; n < whole.size(); ++n) {
+    const AuditResult r = AuditGguf(whole.substr(0, n));
+    EXPECT_GT(Errors(r), 0U) << "cut at " << n << "\n" << Describe(r);
+    EXPECT_TRUE(r.tool_errors.empty()) << n;
+  }
+}
+
+TEST(Gguf, HostileCountsEndBeforeAnyAllocation) {
+  const auto start = std::chrono::steady_clock::now();
+  gg::Spec keys = gg::Several();
+  keys.kv_count = std::uint64_t{1} << 60;
+  EXPECT_TRUE(Has(AuditGguf(gg::Build(keys)), "gguf-length-invalid", "1152921504606846976 key/values"));
+  gg::Spec tensors = gg::Several();
+  tensors.tensor_count = std::uint64_t{1} << 60;
+  EXPECT_TRUE(Has(AuditGguf(gg::Build(tensors)), "gguf-length-invalid", "1152921504606846976 tensors"));
+  gg::Spec string = gg::Several();
+  string.kvs.push_back({"general.name", 8, std::string("\x00\x00\x00\x00\x00\x00\x00\x40", 8)});
+  EXPECT_TRUE(Has(AuditGguf(gg::Build(string)), "gguf-length-invalid", "4611686018427387904 bytes"));
+  gg::Spec array = gg::Several();
+  array.kvs.push_back(
+      {"general.tags", 9, std::string("\x08\x00\x00\x00", 4) + std::string("\x00\x00\x00\x00\x00\x00\x00\x20", 8)});
+  EXPECT_TRUE(Has(AuditGguf(gg::Build(array)), "gguf-length-invalid", "2305843009213693952 elements of string"));
+  gg::Spec dims = gg::Several();
+  dims.tensors[0].dims = {std::uint64_t{1} << 62, 4};
+  dims.tensors[0].data_bytes = 64;
+  EXPECT_TRUE(Has(AuditGguf(gg::Build(dims)), "gguf-shape-invalid", "past 2^63"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));  // perf_test holds 1 s
+}
+
+TEST(Gguf, ASplitSetIsCheckedWholeFromItsFirstPartOrItsFolder) {
+  TempDir dir;
+  Files parts;
+  for (auto& [name, bytes] : gg::SplitSet("model", 3)) parts[name] = bytes;
+  WriteFiles(parts, dir.path());
+  const AuditResult whole = AuditPath((dir.path() / "model-00001-of-00003.gguf").string(), Policy{});
+  EXPECT_EQ(whole.artifact.kind, InputKind::kGguf);
+  EXPECT_TRUE(whole.findings.empty()) << Describe(whole);
+  EXPECT_EQ(whole.artifact.weights.size(), 3U);
+  std::size_t tensors = 0;
+  for (const WeightFile& wf : whole.artifact.weights) tensors += wf.tensors.size();
+  EXPECT_EQ(tensors, gg::Several().tensors.size());
+  std::filesystem::remove(dir.path() / "model-00003-of-00003.gguf");
+  const AuditResult missing = AuditPath((dir.path() / "model-00001-of-00003.gguf").string(), Policy{});
+  EXPECT_TRUE(Has(missing, "gguf-split-incomplete", "'model-00003-of-00003.gguf' of the split set is missing"));
+  EXPECT_TRUE(Has(missing, "gguf-split-inconsistent", "split.tensors.count is 7, but the parts hold 5 tensors"));
+  const AuditResult folder = AuditPath(dir.path().string(), Policy{});
+  EXPECT_TRUE(Has(folder, "gguf-split-incomplete", "is missing"));
+}
+
+}  // namespace
+}  // namespace ckpt::testing
