@@ -80,6 +80,19 @@ boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext
   }
   out["files"] = std::move(files);
   out["tensors"] = TensorsToJson(a);
+  boost::json::array gguf;
+  for (const WeightFile& wf : a.weights) {
+    if (!wf.gguf || wf.gguf->version == 0) continue;
+    boost::json::array metadata;
+    for (const GgufFacts::Entry& e : wf.gguf->metadata) {
+      metadata.push_back({{"key", e.key}, {"type", e.type}, {"value", e.value}});
+    }
+    gguf.push_back({{"file", wf.name},
+                    {"version", wf.gguf->version},
+                    {"alignment", wf.gguf->alignment},
+                    {"metadata", std::move(metadata)}});
+  }
+  if (!gguf.empty()) out["gguf"] = std::move(gguf);
   SeverityCounts counts = CountFindings(result);
   out["counts"] = {{"error", counts.errors}, {"warning", counts.warnings}, {"note", counts.notes}};
   boost::json::array findings;

@@ -63,6 +63,20 @@ constexpr std::size_t kListedLines = 100;  // files or tensors shown in text; JS
 // The files read (size, SHA-256 when hashed) and the tensors declared, each list cut at
 // kListedLines with a line saying how many more the JSON report has.
 void WriteInventory(std::ostream& out, const Artifact& a) {
+  // A GGUF file's key/values (tokenizer arrays summarised by the reader).
+  for (const WeightFile& wf : a.weights) {
+    if (!wf.gguf || wf.gguf->version == 0) continue;
+    out << "  gguf v" << wf.gguf->version << ", alignment " << wf.gguf->alignment;
+    if (a.weights.size() > 1) out << "  " << EscapeForDisplay(wf.name);
+    out << "\n";
+    for (std::size_t i = 0; i < wf.gguf->metadata.size() && i < kListedLines; ++i) {
+      const GgufFacts::Entry& e = wf.gguf->metadata[i];
+      out << "    " << EscapeForDisplay(e.key) << " (" << e.type << ") = " << EscapeForDisplay(e.value) << "\n";
+    }
+    if (wf.gguf->metadata.size() > kListedLines) {
+      out << "    ... and " << wf.gguf->metadata.size() - kListedLines << " more (--format json lists every key)\n";
+    }
+  }
   if (!a.files.empty()) out << "  files\n";
   for (std::size_t i = 0; i < a.files.size() && i < kListedLines; ++i) {
     const AdmittedFile& f = a.files[i];

@@ -111,6 +111,13 @@ std::uint64_t Le(std::string_view b) {
   return v;
 }
 
+// A float as %g writes it with enough digits to read back (1e-05, 0.5, inf).
+std::string Shortest(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
 // A GGUF string is valid when it is UTF-8 without NUL.
 bool ValidText(std::string_view s) { return s.find('\0') == std::string_view::npos && !FindInvalidUtf8(s); }
 
@@ -192,14 +199,14 @@ void Reader::Value(std::uint32_t type, std::uint64_t at, GgufFacts::Entry& entry
         const auto bits = static_cast<std::uint32_t>(U(4, "a f32 value"));
         float f = 0;
         std::memcpy(&f, &bits, sizeof f);
-        if (out.size() < 240) out += std::to_string(f);
+        if (out.size() < 240) out += Shortest(f);
         return;
       }
       case kF64: {
         const std::uint64_t bits = U(8, "a f64 value");
         double d = 0;
         std::memcpy(&d, &bits, sizeof d);
-        if (out.size() < 240) out += std::to_string(d);
+        if (out.size() < 240) out += Shortest(d);
         return;
       }
       default: {
