@@ -199,7 +199,7 @@ void Reader::Value(std::uint32_t type, std::uint64_t at, GgufFacts::Entry& entry
         const auto bits = static_cast<std::uint32_t>(U(4, "a f32 value"));
         float f = 0;
         std::memcpy(&f, &bits, sizeof f);
-        if (out.size() < 240) out += Shortest(f);
+        if (out.size() < 240) out += Shortest(static_cast<double>(f));
         return;
       }
       case kF64: {
