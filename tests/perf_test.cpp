@@ -18,6 +18,7 @@
 #include "engine/chain_run.h"
 #include "tests/support/artifact_builder.h"
 #include "tests/support/audit_helpers.h"
+#include "tests/support/gguf_builder.h"
 #include "tests/support/pickle_builder.h"
 
 namespace ckpt::testing {
@@ -412,5 +413,80 @@ TEST(Perf, HostilePicklesEndWithinASecondAnd64MiB) {
     EXPECT_LT(m.peak_rss_mib, 64.0) << name;
   }
 }
+// Issue 12 item 4: --no-hash reads a 1 GiB GGUF's header only (as fast as a 1 MiB one with
+// the same tensor infos); hashed, it costs what a safetensors file of its size costs.
+TEST(Perf, GgufStructureReadsTheHeaderOnly) {
+  CKPT_SKIP_IN_SANITIZER_BUILD();
+  TempDir dir;
+  const std::string big = (dir.path() / "big.gguf").string();
+  const std::string small = (dir.path() / "small.gguf").string();
+  gg::WriteF32File(big, 64, std::uint64_t{4} << 20);    // 64 x 16 MiB
+  gg::WriteF32File(small, 64, std::uint64_t{4} << 10);  // 64 x 16 KiB
+  Policy structure;
+  structure.compute_hash = false;
+  auto fastest = [&](const std::string& path) {
+    double best = 1e9;
+    for (int i = 0; i < 20; ++i) {
+      const auto start = Clock::now();
+      const AuditResult r = AuditPath(path, structure);
+      best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
+      EXPECT_EQ(r.artifact.weights.at(0).tensors.size(), 64U);
+      EXPECT_TRUE(r.findings.empty());
+    }
+    return best;
+  };
+  const std::uint64_t before = BytesRead();
+  (void)AuditPath(big, structure);
+  const std::uint64_t read = BytesRead() - before;
+  const double big_s = fastest(big);
+  const double small_s = fastest(small);
+  std::cout << "GGUF --no-hash: 1 GiB " << big_s * 1e3 << " ms, 1 MiB " << small_s * 1e3 << " ms (" << big_s / small_s
+            << "x); bytes read for 1 GiB: " << read << std::endl;
+  EXPECT_LT(read, std::uint64_t{256} << 10);
+  EXPECT_LT(big_s, 1.2 * small_s + 0.002);
+  const std::string make = SiblingTool("ckpt-make-artifact");
+  ASSERT_EQ(std::system((make + " " + dir.path().string() + "/a 64 16777216 >/dev/null").c_str()), 0);  // 1 GiB
+  const std::string safetensors = (dir.path() / "a" / "weights.safetensors").string();
+  const std::string report = (dir.path() / "report").string();
+  BestOfThree({{CKPT_AUDIT_BIN, {"--format", "json", "-o", report, big}}}, 0);  // warm the page cache
+  const Measured gguf = BestOfThree({{CKPT_AUDIT_BIN, {"--format", "json", "-o", report, big}}}, 0);
+  const Measured plain = BestOfThree({{CKPT_AUDIT_BIN, {"--format", "json", "-o", report, safetensors}}}, 0);
+  std::cout << "hashed 1 GiB: GGUF " << gguf.seconds << " s, safetensors " << plain.seconds << " s ("
+            << gguf.seconds / plain.seconds << "x), peak RSS " << gguf.peak_rss_mib << " MiB" << std::endl;
+  EXPECT_LT(gguf.seconds, 1.25 * plain.seconds);
+  EXPECT_LT(gguf.peak_rss_mib, 32.0);
+}
+
+// Issue 12 item 2: hostile GGUF counts end in a finding within 1 s and 16 MiB of growth.
+TEST(Perf, HostileGgufCountsEndWithinASecond) {
+  CKPT_SKIP_IN_SANITIZER_BUILD();
+  TempDir dir;
+  const Measured baseline =
+      RunAudit({"--format", "json", "-o", (dir.path() / "r").string(), "fixtures/vectors/v1-single"});
+  std::vector<std::pair<std::string, gg::Spec>> cases;
+  gg::Spec tensors = gg::Several();
+  tensors.tensor_count = std::uint64_t{1} << 60;
+  cases.emplace_back("tensors.gguf", tensors);
+  gg::Spec keys = gg::Several();
+  keys.kv_count = std::uint64_t{1} << 60;
+  cases.emplace_back("keys.gguf", keys);
+  gg::Spec string = gg::Several();
+  string.kvs.push_back({"general.name", 8, std::string("\x00\x00\x00\x00\x00\x00\x00\x40", 8)});
+  cases.emplace_back("string.gguf", string);
+  gg::Spec array = gg::Several();
+  array.kvs.push_back(
+      {"general.tags", 9, std::string("\x00\x00\x00\x00", 4) + std::string("\x00\x00\x00\x00\x00\x00\x00\x20", 8)});
+  cases.emplace_back("array.gguf", array);
+  for (const auto& [name, spec] : cases) {
+    std::ofstream(dir.path() / name, std::ios::binary) << gg::Build(spec);
+    const Measured m = RunAudit({"--format", "json", "-o", (dir.path() / "r").string(), (dir.path() / name).string()});
+    std::cout << name << ": " << m.seconds << " s, peak RSS " << m.peak_rss_mib << " MiB (baseline "
+              << baseline.peak_rss_mib << ")" << std::endl;
+    EXPECT_EQ(m.exit_code, 1) << name;
+    EXPECT_LT(m.seconds, 1.0) << name;
+    EXPECT_LT(m.peak_rss_mib, baseline.peak_rss_mib + 16.0) << name;
+  }
+}
+
 }  // namespace
 }  // namespace ckpt::testing

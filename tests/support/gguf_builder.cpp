@@ -2,6 +2,8 @@
 
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <vector>
 
 #include "lib/formats/gguf_reader.h"
 
@@ -97,6 +99,33 @@ std::vector<std::pair<std::string, std::string>> SplitSet(const std::string& pre
     out.emplace_back(prefix + name, Build(part));
   }
   return out;
+}
+
+void WriteF32File(const std::string& path, std::size_t count, std::uint64_t elements) {
+  Spec spec;
+  spec.kvs = {Str("general.architecture", "llama")};
+  for (std::size_t i = 0; i < count; ++i)
+    spec.tensors.push_back({"blk." + std::to_string(i) + ".weight", {elements}, 0, {}, {}});
+  // The header as Build writes it, then the data streamed (every tensor is a multiple of 32 bytes).
+  Spec header = spec;
+  for (Tensor& t : header.tensors) t.data_bytes = 0;
+  std::string bytes = Build(header);
+  std::uint64_t offset = 0;
+  for (std::size_t i = 0; i < count; ++i) {  // rewrite the offsets Build laid out for empty tensors
+    const std::string name = spec.tensors[i].name;
+    const std::size_t at = bytes.find(Le(name.size(), 8) + name) + 8 + name.size() + 4 + 8 + 4;
+    bytes.replace(at, 8, Le(offset, 8));
+    offset += elements * 4;
+  }
+  bytes.resize(AlignUp(bytes.size(), spec.alignment), '\0');
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+  const std::vector<char> chunk(1 << 20, '\x01');
+  for (std::uint64_t left = offset; left > 0;) {
+    const auto n = static_cast<std::streamsize>(std::min<std::uint64_t>(chunk.size(), left));
+    out.write(chunk.data(), n);
+    left -= static_cast<std::uint64_t>(n);
+  }
 }
 
 Spec Several() {

@@ -46,6 +46,9 @@ struct Spec {
 /// The bytes of one element block of `type` (ggml's table), or 0 when unknown.
 std::uint64_t TensorBytes(const Tensor& t);
 std::string Build(const Spec& spec);
+/// Writes `count` F32 tensors `blk.<i>.weight` of `elements` each to `path`, streaming the
+/// data (perf tests: no gigabyte in memory).
+void WriteF32File(const std::string& path, std::size_t count, std::uint64_t elements);
 
 /// A split set as llama-gguf-split writes it: `<prefix>-0000I-of-0000N.gguf`, the tensors of
 /// Several() dealt round-robin, split.no (0-based), split.count and split.tensors.count.
