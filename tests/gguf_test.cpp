@@ -6,9 +6,11 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include "engine/audit.h"
+#include "engine/diff_run.h"
 #include "lib/formats/gguf_reader.h"
 #include "tests/support/audit_helpers.h"
 #include "tests/support/gguf_builder.h"
@@ -137,6 +139,39 @@ TEST(Gguf, ASplitSetIsCheckedWholeFromItsFirstPartOrItsFolder) {
   EXPECT_TRUE(Has(missing, "gguf-split-inconsistent", "split.tensors.count is 7, but the parts hold 5 tensors"));
   const AuditResult folder = AuditPath(dir.path().string(), Policy{});
   EXPECT_TRUE(Has(folder, "gguf-split-incomplete", "is missing"));
+}
+
+TEST(Gguf, DiffComparesTensorByTensorStatisticsForFloatsBytesForTheRest) {
+  TempDir dir;
+  const std::string a = gg::Build(gg::Several());
+  std::string b = a;
+  const AuditResult layout = AuditGguf(a);
+  const auto& tensors = layout.artifact.weights.at(0).tensors;
+  b[tensors[0].data_offset + 5] ^= 0x01;  // token_embd.weight, F32
+  b[tensors[3].data_offset + 9] ^= 0x01;  // blk.0.q8.weight, Q8_0
+  WriteFiles({{"a.gguf", a}, {"b.gguf", b}}, dir.path());
+  for (bool hash : {true, false}) {
+    DiffOptions options;
+    options.policy.compute_hash = hash;
+    options.max_rel_l2 = 1.0;
+    const DiffRun run = RunDiff((dir.path() / "a.gguf").string(), (dir.path() / "b.gguf").string(), options);
+    std::map<std::string, const TensorDiff*> by_name;
+    for (const TensorDiff& t : run.tensors) by_name[t.name] = &t;
+    ASSERT_EQ(by_name.size(), tensors.size());
+    EXPECT_EQ(by_name.at("token_embd.weight")->status, TensorStatus::kChanged) << hash;
+    EXPECT_TRUE(by_name.at("token_embd.weight")->stats.has_value());
+    EXPECT_EQ(by_name.at("blk.0.q8.weight")->status, TensorStatus::kChanged) << hash;
+    EXPECT_FALSE(by_name.at("blk.0.q8.weight")->stats.has_value());
+    EXPECT_EQ(by_name.at("blk.0.q4.weight")->status, TensorStatus::kUnchanged) << hash;
+    EXPECT_EQ(by_name.at("pos.ids")->status, TensorStatus::kUnchanged) << hash;
+    // A change that has no statistics exceeds every rel_l2 threshold.
+    bool gated = false;
+    for (const Finding& f : run.findings) {
+      gated |= f.rule->id == "diff-rel-l2-exceeded" &&
+               f.message.find("'blk.0.q8.weight' (Q8_0) changed") != std::string::npos;
+    }
+    EXPECT_TRUE(gated) << hash;
+  }
 }
 
 }  // namespace

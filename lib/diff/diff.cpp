@@ -156,6 +156,7 @@ void CompareTensors(std::vector<TensorDiff>& tensors, unsigned jobs) {
       tensors[i].status = TensorStatus::kUnchanged;
       continue;
     }
+    if (!ElementTypeOf(tensors[i].a->dtype)) continue;  // bytes differ; no statistics for its dtype
     for (std::uint64_t at = 0; at < tensors[i].a->length; at += kWindow) items.push_back({i, at});
   }
   std::vector<DiffStats> partial(items.size());
@@ -218,7 +219,7 @@ std::vector<TensorDiff> BuildTensorDiffs(const Artifact& a, const Artifact& b) {
       d.status = TensorStatus::kAdded;
     } else if (d.a->dtype != d.b->dtype || d.a->shape != d.b->shape || d.a->group != d.b->group) {
       d.status = TensorStatus::kLayoutChanged;
-    } else if (!d.a->file || !d.b->file || !ElementTypeOf(d.a->dtype)) {
+    } else if (!d.a->file || !d.b->file) {
       d.status = TensorStatus::kUnreadable;
     } else {
       d.status = TensorStatus::kChanged;  // until the comparison finds the bytes equal
@@ -291,22 +292,31 @@ struct SideWork {
 // whether one thread or two did the work.
 struct ComparedHalves {
   DiffStats half[2];
-  bool failed[2] = {false, false};  // one flag per half: each thread writes only its own
+  bool failed[2] = {false, false};        // one flag per half: each thread writes only its own
+  bool bytes_differ[2] = {false, false};  // a dtype without statistics (quantized, integer): bytes only
 };
 
 // Accumulates half `h` of the window pair in ring slot `slot` into `into`.
-void AccumulateHalf(const SideWork (&work)[2], std::size_t slot, ElementType type, int h, ComparedHalves& into) {
+void AccumulateHalf(const SideWork (&work)[2], std::size_t slot, std::optional<ElementType> type, int h,
+                    ComparedHalves& into) {
   if (work[0].read_failed[slot] || work[1].read_failed[slot]) {
     into.failed[h] = true;
     return;
   }
   const std::span<const std::byte> a = work[0].window[slot];
   const std::span<const std::byte> b = work[1].window[slot];
-  const std::size_t element = ElementSize(type);
+  if (!type) {  // compared as bytes: each half its own
+    const std::size_t mid = a.size() / 2;
+    const std::size_t from = h == 0 ? 0 : mid;
+    const std::size_t to = h == 0 ? mid : a.size();
+    if (std::memcmp(a.data() + from, b.data() + from, to - from) != 0) into.bytes_differ[h] = true;
+    return;
+  }
+  const std::size_t element = ElementSize(*type);
   const std::size_t mid = a.size() / element / 2 * element;
   const std::size_t from = h == 0 ? 0 : mid;
   const std::size_t to = h == 0 ? mid : a.size();
-  into.half[h].Accumulate(type, a.subspan(from, to - from), b.subspan(from, to - from));
+  into.half[h].Accumulate(*type, a.subspan(from, to - from), b.subspan(from, to - from));
 }
 
 void WaitUntilAtLeast(const std::atomic<std::uint64_t>& counter, std::uint64_t target) {
@@ -387,7 +397,7 @@ void FusedHashAndCompare(std::vector<TensorDiff>& tensors, const HashPlan* plan_
     for (std::size_t i = 0; i < tensors.size(); ++i) {
       if (c < compared.size() && compared[c] == i) {
         const TensorDiff& t = tensors[i];
-        const ElementType type = *ElementTypeOf(t.a->dtype);
+        const std::optional<ElementType> type = ElementTypeOf(t.a->dtype);
         for (int side = 0; side < 2; ++side) {
           if ((both || side == s) && work[side].hashing(steps[side][i])) {
             work[side].hasher->BeginTensor(*steps[side][i].hashed);
@@ -438,6 +448,8 @@ void FusedHashAndCompare(std::vector<TensorDiff>& tensors, const HashPlan* plan_
     const ComparedHalves& h = halves[c];
     if (h.failed[0] || h.failed[1]) {
       t.status = TensorStatus::kUnreadable;
+    } else if (!ElementTypeOf(t.a->dtype)) {  // bytes only: changed, without statistics
+      if (!h.bytes_differ[0] && !h.bytes_differ[1]) t.status = TensorStatus::kUnchanged;
     } else if (h.half[0].changed + h.half[1].changed == 0) {  // every element bit-identical
       t.status = TensorStatus::kUnchanged;
     } else {

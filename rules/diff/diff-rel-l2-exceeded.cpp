@@ -27,7 +27,15 @@ void CheckDiff(const DiffRun& run, FindingSink& sink) {
   if (!run.options.max_rel_l2) return;
   const double limit = *run.options.max_rel_l2;
   for (const TensorDiff& t : run.tensors) {
-    if (t.status != TensorStatus::kChanged || !t.stats) continue;
+    if (t.status != TensorStatus::kChanged) continue;
+    if (!t.stats) {  // a dtype without statistics (quantized, integer): a change cannot be measured
+      Location loc = TensorManifestLocation(t.b ? run.b.artifact : run.a.artifact, t.name);
+      sink.Report(kRule, loc,
+                  "Tensor " + QuoteForMessage(t.name) + " (" + (t.a ? t.a->dtype : std::string()) +
+                      ") changed, and its dtype has no numeric statistics: a change that cannot be measured exceeds "
+                      "every threshold.");
+      continue;
+    }
     const DiffStats& s = *t.stats;
     std::string why;
     char buf[320];
