@@ -174,5 +174,19 @@ TEST(Gguf, DiffComparesTensorByTensorStatisticsForFloatsBytesForTheRest) {
   }
 }
 
+TEST(Gguf, ChatTemplateMarkersAreWords) {
+  auto with = [](const std::string& text) {
+    gg::Spec s = gg::Several();
+    s.kvs[3] = gg::Str("tokenizer.chat_template", text);
+    return AuditGguf(gg::Build(s));
+  };
+  EXPECT_TRUE(Has(with("{% import 'macros.j2' as m %}"), "gguf-chat-template", "(import)"));
+  EXPECT_TRUE(Has(with("{{ x.__init__.__globals__ }}"), "gguf-chat-template", "(__globals__)"));
+  EXPECT_TRUE(Has(with("{{ ''.__class__.__mro__[1].__subclasses__() }}"), "gguf-chat-template", "(__class__)"));
+  EXPECT_TRUE(FindingsOf(with("{{ 'important: reimported text' }}"), "gguf-chat-template").empty());
+  // A warning: the exit status stays what the errors say.
+  EXPECT_EQ(FindingsOf(with("{% import 'x' %}"), "gguf-chat-template").at(0)->rule->severity, Severity::kWarning);
+}
+
 }  // namespace
 }  // namespace ckpt::testing

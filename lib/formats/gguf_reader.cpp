@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -505,8 +506,19 @@ IoResult<void> Reader::Read(WeightFile& wf) {
     }
     facts_.layout_valid = layout;
     if (facts_.chat_template) {
+      const std::string& text = *facts_.chat_template;
+      // A marker counts as a word of its own ("important" is not `import`; `__import__` is).
+      auto found = [&](std::string_view marker) {
+        for (std::size_t at = text.find(marker); at != std::string::npos; at = text.find(marker, at + 1)) {
+          const auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+          const bool left = at == 0 || !alnum(text[at - 1]);
+          const bool right = at + marker.size() == text.size() || !alnum(text[at + marker.size()]);
+          if (left && right) return true;
+        }
+        return false;
+      };
       for (std::string_view marker : {"__class__", "__globals__", "__subclasses__", "__builtins__", "import"}) {
-        if (facts_.chat_template->find(marker) == std::string::npos) continue;
+        if (!found(marker)) continue;
         report_(Diag::kGgufChatTemplate, facts_.chat_template_offset,
                 "tokenizer.chat_template reaches Python internals (" + std::string(marker) +
                     "): rendering it in a Jinja sandbox that leaks them runs code.");

@@ -701,7 +701,9 @@ std::vector<NearMiss> AllNearMisses() {
   gguf_near("gguf-trailing-data", "zero padding to the alignment", [] { return gg::Several(); });
   gguf_near("gguf-chat-template", "a template with a loop and a filter", [] {
     gg::Spec s = gg::Several();
-    s.kvs[3] = gg::Str("tokenizer.chat_template", "{% for m in messages %}{{ m['content'] | trim }}{% endfor %}");
+    s.kvs[3] = gg::Str("tokenizer.chat_template",
+                       "{# important: keep the class of each message #}{% for m in messages %}{{ m['content'] | trim "
+                       "}}{% endfor %}");
     return s;
   });
 
