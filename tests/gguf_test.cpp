@@ -22,18 +22,7 @@ AuditResult AuditGguf(const std::string& bytes, const std::string& name = "model
   return AuditInput({{name, bytes}}, InputForm::kFile, "");
 }
 
-std::size_t Errors(const AuditResult& r) {
-  std::size_t n = 0;
-  for (const Finding& f : r.findings) n += f.rule->severity == Severity::kError ? 1U : 0U;
-  return n;
-}
 
-::testing::AssertionResult Has(const AuditResult& r, const std::string& rule, const std::string& text) {
-  for (const Finding* f : FindingsOf(r, rule)) {
-    if (f->message.find(text) != std::string::npos) return ::testing::AssertionSuccess();
-  }
-  return ::testing::AssertionFailure() << "no " << rule << " finding saying \"" << text << "\" in:\n" << Describe(r);
-}
 
 TEST(Gguf, ValidFilesPassWithTheirTensorsAsStored) {
   for (std::uint64_t alignment : {32U, 64U}) {
@@ -72,7 +61,7 @@ TEST(Gguf, ValidFilesPassWithTheirTensorsAsStored) {
   const std::string bytes = gg::Build(empty);
   EXPECT_TRUE(AuditGguf(bytes).findings.empty()) << Describe(AuditGguf(bytes));
   EXPECT_TRUE(AuditGguf(bytes + std::string(3, '\0')).findings.empty());
-  EXPECT_TRUE(Has(AuditGguf(bytes + "x"), "gguf-trailing-data", "follow the key/values"));
+  EXPECT_TRUE(HasFinding(AuditGguf(bytes + "x"), "gguf-trailing-data", "follow the key/values"));
 }
 
 TEST(Gguf, EveryTypeOfGgmlsTableIsKnownAndRemovedOnesAreRefused) {
@@ -94,7 +83,7 @@ TEST(Gguf, EveryTruncationIsAFinding) {
   const std::string whole = gg::Build(gg::Several());
   for (std::size_t n = 0; n < whole.size(); ++n) {
     const AuditResult r = AuditGguf(whole.substr(0, n));
-    EXPECT_GT(Errors(r), 0U) << "cut at " << n << "\n" << Describe(r);
+    EXPECT_GT(ErrorCount(r), 0U) << "cut at " << n << "\n" << Describe(r);
     EXPECT_TRUE(r.tool_errors.empty()) << n;
   }
 }
@@ -103,21 +92,21 @@ TEST(Gguf, HostileCountsEndBeforeAnyAllocation) {
   const auto start = std::chrono::steady_clock::now();
   gg::Spec keys = gg::Several();
   keys.kv_count = std::uint64_t{1} << 60;
-  EXPECT_TRUE(Has(AuditGguf(gg::Build(keys)), "gguf-length-invalid", "1152921504606846976 key/values"));
+  EXPECT_TRUE(HasFinding(AuditGguf(gg::Build(keys)), "gguf-length-invalid", "1152921504606846976 key/values"));
   gg::Spec tensors = gg::Several();
   tensors.tensor_count = std::uint64_t{1} << 60;
-  EXPECT_TRUE(Has(AuditGguf(gg::Build(tensors)), "gguf-length-invalid", "1152921504606846976 tensors"));
+  EXPECT_TRUE(HasFinding(AuditGguf(gg::Build(tensors)), "gguf-length-invalid", "1152921504606846976 tensors"));
   gg::Spec string = gg::Several();
   string.kvs.push_back({"general.name", 8, std::string("\x00\x00\x00\x00\x00\x00\x00\x40", 8)});
-  EXPECT_TRUE(Has(AuditGguf(gg::Build(string)), "gguf-length-invalid", "4611686018427387904 bytes"));
+  EXPECT_TRUE(HasFinding(AuditGguf(gg::Build(string)), "gguf-length-invalid", "4611686018427387904 bytes"));
   gg::Spec array = gg::Several();
   array.kvs.push_back(
       {"general.tags", 9, std::string("\x08\x00\x00\x00", 4) + std::string("\x00\x00\x00\x00\x00\x00\x00\x20", 8)});
-  EXPECT_TRUE(Has(AuditGguf(gg::Build(array)), "gguf-length-invalid", "2305843009213693952 elements of string"));
+  EXPECT_TRUE(HasFinding(AuditGguf(gg::Build(array)), "gguf-length-invalid", "2305843009213693952 elements of string"));
   gg::Spec dims = gg::Several();
   dims.tensors[0].dims = {std::uint64_t{1} << 62, 4};
   dims.tensors[0].data_bytes = 64;
-  EXPECT_TRUE(Has(AuditGguf(gg::Build(dims)), "gguf-shape-invalid", "past 2^63"));
+  EXPECT_TRUE(HasFinding(AuditGguf(gg::Build(dims)), "gguf-shape-invalid", "past 2^63"));
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));  // perf_test holds 1 s
 }
 
@@ -135,10 +124,10 @@ TEST(Gguf, ASplitSetIsCheckedWholeFromItsFirstPartOrItsFolder) {
   EXPECT_EQ(tensors, gg::Several().tensors.size());
   std::filesystem::remove(dir.path() / "model-00003-of-00003.gguf");
   const AuditResult missing = AuditPath((dir.path() / "model-00001-of-00003.gguf").string(), Policy{});
-  EXPECT_TRUE(Has(missing, "gguf-split-incomplete", "'model-00003-of-00003.gguf' of the split set is missing"));
-  EXPECT_TRUE(Has(missing, "gguf-split-inconsistent", "split.tensors.count is 7, but the parts hold 5 tensors"));
+  EXPECT_TRUE(HasFinding(missing, "gguf-split-incomplete", "'model-00003-of-00003.gguf' of the split set is missing"));
+  EXPECT_TRUE(HasFinding(missing, "gguf-split-inconsistent", "split.tensors.count is 7, but the parts hold 5 tensors"));
   const AuditResult folder = AuditPath(dir.path().string(), Policy{});
-  EXPECT_TRUE(Has(folder, "gguf-split-incomplete", "is missing"));
+  EXPECT_TRUE(HasFinding(folder, "gguf-split-incomplete", "is missing"));
 }
 
 TEST(Gguf, DiffComparesTensorByTensorStatisticsForFloatsBytesForTheRest) {
@@ -180,9 +169,9 @@ TEST(Gguf, ChatTemplateMarkersAreWords) {
     s.kvs[3] = gg::Str("tokenizer.chat_template", text);
     return AuditGguf(gg::Build(s));
   };
-  EXPECT_TRUE(Has(with("{% import 'macros.j2' as m %}"), "gguf-chat-template", "(import)"));
-  EXPECT_TRUE(Has(with("{{ x.__init__.__globals__ }}"), "gguf-chat-template", "(__globals__)"));
-  EXPECT_TRUE(Has(with("{{ ''.__class__.__mro__[1].__subclasses__() }}"), "gguf-chat-template", "(__class__)"));
+  EXPECT_TRUE(HasFinding(with("{% import 'macros.j2' as m %}"), "gguf-chat-template", "(import)"));
+  EXPECT_TRUE(HasFinding(with("{{ x.__init__.__globals__ }}"), "gguf-chat-template", "(__globals__)"));
+  EXPECT_TRUE(HasFinding(with("{{ ''.__class__.__mro__[1].__subclasses__() }}"), "gguf-chat-template", "(__class__)"));
   EXPECT_TRUE(FindingsOf(with("{{ 'important: reimported text' }}"), "gguf-chat-template").empty());
   // A warning: the exit status stays what the errors say.
   EXPECT_EQ(FindingsOf(with("{% import 'x' %}"), "gguf-chat-template").at(0)->rule->severity, Severity::kWarning);

@@ -313,6 +313,41 @@ std::uint64_t BytesRead() {
   return 0;
 }
 
+// The fastest of 20 in-process --no-hash audits of `path` (each must list `tensors` tensors
+// and find nothing), and the bytes the first of them read.
+struct StructureTiming {
+  double seconds = 0;
+  std::uint64_t bytes_read = 0;
+};
+StructureTiming TimeStructureAudit(const std::string& path, std::size_t tensors) {
+  Policy structure;
+  structure.compute_hash = false;
+  StructureTiming out;
+  const std::uint64_t before = BytesRead();
+  (void)AuditPath(path, structure);
+  out.bytes_read = BytesRead() - before;
+  out.seconds = 1e9;
+  for (int i = 0; i < 20; ++i) {
+    const auto start = Clock::now();
+    const AuditResult r = AuditPath(path, structure);
+    out.seconds = std::min(out.seconds, std::chrono::duration<double>(Clock::now() - start).count());
+    EXPECT_EQ(r.artifact.weights.at(0).tensors.size(), tensors);
+  }
+  return out;
+}
+
+// Best-of-three hashed audits of `file` and of a 1 GiB safetensors file made beside it.
+std::pair<Measured, Measured> HashedAgainstSafetensors(const std::string& file, const fs::path& dir) {
+  const std::string make = SiblingTool("ckpt-make-artifact");
+  EXPECT_EQ(std::system((make + " " + (dir / "a").string() + " 64 16777216 >/dev/null").c_str()), 0);  // 1 GiB
+  const std::string safetensors = (dir / "a" / "weights.safetensors").string();
+  const std::string report = (dir / "report").string();
+  BestOfThree({{CKPT_AUDIT_BIN, {"--format", "json", "-o", report, file}}}, 0);  // warm the page cache
+  const Measured measured = BestOfThree({{CKPT_AUDIT_BIN, {"--format", "json", "-o", report, file}}}, 0);
+  const Measured plain = BestOfThree({{CKPT_AUDIT_BIN, {"--format", "json", "-o", report, safetensors}}}, 0);
+  return {measured, plain};
+}
+
 // Issue 11 item 4: a 1 GiB torch.save checkpoint with --no-hash reads the pickle and the zip
 // directory only (about as fast as a 1 MiB one with the same tensors); hashed, it costs what
 // a safetensors file of its size costs (the data records' CRC-32s checked on a second core).
@@ -323,36 +358,14 @@ TEST(Perf, TorchCheckpointStructureReadsOnlyThePickleAndTheDirectory) {
   const std::string small = (dir.path() / "small.pt").string();
   pk::WriteTorchZipFile(big, 64, std::uint64_t{4} << 20);    // 64 x 16 MiB = 1 GiB
   pk::WriteTorchZipFile(small, 64, std::uint64_t{4} << 10);  // 64 x 16 KiB = 1 MiB
-  Policy structure;
-  structure.compute_hash = false;
-  auto fastest = [&](const std::string& path) {
-    double best = 1e9;
-    for (int i = 0; i < 20; ++i) {
-      const auto start = Clock::now();
-      const AuditResult r = AuditPath(path, structure);
-      best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
-      EXPECT_EQ(r.artifact.weights.at(0).tensors.size(), 64U);
-    }
-    return best;
-  };
-  const std::uint64_t before = BytesRead();
-  (void)AuditPath(big, structure);
-  const std::uint64_t read = BytesRead() - before;
-  const double big_s = fastest(big);
-  const double small_s = fastest(small);
-  std::cout << "--no-hash: 1 GiB " << big_s * 1e3 << " ms, 1 MiB " << small_s * 1e3 << " ms (" << big_s / small_s
-            << "x); bytes read for 1 GiB: " << read << std::endl;  // flushed before the next fork
-  EXPECT_LT(read, std::uint64_t{256} << 10);                       // the pickle, the directory, the local headers
-  EXPECT_LT(big_s, 1.2 * small_s + 0.002);                         // 2 ms of slack for a busy machine's timer noise
-
+  const StructureTiming big_run = TimeStructureAudit(big, 64);
+  const StructureTiming small_run = TimeStructureAudit(small, 64);
+  std::cout << "--no-hash: 1 GiB " << big_run.seconds * 1e3 << " ms, 1 MiB " << small_run.seconds * 1e3 << " ms ("
+            << big_run.seconds / small_run.seconds << "x); bytes read for 1 GiB: " << big_run.bytes_read << std::endl;
+  EXPECT_LT(big_run.bytes_read, std::uint64_t{256} << 10);      // the pickle, the directory, the local headers
+  EXPECT_LT(big_run.seconds, 1.2 * small_run.seconds + 0.002);  // 2 ms of slack for a busy machine's timer noise
   // Hashed: the same cost as a safetensors file of the same size.
-  const std::string make = SiblingTool("ckpt-make-artifact");
-  ASSERT_EQ(std::system((make + " " + dir.path().string() + "/a 64 16777216 >/dev/null").c_str()), 0);  // 1 GiB
-  const std::string safetensors = (dir.path() / "a" / "weights.safetensors").string();
-  const std::string report = (dir.path() / "report").string();
-  BestOfThree({{CKPT_AUDIT_BIN, {"--format", "json", "-o", report, big}}}, 0);  // warm the page cache
-  const Measured torch = BestOfThree({{CKPT_AUDIT_BIN, {"--format", "json", "-o", report, big}}}, 0);
-  const Measured plain = BestOfThree({{CKPT_AUDIT_BIN, {"--format", "json", "-o", report, safetensors}}}, 0);
+  const auto [torch, plain] = HashedAgainstSafetensors(big, dir.path());
   std::cout << "hashed 1 GiB: torch zip " << torch.seconds << " s, safetensors " << plain.seconds << " s ("
             << torch.seconds / plain.seconds << "x), peak RSS " << torch.peak_rss_mib << " MiB\n";
   EXPECT_LT(torch.seconds, 1.25 * plain.seconds);
@@ -422,35 +435,13 @@ TEST(Perf, GgufStructureReadsTheHeaderOnly) {
   const std::string small = (dir.path() / "small.gguf").string();
   gg::WriteF32File(big, 64, std::uint64_t{4} << 20);    // 64 x 16 MiB
   gg::WriteF32File(small, 64, std::uint64_t{4} << 10);  // 64 x 16 KiB
-  Policy structure;
-  structure.compute_hash = false;
-  auto fastest = [&](const std::string& path) {
-    double best = 1e9;
-    for (int i = 0; i < 20; ++i) {
-      const auto start = Clock::now();
-      const AuditResult r = AuditPath(path, structure);
-      best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
-      EXPECT_EQ(r.artifact.weights.at(0).tensors.size(), 64U);
-      EXPECT_TRUE(r.findings.empty());
-    }
-    return best;
-  };
-  const std::uint64_t before = BytesRead();
-  (void)AuditPath(big, structure);
-  const std::uint64_t read = BytesRead() - before;
-  const double big_s = fastest(big);
-  const double small_s = fastest(small);
-  std::cout << "GGUF --no-hash: 1 GiB " << big_s * 1e3 << " ms, 1 MiB " << small_s * 1e3 << " ms (" << big_s / small_s
-            << "x); bytes read for 1 GiB: " << read << std::endl;
-  EXPECT_LT(read, std::uint64_t{256} << 10);
-  EXPECT_LT(big_s, 1.2 * small_s + 0.002);
-  const std::string make = SiblingTool("ckpt-make-artifact");
-  ASSERT_EQ(std::system((make + " " + dir.path().string() + "/a 64 16777216 >/dev/null").c_str()), 0);  // 1 GiB
-  const std::string safetensors = (dir.path() / "a" / "weights.safetensors").string();
-  const std::string report = (dir.path() / "report").string();
-  BestOfThree({{CKPT_AUDIT_BIN, {"--format", "json", "-o", report, big}}}, 0);  // warm the page cache
-  const Measured gguf = BestOfThree({{CKPT_AUDIT_BIN, {"--format", "json", "-o", report, big}}}, 0);
-  const Measured plain = BestOfThree({{CKPT_AUDIT_BIN, {"--format", "json", "-o", report, safetensors}}}, 0);
+  const StructureTiming big_run = TimeStructureAudit(big, 64);
+  const StructureTiming small_run = TimeStructureAudit(small, 64);
+  std::cout << "GGUF --no-hash: 1 GiB " << big_run.seconds * 1e3 << " ms, 1 MiB " << small_run.seconds * 1e3 << " ms ("
+            << big_run.seconds / small_run.seconds << "x); bytes read for 1 GiB: " << big_run.bytes_read << std::endl;
+  EXPECT_LT(big_run.bytes_read, std::uint64_t{256} << 10);
+  EXPECT_LT(big_run.seconds, 1.2 * small_run.seconds + 0.002);
+  const auto [gguf, plain] = HashedAgainstSafetensors(big, dir.path());
   std::cout << "hashed 1 GiB: GGUF " << gguf.seconds << " s, safetensors " << plain.seconds << " s ("
             << gguf.seconds / plain.seconds << "x), peak RSS " << gguf.peak_rss_mib << " MiB" << std::endl;
   EXPECT_LT(gguf.seconds, 1.25 * plain.seconds);

@@ -53,6 +53,20 @@ std::vector<const Finding*> FindingsOf(const AuditResult& result, std::string_vi
   return out;
 }
 
+std::size_t ErrorCount(const AuditResult& result) {
+  std::size_t n = 0;
+  for (const Finding& f : result.findings) n += f.rule->severity == Severity::kError ? 1U : 0U;
+  return n;
+}
+
+::testing::AssertionResult HasFinding(const AuditResult& result, std::string_view rule_id, std::string_view text) {
+  for (const Finding* f : FindingsOf(result, rule_id)) {
+    if (f->message.find(text) != std::string::npos) return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << "no " << rule_id << " finding saying \"" << text << "\" in:\n"
+                                       << Describe(result);
+}
+
 std::string Describe(const AuditResult& result) {
   std::string out;
   for (const Finding& f : result.findings) {

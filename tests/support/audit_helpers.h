@@ -1,6 +1,8 @@
 // Helpers for tests that audit generated artifacts from memory and assert findings.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +31,12 @@ AuditResult AuditInput(const Files& files, InputForm form, const std::string& in
 
 /// The findings of `rule_id`.
 std::vector<const Finding*> FindingsOf(const AuditResult& result, std::string_view rule_id);
+
+/// The error-severity findings.
+std::size_t ErrorCount(const AuditResult& result);
+
+/// Success when a finding of `rule_id` has `text` in its message; else says what was found.
+::testing::AssertionResult HasFinding(const AuditResult& result, std::string_view rule_id, std::string_view text);
 
 /// "rule-id CODE: message" for every finding, one per line (for failure messages).
 std::string Describe(const AuditResult& result);
