@@ -22,8 +22,6 @@ AuditResult AuditGguf(const std::string& bytes, const std::string& name = "model
   return AuditInput({{name, bytes}}, InputForm::kFile, "");
 }
 
-
-
 TEST(Gguf, ValidFilesPassWithTheirTensorsAsStored) {
   for (std::uint64_t alignment : {32U, 64U}) {
     for (std::uint32_t version : {2U, 3U}) {

@@ -34,8 +34,6 @@ bool Fails(const AuditResult& r) {
   return false;
 }
 
-
-
 const std::string kTouch = "touch /tmp/ckpt-audit-sentinel";
 const std::string kCall = "posix.system('touch /tmp/ckpt-audit-sentinel')";
 
@@ -119,25 +117,26 @@ TEST(PickleSemantics, ProtocolTwoNamesAreRenamedAsFindClassDoes) {
   EXPECT_TRUE(HasFinding(AuditBytes("a.pkl", p3), "pickle-global-unsafe", "imports __builtin__.eval"));
   // Module renames: commands -> subprocess, and name renames: __builtin__.reduce -> functools.reduce.
   EXPECT_TRUE(HasFinding(AuditBytes("a.pkl", Proto(2) + CallWithStr("commands", "getoutput", "id") + kStop),
-                  "pickle-call-unsafe", "calls subprocess.getoutput('id')"));
-  EXPECT_TRUE(HasFinding(AuditBytes("a.pkl", Proto(2) + Global("__builtin__", "reduce") + kStop), "pickle-global-unsafe",
-                  "imports functools.reduce"));
+                         "pickle-call-unsafe", "calls subprocess.getoutput('id')"));
+  EXPECT_TRUE(HasFinding(AuditBytes("a.pkl", Proto(2) + Global("__builtin__", "reduce") + kStop),
+                         "pickle-global-unsafe", "imports functools.reduce"));
   EXPECT_TRUE(HasFinding(AuditBytes("a.pkl", Proto(0).substr(0, 0) + Global("httplib", "HTTPConnection") + kStop),
-                  "pickle-global-unsafe", "imports http.client.HTTPConnection"));
+                         "pickle-global-unsafe", "imports http.client.HTTPConnection"));
 }
 
 TEST(PickleSemantics, ValuesOrMarksLeftAtStopAreAFinding) {
   EXPECT_TRUE(HasFinding(AuditBytes("a.pkl", Proto(2) + kNone + kNone + kStop), "pickle-stream-malformed",
-                  "leaves 1 values and 0 open marks"));
+                         "leaves 1 values and 0 open marks"));
   EXPECT_TRUE(HasFinding(AuditBytes("a.pkl", Proto(2) + kMark + kNone + kStop), "pickle-stream-malformed",
-                  "leaves 0 values and 1 open marks"));
+                         "leaves 0 values and 1 open marks"));
 }
 
 TEST(PickleSemantics, OutOfBandBuffersAndUnknownOpcodesFail) {
   EXPECT_TRUE(HasFinding(AuditBytes("a.pkl", Proto(5) + "\x97" + kStop), "pickle-stream-malformed", "out-of-band"));
-  EXPECT_TRUE(HasFinding(AuditBytes("a.pkl", Proto(2) + "\xff" + kStop), "pickle-stream-malformed", "not a pickle opcode"));
-  EXPECT_TRUE(HasFinding(AuditBytes("a.pkl", Proto(2) + kNone + kPop + Proto(6) + kNone + kStop), "pickle-stream-malformed",
-                  "protocol 6"));
+  EXPECT_TRUE(
+      HasFinding(AuditBytes("a.pkl", Proto(2) + "\xff" + kStop), "pickle-stream-malformed", "not a pickle opcode"));
+  EXPECT_TRUE(HasFinding(AuditBytes("a.pkl", Proto(2) + kNone + kPop + Proto(6) + kNone + kStop),
+                         "pickle-stream-malformed", "protocol 6"));
   // A stream that starts with PROTO 6 is no pickle CPython reads at all.
   EXPECT_EQ(AuditBytes("a.pkl", Proto(6) + kNone + kStop).artifact.kind, InputKind::kUnknown);
 }
@@ -310,11 +309,11 @@ TEST(PickleBypasses, Row15DunderAttributeThroughStackGlobal) {
 TEST(PickleBypasses, Row16AllowlistedCallableWithHostileArgument) {
   const std::string s = Proto(2) + Global("collections", "OrderedDict") + Str("cmd") + kTuple1 + kReduce + kStop;
   EXPECT_TRUE(HasFinding(AuditBytes("a.pkl", s), "pickle-argument-invalid",
-                  "calls collections.OrderedDict('cmd'): OrderedDict takes nothing or (key, value) pairs"));
+                         "calls collections.OrderedDict('cmd'): OrderedDict takes nothing or (key, value) pairs"));
   // A rebuilt tensor that reaches past its storage.
   const std::string big = StateDictPickle({{"w", "FloatStorage", "0", 6, 2, {2, 3}, {}}});
   EXPECT_TRUE(HasFinding(AuditBytes("model.pt", TorchZip(big, {{"0", OneTensorRecord()}})), "pickle-argument-invalid",
-                  "reach element 8 of storage '0', which holds 6"));
+                         "reach element 8 of storage '0', which holds 6"));
 }
 
 TEST(PickleBypasses, Row17InstAndObj) {
@@ -328,7 +327,7 @@ TEST(PickleBypasses, Row18SubmoduleOfABlockedModule) {
   const std::string s =
       Proto(4) + Global("asyncio.unix_events", "_UnixSubprocessTransport._start") + kPop + kNone + kStop;
   EXPECT_TRUE(HasFinding(AuditBytes("a.pkl", s), "pickle-global-unsafe",
-                  "imports asyncio.unix_events._UnixSubprocessTransport._start"));
+                         "imports asyncio.unix_events._UnixSubprocessTransport._start"));
 }
 
 TEST(PickleBypasses, Row19IndirectionGadgets) {
@@ -343,7 +342,8 @@ TEST(PickleBypasses, Row19IndirectionGadgets) {
                                                         {"marshal", "loads"},
                                                         {"cloudpickle.cloudpickle", "_make_function"}}) {
     const AuditResult r = AuditBytes("a.pkl", Proto(2) + CallWithStr(module, name, "os") + kStop);
-    EXPECT_TRUE(HasFinding(r, "pickle-call-unsafe", Cat({"calls ", module, ".", name, "('os')"}))) << module << "." << name;
+    EXPECT_TRUE(HasFinding(r, "pickle-call-unsafe", Cat({"calls ", module, ".", name, "('os')"})))
+        << module << "." << name;
   }
 }
 
@@ -381,11 +381,11 @@ TEST(PickleBypasses, Row22ExtensionCodesAndCompatNames) {
     EXPECT_TRUE(HasFinding(r, "pickle-call-unsafe", "calls <unknown>('id')"));
   }
   EXPECT_TRUE(HasFinding(AuditBytes("a.pkl", Proto(2) + CallWithStr("commands", "getoutput", "id") + kStop),
-                  "pickle-global-unsafe", "imports subprocess.getoutput"));
-  EXPECT_TRUE(HasFinding(AuditBytes("a.pkl", Proto(2) + Global("httplib", "HTTPSConnection") + kStop), "pickle-global-unsafe",
-                  "imports http.client.HTTPSConnection"));
-  EXPECT_TRUE(HasFinding(AuditBytes("a.pkl", Proto(2) + Global("__builtin__", "reduce") + kStop), "pickle-global-unsafe",
-                  "imports functools.reduce"));
+                         "pickle-global-unsafe", "imports subprocess.getoutput"));
+  EXPECT_TRUE(HasFinding(AuditBytes("a.pkl", Proto(2) + Global("httplib", "HTTPSConnection") + kStop),
+                         "pickle-global-unsafe", "imports http.client.HTTPSConnection"));
+  EXPECT_TRUE(HasFinding(AuditBytes("a.pkl", Proto(2) + Global("__builtin__", "reduce") + kStop),
+                         "pickle-global-unsafe", "imports functools.reduce"));
 }
 
 TEST(PickleBypasses, Row23ExpansionAndHugeLengthsAreBounded) {
@@ -407,14 +407,15 @@ TEST(PickleBypasses, Row23ExpansionAndHugeLengthsAreBounded) {
   }
   laughs += kPop + BinGet(9) + kStop;
   EXPECT_TRUE(HasFinding(AuditBytes("model.pt", TorchZip(laughs, {})), "pickle-budget-exceeded",
-                  "Listing tensors visits more than 2^21"));
+                         "Listing tensors visits more than 2^21"));
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));  // perf_test holds the 1 s bound
 }
 
 TEST(PickleBypasses, Row24ScannerImport) {
   for (const std::string module : {"fickling.analysis", "picklescan.scanner", "modelscan.modelscan"}) {
     const AuditResult r = AuditBytes("a.pkl", Cat({Proto(2), Global(module, "scan"), kPop, kNone, kStop}));
-    EXPECT_TRUE(HasFinding(r, "pickle-scanner-import", Cat({"imports ", module, ".scan, a module of a model scanner"})));
+    EXPECT_TRUE(
+        HasFinding(r, "pickle-scanner-import", Cat({"imports ", module, ".scan, a module of a model scanner"})));
   }
 }
 
@@ -551,7 +552,7 @@ TEST(PickleSemantics, ConjugateAndNegativeBitsAreRecorded) {
   std::string bad = data;
   bad.replace(bad.find(kNewTrue + kSetItem), 1, Int(1));
   EXPECT_TRUE(HasFinding(AuditBytes("model.pt", TorchZip(bad, {{"0", OneTensorRecord()}})), "pickle-argument-invalid",
-                  "its metadata is not a dict of str to bool"));
+                         "its metadata is not a dict of str to bool"));
 }
 
 TEST(PickleSemantics, RenderedCallsEscapeEveryByteAnAttackerChooses) {
@@ -651,8 +652,8 @@ TEST(PickleSemantics, RebuildTensorV3OverAnUntypedStorage) {
   EXPECT_EQ(t.data_offset, zip.find(std::string(10, '\x07')) + 2);  // element 1 of uint16: 2 bytes in
   // Five uint16 elements do not fit in 10 bytes after an offset of 1.
   const std::string past = Cat({Proto(2), kEmptyDict, Str("a"), v3(1, 5), kSetItem, kStop});
-  EXPECT_TRUE(HasFinding(AuditBytes("model.pt", TorchZip(past, {{"0", std::string(10, '\x07')}})), "pickle-argument-invalid",
-                  "reach element 6 of storage '0', which holds 5"));
+  EXPECT_TRUE(HasFinding(AuditBytes("model.pt", TorchZip(past, {{"0", std::string(10, '\x07')}})),
+                         "pickle-argument-invalid", "reach element 6 of storage '0', which holds 5"));
 }
 
 }  // namespace

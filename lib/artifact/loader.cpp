@@ -226,7 +226,7 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
       continue;
     }
     artifact.files.push_back({name, (*file)->identity(), std::nullopt, std::nullopt, std::nullopt, std::nullopt});
-    auto weights = IsPickleFamily(kind)        ? ReadPickleFamily(kind, name, std::move(*file), sink)
+    auto weights = IsPickleFamily(kind)       ? ReadPickleFamily(kind, name, std::move(*file), sink)
                    : kind == InputKind::kGguf ? ReadGguf(name, std::move(*file), sink)
                                               : AcceptedWeightFormat().read(name, std::move(*file), sink);
     if (weights && !weights->valid && !weights->pickle && !weights->gguf && !IsPickleFamily(kind)) {

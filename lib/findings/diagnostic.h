@@ -15,24 +15,24 @@ namespace ckpt {
 
 // X(Name): one diagnostic kind. The rule that reports it is rules/.../<kebab-name>.cpp.
 #define CKPT_READER_DIAGNOSTICS(X)   \
-  X(GgufAlignmentInvalid) \
-  X(GgufChatTemplate) \
-  X(GgufDataPastEnd) \
-  X(GgufDuplicateKey) \
-  X(GgufDuplicateTensor) \
-  X(GgufHeaderInvalid) \
-  X(GgufLengthInvalid) \
-  X(GgufNestedArray) \
-  X(GgufOffsetInvalid) \
-  X(GgufRankInvalid) \
-  X(GgufShapeInvalid) \
-  X(GgufSplitIncomplete) \
-  X(GgufSplitInconsistent) \
-  X(GgufStringInvalid) \
-  X(GgufTensorNameInvalid) \
-  X(GgufTrailingData) \
-  X(GgufTypeUnknown) \
-  X(GgufValueTypeInvalid) \
+  X(GgufAlignmentInvalid)            \
+  X(GgufChatTemplate)                \
+  X(GgufDataPastEnd)                 \
+  X(GgufDuplicateKey)                \
+  X(GgufDuplicateTensor)             \
+  X(GgufHeaderInvalid)               \
+  X(GgufLengthInvalid)               \
+  X(GgufNestedArray)                 \
+  X(GgufOffsetInvalid)               \
+  X(GgufRankInvalid)                 \
+  X(GgufShapeInvalid)                \
+  X(GgufSplitIncomplete)             \
+  X(GgufSplitInconsistent)           \
+  X(GgufStringInvalid)               \
+  X(GgufTensorNameInvalid)           \
+  X(GgufTrailingData)                \
+  X(GgufTypeUnknown)                 \
+  X(GgufValueTypeInvalid)            \
   X(HeaderDuplicateKey)              \
   X(HeaderFieldType)                 \
   X(HeaderJsonSyntax)                \

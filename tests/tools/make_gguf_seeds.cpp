@@ -10,7 +10,9 @@ int main(int argc, char** argv) {
   namespace gg = ckpt::testing::gg;
   const std::filesystem::path out = argc > 1 ? argv[1] : "gguf";
   std::filesystem::create_directories(out);
-  auto write = [&](const char* name, const std::string& bytes) { std::ofstream(out / name, std::ios::binary) << bytes; };
+  auto write = [&](const char* name, const std::string& bytes) {
+    std::ofstream(out / name, std::ios::binary) << bytes;
+  };
   write("several.gguf", gg::Build(gg::Several()));
   gg::Spec aligned = gg::Several();
   aligned.alignment = 64;
