@@ -152,8 +152,9 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
       continue;
     }
     InventoryItem item = ClassifyInventoryFile(entry.name, std::span(head).first(length), (*file)->size(), *classified);
-    if ((item.kind == InventoryClass::kArchive || item.kind == InventoryClass::kData) && IsTorchZip(**file)) {
-      // torch loads any zip holding <folder>/data.pkl, whatever its first member.
+    if (item.kind == InventoryClass::kArchive && IsTorchZip(**file)) {
+      // torch loads any zip holding <folder>/data.pkl, whatever its first member (a file with
+      // no end record is not a zip: ClassifyFile looked for one already).
       item.kind = InventoryClass::kPickleFamily;
       item.description = "a torch.save checkpoint (zip)";
     }

@@ -11,6 +11,7 @@
 
 #include "lib/core/checked_math.h"
 #include "lib/core/text.h"
+#include "lib/io/file_cursor.h"
 
 namespace ckpt {
 namespace {
@@ -77,35 +78,6 @@ std::optional<std::uint64_t> AlignUp(std::uint64_t value, std::uint64_t alignmen
   return *sum / alignment * alignment;
 }
 
-// Reads the header front to back through a buffer; every read is bounded by the file.
-class Cursor {
- public:
-  explicit Cursor(const RandomAccessFile& file) : file_(file), size_(file.size()) {}
-  [[nodiscard]] std::uint64_t position() const { return pos_; }
-  [[nodiscard]] std::uint64_t left() const { return size_ - pos_; }
-
-  // The next n bytes, or nullopt when fewer remain. n must be small (<= 1 MiB) or checked first.
-  IoResult<std::optional<std::string_view>> Take(std::uint64_t n) {
-    if (n > left()) return std::optional<std::string_view>();
-    if (pos_ < buffer_at_ || pos_ + n > buffer_at_ + buffer_.size()) {
-      const std::uint64_t want = std::min<std::uint64_t>(left(), std::max<std::uint64_t>(n, 1 << 16));
-      buffer_.resize(static_cast<std::size_t>(want));
-      buffer_at_ = pos_;
-      if (auto read = file_.ReadAt(pos_, std::as_writable_bytes(std::span(buffer_))); !read) return read.error();
-    }
-    const std::string_view out(buffer_.data() + (pos_ - buffer_at_), static_cast<std::size_t>(n));
-    pos_ += n;
-    return std::optional<std::string_view>(out);
-  }
-
- private:
-  const RandomAccessFile& file_;
-  std::uint64_t size_;
-  std::uint64_t pos_ = 0;
-  std::vector<char> buffer_;
-  std::uint64_t buffer_at_ = 0;
-};
-
 std::uint64_t Le(std::string_view b) {
   std::uint64_t v = 0;
   for (std::size_t i = b.size(); i-- > 0;) v = (v << 8) | static_cast<unsigned char>(b[i]);
@@ -128,7 +100,7 @@ struct Stop {};
 class Reader {
  public:
   Reader(std::string name, const RandomAccessFile& file, DiagnosticSink& sink)
-      : report_(std::move(name), sink), file_(file), cursor_(file) {}
+      : report_(std::move(name), sink), file_(file), cursor_(file, 0, file.size()) {}
 
   IoResult<void> Read(WeightFile& wf);
 
@@ -162,7 +134,7 @@ class Reader {
 
   FileReporter report_;
   const RandomAccessFile& file_;
-  Cursor cursor_;
+  FileCursor cursor_;
   GgufFacts facts_;
   bool nested_reported_ = false;
 };

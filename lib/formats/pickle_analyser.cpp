@@ -10,6 +10,7 @@
 
 #include "lib/core/checked_math.h"
 #include "lib/formats/compat_pickle_names.inc"
+#include "lib/io/file_cursor.h"
 
 namespace ckpt::pickle {
 namespace {
@@ -504,21 +505,8 @@ IoResult<bool> ParsesAsPickles(const RandomAccessFile& file, std::uint64_t max_b
   };
   const std::uint64_t size = file.size();
   const std::uint64_t limit = std::min(size, max_bytes);
-  std::vector<std::byte> buffer;
-  std::uint64_t buffer_at = 0;
-  std::uint64_t pos = 0;
-  // The next n bytes (n <= 1 MiB), or nullopt past the end.
-  auto take = [&](std::size_t n) -> IoResult<std::optional<std::string_view>> {
-    if (n > size - pos) return std::optional<std::string_view>();
-    if (pos < buffer_at || pos + n > buffer_at + buffer.size()) {
-      buffer.resize(static_cast<std::size_t>(std::min<std::uint64_t>(size - pos, std::max<std::size_t>(n, 1 << 16))));
-      buffer_at = pos;
-      if (auto read = file.ReadAt(pos, buffer); !read) return read.error();
-    }
-    const auto* data = reinterpret_cast<const char*>(buffer.data()) + (pos - buffer_at);
-    pos += n;
-    return std::optional<std::string_view>(std::string_view(data, n));
-  };
+  FileCursor cursor(file, 0, size);
+  auto take = [&](std::size_t n) { return cursor.Take(n); };
   // A text line into `out`; false when it does not end (or runs past 4 KiB).
   auto line = [&](std::string& out) -> IoResult<bool> {
     out.clear();
@@ -536,7 +524,7 @@ IoResult<bool> ParsesAsPickles(const RandomAccessFile& file, std::uint64_t max_b
     return v;
   };
   bool stopped_at_end = false;
-  while (pos < limit) {
+  while (cursor.position() < limit) {
     stopped_at_end = false;
     auto code = take(1);
     if (!code) return Failed(code.error());
@@ -646,8 +634,8 @@ IoResult<bool> ParsesAsPickles(const RandomAccessFile& file, std::uint64_t max_b
       if (!prefix) return Failed(prefix.error());
       if (!*prefix) return false;
       const std::uint64_t n = le(**prefix);
-      if (n > size - pos) return false;
-      pos += n;  // skipped, not read
+      if (n > cursor.left()) return false;
+      cursor.Skip(n);  // skipped, not read
     } else {
       std::string t;
       for (std::size_t k = 0; k < lines; ++k) {
@@ -665,16 +653,13 @@ IoResult<bool> ParsesAsPickles(const RandomAccessFile& file, std::uint64_t max_b
     }
     stopped_at_end = op == '.';
   }
-  return pos >= limit && (stopped_at_end || limit < size);
+  return cursor.position() >= limit && (stopped_at_end || limit < size);
 }
 
 Analyser::Analyser(std::string file, DiagnosticSink& sink, StorageMode mode)
-    : file_(std::move(file)), sink_(sink), mode_(mode) {}
+    : report_(std::move(file), sink), mode_(mode) {}
 
 void Analyser::Report(Diag kind, std::uint64_t offset, std::string message) {
-  Location at;
-  at.file = file_;
-  at.byte_offset = offset;
   switch (kind) {
     case Diag::kPickleGlobalUnsafe:
     case Diag::kPickleCallUnsafe:
@@ -688,7 +673,7 @@ void Analyser::Report(Diag kind, std::uint64_t offset, std::string message) {
     default:
       break;
   }
-  sink_.Report(kind, std::move(at), std::move(message));
+  report_(kind, offset, std::move(message));
 }
 
 ValueId Analyser::NewValue(Value v) {
@@ -879,7 +864,7 @@ void Analyser::RenderInto(ValueId id, int depth, std::string& out) const {
 class Analyser::Machine {
  public:
   Machine(Analyser& a, const RandomAccessFile& file, std::uint64_t begin, std::uint64_t end)
-      : a_(a), file_(file), pos_(begin), end_(end) {}
+      : a_(a), cursor_(file, begin, end, 1 << 20) {}
 
   IoResult<PickleEnd> Run();
 
@@ -887,8 +872,7 @@ class Analyser::Machine {
   // A failure that ends this pickle (CPython raises); reported once.
   struct Stop {};
 
-  IoResult<bool> Fill(std::size_t n);
-  IoResult<std::optional<std::string_view>> Take(std::size_t n);
+  IoResult<std::optional<std::string_view>> Take(std::size_t n) { return cursor_.Take(n); }
   IoResult<std::optional<std::string>> Line();
   bool ChargeText(std::uint64_t n, std::uint64_t at);
   bool ChargeValue();
@@ -919,11 +903,7 @@ class Analyser::Machine {
   std::string OpName() const { return std::string(op_name_) + " at byte " + std::to_string(op_at_); }
 
   Analyser& a_;
-  const RandomAccessFile& file_;
-  std::uint64_t pos_;
-  std::uint64_t end_;
-  std::vector<std::byte> buffer_;
-  std::uint64_t buffer_at_ = 0;
+  FileCursor cursor_;
   std::vector<ValueId> stack_;
   std::vector<std::size_t> marks_;
   // The memo: keys below kDenseMemo in a vector (picklers number keys from 0), the rest in a
@@ -938,28 +918,6 @@ class Analyser::Machine {
   std::uint64_t op_at_ = 0;
   const char* op_name_ = "";
 };
-
-IoResult<bool> Analyser::Machine::Fill(std::size_t n) {
-  // The buffer holds [buffer_at_, buffer_at_ + size); refill from pos_ when short.
-  const std::uint64_t have_end = buffer_at_ + buffer_.size();
-  if (pos_ >= buffer_at_ && pos_ + n <= have_end) return true;
-  if (n > end_ - pos_) return false;
-  const std::uint64_t want = std::max<std::uint64_t>(n, std::min<std::uint64_t>(1 << 20, end_ - pos_));
-  buffer_.resize(static_cast<std::size_t>(want));
-  buffer_at_ = pos_;
-  if (auto read = file_.ReadAt(pos_, buffer_); !read)
-    return IoResult<bool>(boost::system::in_place_error, read.error());
-  return true;
-}
-
-IoResult<std::optional<std::string_view>> Analyser::Machine::Take(std::size_t n) {
-  auto filled = Fill(n);
-  if (!filled) return filled.error();
-  if (!*filled) return std::optional<std::string_view>();
-  const auto* data = reinterpret_cast<const char*>(buffer_.data()) + (pos_ - buffer_at_);
-  pos_ += n;
-  return std::optional<std::string_view>(std::string_view(data, n));
-}
 
 IoResult<std::optional<std::string>> Analyser::Machine::Line() {
   std::string out;
@@ -1531,7 +1489,7 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
   Budget& budget = a_.budget_;
   try {
     while (true) {
-      op_at_ = pos_;
+      op_at_ = cursor_.position();
       if (++budget.opcodes > Budget::kMaxOpcodes) {
         budget.exceeded = true;
         a_.Report(Diag::kPickleBudgetExceeded, op_at_,
@@ -1571,9 +1529,9 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
       };
       auto text = [&](Kind kind, std::uint64_t n) {
         if (!ChargeText(n, op_at_)) throw Stop{};
-        if (n > end_ - pos_) {
+        if (n > cursor_.left()) {
           Malformed(OpName() + " declares " + std::to_string(n) + " bytes, more than the " +
-                    std::to_string(end_ - pos_) + " left in the stream (truncated).");
+                    std::to_string(cursor_.left()) + " left in the stream (truncated).");
           throw Stop{};
         }
         std::string s(need(static_cast<std::size_t>(n)));
@@ -1655,7 +1613,7 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
             Malformed("STOP at byte " + std::to_string(op_at_) + " leaves " + std::to_string(stack_.size()) +
                       " values and " + std::to_string(marks_.size()) + " open marks on the stack.");
           }
-          result.end = pos_;
+          result.end = cursor_.position();
           return result;
         }
         case '0': {
@@ -1727,7 +1685,7 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
             Malformed(OpName() + " declares a negative byte count (LONG pickle has negative byte count).");
             throw Stop{};
           }
-          if (n > end_ - pos_) {
+          if (n > cursor_.left()) {
             Malformed(OpName() + " declares " + std::to_string(n) + " bytes, more than the stream holds (truncated).");
             throw Stop{};
           }
@@ -1792,7 +1750,7 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
             throw Stop{};
           }
           std::uint64_t len = static_cast<std::uint64_t>(n);
-          if (len > end_ - pos_) {
+          if (len > cursor_.left()) {
             Malformed(OpName() + " declares " + std::to_string(len) +
                       " bytes, more than the stream holds (truncated).");
             throw Stop{};
@@ -2072,9 +2030,9 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
         case 0x95: {
           op_name_ = "FRAME";
           const std::uint64_t n = le(need(8));
-          if (n > end_ - pos_) {
+          if (n > cursor_.left()) {
             Malformed(OpName() + " declares a frame of " + std::to_string(n) + " bytes, more than the " +
-                      std::to_string(end_ - pos_) + " left (pickle data was truncated).");
+                      std::to_string(cursor_.left()) + " left (pickle data was truncated).");
             throw Stop{};
           }
           break;

@@ -173,8 +173,7 @@ class Analyser {
   void RenderInto(ValueId id, int depth, std::string& out) const;
   void Report(Diag kind, std::uint64_t offset, std::string message);
 
-  std::string file_;
-  DiagnosticSink& sink_;
+  FileReporter report_;
   StorageMode mode_;
   Budget budget_;
   bool unsafe_ = false;

@@ -1,0 +1,40 @@
+// Reads a range of a file front to back through one buffer: the binary readers' (pickle,
+// GGUF) cursor. Every read is bounded by the range's end before anything is read.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "lib/io/artifact_source.h"
+
+namespace ckpt {
+
+class FileCursor {
+ public:
+  /// The bytes [begin, end) of `file`, refilled `window` bytes at a time (or what a larger
+  /// Take needs).
+  FileCursor(const RandomAccessFile& file, std::uint64_t begin, std::uint64_t end, std::size_t window = 64 << 10)
+      : file_(file), pos_(begin), end_(end), window_(window) {}
+
+  [[nodiscard]] std::uint64_t position() const { return pos_; }
+  [[nodiscard]] std::uint64_t left() const { return end_ - pos_; }
+
+  /// The next n bytes, or nullopt when fewer remain before the end. The view holds until the
+  /// next Take. Callers bound n first (it is buffered whole).
+  IoResult<std::optional<std::string_view>> Take(std::uint64_t n);
+
+  /// Moves past n bytes without reading them (n <= left()).
+  void Skip(std::uint64_t n) { pos_ += n; }
+
+ private:
+  const RandomAccessFile& file_;
+  std::uint64_t pos_;
+  std::uint64_t end_;
+  std::size_t window_;
+  std::vector<char> buffer_;
+  std::uint64_t buffer_at_ = 0;
+};
+
+}  // namespace ckpt
