@@ -864,7 +864,7 @@ void Analyser::RenderInto(ValueId id, int depth, std::string& out) const {
 class Analyser::Machine {
  public:
   Machine(Analyser& a, const RandomAccessFile& file, std::uint64_t begin, std::uint64_t end)
-      : a_(a), cursor_(file, begin, end, 1 << 20) {}
+      : a_(a), file_(file), pos_(begin), end_(end) {}
 
   IoResult<PickleEnd> Run();
 
@@ -872,7 +872,10 @@ class Analyser::Machine {
   // A failure that ends this pickle (CPython raises); reported once.
   struct Stop {};
 
-  IoResult<std::optional<std::string_view>> Take(std::size_t n) { return cursor_.Take(n); }
+  // Its own buffered read, not FileCursor: this is the per-opcode path, and the shared
+  // cursor measured 40% slower here (a DUP storm: 26 ms against 37 ms).
+  IoResult<bool> Fill(std::size_t n);
+  IoResult<std::optional<std::string_view>> Take(std::size_t n);
   IoResult<std::optional<std::string>> Line();
   bool ChargeText(std::uint64_t n, std::uint64_t at);
   bool ChargeValue();
@@ -903,7 +906,11 @@ class Analyser::Machine {
   std::string OpName() const { return std::string(op_name_) + " at byte " + std::to_string(op_at_); }
 
   Analyser& a_;
-  FileCursor cursor_;
+  const RandomAccessFile& file_;
+  std::uint64_t pos_;
+  std::uint64_t end_;
+  std::vector<std::byte> buffer_;
+  std::uint64_t buffer_at_ = 0;
   std::vector<ValueId> stack_;
   std::vector<std::size_t> marks_;
   // The memo: keys below kDenseMemo in a vector (picklers number keys from 0), the rest in a
@@ -918,6 +925,28 @@ class Analyser::Machine {
   std::uint64_t op_at_ = 0;
   const char* op_name_ = "";
 };
+
+IoResult<bool> Analyser::Machine::Fill(std::size_t n) {
+  // The buffer holds [buffer_at_, buffer_at_ + size); refill from pos_ when short.
+  const std::uint64_t have_end = buffer_at_ + buffer_.size();
+  if (pos_ >= buffer_at_ && pos_ + n <= have_end) return true;
+  if (n > end_ - pos_) return false;
+  const std::uint64_t want = std::max<std::uint64_t>(n, std::min<std::uint64_t>(1 << 20, end_ - pos_));
+  buffer_.resize(static_cast<std::size_t>(want));
+  buffer_at_ = pos_;
+  if (auto read = file_.ReadAt(pos_, buffer_); !read)
+    return IoResult<bool>(boost::system::in_place_error, read.error());
+  return true;
+}
+
+IoResult<std::optional<std::string_view>> Analyser::Machine::Take(std::size_t n) {
+  auto filled = Fill(n);
+  if (!filled) return filled.error();
+  if (!*filled) return std::optional<std::string_view>();
+  const auto* data = reinterpret_cast<const char*>(buffer_.data()) + (pos_ - buffer_at_);
+  pos_ += n;
+  return std::optional<std::string_view>(std::string_view(data, n));
+}
 
 IoResult<std::optional<std::string>> Analyser::Machine::Line() {
   std::string out;
@@ -1489,7 +1518,7 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
   Budget& budget = a_.budget_;
   try {
     while (true) {
-      op_at_ = cursor_.position();
+      op_at_ = pos_;
       if (++budget.opcodes > Budget::kMaxOpcodes) {
         budget.exceeded = true;
         a_.Report(Diag::kPickleBudgetExceeded, op_at_,
@@ -1529,9 +1558,9 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
       };
       auto text = [&](Kind kind, std::uint64_t n) {
         if (!ChargeText(n, op_at_)) throw Stop{};
-        if (n > cursor_.left()) {
+        if (n > end_ - pos_) {
           Malformed(OpName() + " declares " + std::to_string(n) + " bytes, more than the " +
-                    std::to_string(cursor_.left()) + " left in the stream (truncated).");
+                    std::to_string(end_ - pos_) + " left in the stream (truncated).");
           throw Stop{};
         }
         std::string s(need(static_cast<std::size_t>(n)));
@@ -1613,7 +1642,7 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
             Malformed("STOP at byte " + std::to_string(op_at_) + " leaves " + std::to_string(stack_.size()) +
                       " values and " + std::to_string(marks_.size()) + " open marks on the stack.");
           }
-          result.end = cursor_.position();
+          result.end = pos_;
           return result;
         }
         case '0': {
@@ -1685,7 +1714,7 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
             Malformed(OpName() + " declares a negative byte count (LONG pickle has negative byte count).");
             throw Stop{};
           }
-          if (n > cursor_.left()) {
+          if (n > end_ - pos_) {
             Malformed(OpName() + " declares " + std::to_string(n) + " bytes, more than the stream holds (truncated).");
             throw Stop{};
           }
@@ -1750,7 +1779,7 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
             throw Stop{};
           }
           std::uint64_t len = static_cast<std::uint64_t>(n);
-          if (len > cursor_.left()) {
+          if (len > end_ - pos_) {
             Malformed(OpName() + " declares " + std::to_string(len) +
                       " bytes, more than the stream holds (truncated).");
             throw Stop{};
@@ -2030,9 +2059,9 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
         case 0x95: {
           op_name_ = "FRAME";
           const std::uint64_t n = le(need(8));
-          if (n > cursor_.left()) {
+          if (n > end_ - pos_) {
             Malformed(OpName() + " declares a frame of " + std::to_string(n) + " bytes, more than the " +
-                      std::to_string(cursor_.left()) + " left (pickle data was truncated).");
+                      std::to_string(end_ - pos_) + " left (pickle data was truncated).");
             throw Stop{};
           }
           break;

@@ -23,12 +23,21 @@ class FileCursor {
 
   /// The next n bytes, or nullopt when fewer remain before the end. The view holds until the
   /// next Take. Callers bound n first (it is buffered whole).
-  IoResult<std::optional<std::string_view>> Take(std::uint64_t n);
+  IoResult<std::optional<std::string_view>> Take(std::uint64_t n) {
+    if (pos_ >= buffer_at_ && n <= buffer_at_ + buffer_.size() - pos_) {  // buffered: the per-opcode path
+      const std::string_view out(buffer_.data() + (pos_ - buffer_at_), static_cast<std::size_t>(n));
+      pos_ += n;
+      return std::optional<std::string_view>(out);
+    }
+    return Refill(n);
+  }
 
   /// Moves past n bytes without reading them (n <= left()).
   void Skip(std::uint64_t n) { pos_ += n; }
 
  private:
+  IoResult<std::optional<std::string_view>> Refill(std::uint64_t n);
+
   const RandomAccessFile& file_;
   std::uint64_t pos_;
   std::uint64_t end_;
