@@ -42,6 +42,7 @@ struct DiffRun;  // lib/diff/diff.h
 namespace ckpt::rules {
 
 #define CKPT_DECLARE_Read(ns) CKPT_RULE(ns)
+#define CKPT_DECLARE_Attest(ns) CKPT_RULE(ns)
 #define CKPT_DECLARE_Checked(ns) CKPT_CHECKED_RULE(ns)
 #define CKPT_DECLARE_Chain(ns) CKPT_CHAIN_RULE(ns)
 #define CKPT_DECLARE_Diff(ns) CKPT_DIFF_RULE(ns)
@@ -49,15 +50,17 @@ namespace ckpt::rules {
 CKPT_RULES(CKPT_DECLARE)
 #undef CKPT_DECLARE
 #undef CKPT_DECLARE_Read
+#undef CKPT_DECLARE_Attest
 #undef CKPT_DECLARE_Checked
 #undef CKPT_DECLARE_Chain
 #undef CKPT_DECLARE_Diff
 
 /// What a rule looks at.
 enum class RuleScope {
-  kArtifact,  ///< one artifact (ckpt-audit and every tool that audits artifacts)
-  kChain,     ///< a parent_hash history (ckpt-chain)
-  kDiff,      ///< two rounds compared (ckpt-diff)
+  kArtifact,     ///< one artifact (ckpt-audit and every tool that audits artifacts)
+  kChain,        ///< a parent_hash history (ckpt-chain)
+  kDiff,         ///< two rounds compared (ckpt-diff)
+  kAttestation,  ///< signed statements and derivation records verified (--verify-*, ckpt-chain --trusted-key)
 };
 
 /// One entry of the registry.
@@ -66,10 +69,14 @@ struct RuleEntry {
   void (*check)(const Artifact&, FindingSink&);               ///< artifact rules checked after reading
   void (*chain_check)(const ChainGraph&, ChainFindingSink&);  ///< chain rules
   void (*diff_check)(const DiffRun&, FindingSink&);           ///< diff rules (gates)
+  bool attestation;                                           ///< reported while verifying signed statements
   std::string_view source;                                    ///< rules/<family>/<rule-id>.cpp
   std::string_view listed_id;  ///< the id rules/rule_list.h gives it (tested against RuleInfo::id)
   [[nodiscard]] RuleScope scope() const {
-    return chain_check ? RuleScope::kChain : diff_check ? RuleScope::kDiff : RuleScope::kArtifact;
+    return chain_check   ? RuleScope::kChain
+           : diff_check  ? RuleScope::kDiff
+           : attestation ? RuleScope::kAttestation
+                         : RuleScope::kArtifact;
   }
 };
 

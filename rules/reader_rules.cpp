@@ -10,6 +10,17 @@ namespace ckpt::rules {
 namespace {
 
 constexpr std::array<const RuleInfo*, static_cast<std::size_t>(Diag::kCount)> kReaderRules = {
+    &attest_envelope_invalid::kRule,
+    &attest_foreign_key::kRule,
+    &attest_payload_type::kRule,
+    &attest_predicate_unknown::kRule,
+    &attest_signature_invalid::kRule,
+    &attest_statement_invalid::kRule,
+    &attest_subject_mismatch::kRule,
+    &attest_verdict_fail::kRule,
+    &derivation_input_mismatch::kRule,
+    &derivation_source_mismatch::kRule,
+    &derivation_tensor_mismatch::kRule,
     &gguf_alignment_invalid::kRule,
     &gguf_chat_template::kRule,
     &gguf_data_past_end::kRule,

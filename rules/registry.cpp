@@ -9,10 +9,11 @@
 namespace ckpt::rules {
 namespace {
 
-#define CKPT_CHECKS_Read(ns) nullptr, nullptr, nullptr
-#define CKPT_CHECKS_Checked(ns) &ns::Check, nullptr, nullptr
-#define CKPT_CHECKS_Chain(ns) nullptr, &ns::CheckChain, nullptr
-#define CKPT_CHECKS_Diff(ns) nullptr, nullptr, &ns::CheckDiff
+#define CKPT_CHECKS_Read(ns) nullptr, nullptr, nullptr, false
+#define CKPT_CHECKS_Attest(ns) nullptr, nullptr, nullptr, true
+#define CKPT_CHECKS_Checked(ns) &ns::Check, nullptr, nullptr, false
+#define CKPT_CHECKS_Chain(ns) nullptr, &ns::CheckChain, nullptr, false
+#define CKPT_CHECKS_Diff(ns) nullptr, nullptr, &ns::CheckDiff, false
 #define CKPT_ENTRY(family, ns, id, kind) {&ns::kRule, CKPT_CHECKS_##kind(ns), "rules/" #family "/" id ".cpp", id},
 const RuleEntry kRules[] = {CKPT_RULES(CKPT_ENTRY)};
 #undef CKPT_ENTRY

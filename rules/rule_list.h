@@ -5,11 +5,20 @@
 //   family: the folder rules/<family>/ holding <id>.cpp; symbol: the rule's namespace,
 //   the id with '-' as '_'; Kind: Read (detected while reading: a reader diagnostic maps to
 //   it, rules/reader_rules.cpp), Checked (Check() on the artifact model), Chain
-//   (CheckChain() on a history), Diff (CheckDiff() on two rounds).
+//   (CheckChain() on a history), Diff (CheckDiff() on two rounds), Attest (a diagnostic of
+//   lib/attest/ when a signed statement or derivation record is verified).
 #pragma once
 
 // clang-format off
 #define CKPT_RULES(X) \
+  X(attest, attest_envelope_invalid, "attest-envelope-invalid", Attest) \
+  X(attest, attest_foreign_key, "attest-foreign-key", Attest) \
+  X(attest, attest_payload_type, "attest-payload-type", Attest) \
+  X(attest, attest_predicate_unknown, "attest-predicate-unknown", Attest) \
+  X(attest, attest_signature_invalid, "attest-signature-invalid", Attest) \
+  X(attest, attest_statement_invalid, "attest-statement-invalid", Attest) \
+  X(attest, attest_subject_mismatch, "attest-subject-mismatch", Attest) \
+  X(attest, attest_verdict_fail, "attest-verdict-fail", Attest) \
   X(chain, chain_cycle, "chain-cycle", Chain) \
   X(chain, chain_duplicate_artifact, "chain-duplicate-artifact", Chain) \
   X(chain, chain_fork, "chain-fork", Chain) \
@@ -22,6 +31,9 @@
   X(chain, chain_parent_untrusted, "chain-parent-untrusted", Chain) \
   X(chain, chain_round_not_consecutive, "chain-round-not-consecutive", Chain) \
   X(chain, chain_wmcp_changed, "chain-wmcp-changed", Chain) \
+  X(derivation, derivation_input_mismatch, "derivation-input-mismatch", Attest) \
+  X(derivation, derivation_source_mismatch, "derivation-source-mismatch", Attest) \
+  X(derivation, derivation_tensor_mismatch, "derivation-tensor-mismatch", Attest) \
   X(diff, diff_change_not_allowed, "diff-change-not-allowed", Diff) \
   X(diff, diff_not_child, "diff-not-child", Diff) \
   X(diff, diff_rel_l2_exceeded, "diff-rel-l2-exceeded", Diff) \

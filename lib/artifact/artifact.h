@@ -64,6 +64,15 @@ struct PickleFacts {
   std::string container;      ///< "torch-zip", "torch-legacy", "pickle", "numpy"
   std::uint32_t pickles = 0;  ///< pickles analysed
   bool unsafe = false;        ///< an import, call or argument outside the allowlist
+  /// A storage's bytes in the file, as derivation records name them (attestations.md
+  /// section 4): a torch zip's stored data member by its name ("archive/data/0"), a legacy
+  /// file's storage as "storage:<key>".
+  struct Record {
+    std::string name;
+    std::uint64_t offset = 0;  ///< absolute offset of the first byte
+    std::uint64_t length = 0;
+  };
+  std::vector<Record> records;  ///< the storages located, in file order
 };
 
 /// What a GGUF file's header says besides its tensors (inputs.md section 5).

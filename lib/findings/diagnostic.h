@@ -15,6 +15,17 @@ namespace ckpt {
 
 // X(Name): one diagnostic kind. The rule that reports it is rules/.../<kebab-name>.cpp.
 #define CKPT_READER_DIAGNOSTICS(X)   \
+  X(AttestEnvelopeInvalid)           \
+  X(AttestForeignKey)                \
+  X(AttestPayloadType)               \
+  X(AttestPredicateUnknown)          \
+  X(AttestSignatureInvalid)          \
+  X(AttestStatementInvalid)          \
+  X(AttestSubjectMismatch)           \
+  X(AttestVerdictFail)               \
+  X(DerivationInputMismatch)         \
+  X(DerivationSourceMismatch)        \
+  X(DerivationTensorMismatch)        \
   X(GgufAlignmentInvalid)            \
   X(GgufChatTemplate)                \
   X(GgufDataPastEnd)                 \

@@ -254,8 +254,13 @@ IoResult<WeightFile> ReadTorchZip(WeightFile wf, const RandomAccessFile& file, D
                  (expected ? std::to_string(*expected) : std::string("past 2^64")) + " bytes).");
       continue;
     }
-    if (it->second->located && it->second->method == 0) record_offset[i] = it->second->data_offset;
+    if (it->second->located && it->second->method == 0) {
+      record_offset[i] = it->second->data_offset;
+      wf.pickle->records.push_back({it->second->name, it->second->data_offset, it->second->size});
+    }
   }
+  std::sort(wf.pickle->records.begin(), wf.pickle->records.end(),
+            [](const PickleFacts::Record& a, const PickleFacts::Record& b) { return a.offset < b.offset; });
   for (const auto& [key, m] : records) {
     if (!referenced.contains(key)) {
       report(Diag::kZipMemberUnexpected, m->central_offset,
@@ -370,6 +375,7 @@ IoResult<WeightFile> ReadTorchLegacy(WeightFile wf, const RandomAccessFile& file
           break;
         }
         record_offset[it->second] = at + 8;
+        wf.pickle->records.push_back({"storage:" + key, at + 8, *bytes});
         at += 8 + *bytes;
       }
       if (layout_ok) {

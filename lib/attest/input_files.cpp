@@ -1,0 +1,111 @@
+#include "lib/attest/input_files.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "lib/core/text.h"
+#include "lib/hashing/sha256.h"
+
+namespace ckpt::attest {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The SHA-256 of the regular file at `path` (opened without blocking on a FIFO).
+std::optional<std::string> HashPath(const fs::path& path, std::uint64_t& size, std::string& error) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    error = "cannot open " + QuoteForMessage(path.string()) + ": " + std::strerror(errno);
+    return std::nullopt;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    error = QuoteForMessage(path.string()) + " is not a regular file";
+    return std::nullopt;
+  }
+  std::vector<char> buffer(1 << 20);
+  Sha256 sha;
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      error = "cannot read " + QuoteForMessage(path.string()) + ": " + std::strerror(errno);
+      ::close(fd);
+      return std::nullopt;
+    }
+    if (n == 0) break;
+    size += static_cast<std::uint64_t>(n);
+    sha.Update(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+  }
+  ::close(fd);
+  return sha.FinalHex();
+}
+
+}  // namespace
+
+InputFiles DigestInputFiles(const std::string& path,
+                            const std::function<std::optional<std::string>(const std::string&)>& known) {
+  InputFiles out;
+  std::error_code ec;
+  const fs::path root(path);
+  const fs::file_status status = fs::status(root, ec);  // the path given follows a symlink, as users expect
+  if (ec) {
+    out.error = "cannot read " + QuoteForMessage(path) + ": " + ec.message();
+    return out;
+  }
+  std::vector<std::pair<std::string, fs::path>> found;  // name, path
+  if (fs::is_regular_file(status)) {
+    found.emplace_back(root.filename().string(), root);
+  } else if (fs::is_directory(status)) {
+    fs::recursive_directory_iterator it(root, fs::directory_options::none, ec);
+    for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      const fs::file_status own = it->symlink_status(ec);
+      if (ec) break;
+      if (fs::is_symlink(own)) {
+        std::error_code target_ec;
+        if (!fs::is_regular_file(fs::status(it->path(), target_ec)) || target_ec) continue;
+      } else if (!fs::is_regular_file(own)) {
+        continue;
+      }
+      if (found.size() >= kMaxInputFiles) {
+        out.error = QuoteForMessage(path) + " holds more than " + std::to_string(kMaxInputFiles) + " files";
+        return out;
+      }
+      found.emplace_back(it->path().lexically_relative(root).generic_string(), it->path());
+    }
+    if (ec) {
+      out.error = "cannot list " + QuoteForMessage(path) + ": " + ec.message();
+      return out;
+    }
+  } else {
+    out.error = QuoteForMessage(path) + " is neither a file nor a directory";
+    return out;
+  }
+  std::sort(found.begin(), found.end());
+  for (auto& [name, file] : found) {
+    std::optional<std::string> digest = known ? known(name) : std::nullopt;
+    std::uint64_t size = 0;
+    if (digest) {
+      std::error_code size_ec;
+      size = fs::file_size(file, size_ec);
+    } else {
+      std::string error;
+      digest = HashPath(file, size, error);
+      if (!digest) {
+        out.error = error;
+        return out;
+      }
+    }
+    out.files.push_back({ToValidUtf8(name), std::move(*digest), size});
+  }
+  return out;
+}
+
+}  // namespace ckpt::attest
