@@ -46,16 +46,7 @@ std::string Describe(const std::string& context, const boost::system::error_code
 
 // Reader diagnostics become findings under their rules as they arrive, so the per-rule
 // cap bounds memory while reading.
-class RuleSink final : public DiagnosticSink {
- public:
-  explicit RuleSink(FindingSink& findings) : findings_(findings) {}
-  void Report(Diag kind, Location location, std::string message) override {
-    findings_.Report(rules::RuleForDiagnostic(kind), std::move(location), std::move(message));
-  }
-
- private:
-  FindingSink& findings_;
-};
+using rules::RuleSink;
 
 }  // namespace
 

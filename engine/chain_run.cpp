@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "engine/attestation.h"
 #include "engine/audit.h"
 #include "lib/chain/discovery.h"
 #include "lib/core/parallel.h"
@@ -36,9 +37,14 @@ std::vector<ChainNode> AuditArtifacts(std::span<const std::string> paths, const 
 
 ChainRun RunChain(const std::vector<std::string>& roots, const ChainRunOptions& options) {
   ChainRun run;
-  Discovery found = DiscoverArtifacts(roots);
+  Discovery found = DiscoverArtifacts(roots, options.trusted_key.has_value());
   run.discovery_errors = std::move(found.errors);
   std::vector<ChainNode> nodes = AuditArtifacts(found.artifacts, options.policy, options.jobs);
+  if (options.trusted_key) {
+    // Statements read no weights: verifying them is cheap, one after another.
+    for (const std::string& envelope : found.envelopes)
+      nodes.push_back(NodeFromEnvelope(envelope, *options.trusted_key));
+  }
   run.graph = BuildChainGraph(std::move(nodes), options.chain);
   run.findings = CheckChain(run.graph);
   run.history = HistoryOrder(run.graph);

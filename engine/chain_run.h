@@ -7,12 +7,16 @@
 #include <vector>
 
 #include "engine/verdict.h"
+#include "lib/attest/ed25519.h"
 #include "lib/chain/chain_analysis.h"
 
 namespace ckpt {
 
 struct ChainRunOptions {
   ChainOptions chain;
+  /// --trusted-key: envelopes are discovered and each becomes a node from its verified
+  /// statement (attestations.md section 3); nullopt: artifacts only.
+  std::optional<attest::PublicKey> trusted_key;
   Policy policy;      ///< per-artifact audit policy (compute_hash false with --no-hash)
   unsigned jobs = 1;  ///< artifacts audited in parallel
 };

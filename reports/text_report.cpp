@@ -25,7 +25,8 @@ std::string Short(const std::string& hash) { return EscapeForDisplay(hash.size()
 
 std::string FindingLine(const std::string& artifact_path, const Finding& f, bool color) {
   const Palette p{color};
-  std::string location = FormatLocation(artifact_path.empty() ? f.location.artifact : artifact_path, f.location);
+  // A location in another file than the input's (a signed statement) names its own root.
+  std::string location = FormatLocation(f.location.artifact.empty() ? artifact_path : f.location.artifact, f.location);
   std::string line = location.empty() ? "" : EscapeForDisplay(location) + ": ";
   line += std::string(p.For(f.severity())) + std::string(SeverityName(f.severity())) + std::string(p.reset()) + ": " +
           EscapeForDisplay(f.message) + " [" + std::string(f.rule->id) + " " + std::string(CodeName(f.rule->code)) +

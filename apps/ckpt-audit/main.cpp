@@ -1,12 +1,18 @@
 // ckpt-audit: audits Lensemble checkpoint artifacts. Parses options, runs the library,
 // writes one report. Exit codes: 0 clean, 1 findings at or above --fail-on, 2 tool error.
+#include <sys/stat.h>
+
+#include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <optional>
 
 #include "apps/common/cli.h"
+#include "engine/attestation.h"
 #include "engine/audit.h"
 #include "lib/artifact/input.h"
+#include "lib/attest/dsse.h"
 #include "lib/core/text.h"
 #include "reports/json_report.h"
 #include "reports/rule_catalog_report.h"
@@ -18,19 +24,74 @@ namespace po = boost::program_options;
 namespace {
 
 constexpr const char* kUsage = R"(Usage: ckpt-audit [options] ARTIFACT...
+       ckpt-audit --attest KEY --attestation-out PATH [options] ARTIFACT...
+       ckpt-audit --verify-attestation ENVELOPE --trusted-key PUB [options] INPUT
+       ckpt-audit --verify-derivation RECORD --trusted-key PUB [--derived-from INPUT] [options] OUTPUT
 
 Audits each ARTIFACT directory (header.json plus safetensors weights) against the
 Lensemble artifact format: schema version and migration, header fields, strict
 safetensors structure, manifest and shard index cross-checks, path confinement,
 action-head exclusion, pickle refusal and the recomputed content hash.
 
+With --attest, each audit is also signed: an in-toto Statement v1 in a DSSE envelope
+(Ed25519), written whatever the verdict. --verify-attestation checks such an envelope
+and that INPUT's files still hash to its subjects; --verify-derivation checks a
+conversion's derivation record against its safetensors OUTPUT (and its input).
+
 Exit status:
   0  no finding at or above --fail-on
-  1  findings at or above --fail-on (an artifact that cannot be parsed is a finding)
-  2  the tool could not do its job: bad usage, a path that does not exist or cannot
-     be read, nothing to audit, or an internal error
+  1  findings at or above --fail-on (an artifact that cannot be parsed is a finding;
+     with --verify-*, any check that fails, or a signed verdict of fail)
+  2  the tool could not do its job: bad usage (a malformed key too), a path that does
+     not exist or cannot be read, nothing to audit, a statement that cannot be
+     written, or an internal error
 
 Options)";
+
+// "now", or an RFC 3339 UTC time to the second, as --attestation-time takes it.
+std::optional<std::string> AttestationTime(const std::string& value) {
+  if (value == "now") {
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    return std::string(text);
+  }
+  // YYYY-MM-DDTHH:MM:SSZ with each field in range (a leap second allowed), nothing else.
+  auto number = [&](std::size_t at, std::size_t digits) -> int {
+    int n = 0;
+    for (std::size_t i = at; i < at + digits; ++i) {
+      if (value[i] < '0' || value[i] > '9') return -1;
+      n = n * 10 + (value[i] - '0');
+    }
+    return n;
+  };
+  if (value.size() != 20 || value[4] != '-' || value[7] != '-' || value[10] != 'T' || value[13] != ':' ||
+      value[16] != ':' || value[19] != 'Z') {
+    return std::nullopt;
+  }
+  const int year = number(0, 4);
+  const int month = number(5, 2);
+  const int day = number(8, 2);
+  const int hour = number(11, 2);
+  const int minute = number(14, 2);
+  const int second = number(17, 2);
+  if (year < 0 || month < 1 || month > 12 || day < 1 || day > 31 || hour < 0 || hour > 23 || minute < 0 ||
+      minute > 59 || second < 0 || second > 60) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+// The name a statement file takes for an input: its own name (a folder's or a file's).
+std::string StatementName(const std::string& input) {
+  std::error_code ec;
+  std::filesystem::path path = std::filesystem::absolute(input, ec).lexically_normal();
+  if (!path.has_filename()) path = path.parent_path();
+  std::string name = path.filename().string();
+  return (name.empty() || name == "." || name == "..") ? "input" : name;
+}
 
 }  // namespace
 
@@ -42,9 +103,84 @@ int main(int argc, char** argv) try {
       "the recomputed content hash must equal HEX (64 hex digits); with several artifacts, name each as "
       "PATH=HEX (repeatable)")("no-hash",
                                "check structure only; do not recompute the content hash (reported as a warning)");
+  std::string attest_key;
+  std::string attestation_out;
+  std::string attestation_time;
+  std::string verify_attestation;
+  std::string verify_derivation;
+  std::string trusted_key;
+  std::string derived_from;
+  cli.options().add_options()(
+      "attest", po::value(&attest_key)->value_name("KEY"),
+      "sign each audit with the Ed25519 private key in KEY (PEM, as openssl genpkey writes it)")(
+      "attestation-out", po::value(&attestation_out)->value_name("PATH"),
+      "where --attest writes: the envelope file for one input; for several, a folder receiving "
+      "<name>.audit.dsse.json each")(
+      "attestation-time", po::value(&attestation_time)->value_name("TIME")->implicit_value("now"),
+      "record when the audit ran (RFC 3339 UTC, or now); without it two runs sign identical statements")(
+      "verify-attestation", po::value(&verify_attestation)->value_name("ENVELOPE"),
+      "check a signed audit statement against INPUT as it is now (needs --trusted-key)")(
+      "verify-derivation", po::value(&verify_derivation)->value_name("RECORD"),
+      "check a signed derivation record against the safetensors OUTPUT (needs --trusted-key)")(
+      "trusted-key", po::value(&trusted_key)->value_name("PUB"),
+      "the signer's Ed25519 public key (PEM, as openssl pkey -pubout writes it)")(
+      "derived-from", po::value(&derived_from)->value_name("INPUT"),
+      "with --verify-derivation: also check the torch.save checkpoint the output was made from");
   std::vector<std::string> artifacts;
   if (auto stop = cli.Parse(argc, argv, artifacts)) return *stop;
   if (artifacts.empty()) return cli.UsageError("nothing to audit: give at least one ARTIFACT directory");
+
+  const ckpt::reports::ReportContext context = cli.Context();
+  auto report_and_exit = [&](const std::vector<ckpt::AuditResult>& results) {
+    auto write_failed = cli.WriteReport([&](std::ostream& out) {
+      if (cli.format() == "json") {
+        ckpt::reports::WriteJsonReport(out, results, context);
+      } else if (cli.format() == "sarif") {
+        ckpt::reports::WriteSarif(out, ckpt::reports::SarifFromAudit(results, context.threshold), cli.sarif(), context);
+      } else {
+        ckpt::reports::WriteTextReport(out, results, context);
+      }
+    });
+    if (write_failed) return *write_failed;
+    for (const auto& r : results) {
+      for (const auto& e : r.tool_errors) std::cerr << "ckpt-audit: " << e << "\n";
+    }
+    return ckpt::ExitCodeOf(results, context.threshold);
+  };
+
+  // Verifying a statement or a record: one input, no audit.
+  const bool verifying = cli.Has("verify-attestation") || cli.Has("verify-derivation");
+  if (cli.Has("verify-attestation") && cli.Has("verify-derivation")) {
+    return cli.UsageError("--verify-attestation and --verify-derivation check different things: give one");
+  }
+  if (cli.Has("trusted-key") && !verifying) {
+    return cli.UsageError("--trusted-key is for --verify-attestation or --verify-derivation (ckpt-chain takes it too)");
+  }
+  if (cli.Has("derived-from") && !cli.Has("verify-derivation")) {
+    return cli.UsageError("--derived-from goes with --verify-derivation");
+  }
+  if (verifying) {
+    if (!cli.Has("trusted-key")) return cli.UsageError("verifying needs the signer's public key: --trusted-key PUB");
+    if (cli.Has("attest")) return cli.UsageError("--attest signs an audit; it cannot be combined with verifying");
+    if (artifacts.size() != 1) {
+      return cli.UsageError(cli.Has("verify-attestation") ? "--verify-attestation checks one INPUT"
+                                                          : "--verify-derivation checks one OUTPUT");
+    }
+    auto key = ckpt::attest::LoadPublicKey(trusted_key);
+    if (auto* error = std::get_if<ckpt::attest::KeyError>(&key)) {
+      return cli.UsageError("--trusted-key '" + trusted_key + "': " + error->message);
+    }
+    const auto& public_key = std::get<ckpt::attest::PublicKey>(key);
+    std::vector<ckpt::AuditResult> results;
+    if (cli.Has("verify-attestation")) {
+      results.push_back(ckpt::VerifyAttestation(verify_attestation, public_key, artifacts.front()));
+    } else {
+      results.push_back(ckpt::VerifyDerivationRecord(
+          verify_derivation, public_key, artifacts.front(),
+          cli.Has("derived-from") ? std::optional<std::string>(derived_from) : std::nullopt));
+    }
+    return report_and_exit(results);
+  }
   {  // a hub root, a models--ORG--NAME folder or a folder of rounds stands for several audits
     std::vector<std::string> expanded;
     for (const std::string& path : artifacts) {
@@ -83,6 +219,56 @@ int main(int argc, char** argv) try {
   }
   if (auto stop = cli.ApplyAllowGroups(policy)) return *stop;
 
+  // Signing: the key is read (and refused when malformed) before any audit runs.
+  std::optional<ckpt::attest::PrivateKey> signing_key;
+  ckpt::AttestOptions attest_options;
+  std::vector<std::string> statement_paths;
+  if (cli.Has("attest") != cli.Has("attestation-out")) {
+    return cli.UsageError("--attest KEY and --attestation-out PATH go together");
+  }
+  if (cli.Has("attestation-time") && !cli.Has("attest")) return cli.UsageError("--attestation-time goes with --attest");
+  if (cli.Has("attest")) {
+    auto key = ckpt::attest::LoadPrivateKey(attest_key);
+    if (auto* error = std::get_if<ckpt::attest::KeyError>(&key)) {
+      return cli.UsageError("--attest '" + attest_key + "': " + error->message);
+    }
+    signing_key = std::get<ckpt::attest::PrivateKey>(key);
+    struct stat st {};
+    if (::stat(attest_key.c_str(), &st) == 0 && (st.st_mode & (S_IRGRP | S_IROTH)) != 0) {
+      std::cerr << "ckpt-audit: warning: the private key '" << attest_key
+                << "' is readable by others than its owner; chmod 600 it\n";
+    }
+    if (cli.Has("attestation-time")) {
+      attest_options.time = AttestationTime(attestation_time);
+      if (!attest_options.time) {
+        return cli.UsageError("--attestation-time needs now or a UTC time as YYYY-MM-DDTHH:MM:SSZ");
+      }
+    }
+    attest_options.threshold = context.threshold;
+    policy.digest_files = true;  // the subjects' digests come from the audit's own reads
+    std::error_code ec;
+    const bool into_folder = artifacts.size() > 1 || std::filesystem::is_directory(attestation_out, ec);
+    if (auto refused = cli.RefuseInsideInputs(attestation_out, artifacts, "--attestation-out")) return *refused;
+    if (into_folder) {
+      std::filesystem::create_directories(attestation_out, ec);
+      if (ec || !std::filesystem::is_directory(attestation_out, ec)) {
+        return cli.UsageError("--attestation-out '" + attestation_out + "' is not a folder that can be written");
+      }
+      std::map<std::string, std::string> taken;
+      for (const std::string& input : artifacts) {
+        const std::string name = StatementName(input) + ".audit.dsse.json";
+        if (auto [it, fresh] = taken.emplace(name, input); !fresh) {
+          std::string message = "'" + it->second;
+          message.append("' and '").append(input).append("' would both be signed into ").append(name);
+          return cli.UsageError(message.append("; attest them in separate runs"));
+        }
+        statement_paths.push_back((std::filesystem::path(attestation_out) / name).string());
+      }
+    } else {
+      statement_paths.push_back(attestation_out);
+    }
+  }
+
   std::vector<ckpt::AuditResult> results;
   results.reserve(artifacts.size());
   for (std::size_t i = 0; i < artifacts.size(); ++i) {
@@ -91,21 +277,27 @@ int main(int argc, char** argv) try {
     results.push_back(ckpt::AuditPath(artifacts[i], own));
   }
 
-  const ckpt::reports::ReportContext context = cli.Context();
-  auto write_failed = cli.WriteReport([&](std::ostream& out) {
-    if (cli.format() == "json") {
-      ckpt::reports::WriteJsonReport(out, results, context);
-    } else if (cli.format() == "sarif") {
-      ckpt::reports::WriteSarif(out, ckpt::reports::SarifFromAudit(results, context.threshold), cli.sarif(), context);
-    } else {
-      ckpt::reports::WriteTextReport(out, results, context);
+  int signing_failed = 0;
+  if (signing_key) {
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const ckpt::AuditResult& r = results[i];
+      if (!r.tool_errors.empty()) {
+        std::cerr << "ckpt-audit: no statement for '" << r.artifact.path << "': it could not be audited\n";
+        continue;
+      }
+      ckpt::InputSubjects subjects = ckpt::SubjectsOfAudit(r);
+      if (subjects.error) {
+        std::cerr << "ckpt-audit: no statement for '" << r.artifact.path << "': " << *subjects.error << "\n";
+        signing_failed = ckpt::kExitToolError;
+        continue;
+      }
+      const std::string payload = ckpt::AuditStatementPayload(r, subjects.subjects, attest_options);
+      const std::string envelope = ckpt::attest::SignEnvelope(ckpt::attest::kInTotoPayloadType, payload, *signing_key);
+      if (!cli.WriteFileAtomically(statement_paths[i], envelope)) signing_failed = ckpt::kExitToolError;
     }
-  });
-  if (write_failed) return *write_failed;
-  for (const auto& r : results) {
-    for (const auto& e : r.tool_errors) std::cerr << "ckpt-audit: " << e << "\n";
   }
-  return ckpt::ExitCodeOf(results, context.threshold);
+  const int code = report_and_exit(results);
+  return code == ckpt::kExitToolError ? code : (signing_failed != 0 ? signing_failed : code);
 } catch (const std::exception& e) {
   std::cerr << "ckpt-audit: internal error: " << e.what() << "\n";
   return ckpt::kExitToolError;

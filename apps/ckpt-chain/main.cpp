@@ -15,12 +15,18 @@ namespace po = boost::program_options;
 namespace {
 
 constexpr const char* kUsage = R"(Usage: ckpt-chain [options] PATH...
+       ckpt-chain --trusted-key PUB [options] ENVELOPE|FOLDER...
 
 Audits the artifacts under each PATH (an artifact directory, or a folder searched
 recursively for directories holding header.json) and checks them as one parent_hash
 history: every artifact passes ckpt-audit's rules, every link holds against the
 recomputed content hash of the parent, rounds follow each other, wmcp_version stays,
 and there is exactly one genesis and no fork, gap or cycle.
+
+With --trusted-key, the history is proved from signed audit statements instead of the
+bytes: each ENVELOPE (recognised by content; folders are searched for *.dsse.json) is
+verified against PUB, and a verified statement with verdict pass stands for its round
+with its recomputed content hash. Nothing else is read.
 
 Exit status:
   0  the history holds: no finding at or above --fail-on
@@ -36,13 +42,16 @@ int main(int argc, char** argv) try {
   ckpt::cli::CommonCli cli("ckpt-chain", {"text", "json", "sarif", "dot", "mermaid"}, kUsage);
   std::string head;
   std::string genesis;
+  std::string trusted_key;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   cli.options().add_options()("jobs,j", po::value(&jobs)->value_name("N"),
                               "artifacts audited in parallel (default: number of cores)")(
       "no-hash", "link on declared hashes only (reported as a warning: nothing is recomputed)")(
       "head", po::value(&head)->value_name("HEX"),
       "verify the lineage of this artifact back to genesis (content hash or a unique prefix of 8+ digits)")(
-      "genesis", po::value(&genesis)->value_name("HEX"), "the genesis content hash must equal HEX (INV-WARMSTART-T0)");
+      "genesis", po::value(&genesis)->value_name("HEX"), "the genesis content hash must equal HEX (INV-WARMSTART-T0)")(
+      "trusted-key", po::value(&trusted_key)->value_name("PUB"),
+      "prove the history from signed statements (DSSE envelopes) verified with this Ed25519 public key (PEM)");
   std::vector<std::string> paths;
   if (auto stop = cli.Parse(argc, argv, paths)) return *stop;
   if (jobs == 0 || jobs > 1024) return cli.UsageError("--jobs must be between 1 and 1024");
@@ -61,6 +70,13 @@ int main(int argc, char** argv) try {
     run_options.chain.genesis = genesis;
   }
   if (auto stop = cli.ApplyAllowGroups(run_options.policy)) return *stop;
+  if (cli.Has("trusted-key")) {
+    auto key = ckpt::attest::LoadPublicKey(trusted_key);
+    if (auto* error = std::get_if<ckpt::attest::KeyError>(&key)) {
+      return cli.UsageError("--trusted-key '" + trusted_key + "': " + error->message);
+    }
+    run_options.trusted_key = std::get<ckpt::attest::PublicKey>(key);
+  }
 
   const ckpt::ChainRun run = ckpt::RunChain(paths, run_options);
 
@@ -82,7 +98,9 @@ int main(int argc, char** argv) try {
   if (write_failed) return *write_failed;
   for (const std::string& e : run.discovery_errors) std::cerr << "ckpt-chain: " << e << "\n";
   if (run.graph.nodes.empty() && run.discovery_errors.empty()) {
-    std::cerr << "ckpt-chain: no artifact (a directory holding header.json) found under the given paths\n";
+    std::cerr << (run_options.trusted_key
+                      ? "ckpt-chain: no signed statement (*.dsse.json) or artifact found under the given paths\n"
+                      : "ckpt-chain: no artifact (a directory holding header.json) found under the given paths\n");
   }
   for (const ckpt::ChainNode& node : run.graph.nodes) {
     for (const std::string& e : node.tool_errors) std::cerr << "ckpt-chain: " << e << "\n";

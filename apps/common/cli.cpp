@@ -135,9 +135,14 @@ std::optional<int> CommonCli::Parse(int argc, char** argv, std::vector<std::stri
 
 std::optional<int> CommonCli::RefuseOutputInsideInputs(const std::vector<std::string>& inputs) const {
   if (output_.empty()) return std::nullopt;
+  return RefuseInsideInputs(output_, inputs, "-o");
+}
+
+std::optional<int> CommonCli::RefuseInsideInputs(const std::string& path, const std::vector<std::string>& inputs,
+                                                 const std::string& option) const {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const fs::path out = fs::weakly_canonical(fs::absolute(output_, ec), ec);
+  const fs::path out = fs::weakly_canonical(fs::absolute(path, ec), ec);
   if (ec) return std::nullopt;  // reported when writing
   for (const std::string& input : inputs) {
     std::error_code input_ec;
@@ -145,11 +150,50 @@ std::optional<int> CommonCli::RefuseOutputInsideInputs(const std::vector<std::st
     if (input_ec) continue;
     auto [end, rest] = std::mismatch(in.begin(), in.end(), out.begin(), out.end());
     if (end == in.end()) {
-      return UsageError("-o '" + output_ + "' is inside the audited input '" + input +
-                        "'; the tools never write into what they audit");
+      std::string message = option;
+      message.append(" '").append(path).append("' is inside the audited input '").append(input);
+      return UsageError(message.append("'; the tools never write into what they audit"));
     }
   }
   return std::nullopt;
+}
+
+bool CommonCli::WriteFileAtomically(const std::string& path, std::string_view content) const {
+  return WriteAtomically(
+      path, [&](std::ostream& out) { out.write(content.data(), static_cast<std::streamsize>(content.size())); });
+}
+
+// A temporary file beside the destination, renamed over it once complete: a reader never
+// sees half a file, and a failed run leaves the old one in place.
+bool CommonCli::WriteAtomically(const std::string& path, const std::function<void(std::ostream&)>& write) const {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::string pattern = (dir / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
+  const int fd = ::mkstemp(pattern.data());
+  if (fd < 0) {
+    std::cerr << tool_ << ": cannot write '" << path << "': " << std::strerror(errno) << "\n";
+    return false;
+  }
+  const mode_t mask = ::umask(0);  // mkstemp makes 0600; the file gets the usual 0666 & ~umask
+  ::umask(mask);
+  ::fchmod(fd, 0666 & ~mask);
+  ::close(fd);
+  bool ok = false;
+  {
+    std::ofstream file(pattern, std::ios::binary | std::ios::trunc);
+    if (file) {
+      write(file);
+      file.flush();
+      ok = static_cast<bool>(file);
+    }
+  }
+  if (!ok || ::rename(pattern.c_str(), path.c_str()) != 0) {
+    ::unlink(pattern.c_str());
+    std::cerr << tool_ << ": writing '" << path << "' failed\n";
+    return false;
+  }
+  return true;
 }
 
 std::optional<int> CommonCli::ApplyAllowGroups(Policy& policy) const {
@@ -172,33 +216,7 @@ std::optional<int> CommonCli::WriteReport(const std::function<void(std::ostream&
     }
     return std::nullopt;
   }
-  // A temporary file beside the destination, renamed over it once complete: a reader of
-  // -o never sees half a report, and a failed run leaves the old one in place.
-  namespace fs = std::filesystem;
-  const fs::path target(output_);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string pattern = (dir / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
-  const int fd = ::mkstemp(pattern.data());
-  if (fd < 0) return UsageError("cannot write the report to '" + output_ + "': " + std::strerror(errno));
-  const mode_t mask = ::umask(0);  // mkstemp makes 0600; a report gets the usual 0666 & ~umask
-  ::umask(mask);
-  ::fchmod(fd, 0666 & ~mask);
-  ::close(fd);
-  bool ok = false;
-  {
-    std::ofstream file(pattern, std::ios::binary | std::ios::trunc);
-    if (file) {
-      write(file);
-      file.flush();
-      ok = static_cast<bool>(file);
-    }
-  }
-  if (!ok || ::rename(pattern.c_str(), output_.c_str()) != 0) {
-    ::unlink(pattern.c_str());
-    std::cerr << tool_ << ": writing the report to '" << output_ << "' failed\n";
-    return kExitToolError;
-  }
-  return std::nullopt;
+  return WriteAtomically(output_, write) ? std::nullopt : std::optional<int>(kExitToolError);
 }
 
 reports::ReportContext CommonCli::Context() const {

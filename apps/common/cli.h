@@ -36,6 +36,15 @@ class CommonCli {
   /// Prints "<tool>: <message>" and a hint to standard error; returns 2.
   int UsageError(const std::string& message) const;
 
+  /// A usage error when `path` (written by `option`) lies inside one of `inputs`: the
+  /// tools never write into what they audit.
+  std::optional<int> RefuseInsideInputs(const std::string& path, const std::vector<std::string>& inputs,
+                                        const std::string& option) const;
+
+  /// Writes `content` to `path` through a temporary file renamed over it (a reader never
+  /// sees half a file); false with a message on standard error when that fails.
+  bool WriteFileAtomically(const std::string& path, std::string_view content) const;
+
   /// Writes the report with `write` to -o FILE or standard output; 2 when that fails.
   std::optional<int> WriteReport(const std::function<void(std::ostream&)>& write) const;
 
@@ -59,6 +68,7 @@ class CommonCli {
   std::string color_ = "auto";
   std::size_t max_findings_ = 0;
   std::optional<int> RefuseOutputInsideInputs(const std::vector<std::string>& inputs) const;
+  bool WriteAtomically(const std::string& path, const std::function<void(std::ostream&)>& write) const;
   /// Flushes standard output; 2 with a message when it cannot be written (/dev/full).
   int FinishStdout(int code) const;
   int ListRules() const;

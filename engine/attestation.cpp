@@ -1,0 +1,428 @@
+#include "engine/attestation.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <boost/json.hpp>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <map>
+
+#include "lib/attest/derivation.h"
+#include "lib/attest/dsse.h"
+#include "lib/attest/input_files.h"
+#include "lib/core/text.h"
+#include "lib/hashing/sha256.h"
+#include "lib/io/directory_source.h"
+#include "rules/catalog.h"
+#include "rules/reader_rules.h"
+
+namespace ckpt {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A whole file of at most `limit` bytes (never blocking on a FIFO), or why not.
+std::optional<std::string> ReadBounded(const std::string& path, std::size_t limit, std::string& error) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    error = "cannot open " + path + ": " + std::strerror(errno);
+    return std::nullopt;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    error = path + " is not a regular file";
+    return std::nullopt;
+  }
+  if (static_cast<std::uint64_t>(st.st_size) > limit) {
+    ::close(fd);
+    error = path + " is larger than " + std::to_string(limit >> 20) + " MiB";
+    return std::nullopt;
+  }
+  std::string text(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::pread(fd, text.data() + done, text.size() - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      error = "cannot read " + path + (n < 0 ? std::string(": ") + std::strerror(errno) : std::string(": it shrank"));
+      ::close(fd);
+      return std::nullopt;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  return text;
+}
+
+// Findings about a signed file point at that file: its folder as the root, its name as the file.
+Location FileLocation(const std::string& path) {
+  Location at;
+  const fs::path p(path);
+  at.artifact = p.has_parent_path() ? p.parent_path().string() : std::string(".");
+  at.file = p.filename().string();
+  return at;
+}
+
+// Reports diagnostics at `file`'s location (keeping a byte offset the check gave).
+class LocatedSink final : public DiagnosticSink {
+ public:
+  LocatedSink(FindingSink& findings, Location at) : rules_(findings), at_(std::move(at)) {}
+  void Report(Diag kind, Location location, std::string message) override {
+    Location at = at_;
+    at.byte_offset = location.byte_offset;
+    at.tensor = std::move(location.tensor);
+    rules_.Report(kind, std::move(at), std::move(message));
+  }
+
+ private:
+  rules::RuleSink rules_;
+  Location at_;
+};
+
+boost::json::value NullOr(const std::optional<std::string>& text) {
+  return text ? boost::json::value(ToValidUtf8(*text)) : boost::json::value(nullptr);
+}
+boost::json::value NullOr(const std::optional<std::uint64_t>& n) {
+  return n ? boost::json::value(*n) : boost::json::value(nullptr);
+}
+
+// The kind a statement names, or kUnknown.
+InputKind KindNamed(std::string_view name) {
+  for (unsigned k = 0; k <= static_cast<unsigned>(InputKind::kUnknown); ++k) {
+    if (InputKindName(static_cast<InputKind>(k)) == name) return static_cast<InputKind>(k);
+  }
+  return InputKind::kUnknown;
+}
+
+bool IsSingleFileKind(InputKind kind) {
+  return kind != InputKind::kLensemble && kind != InputKind::kLensembleTar && kind != InputKind::kModelFolder;
+}
+
+void CompareSubjects(const std::vector<attest::Subject>& signed_subjects, const std::vector<attest::Subject>& now,
+                     const std::string& input_path, FindingSink& sink) {
+  std::map<std::string, const attest::Subject*> current;
+  for (const attest::Subject& s : now) current.emplace(s.name, &s);
+  std::map<std::string, const attest::Subject*> recorded;
+  for (const attest::Subject& s : signed_subjects) recorded.emplace(s.name, &s);
+  auto report = [&](const std::string& file, std::string message) {
+    Location at;
+    at.artifact = input_path;
+    at.file = file;
+    sink.Report(rules::attest_subject_mismatch::kRule, std::move(at), std::move(message));
+  };
+  for (const auto& [name, s] : recorded) {
+    auto it = current.find(name);
+    if (it == current.end()) {
+      report(name, "The statement's subject " + QuoteForMessage(name) + " is not a file of the input now.");
+    } else if (it->second->sha256 != s->sha256) {
+      report(name, "File " + QuoteForMessage(name) + " hashes to " + it->second->sha256 + " now, but the statement " +
+                       "signed " + s->sha256 + ": it changed after the audit.");
+    }
+  }
+  for (const auto& [name, s] : current) {
+    if (!recorded.contains(name)) {
+      report(name, "File " + QuoteForMessage(name) + " of the input is not among the statement's subjects: it was " +
+                       "added after the audit.");
+    }
+  }
+}
+
+}  // namespace
+
+RuleSetFingerprint RulesInForce() {
+  RuleSetFingerprint out;
+  Sha256 sha;
+  for (const rules::RuleEntry& rule : rules::AllRules()) {
+    sha.Update(rule.info->id);
+    sha.Update("\t");
+    sha.Update(CodeName(rule.info->code));
+    sha.Update("\t");
+    sha.Update(SeverityName(rule.info->severity));
+    sha.Update("\n");
+    ++out.count;
+  }
+  out.sha256 = sha.FinalHex();
+  return out;
+}
+
+std::string AuditStatementPayload(const AuditResult& result, const std::vector<attest::Subject>& subjects,
+                                  const AttestOptions& options) {
+  const Artifact& a = result.artifact;
+  boost::json::array subject;
+  for (const attest::Subject& s : subjects) {
+    subject.push_back({{"name", ToValidUtf8(s.name)}, {"digest", {{"sha256", s.sha256}}}});
+  }
+  const RuleSetFingerprint rules_in_force = RulesInForce();
+  boost::json::array allowed;
+  for (const std::string& g : a.policy.allowed_groups) allowed.push_back(boost::json::value(ToValidUtf8(g)));
+  for (const std::string& g : a.policy.extra_allowed_groups) allowed.push_back(boost::json::value(ToValidUtf8(g)));
+  boost::json::array heads;
+  for (const std::string& p : a.policy.action_head_patterns) heads.push_back(boost::json::value(ToValidUtf8(p)));
+  boost::json::array findings;
+  for (const Finding& f : result.findings) {
+    findings.push_back({{"rule", f.rule->id},
+                        {"code", CodeName(f.rule->code)},
+                        {"severity", SeverityName(f.severity())},
+                        {"file", ToValidUtf8(f.location.file)}});
+  }
+  const SeverityCounts counts = CountFindings(result);
+  boost::json::object predicate;
+  predicate["tool"] = {{"name", "ckpt-audit"}, {"version", CKPT_VERSION}};
+  predicate["rules"] = {{"count", rules_in_force.count}, {"fingerprint", rules_in_force.sha256}};
+  predicate["policy"] = {{"fail_on", FailThresholdName(options.threshold)},
+                         {"content_hash", a.policy.compute_hash},
+                         {"allowed_groups", allowed},
+                         {"action_head_patterns", heads},
+                         {"expected_hash", NullOr(a.policy.expected_hash)}};
+  predicate["kind"] = InputKindName(a.kind);
+  predicate["verdict"] = VerdictName(VerdictOf(result, options.threshold));
+  predicate["counts"] = {{"error", counts.errors}, {"warning", counts.warnings}, {"note", counts.notes}};
+  predicate["findings"] = std::move(findings);
+  if (InputKinds::Lensemble().Has(a.kind)) {
+    predicate["content_hash"] = NullOr(a.computed_hash);
+    // The header's fields as a history reads them: only from a supported schema version.
+    if (a.header && a.header->version_supported) {
+      const Header& h = *a.header;
+      predicate["declared_content_hash"] = NullOr(h.content_hash);
+      if (h.parent_hash_present) predicate["parent_hash"] = NullOr(h.parent_hash);
+      predicate["round_index"] = NullOr(h.round_index);
+      predicate["wmcp_version"] = NullOr(h.wmcp_version);
+    }
+    predicate["schema_version"] = a.header ? NullOr(a.header->schema_version) : boost::json::value(nullptr);
+  }
+  if (options.time) predicate["audited_at"] = *options.time;
+  boost::json::object statement;
+  statement["_type"] = attest::kStatementType;
+  statement["subject"] = std::move(subject);
+  statement["predicateType"] = attest::kAuditPredicateType;
+  statement["predicate"] = std::move(predicate);
+  return boost::json::serialize(statement);
+}
+
+InputSubjects SubjectsOfAudit(const AuditResult& result) {
+  const Artifact& a = result.artifact;
+  std::map<std::string, std::string> known;
+  // A tar's subject is the tar itself: its members' digests say nothing about it.
+  if (a.kind != InputKind::kLensembleTar) {
+    for (const AdmittedFile& f : a.files) {
+      if (f.sha256 && !f.change) known.emplace(f.name, *f.sha256);
+    }
+  }
+  const std::string own_name = fs::path(a.path).filename().string();
+  attest::InputFiles files =
+      attest::DigestInputFiles(a.path, [&](const std::string& name) -> std::optional<std::string> {
+        // A single-file input's one file is admitted as "" (the input itself).
+        if (IsSingleFileKind(a.kind) && name != own_name) return std::nullopt;
+        auto it = known.find(IsSingleFileKind(a.kind) ? std::string() : name);
+        return it == known.end() ? std::nullopt : std::optional<std::string>(it->second);
+      });
+  return {std::move(files.files), std::move(files.error)};
+}
+
+AuditResult VerifyAttestation(const std::string& envelope_path, const attest::PublicKey& key,
+                              const std::string& input_path) {
+  AuditResult result;
+  result.artifact.path = input_path;
+  result.artifact.kind = InputKind::kUnknown;
+  std::string error;
+  auto text = ReadBounded(envelope_path, attest::kMaxEnvelopeBytes, error);
+  if (!text) {
+    result.tool_errors.push_back(error);
+    return result;
+  }
+  FindingSink sink;
+  LocatedSink located(sink, FileLocation(envelope_path));
+  const FileReporter report("", located);
+  std::optional<attest::AuditStatement> statement;
+  if (auto payload = attest::OpenEnvelope(*text, key, report))
+    statement = attest::ParseAuditStatement(*payload, report);
+  if (statement) {
+    attest::InputFiles now = attest::DigestInputFiles(input_path);
+    if (now.error) {
+      result.tool_errors.push_back(*now.error);
+      return result;
+    }
+    CompareSubjects(statement->subjects, now.files, input_path, sink);
+    // The report lists the input's files as they hash now.
+    result.artifact.kind = KindNamed(statement->predicate.kind);
+    std::error_code ec;
+    const bool single_file = fs::is_regular_file(input_path, ec);
+    for (const attest::Subject& s : now.files) {
+      AdmittedFile f;
+      f.name = single_file ? std::string() : s.name;  // a file input is its own one file, as in an audit
+      f.identity.size = s.size;
+      f.sha256 = s.sha256;
+      result.artifact.files.push_back(std::move(f));
+    }
+    if (statement->predicate.verdict != "pass") {
+      Location at = FileLocation(envelope_path);
+      sink.Report(rules::attest_verdict_fail::kRule, at,
+                  "The statement verifies, but its signed verdict is fail (" +
+                      std::to_string(statement->predicate.findings.size()) + " findings listed, the first " +
+                      (statement->predicate.findings.empty()
+                           ? std::string("not named")
+                           : QuoteForMessage(statement->predicate.findings.front().rule, 64)) +
+                      ").");
+    }
+  }
+  result.findings = std::move(sink.findings());
+  result.dropped = sink.dropped();
+  return result;
+}
+
+AuditResult VerifyDerivationRecord(const std::string& record_path, const attest::PublicKey& key,
+                                   const std::string& output_path, const std::optional<std::string>& input_path) {
+  AuditResult result;
+  result.artifact.path = output_path;
+  result.artifact.kind = InputKind::kSafetensors;
+  std::string error;
+  auto text = ReadBounded(record_path, attest::kMaxEnvelopeBytes, error);
+  if (!text) {
+    result.tool_errors.push_back(error);
+    return result;
+  }
+  FindingSink sink;
+  LocatedSink located(sink, FileLocation(record_path));
+  const FileReporter report("", located);
+  std::optional<attest::DerivationStatement> record;
+  if (auto payload = attest::OpenEnvelope(*text, key, report))
+    record = attest::ParseDerivationStatement(*payload, report);
+  if (record) {
+    // Each file opened once, as the audit opens a single-file input (no final symlink).
+    auto open = [&](const std::string& path) -> std::optional<attest::DerivationFile> {
+      const fs::path p(path);
+      auto dir = DirectorySource::OpenDirectory(p.has_parent_path() ? p.parent_path().string() : ".");
+      if (!dir) {
+        result.tool_errors.push_back("cannot open " + path + ": " + dir.error().message());
+        return std::nullopt;
+      }
+      auto file = (*dir)->Open(p.filename().string());
+      if (!file) {
+        result.tool_errors.push_back("cannot open " + path + ": " + file.error().message());
+        return std::nullopt;
+      }
+      return attest::DerivationFile{p.filename().string(), std::move(*file)};
+    };
+    auto output = open(output_path);
+    std::optional<attest::DerivationFile> input;
+    if (input_path) input = open(*input_path);
+    if (!output || (input_path && !input)) return result;
+    // Output findings are located in the output; input findings in the input.
+    class ByFile final : public DiagnosticSink {
+     public:
+      ByFile(FindingSink& sink, std::string output, std::string input)
+          : rules_(sink), output_(std::move(output)), input_(std::move(input)) {}
+      void Report(Diag kind, Location location, std::string message) override {
+        const bool about_input = kind == Diag::kDerivationInputMismatch || kind == Diag::kDerivationSourceMismatch;
+        const fs::path p(about_input ? input_ : output_);
+        location.artifact = p.has_parent_path() ? p.parent_path().string() : std::string(".");
+        location.file = p.filename().string();
+        rules_.Report(kind, std::move(location), std::move(message));
+      }
+
+     private:
+      rules::RuleSink rules_;
+      std::string output_;
+      std::string input_;
+    } by_file(sink, output_path, input_path.value_or(""));
+    auto verified = attest::VerifyDerivation(*record, std::move(*output), input ? &*input : nullptr, by_file);
+    if (!verified) {
+      result.tool_errors.push_back("cannot read while verifying: " + verified.error().message());
+    } else {
+      // The report lists the output as it hashes now (the input is named in its findings).
+      AdmittedFile f;
+      f.identity.size = verified->output_size;
+      f.sha256 = verified->output_sha256;
+      result.artifact.files.push_back(std::move(f));
+    }
+  }
+  result.findings = std::move(sink.findings());
+  result.dropped = sink.dropped();
+  return result;
+}
+
+bool IsEnvelopeFile(const std::string& path) {
+  std::string error;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st {};
+  std::string head(4096, '\0');
+  ssize_t n = -1;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) n = ::pread(fd, head.data(), head.size(), 0);
+  ::close(fd);
+  if (n <= 0) return false;
+  head.resize(static_cast<std::size_t>(n));
+  return attest::LooksLikeEnvelope(head);
+}
+
+ChainNode NodeFromEnvelope(const std::string& path, const attest::PublicKey& key) {
+  ChainNode node;
+  node.path = path;
+  const Location at = FileLocation(path);
+  node.parent_location = node.hash_location = at;
+  std::string error;
+  auto text = ReadBounded(path, attest::kMaxEnvelopeBytes, error);
+  if (!text) {
+    node.tool_errors.push_back(error);
+    return node;
+  }
+  FindingSink sink;
+  LocatedSink located(sink, at);
+  const FileReporter report("", located);
+  std::optional<attest::AuditStatement> statement;
+  if (auto payload = attest::OpenEnvelope(*text, key, report))
+    statement = attest::ParseAuditStatement(*payload, report);
+  bool usable = statement.has_value();
+  if (statement) {
+    const attest::AuditPredicate& p = statement->predicate;
+    node.kind = p.kind == "lensemble-tar" ? InputKind::kLensembleTar : InputKind::kLensemble;
+    if (p.kind != "lensemble" && p.kind != "lensemble-tar") {
+      sink.Report(rules::attest_statement_invalid::kRule, at,
+                  "The statement is about a " + QuoteForMessage(p.kind, 32) +
+                      " input, not a Lensemble artifact: it has no place in a parent_hash history.");
+      usable = false;
+    } else if (p.verdict == "pass" && !p.content_hash) {
+      sink.Report(rules::attest_statement_invalid::kRule, at,
+                  "The statement carries no recomputed content_hash (the audit ran without hashing): a history "
+                  "cannot link to a hash nobody recomputed.");
+      usable = false;
+    }
+    // The signed audit's own findings, as ckpt-chain over the artifact would hold them.
+    for (const attest::SignedFinding& f : p.findings) {
+      const RuleInfo* rule = rules::FindRule(f.rule);
+      if (rule == nullptr) {
+        sink.Report(rules::attest_statement_invalid::kRule, at,
+                    "The statement lists a finding of rule " + QuoteForMessage(f.rule, 64) +
+                        ", which this version of the tools does not know.");
+        usable = false;
+        continue;
+      }
+      sink.Report(*rule, at,
+                  "The signed audit found: " + std::string(rule->title) +
+                      (f.file.empty() ? std::string(".") : " (in " + QuoteForMessage(f.file) + ")."));
+    }
+    if (p.verdict == "fail") {
+      sink.Report(rules::attest_verdict_fail::kRule, at,
+                  "The statement verifies, but its signed verdict is fail: the round failed its audit.");
+    }
+    node.computed_hash = p.content_hash;
+    node.declared_hash = p.declared_content_hash;
+    node.parent_present = p.parent_present;
+    node.parent_hash = p.parent_hash;
+    node.round_index = p.round_index;
+    node.wmcp_version = p.wmcp_version;
+  }
+  node.audit_findings = std::move(sink.findings());
+  node.audit_dropped = sink.dropped();
+  node.audit_passed = usable && statement->predicate.verdict == "pass" &&
+                      std::none_of(node.audit_findings.begin(), node.audit_findings.end(),
+                                   [](const Finding& f) { return f.severity() == Severity::kError; });
+  if (node.audit_passed) node.link_hash = node.computed_hash;
+  return node;
+}
+
+}  // namespace ckpt

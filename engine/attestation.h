@@ -1,0 +1,63 @@
+// Signed audits, their verification, chains from signed statements and derivation records
+// (attestations.md): the statement an audit signs, and each verification as findings of
+// the attest-* and derivation-* rules, so every report format shows which check failed.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/verdict.h"
+#include "lib/attest/ed25519.h"
+#include "lib/attest/statement.h"
+#include "lib/chain/chain_graph.h"
+
+namespace ckpt {
+
+/// The rule set in force: how many rules, and the SHA-256 of one line per rule (sorted by
+/// id) "<id> TAB <code> TAB <severity> LF".
+struct RuleSetFingerprint {
+  std::size_t count = 0;
+  std::string sha256;
+};
+RuleSetFingerprint RulesInForce();
+
+struct AttestOptions {
+  FailThreshold threshold = Severity::kError;
+  /// --attestation-time: written as the predicate's `audited_at` (RFC 3339, UTC); absent by
+  /// default so two runs on the same input sign identical statements.
+  std::optional<std::string> time;
+};
+
+/// The audit statement's payload (attestations.md section 2) for `result`, with `subjects`.
+std::string AuditStatementPayload(const AuditResult& result, const std::vector<attest::Subject>& subjects,
+                                  const AttestOptions& options);
+
+/// The files of an audited input with their SHA-256, reusing the digests the audit computed
+/// from its own reads (Policy::digest_files). `error` set when they cannot be read.
+struct InputSubjects {
+  std::vector<attest::Subject> subjects;
+  std::optional<std::string> error;
+};
+InputSubjects SubjectsOfAudit(const AuditResult& result);
+
+/// --verify-attestation: the envelope at `envelope_path` against `key` and the input at
+/// `input_path` now. The result's findings say which check failed (none: it holds);
+/// tool_errors when a file cannot be read.
+AuditResult VerifyAttestation(const std::string& envelope_path, const attest::PublicKey& key,
+                              const std::string& input_path);
+
+/// --verify-derivation: the record at `record_path` against `key`, the safetensors
+/// `output_path` and, when given, the checkpoint it was derived from.
+AuditResult VerifyDerivationRecord(const std::string& record_path, const attest::PublicKey& key,
+                                   const std::string& output_path, const std::optional<std::string>& input_path);
+
+/// ckpt-chain --trusted-key: a history node from the envelope at `path` (section 3). A
+/// verified statement with verdict pass offers its recomputed content hash; anything else is
+/// an untrusted node with findings saying why.
+ChainNode NodeFromEnvelope(const std::string& path, const attest::PublicKey& key);
+
+/// Whether the file at `path` is a DSSE envelope by content (ckpt-chain's discovery).
+bool IsEnvelopeFile(const std::string& path);
+
+}  // namespace ckpt
