@@ -1,0 +1,657 @@
+// Signed audits, their verification, chains from signed statements and derivation records
+// (attestations.md), checked against independent implementations: openssl signs and
+// verifies Ed25519 over the DSSE pre-authentication encoding, and computes key ids; real
+// torch.save checkpoints and their conversions come from tests/torch/make_derivations.py.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "lib/attest/dsse.h"
+#include "lib/attest/ed25519.h"
+#include "lib/core/base64.h"
+#include "lib/hashing/sha256.h"
+#include "tests/support/artifact_builder.h"
+#include "tests/support/history_builder.h"
+#include "tests/support/process.h"
+
+namespace ckpt::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kInToto = "application/vnd.in-toto+json";
+
+std::string Slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void Spit(const fs::path& path, std::string_view text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+}
+
+std::string Quote(const fs::path& path) { return "'" + path.string() + "'"; }
+
+CommandResult Audit(const std::string& args) { return RunCommand(std::string(CKPT_AUDIT_BIN) + " " + args + " 2>&1"); }
+CommandResult Chain(const std::string& args) { return RunCommand(std::string(CKPT_CHAIN_BIN) + " " + args + " 2>&1"); }
+
+std::string Sha256Hex(std::string_view bytes) {
+  Sha256 sha;
+  sha.Update(bytes);
+  return sha.FinalHex();
+}
+
+// A key pair written by openssl, as a user makes one, and its key id as openssl computes it.
+struct KeyPair {
+  fs::path key;
+  fs::path pub;
+  std::string keyid;
+};
+
+KeyPair MakeKeyPair(const fs::path& dir, const std::string& name) {
+  KeyPair k{dir / (name + ".pem"), dir / (name + ".pub.pem"), {}};
+  const CommandResult made =
+      RunCommand("openssl genpkey -algorithm ed25519 -out " + Quote(k.key) + " 2>&1 && chmod 600 " + Quote(k.key) +
+                 " && openssl pkey -in " + Quote(k.key) + " -pubout -out " + Quote(k.pub) + " 2>&1");
+  EXPECT_EQ(made.exit_code, 0) << made.output;
+  const CommandResult id = RunCommand("openssl pkey -pubin -in " + Quote(k.pub) + " -outform DER | sha256sum");
+  k.keyid = id.output.substr(0, 64);
+  return k;
+}
+
+struct Envelope {
+  std::string payload_type;
+  std::string payload;
+  std::string keyid;
+  std::string sig;
+};
+
+Envelope ReadEnvelope(const std::string& text) {
+  const boost::json::object e = boost::json::parse(text).as_object();
+  Envelope out;
+  out.payload_type = e.at("payloadType").as_string().c_str();
+  out.payload = Base64Decode(std::string(e.at("payload").as_string())).value();
+  const boost::json::object& s = e.at("signatures").as_array().at(0).as_object();
+  out.keyid = s.at("keyid").as_string().c_str();
+  out.sig = Base64Decode(std::string(s.at("sig").as_string())).value();
+  return out;
+}
+
+std::string WriteEnvelope(const Envelope& e) {
+  boost::json::object s{{"keyid", e.keyid}, {"sig", Base64Encode(e.sig)}};
+  boost::json::object out{
+      {"payloadType", e.payload_type}, {"payload", Base64Encode(e.payload)}, {"signatures", boost::json::array{s}}};
+  return boost::json::serialize(out);
+}
+
+std::string Pae(std::string_view type, std::string_view payload) {
+  return "DSSEv1 " + std::to_string(type.size()) + " " + std::string(type) + " " + std::to_string(payload.size()) +
+         " " + std::string(payload);
+}
+
+// An envelope signed by openssl (pkeyutl -rawin: pure Ed25519 over the PAE).
+std::string SignWithOpenssl(const fs::path& dir, std::string_view type, std::string_view payload, const KeyPair& k) {
+  Spit(dir / "pae.bin", Pae(type, payload));
+  const CommandResult signed_pae = RunCommand("openssl pkeyutl -sign -inkey " + Quote(k.key) + " -rawin -in " +
+                                              Quote(dir / "pae.bin") + " -out " + Quote(dir / "sig.bin") + " 2>&1");
+  EXPECT_EQ(signed_pae.exit_code, 0) << signed_pae.output;
+  return WriteEnvelope({std::string(type), std::string(payload), k.keyid, Slurp(dir / "sig.bin")});
+}
+
+// A verification by openssl of an envelope the tool wrote.
+bool OpensslVerifies(const fs::path& dir, const Envelope& e, const KeyPair& k) {
+  Spit(dir / "check-pae.bin", Pae(e.payload_type, e.payload));
+  Spit(dir / "check-sig.bin", e.sig);
+  const CommandResult run =
+      RunCommand("openssl pkeyutl -verify -pubin -inkey " + Quote(k.pub) + " -rawin -in " +
+                 Quote(dir / "check-pae.bin") + " -sigfile " + Quote(dir / "check-sig.bin") + " 2>&1");
+  return run.exit_code == 0 && run.output.find("Signature Verified Successfully") != std::string::npos;
+}
+
+class Attestation : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::system("openssl version >/dev/null 2>&1") != 0) GTEST_SKIP() << "openssl is missing";
+    keys_ = MakeKeyPair(dir_.path(), "signer");
+    foreign_ = MakeKeyPair(dir_.path(), "foreign");
+    rounds_ = WriteHistory(dir_.path() / "history", 3);
+  }
+  // Signs the audit of round `i` into `name` and returns the envelope text.
+  std::string Attest(std::size_t i, const std::string& name, const std::string& extra = "", int exit_code = 0) {
+    const CommandResult run = Audit("--attest " + Quote(keys_.key) + " --attestation-out " + Quote(dir_.path() / name) +
+                                    " " + extra + " " + Quote(rounds_[i].dir));
+    EXPECT_EQ(run.exit_code, exit_code) << run.output;
+    return Slurp(dir_.path() / name);
+  }
+  CommandResult Verify(const std::string& envelope_text, const fs::path& input, const KeyPair* key = nullptr) {
+    Spit(dir_.path() / "check.dsse.json", envelope_text);
+    return Audit("--verify-attestation " + Quote(dir_.path() / "check.dsse.json") + " --trusted-key " +
+                 Quote((key ? *key : keys_).pub) + " " + Quote(input));
+  }
+  TempDir dir_;
+  KeyPair keys_;
+  KeyPair foreign_;
+  std::vector<Round> rounds_;
+};
+
+TEST_F(Attestation, KeyIdIsTheSha256OfTheDerSubjectPublicKeyInfoAsOpensslComputesIt) {
+  auto key = attest::LoadPublicKey(keys_.pub.string());
+  ASSERT_TRUE(std::holds_alternative<attest::PublicKey>(key)) << std::get<attest::KeyError>(key).message;
+  EXPECT_EQ(std::get<attest::PublicKey>(key).keyid, keys_.keyid);
+  auto private_key = attest::LoadPrivateKey(keys_.key.string());
+  ASSERT_TRUE(std::holds_alternative<attest::PrivateKey>(private_key));
+  EXPECT_EQ(std::get<attest::PrivateKey>(private_key).public_key.keyid, keys_.keyid);
+}
+
+TEST_F(Attestation, EnvelopeTheToolWritesVerifiesWithOpenssl) {
+  const Envelope e = ReadEnvelope(Attest(1, "round.dsse.json"));
+  EXPECT_EQ(e.payload_type, kInToto);
+  EXPECT_EQ(e.keyid, keys_.keyid);
+  EXPECT_TRUE(OpensslVerifies(dir_.path(), e, keys_));
+  EXPECT_FALSE(OpensslVerifies(dir_.path(), e, foreign_));
+
+  // The statement, read back as any in-toto consumer would.
+  const boost::json::object s = boost::json::parse(e.payload).as_object();
+  EXPECT_EQ(s.at("_type"), "https://in-toto.io/Statement/v1");
+  EXPECT_EQ(s.at("predicateType"), "https://github.com/ckpt-audit/ckpt-audit/predicates/audit/v1");
+  const boost::json::array& subjects = s.at("subject").as_array();
+  ASSERT_EQ(subjects.size(), 2u);
+  EXPECT_EQ(subjects[0].at("name"), "header.json");
+  EXPECT_EQ(subjects[0].at("digest").at("sha256").as_string(), Sha256Hex(Slurp(rounds_[1].dir / "header.json")));
+  EXPECT_EQ(subjects[1].at("name"), "weights.safetensors");
+  EXPECT_EQ(subjects[1].at("digest").at("sha256").as_string(),
+            Sha256Hex(Slurp(rounds_[1].dir / "weights.safetensors")));
+  const boost::json::object& p = s.at("predicate").as_object();
+  EXPECT_EQ(p.at("verdict"), "pass");
+  EXPECT_EQ(p.at("kind"), "lensemble");
+  EXPECT_EQ(p.at("content_hash").as_string(), rounds_[1].hash);
+  EXPECT_EQ(p.at("parent_hash").as_string(), rounds_[0].hash);
+  EXPECT_EQ(p.at("round_index"), 1);
+  EXPECT_EQ(p.at("tool").at("name"), "ckpt-audit");
+  EXPECT_EQ(p.at("rules").at("fingerprint").as_string().size(), 64u);
+  EXPECT_FALSE(p.contains("audited_at"));
+}
+
+TEST_F(Attestation, EnvelopeSignedByOpensslVerifiesWithTheTool) {
+  // A statement written here, not by the tool: subjects hashed by sha256sum.
+  auto digest = [](const fs::path& file) { return RunCommand("sha256sum " + Quote(file)).output.substr(0, 64); };
+  boost::json::object statement{
+      {"_type", "https://in-toto.io/Statement/v1"},
+      {"subject",
+       boost::json::array{boost::json::object{{"name", "weights.safetensors"},
+                                              {"digest", {{"sha256", digest(rounds_[2].dir / "weights.safetensors")}}}},
+                          boost::json::object{{"name", "header.json"},
+                                              {"digest", {{"sha256", digest(rounds_[2].dir / "header.json")}}}}}},
+      {"predicateType", "https://github.com/ckpt-audit/ckpt-audit/predicates/audit/v1"},
+      {"predicate",
+       {{"tool", {{"name", "another-auditor"}, {"version", "9"}}},
+        {"kind", "lensemble"},
+        {"verdict", "pass"},
+        {"findings", boost::json::array{}},
+        {"content_hash", rounds_[2].hash}}}};
+  const std::string envelope = SignWithOpenssl(dir_.path(), kInToto, boost::json::serialize(statement), keys_);
+  const CommandResult run = Verify(envelope, rounds_[2].dir);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find(": PASS"), std::string::npos) << run.output;
+}
+
+TEST_F(Attestation, TwoRunsSignByteIdenticalStatements) {
+  const std::string first = Attest(0, "first.dsse.json");
+  const std::string second = Attest(0, "second.dsse.json");
+  EXPECT_EQ(first, second);
+  // Asked for, the time is recorded (and only then do statements differ by run).
+  const Envelope timed = ReadEnvelope(Attest(0, "timed.dsse.json", "--attestation-time=2026-11-30T12:00:00Z"));
+  EXPECT_EQ(boost::json::parse(timed.payload).at("predicate").at("audited_at"), "2026-11-30T12:00:00Z");
+  EXPECT_NE(ReadEnvelope(first).payload, timed.payload);
+}
+
+TEST_F(Attestation, AFailingAuditIsSignedTooAndItsVerdictFailsVerification) {
+  // Tampered weights: the audit fails (exit 1) and still signs what it found.
+  std::string weights = Slurp(rounds_[1].dir / "weights.safetensors");
+  weights.back() = static_cast<char>(weights.back() ^ 1);
+  Spit(rounds_[1].dir / "weights.safetensors", weights);
+  const CommandResult run = Audit("--attest " + Quote(keys_.key) + " --attestation-out " +
+                                  Quote(dir_.path() / "failed.dsse.json") + " " + Quote(rounds_[1].dir));
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  const std::string envelope = Slurp(dir_.path() / "failed.dsse.json");
+  const boost::json::value p = boost::json::parse(ReadEnvelope(envelope).payload).at("predicate");
+  EXPECT_EQ(p.at("verdict"), "fail");
+  EXPECT_EQ(p.at("findings").at(0).at("rule"), "hash-mismatch");
+  EXPECT_EQ(p.at("counts").at("error"), 1);
+
+  const CommandResult verified = Verify(envelope, rounds_[1].dir);
+  EXPECT_EQ(verified.exit_code, 1) << verified.output;
+  EXPECT_NE(verified.output.find(": error: The statement verifies, but its signed verdict is fail (1 findings listed, "
+                                 "the first 'hash-mismatch'). [attest-verdict-fail CHECKPOINT_INTEGRITY]"),
+            std::string::npos)
+      << verified.output;
+  EXPECT_EQ(verified.output.find("attest-subject-mismatch"), std::string::npos) << verified.output;
+}
+
+TEST_F(Attestation, NearMissAVerifiedStatementOfAnUnchangedInputHasNoFinding) {
+  const CommandResult run = Verify(Attest(1, "ok.dsse.json"), rounds_[1].dir);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(run.output.find("attest-"), std::string::npos) << run.output;
+  // The report lists the input's files as they hash now.
+  const std::string weights = Slurp(rounds_[1].dir / "weights.safetensors");
+  EXPECT_NE(run.output.find("    weights.safetensors  " + std::to_string(weights.size()) + " bytes  sha256 " +
+                            Sha256Hex(weights)),
+            std::string::npos)
+      << run.output;
+}
+
+TEST_F(Attestation, FlippedPayloadByteIsRefused) {
+  Envelope e = ReadEnvelope(Attest(1, "r.dsse.json"));
+  e.payload[e.payload.size() / 2] = static_cast<char>(e.payload[e.payload.size() / 2] ^ 0x01);
+  const CommandResult run = Verify(WriteEnvelope(e), rounds_[1].dir);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.output.find("check.dsse.json@" /* the signature's offset */), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("error: The signature for trusted key " + keys_.keyid.substr(0, 16) +
+                            " does not verify over this payload and payload type: the envelope changed after it "
+                            "was signed. [attest-signature-invalid CHECKPOINT_INTEGRITY]"),
+            std::string::npos)
+      << run.output;
+}
+
+TEST_F(Attestation, FlippedSignatureByteIsRefused) {
+  Envelope e = ReadEnvelope(Attest(1, "r.dsse.json"));
+  e.sig[10] = static_cast<char>(e.sig[10] ^ 0x80);
+  const CommandResult run = Verify(WriteEnvelope(e), rounds_[1].dir);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.output.find("[attest-signature-invalid CHECKPOINT_INTEGRITY]"), std::string::npos) << run.output;
+  // A payload type changed after signing is the same refusal: the type is signed too.
+  Envelope retyped = ReadEnvelope(Slurp(dir_.path() / "r.dsse.json"));
+  retyped.payload_type = "application/json";
+  EXPECT_NE(Verify(WriteEnvelope(retyped), rounds_[1].dir).output.find("[attest-signature-invalid"), std::string::npos);
+}
+
+TEST_F(Attestation, ForeignKeyIsRefused) {
+  const std::string envelope = Attest(1, "r.dsse.json");
+  const CommandResult run = Verify(envelope, rounds_[1].dir, &foreign_);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.output.find("error: The envelope is signed only by key '" + keys_.keyid + "', not by the trusted key " +
+                            foreign_.keyid.substr(0, 16) + ". [attest-foreign-key CHECKPOINT_INTEGRITY]"),
+            std::string::npos)
+      << run.output;
+  // A signature that claims the trusted key id but was made by another key does not verify.
+  const Envelope forged = ReadEnvelope(SignWithOpenssl(dir_.path(), kInToto, ReadEnvelope(envelope).payload, foreign_));
+  Envelope claimed = forged;
+  claimed.keyid = keys_.keyid;
+  EXPECT_NE(Verify(WriteEnvelope(claimed), rounds_[1].dir).output.find("[attest-signature-invalid"), std::string::npos);
+}
+
+TEST_F(Attestation, WrongPayloadTypeIsRefused) {
+  const std::string payload = ReadEnvelope(Attest(1, "r.dsse.json")).payload;
+  const CommandResult run = Verify(SignWithOpenssl(dir_.path(), "application/json", payload, keys_), rounds_[1].dir);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.output.find("error: The envelope's payloadType is 'application/json', not "
+                            "application/vnd.in-toto+json: it is not an in-toto statement. [attest-payload-type "
+                            "CHECKPOINT_INTEGRITY]"),
+            std::string::npos)
+      << run.output;
+}
+
+TEST_F(Attestation, OneChangedByteOfTheInputIsASubjectMismatch) {
+  const std::string envelope = Attest(1, "r.dsse.json");
+  const std::string before = Sha256Hex(Slurp(rounds_[1].dir / "weights.safetensors"));
+  std::string weights = Slurp(rounds_[1].dir / "weights.safetensors");
+  weights[weights.size() - 5] = static_cast<char>(weights[weights.size() - 5] ^ 0x10);
+  Spit(rounds_[1].dir / "weights.safetensors", weights);
+  const CommandResult run = Verify(envelope, rounds_[1].dir);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(
+      run.output.find(rounds_[1].dir.string() + "/weights.safetensors: error: File 'weights.safetensors' hashes to " +
+                      Sha256Hex(weights) + " now, but the statement signed " + before +
+                      ": it changed after the audit. [attest-subject-mismatch CHECKPOINT_INTEGRITY]"),
+      std::string::npos)
+      << run.output;
+  EXPECT_EQ(run.output.find("header.json: error"), std::string::npos) << run.output;
+
+  // A file added after the audit is one too; so is a missing one.
+  Spit(rounds_[2].dir / "notes.txt", "hello");
+  // (the stray file fails round 2's audit: the statement is signed all the same)
+  const CommandResult added = Verify(Attest(2, "r2.dsse.json", "", 1), rounds_[0].dir);
+  EXPECT_NE(added.output.find("error: The statement's subject 'notes.txt' is not a file of the input now."),
+            std::string::npos)
+      << added.output;
+  const CommandResult extra = Verify(Attest(0, "r0.dsse.json"), rounds_[2].dir);
+  EXPECT_NE(extra.output.find("error: File 'notes.txt' of the input is not among the statement's subjects: it was "
+                              "added after the audit."),
+            std::string::npos)
+      << extra.output;
+}
+
+TEST_F(Attestation, UnknownPredicateTypeIsRefused) {
+  boost::json::value statement = boost::json::parse(ReadEnvelope(Attest(1, "r.dsse.json")).payload);
+  statement.as_object()["predicateType"] = "https://slsa.dev/provenance/v1";
+  const CommandResult run =
+      Verify(SignWithOpenssl(dir_.path(), kInToto, boost::json::serialize(statement), keys_), rounds_[1].dir);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.output.find("error: The statement's predicateType is 'https://slsa.dev/provenance/v1', not "
+                            "https://github.com/ckpt-audit/ckpt-audit/predicates/audit/v1: it is not evidence for "
+                            "this check. [attest-predicate-unknown CHECKPOINT_INTEGRITY]"),
+            std::string::npos)
+      << run.output;
+}
+
+TEST_F(Attestation, StatementAndEnvelopeThatDoNotParseAreRefused) {
+  boost::json::value statement = boost::json::parse(ReadEnvelope(Attest(1, "r.dsse.json")).payload);
+  statement.at("predicate").as_object()["verdict"] = "maybe";
+  CommandResult run =
+      Verify(SignWithOpenssl(dir_.path(), kInToto, boost::json::serialize(statement), keys_), rounds_[1].dir);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.output.find("error: The signed statement has verdict 'maybe', not pass or fail. "
+                            "[attest-statement-invalid CHECKPOINT_INTEGRITY]"),
+            std::string::npos)
+      << run.output;
+  // Duplicate keys are refused: two readers could take different values.
+  run = Verify(SignWithOpenssl(dir_.path(), kInToto, R"({"_type":"a","_type":"b"})", keys_), rounds_[1].dir);
+  EXPECT_NE(run.output.find("error: The signed statement has the key '_type' twice in one object"), std::string::npos)
+      << run.output;
+
+  for (const std::string& bad : {std::string("not json"), std::string(R"({"payloadType":"x","payload":"@@"})"),
+                                 std::string(R"({"payloadType":"x","payload":"","signatures":[]})")}) {
+    run = Verify(bad, rounds_[1].dir);
+    EXPECT_EQ(run.exit_code, 1) << bad;
+    EXPECT_NE(run.output.find("error: Not a DSSE envelope: "), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("[attest-envelope-invalid CHECKPOINT_INTEGRITY]"), std::string::npos) << run.output;
+  }
+}
+
+TEST_F(Attestation, MalformedKeysAreUsageErrors) {
+  const std::string pem = Slurp(keys_.pub);
+  struct Case {
+    std::string text;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"", "not a PEM file (no -----BEGIN line)"},
+      {pem.substr(0, pem.size() - 10), "no '-----END PUBLIC KEY-----' line"},
+      {"-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA!!!\n-----END PUBLIC KEY-----\n", "the PEM body is not base64"},
+      {"-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA\n-----END PUBLIC KEY-----\n",
+       "the PEM body is not one DER SubjectPublicKeyInfo"},
+      {Slurp(keys_.key), "a PEM 'PRIVATE KEY' block, not 'PUBLIC KEY'"},
+      {"junk\n" + pem, "text before the PEM -----BEGIN line"},
+  };
+  for (const Case& c : cases) {
+    Spit(dir_.path() / "bad.pem", c.text);
+    const CommandResult run = Audit("--verify-attestation " + Quote(dir_.path() / "whatever.json") + " --trusted-key " +
+                                    Quote(dir_.path() / "bad.pem") + " " + Quote(rounds_[0].dir));
+    EXPECT_EQ(run.exit_code, 2) << c.message;
+    EXPECT_NE(run.output.find("ckpt-audit: --trusted-key '" + (dir_.path() / "bad.pem").string() + "': " + c.message),
+              std::string::npos)
+        << run.output;
+  }
+  // An RSA key is named as what it is; a public key is no signing key.
+  const CommandResult rsa = RunCommand("openssl genpkey -algorithm rsa -pkeyopt rsa_keygen_bits:1024 -out " +
+                                       Quote(dir_.path() / "rsa.pem") + " 2>&1");
+  ASSERT_EQ(rsa.exit_code, 0) << rsa.output;
+  CommandResult run = Audit("--attest " + Quote(dir_.path() / "rsa.pem") + " --attestation-out " +
+                            Quote(dir_.path() / "x.json") + " " + Quote(rounds_[0].dir));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.output.find("': an RSA key, not an Ed25519 key"), std::string::npos) << run.output;
+  run = Audit("--attest " + Quote(keys_.pub) + " --attestation-out " + Quote(dir_.path() / "x.json") + " " +
+              Quote(rounds_[0].dir));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.output.find("a PEM 'PUBLIC KEY' block, not 'PRIVATE KEY'"), std::string::npos) << run.output;
+  EXPECT_FALSE(fs::exists(dir_.path() / "x.json"));
+}
+
+TEST_F(Attestation, APrivateKeyReadableByOthersIsAWarning) {
+  fs::permissions(keys_.key,
+                  fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
+  const CommandResult run = Audit("--attest " + Quote(keys_.key) + " --attestation-out " +
+                                  Quote(dir_.path() / "r.json") + " " + Quote(rounds_[0].dir));
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_NE(run.output.find("ckpt-audit: warning: the private key '" + keys_.key.string() +
+                            "' is readable by others than its owner; chmod 600 it"),
+            std::string::npos)
+      << run.output;
+  fs::permissions(keys_.key, fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(Audit("--attest " + Quote(keys_.key) + " --attestation-out " + Quote(dir_.path() / "r.json") + " " +
+                  Quote(rounds_[0].dir))
+                .output.find("warning: the private key"),
+            std::string::npos);
+}
+
+TEST_F(Attestation, SeveralInputsSignOneStatementEachIntoAFolder) {
+  const CommandResult run = Audit("--attest " + Quote(keys_.key) + " --attestation-out " + Quote(dir_.path() / "out") +
+                                  " " + Quote(dir_.path() / "history"));  // a folder of rounds: three audits
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  for (const char* name : {"round-0000", "round-0001", "round-0002"}) {
+    const fs::path envelope = dir_.path() / "out" / (std::string(name) + ".audit.dsse.json");
+    ASSERT_TRUE(fs::exists(envelope)) << envelope;
+    EXPECT_EQ(Verify(Slurp(envelope), dir_.path() / "history" / name).exit_code, 0);
+  }
+  // Statements are never written into what is audited.
+  const CommandResult inside = Audit("--attest " + Quote(keys_.key) + " --attestation-out " +
+                                     Quote(rounds_[0].dir / "x.json") + " " + Quote(rounds_[0].dir));
+  EXPECT_EQ(inside.exit_code, 2) << inside.output;
+  EXPECT_FALSE(fs::exists(rounds_[0].dir / "x.json"));
+}
+
+// Acceptance 4: a 40-round history audited as 40 separate signed runs (one per CI matrix
+// job), then proved from the envelopes alone, with the artifacts gone.
+TEST(AttestedChain, FortySignedRoundsProveTheSameHistoryAsTheArtifacts) {
+  if (std::system("openssl version >/dev/null 2>&1") != 0) GTEST_SKIP() << "openssl is missing";
+  TempDir dir;
+  const KeyPair keys = MakeKeyPair(dir.path(), "ci");
+  std::vector<Round> rounds = WriteHistory(dir.path() / "history", 40);
+  // Damage as real histories see it: round 17's weights changed after publishing (it fails
+  // its audit, so round 18 links to an untrusted parent), and round 30 is missing (a gap).
+  std::string weights = Slurp(rounds[17].dir / "weights.safetensors");
+  weights.back() = static_cast<char>(weights.back() ^ 1);
+  Spit(rounds[17].dir / "weights.safetensors", weights);
+  fs::remove_all(rounds[30].dir);
+  fs::create_directories(dir.path() / "envelopes");
+  for (std::size_t i = 0; i < rounds.size(); ++i) {
+    if (i == 30) continue;
+    const CommandResult run = Audit("--attest " + Quote(keys.key) + " --attestation-out " +
+                                    Quote(dir.path() / "envelopes" / ("round-" + std::to_string(i) + ".dsse.json")) +
+                                    " " + Quote(rounds[i].dir));
+    ASSERT_TRUE(run.exit_code == 0 || (i == 17 && run.exit_code == 1)) << i << run.output;
+  }
+  const CommandResult from_artifacts = Chain("--format json " + Quote(dir.path() / "history"));
+  fs::rename(dir.path() / "history", dir.path() / "gone");  // nothing but the envelopes is left
+  const auto start = std::chrono::steady_clock::now();
+  const CommandResult from_envelopes =
+      Chain("--format json --trusted-key " + Quote(keys.pub) + " " + Quote(dir.path() / "envelopes"));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << "envelope-only proof of 39 rounds: " << seconds << " s\n";
+  EXPECT_EQ(from_artifacts.exit_code, 1);
+  EXPECT_EQ(from_envelopes.exit_code, 1) << from_envelopes.output;
+
+  // Same history (rounds, hashes, parents, verdicts in order) and the same findings by rule
+  // and round, except the envelope marker of the failed round's signed verdict.
+  auto summary = [](const std::string& json) {
+    const boost::json::object report = boost::json::parse(json).as_object();
+    std::vector<std::string> lines;
+    std::map<std::string, std::string> round_of;
+    for (const boost::json::value& node : report.at("history").as_array()) {
+      const boost::json::object& n = node.as_object();
+      const std::string round = boost::json::serialize(n.at("round_index"));
+      round_of[std::string(n.at("path").as_string())] = round;
+      lines.push_back("round " + round + " hash " + boost::json::serialize(n.at("content_hash")) + " parent " +
+                      boost::json::serialize(n.at("parent_hash")) + " " + std::string(n.at("verdict").as_string()));
+      for (const boost::json::value& f : n.at("findings").as_array()) {
+        const std::string rule(f.at("rule").as_string());
+        if (rule != "attest-verdict-fail")
+          lines.push_back(std::string("  round ").append(round).append(" ").append(rule));
+      }
+    }
+    std::set<std::string> chain;
+    for (const boost::json::value& f : report.at("findings").as_array()) {
+      chain.insert(std::string(f.at("rule").as_string()));
+    }
+    for (const std::string& rule : chain) lines.push_back("chain " + rule);
+    return lines;
+  };
+  const std::vector<std::string> expected = summary(from_artifacts.output);
+  EXPECT_EQ(summary(from_envelopes.output), expected);
+  // 39 rounds, and the damage seen the same way from both sides.
+  EXPECT_EQ(expected.size(), 42u) << ::testing::PrintToString(expected);
+  for (const char* line : {"  round 17 hash-mismatch", "  round 18 chain-parent-untrusted", "  round 31 chain-gap"}) {
+    EXPECT_NE(std::find(expected.begin(), expected.end(), line), expected.end()) << line;
+  }
+  EXPECT_NE(from_envelopes.output.find("attest-verdict-fail"), std::string::npos);
+}
+
+// ---- derivation records (section 4) over real torch.save files.
+
+class Derivation : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::system("openssl version >/dev/null 2>&1") != 0) GTEST_SKIP() << "openssl is missing";
+    if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0) {
+      GTEST_SKIP() << "no python3 with torch (scripts/install-deps --test installs python3-torch)";
+    }
+    keys_ = MakeKeyPair(dir_.path(), "airlock");
+    const CommandResult made =
+        RunCommand("/usr/bin/python3 tests/torch/make_derivations.py " + Quote(dir_.path()) + " 2>&1");
+    ASSERT_EQ(made.exit_code, 0) << made.output;
+  }
+  // Signs `form`'s record (edited by `edit`) and verifies it against the output and input.
+  CommandResult Verify(const std::string& form, const std::function<void(boost::json::object&)>& edit = {},
+                       bool with_input = true) {
+    boost::json::value statement = boost::json::parse(Slurp(dir_.path() / (form + ".payload.json")));
+    if (edit) edit(statement.as_object());
+    Spit(dir_.path() / "record.dsse.json",
+         SignWithOpenssl(dir_.path(), kInToto, boost::json::serialize(statement), keys_));
+    return Audit("--verify-derivation " + Quote(dir_.path() / "record.dsse.json") + " --trusted-key " +
+                 Quote(keys_.pub) + " " + Quote(dir_.path() / (form + ".safetensors")) +
+                 (with_input ? " --derived-from " + Quote(dir_.path() / (form + ".pt")) : std::string()));
+  }
+  static boost::json::object& Tensor(boost::json::object& statement, const std::string& name) {
+    for (boost::json::value& t : statement["predicate"].as_object()["tensors"].as_array()) {
+      if (t.at("name").as_string() == name) return t.as_object();
+    }
+    throw std::runtime_error("no tensor " + name);
+  }
+  TempDir dir_;
+  KeyPair keys_;
+};
+
+TEST_F(Derivation, NearMissRecordsOfZipAndLegacyCheckpointsVerify) {
+  for (const char* form : {"zip", "legacy"}) {
+    CommandResult run = Verify(form);
+    EXPECT_EQ(run.exit_code, 0) << form << run.output;
+    EXPECT_EQ(run.output.find("error:"), std::string::npos) << run.output;
+    run = Verify(form, {}, false);
+    EXPECT_EQ(run.exit_code, 0) << form << run.output;
+  }
+}
+
+TEST_F(Derivation, TensorHashThatDoesNotMatchTheOutputIsRefused) {
+  const CommandResult run =
+      Verify("zip", [](boost::json::object& s) { Tensor(s, "encoder.weight")["sha256"] = std::string(64, 'a'); });
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.output.find("zip.safetensors@"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("error: Tensor 'encoder.weight''s bytes in the output hash to "), std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find(", not to the recorded aaaaaaaaaaaaaaaa... [derivation-tensor-mismatch "
+                            "CHECKPOINT_INTEGRITY]"),
+            std::string::npos)
+      << run.output;
+  // With the input given, its storage record disagrees with the recorded hash as well.
+  EXPECT_NE(run.output.find("zip.pt@"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("[derivation-source-mismatch CHECKPOINT_INTEGRITY]"), std::string::npos) << run.output;
+}
+
+TEST_F(Derivation, SourceRangeThatDoesNotMatchIsRefused) {
+  // Shifted by one element inside the shared storage of the two views.
+  CommandResult run =
+      Verify("zip", [](boost::json::object& s) { Tensor(s, "head.first")["source"].as_object()["offset_bytes"] = 4; });
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.output.find("error: Tensor 'head.rest''s source range overlaps tensor 'head.first''s: a conversion "
+                            "copies each storage byte into one tensor. [derivation-source-mismatch"),
+            std::string::npos)
+      << run.output;
+  run = Verify("legacy", [](boost::json::object& s) {
+    boost::json::object& source = Tensor(s, "encoder.weight")["source"].as_object();
+    source["offset_bytes"] = source["offset_bytes"].as_int64() + 4;
+  });
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.output.find("error: Tensor 'encoder.weight''s source range (48 bytes at offset "), std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("lies outside record 'storage:"), std::string::npos) << run.output;
+  run = Verify(
+      "zip", [](boost::json::object& s) { Tensor(s, "encoder.half")["source"].as_object()["record"] = "zip/data/0"; });
+  EXPECT_NE(run.output.find("error: Tensor 'encoder.half''s bytes in 'zip/data/0' hash to "), std::string::npos)
+      << run.output;
+  run = Verify(
+      "zip", [](boost::json::object& s) { Tensor(s, "encoder.half")["source"].as_object()["record"] = "zip/data/99"; });
+  EXPECT_NE(run.output.find("error: Tensor 'encoder.half''s source record 'zip/data/99' is not a storage record of "
+                            "the input. [derivation-source-mismatch CHECKPOINT_INTEGRITY]"),
+            std::string::npos)
+      << run.output;
+}
+
+TEST_F(Derivation, InputOrOutputThatChangedIsRefused) {
+  // One byte of the input (in a tensor's storage): its digest and that tensor's source.
+  std::string input = Slurp(dir_.path() / "legacy.pt");
+  const boost::json::value statement = boost::json::parse(Slurp(dir_.path() / "legacy.payload.json"));
+  std::int64_t offset = 0;
+  for (const boost::json::value& t : statement.at("predicate").at("tensors").as_array()) {
+    if (t.at("name") == "encoder.weight") offset = t.at("source").at("offset_bytes").as_int64();
+  }
+  input[static_cast<std::size_t>(offset)] = static_cast<char>(input[static_cast<std::size_t>(offset)] ^ 1);
+  Spit(dir_.path() / "legacy.pt", input);
+  CommandResult run = Verify("legacy");
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(
+      run.output.find("error: The input's SHA-256 is " + Sha256Hex(input) + ", but the record says 'legacy.pt' was "),
+      std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("[derivation-input-mismatch CHECKPOINT_INTEGRITY]"), std::string::npos);
+  EXPECT_NE(run.output.find("error: Tensor 'encoder.weight''s bytes in 'storage:"), std::string::npos) << run.output;
+
+  // One byte of the output: the subject and the tensor it falls in.
+  std::string output = Slurp(dir_.path() / "zip.safetensors");
+  output.back() = static_cast<char>(output.back() ^ 1);
+  Spit(dir_.path() / "zip.safetensors", output);
+  run = Verify("zip", {}, false);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.output.find("error: The output's SHA-256 is " + Sha256Hex(output) +
+                            ", but the record's subject 'zip.safetensors' says "),
+            std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("[attest-subject-mismatch CHECKPOINT_INTEGRITY]"), std::string::npos);
+  EXPECT_NE(run.output.find("error: Tensor 'predictor.steps''s bytes in the output hash to "), std::string::npos)
+      << run.output;
+}
+
+TEST_F(Derivation, TensorSetThatDiffersIsRefused) {
+  const CommandResult run = Verify(
+      "zip",
+      [](boost::json::object& s) {
+        Tensor(s, "encoder.half")["shape"] = boost::json::array{6};
+        boost::json::object extra = Tensor(s, "encoder.weight");
+        extra["name"] = "encoder.extra";
+        s["predicate"].as_object()["tensors"].as_array().push_back(extra);
+      },
+      false);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.output.find("error: Tensor 'encoder.half' is F16 [5] (10 bytes) in the output, but the record says "
+                            "'F16' [6] (10 bytes). [derivation-tensor-mismatch CHECKPOINT_INTEGRITY]"),
+            std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("error: The record lists tensor 'encoder.extra', which the output does not hold."),
+            std::string::npos)
+      << run.output;
+}
+
+TEST_F(Derivation, AnAuditStatementIsNotADerivationRecord) {
+  const CommandResult run = Verify("zip", [](boost::json::object& s) {
+    s["predicateType"] = "https://github.com/ckpt-audit/ckpt-audit/predicates/audit/v1";
+  });
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.output.find("[attest-predicate-unknown CHECKPOINT_INTEGRITY]"), std::string::npos) << run.output;
+}
+
+}  // namespace
+}  // namespace ckpt::testing
