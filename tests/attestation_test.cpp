@@ -177,6 +177,39 @@ TEST_F(Attestation, EnvelopeTheToolWritesVerifiesWithOpenssl) {
   EXPECT_FALSE(p.contains("audited_at"));
 }
 
+// The same envelope through a second verifier: Python's cryptography (Debian's
+// python3-cryptography), reading the envelope JSON and the PEM itself.
+TEST_F(Attestation, EnvelopeTheToolWritesVerifiesWithPythonCryptography) {
+  if (std::system("/usr/bin/python3 -c 'import cryptography' >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "no python3-cryptography (scripts/install-deps --test installs it)";
+  }
+  Attest(1, "round.dsse.json");
+  const std::string script = R"(
+import base64, hashlib, json, sys
+from cryptography.hazmat.primitives import serialization
+envelope = json.load(open(sys.argv[1]))
+key = serialization.load_pem_public_key(open(sys.argv[2], 'rb').read())
+spki = key.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+payload = base64.b64decode(envelope['payload'], validate=True)
+kind = envelope['payloadType'].encode()
+pae = b'DSSEv1 %d %s %d %s' % (len(kind), kind, len(payload), payload)
+signature = envelope['signatures'][0]
+assert signature['keyid'] == hashlib.sha256(spki).hexdigest(), 'keyid'
+key.verify(base64.b64decode(signature['sig'], validate=True), pae)  # raises InvalidSignature
+statement = json.loads(payload)
+print('verified', statement['_type'], statement['predicate']['verdict'])
+)";
+  Spit(dir_.path() / "verify.py", script);
+  const CommandResult run = RunCommand("/usr/bin/python3 " + Quote(dir_.path() / "verify.py") + " " +
+                                       Quote(dir_.path() / "round.dsse.json") + " " + Quote(keys_.pub) + " 2>&1");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(run.output, "verified https://in-toto.io/Statement/v1 pass\n");
+  const CommandResult foreign =
+      RunCommand("/usr/bin/python3 " + Quote(dir_.path() / "verify.py") + " " + Quote(dir_.path() / "round.dsse.json") +
+                 " " + Quote(foreign_.pub) + " 2>&1");
+  EXPECT_NE(foreign.exit_code, 0) << foreign.output;
+}
+
 TEST_F(Attestation, EnvelopeSignedByOpensslVerifiesWithTheTool) {
   // A statement written here, not by the tool: subjects hashed by sha256sum.
   auto digest = [](const fs::path& file) { return RunCommand("sha256sum " + Quote(file)).output.substr(0, 64); };
@@ -433,6 +466,24 @@ TEST_F(Attestation, SeveralInputsSignOneStatementEachIntoAFolder) {
                                      Quote(rounds_[0].dir / "x.json") + " " + Quote(rounds_[0].dir));
   EXPECT_EQ(inside.exit_code, 2) << inside.output;
   EXPECT_FALSE(fs::exists(rounds_[0].dir / "x.json"));
+}
+
+TEST_F(Attestation, ATarOrASingleFileIsItsOwnSubject) {
+  const fs::path tar = dir_.path() / "round-1.tar";
+  ASSERT_EQ(RunCommand("tar -cf " + Quote(tar) + " -C " + Quote(rounds_[1].dir) + " . 2>&1").exit_code, 0);
+  const fs::path weights = dir_.path() / "model.safetensors";
+  fs::copy_file(rounds_[1].dir / "weights.safetensors", weights);
+  for (const fs::path& input : {tar, weights}) {
+    const CommandResult run = Audit("--attest " + Quote(keys_.key) + " --attestation-out " +
+                                    Quote(dir_.path() / "one.dsse.json") + " " + Quote(input));
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    const std::string envelope = Slurp(dir_.path() / "one.dsse.json");
+    const boost::json::value s = boost::json::parse(ReadEnvelope(envelope).payload);
+    ASSERT_EQ(s.at("subject").as_array().size(), 1u);
+    EXPECT_EQ(s.at("subject").at(0).at("name").as_string(), input.filename().string());
+    EXPECT_EQ(s.at("subject").at(0).at("digest").at("sha256").as_string(), Sha256Hex(Slurp(input)));
+    EXPECT_EQ(Verify(envelope, input).exit_code, 0);
+  }
 }
 
 // Acceptance 4: a 40-round history audited as 40 separate signed runs (one per CI matrix
