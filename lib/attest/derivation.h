@@ -29,7 +29,7 @@ struct DerivationDigests {
 
 /// Reports every mismatch (derivation-*, attest-subject-mismatch); the error is an I/O
 /// failure of the tool. `input` may be empty (no --derived-from).
-IoResult<DerivationDigests> VerifyDerivation(const DerivationStatement& record, DerivationFile output, DerivationFile* input,
-                                DiagnosticSink& sink);
+IoResult<DerivationDigests> VerifyDerivation(const DerivationStatement& record, DerivationFile output,
+                                             DerivationFile* input, DiagnosticSink& sink);
 
 }  // namespace ckpt::attest

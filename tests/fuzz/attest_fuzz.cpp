@@ -15,7 +15,8 @@ namespace {
 const ckpt::attest::PrivateKey& FuzzKey() {
   static const ckpt::attest::PrivateKey key = [] {
     std::string pem =
-        "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIAABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4f\n-----END PRIVATE "
+        "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIAABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4f\n-----END "
+        "PRIVATE "
         "KEY-----\n";
     return std::get<ckpt::attest::PrivateKey>(ckpt::attest::ParsePrivateKeyPem(pem));
   }();
