@@ -83,6 +83,30 @@ class LocatedSink final : public DiagnosticSink {
   Location at_;
 };
 
+// A signed file opened against `key`: its statement parsed by `parse`, or the findings (into
+// `sink`, located at the file) saying why not; `tool_error` when the file cannot be read.
+template <class Statement>
+struct Opened {
+  std::optional<std::string> tool_error;
+  std::optional<Statement> statement;
+};
+
+template <class Statement>
+Opened<Statement> OpenSigned(const std::string& path, const attest::PublicKey& key, FindingSink& sink,
+                             std::optional<Statement> (*parse)(std::string_view, const FileReporter&)) {
+  Opened<Statement> out;
+  std::string error;
+  auto text = ReadBounded(path, attest::kMaxEnvelopeBytes, error);
+  if (!text) {
+    out.tool_error = error;
+    return out;
+  }
+  LocatedSink located(sink, FileLocation(path));
+  const FileReporter report("", located);
+  if (auto payload = attest::OpenEnvelope(*text, key, report)) out.statement = parse(*payload, report);
+  return out;
+}
+
 boost::json::value NullOr(const std::optional<std::string>& text) {
   return text ? boost::json::value(ToValidUtf8(*text)) : boost::json::value(nullptr);
 }
@@ -228,18 +252,12 @@ AuditResult VerifyAttestation(const std::string& envelope_path, const attest::Pu
   AuditResult result;
   result.artifact.path = input_path;
   result.artifact.kind = InputKind::kUnknown;
-  std::string error;
-  auto text = ReadBounded(envelope_path, attest::kMaxEnvelopeBytes, error);
-  if (!text) {
-    result.tool_errors.push_back(error);
+  FindingSink sink;
+  auto [tool_error, statement] = OpenSigned(envelope_path, key, sink, &attest::ParseAuditStatement);
+  if (tool_error) {
+    result.tool_errors.push_back(*tool_error);
     return result;
   }
-  FindingSink sink;
-  LocatedSink located(sink, FileLocation(envelope_path));
-  const FileReporter report("", located);
-  std::optional<attest::AuditStatement> statement;
-  if (auto payload = attest::OpenEnvelope(*text, key, report))
-    statement = attest::ParseAuditStatement(*payload, report);
   if (statement) {
     attest::InputFiles now = attest::DigestInputFiles(input_path);
     if (now.error) {
@@ -279,18 +297,12 @@ AuditResult VerifyDerivationRecord(const std::string& record_path, const attest:
   AuditResult result;
   result.artifact.path = output_path;
   result.artifact.kind = InputKind::kSafetensors;
-  std::string error;
-  auto text = ReadBounded(record_path, attest::kMaxEnvelopeBytes, error);
-  if (!text) {
-    result.tool_errors.push_back(error);
+  FindingSink sink;
+  auto [tool_error, record] = OpenSigned(record_path, key, sink, &attest::ParseDerivationStatement);
+  if (tool_error) {
+    result.tool_errors.push_back(*tool_error);
     return result;
   }
-  FindingSink sink;
-  LocatedSink located(sink, FileLocation(record_path));
-  const FileReporter report("", located);
-  std::optional<attest::DerivationStatement> record;
-  if (auto payload = attest::OpenEnvelope(*text, key, report))
-    record = attest::ParseDerivationStatement(*payload, report);
   if (record) {
     // Each file opened once, as the audit opens a single-file input (no final symlink).
     auto open = [&](const std::string& path) -> std::optional<attest::DerivationFile> {
@@ -345,37 +357,17 @@ AuditResult VerifyDerivationRecord(const std::string& record_path, const attest:
   return result;
 }
 
-bool IsEnvelopeFile(const std::string& path) {
-  std::string error;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return false;
-  struct stat st {};
-  std::string head(4096, '\0');
-  ssize_t n = -1;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) n = ::pread(fd, head.data(), head.size(), 0);
-  ::close(fd);
-  if (n <= 0) return false;
-  head.resize(static_cast<std::size_t>(n));
-  return attest::LooksLikeEnvelope(head);
-}
-
 ChainNode NodeFromEnvelope(const std::string& path, const attest::PublicKey& key) {
   ChainNode node;
   node.path = path;
   const Location at = FileLocation(path);
   node.parent_location = node.hash_location = at;
-  std::string error;
-  auto text = ReadBounded(path, attest::kMaxEnvelopeBytes, error);
-  if (!text) {
-    node.tool_errors.push_back(error);
+  FindingSink sink;
+  auto [tool_error, statement] = OpenSigned(path, key, sink, &attest::ParseAuditStatement);
+  if (tool_error) {
+    node.tool_errors.push_back(*tool_error);
     return node;
   }
-  FindingSink sink;
-  LocatedSink located(sink, at);
-  const FileReporter report("", located);
-  std::optional<attest::AuditStatement> statement;
-  if (auto payload = attest::OpenEnvelope(*text, key, report))
-    statement = attest::ParseAuditStatement(*payload, report);
   bool usable = statement.has_value();
   if (statement) {
     const attest::AuditPredicate& p = statement->predicate;

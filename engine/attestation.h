@@ -57,7 +57,4 @@ AuditResult VerifyDerivationRecord(const std::string& record_path, const attest:
 /// an untrusted node with findings saying why.
 ChainNode NodeFromEnvelope(const std::string& path, const attest::PublicKey& key);
 
-/// Whether the file at `path` is a DSSE envelope by content (ckpt-chain's discovery).
-bool IsEnvelopeFile(const std::string& path);
-
 }  // namespace ckpt

@@ -696,6 +696,20 @@ TEST_F(Derivation, TensorSetThatDiffersIsRefused) {
       << run.output;
 }
 
+TEST_F(Derivation, AliasThatTheOutputDoesNotKeepIsRefused) {
+  // The near miss above carries the tied weight as an alias the output keeps; here the record
+  // names one the output does not.
+  const CommandResult run = Verify(
+      "zip",
+      [](boost::json::object& s) { s["predicate"].as_object()["aliases"].as_object()["tied.encoder"] = "head.rest"; },
+      false);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.output.find("error: The record says 'tied.encoder' is an alias of 'head.rest', but the output's "
+                            "__metadata__ does not map it so. [derivation-tensor-mismatch CHECKPOINT_INTEGRITY]"),
+            std::string::npos)
+      << run.output;
+}
+
 TEST_F(Derivation, AnAuditStatementIsNotADerivationRecord) {
   const CommandResult run = Verify("zip", [](boost::json::object& s) {
     s["predicateType"] = "https://github.com/ckpt-audit/ckpt-audit/predicates/audit/v1";

@@ -112,6 +112,19 @@ IoResult<void> CheckOutput(const DerivationStatement& record, DerivationFile out
              "The record lists tensor " + QuoteForMessage(r.name) + ", which the output does not hold.");
     }
   }
+  // Each alias the record names is kept as safetensors' tools keep it: `__metadata__`
+  // maps the alias to the tensor written once.
+  for (const auto& entry : record.aliases) {
+    const std::string& alias = entry.first;
+    const std::string& kept = entry.second;
+    auto it = std::find_if(wf.metadata.begin(), wf.metadata.end(), [&](const auto& m) { return m.first == alias; });
+    if (!recorded.contains(kept) || it == wf.metadata.end() || it->second != kept) {
+      Report(sink, Diag::kDerivationTensorMismatch, name, std::nullopt, alias,
+             "The record says " + QuoteForMessage(alias) + " is an alias of " + QuoteForMessage(kept) + ", but " +
+                 (!recorded.contains(kept) ? std::string("the record lists no such tensor.")
+                                           : "the output's __metadata__ does not map it so."));
+    }
+  }
   std::sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) { return a.begin < b.begin; });
   auto digest = HashFile(*wf.file, ranges);
   if (!digest) return digest.error();

@@ -45,6 +45,11 @@ def state_dict():
     }
 
 
+# Tied weights: one tensor saved under two names; a conversion writes it once, under the name
+# that sorts first, and records the other as an alias in __metadata__.
+ALIASES = {"tied.encoder": "encoder.weight"}
+
+
 def zip_sources(path, sd):
     """Tensor name -> (member name, offset in the member), by locating its bytes."""
     data = open(path, "rb").read()
@@ -108,6 +113,8 @@ def legacy_sources(path, sd):
         f.seek(count * element[key], io.SEEK_CUR)
     out = {}
     for name, value in obj.items():
+        if name in ALIASES:
+            continue
         pid, storage_offset = value[2][0], value[2][1]
         size, start = storages[pid[2]]
         out[name] = ("storage:" + pid[2], start + storage_offset * size)
@@ -116,7 +123,7 @@ def legacy_sources(path, sd):
 
 
 def write_safetensors(path, sd):
-    header, blobs, at = {}, [], 0
+    header, blobs, at = {"__metadata__": {"format": "pt", **ALIASES}}, [], 0
     for name in sorted(sd):
         b = raw(sd[name])
         header[name] = {"dtype": TOKENS[sd[name].dtype], "shape": list(sd[name].shape), "data_offsets": [at, at + len(b)]}
@@ -135,9 +142,10 @@ def sha256_file(path):
 def main():
     out = sys.argv[1]
     sd = state_dict()
+    saved = dict(sd, **{alias: sd[kept] for alias, kept in ALIASES.items()})
     for form in ("zip", "legacy"):
         ckpt = os.path.join(out, form + ".pt")
-        torch.save(sd, ckpt, _use_new_zipfile_serialization=(form == "zip"))
+        torch.save(saved, ckpt, _use_new_zipfile_serialization=(form == "zip"))
         sources = zip_sources(ckpt, sd) if form == "zip" else legacy_sources(ckpt, sd)
         output = os.path.join(out, form + ".safetensors")
         write_safetensors(output, sd)
@@ -152,6 +160,7 @@ def main():
                              "source": {"record": sources[n][0], "offset_bytes": sources[n][1]}}
                             for n, t in sorted(sd.items())],
                 "not_carried": [],
+                "aliases": ALIASES,
             },
         }
         with open(os.path.join(out, form + ".payload.json"), "w") as f:
