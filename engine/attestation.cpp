@@ -157,22 +157,6 @@ void CompareSubjects(const std::vector<attest::Subject>& signed_subjects, const 
 
 }  // namespace
 
-RuleSetFingerprint RulesInForce() {
-  RuleSetFingerprint out;
-  Sha256 sha;
-  for (const rules::RuleEntry& rule : rules::AllRules()) {
-    sha.Update(rule.info->id);
-    sha.Update("\t");
-    sha.Update(CodeName(rule.info->code));
-    sha.Update("\t");
-    sha.Update(SeverityName(rule.info->severity));
-    sha.Update("\n");
-    ++out.count;
-  }
-  out.sha256 = sha.FinalHex();
-  return out;
-}
-
 std::string AuditStatementPayload(const AuditResult& result, const std::vector<attest::Subject>& subjects,
                                   const AttestOptions& options) {
   const Artifact& a = result.artifact;
@@ -180,28 +164,23 @@ std::string AuditStatementPayload(const AuditResult& result, const std::vector<a
   for (const attest::Subject& s : subjects) {
     subject.push_back({{"name", ToValidUtf8(s.name)}, {"digest", {{"sha256", s.sha256}}}});
   }
-  const RuleSetFingerprint rules_in_force = RulesInForce();
-  boost::json::array allowed;
-  for (const std::string& g : a.policy.allowed_groups) allowed.push_back(boost::json::value(ToValidUtf8(g)));
-  for (const std::string& g : a.policy.extra_allowed_groups) allowed.push_back(boost::json::value(ToValidUtf8(g)));
-  boost::json::array heads;
-  for (const std::string& p : a.policy.action_head_patterns) heads.push_back(boost::json::value(ToValidUtf8(p)));
+  const RuleSetFingerprint rules_in_force = RulesInForce(options.gate != nullptr ? &options.gate->gate : nullptr);
   boost::json::array findings;
   for (const Finding& f : result.findings) {
-    findings.push_back({{"rule", f.rule->id},
-                        {"code", CodeName(f.rule->code)},
-                        {"severity", SeverityName(f.severity())},
-                        {"file", ToValidUtf8(f.location.file)}});
+    boost::json::object item{{"rule", f.rule->id},
+                             {"code", CodeName(f.rule->code)},
+                             {"severity", SeverityName(f.severity())},
+                             {"file", ToValidUtf8(f.location.file)}};
+    if (f.suppression) item["suppressed"] = {{"reason", f.suppression->reason}, {"expires", f.suppression->expires}};
+    findings.push_back(std::move(item));
   }
   const SeverityCounts counts = CountFindings(result);
   boost::json::object predicate;
   predicate["tool"] = {{"name", "ckpt-audit"}, {"version", CKPT_VERSION}};
   predicate["rules"] = {{"count", rules_in_force.count}, {"fingerprint", rules_in_force.sha256}};
-  predicate["policy"] = {{"fail_on", FailThresholdName(options.threshold)},
-                         {"content_hash", a.policy.compute_hash},
-                         {"allowed_groups", allowed},
-                         {"action_head_patterns", heads},
-                         {"expected_hash", NullOr(a.policy.expected_hash)}};
+  boost::json::object policy = EffectivePolicyJson(a.policy, options.threshold, options.gate);
+  policy.erase("rules");  // the predicate's own `rules` field
+  predicate["policy"] = std::move(policy);
   predicate["kind"] = InputKindName(a.kind);
   predicate["verdict"] = VerdictName(VerdictOf(result, options.threshold));
   predicate["counts"] = {{"error", counts.errors}, {"warning", counts.warnings}, {"note", counts.notes}};
@@ -396,6 +375,20 @@ ChainNode NodeFromEnvelope(const std::string& path, const attest::PublicKey& key
       sink.Report(*rule, at,
                   "The signed audit found: " + std::string(rule->title) +
                       (f.file.empty() ? std::string(".") : " (in " + QuoteForMessage(f.file) + ")."));
+      if (!sink.findings().empty() && sink.findings().back().rule == rule) {
+        // The severity the signer's policy gave it.
+        if (auto signed_severity = ParseSeverity(f.severity); signed_severity && *signed_severity != rule->severity) {
+          sink.findings().back().severity_override = signed_severity;
+        }
+      }
+      if (f.suppressed && !sink.findings().empty() && sink.findings().back().rule == rule) {
+        // The signer's baseline accepted it: it stays accepted, as the signed verdict says.
+        auto accepted = std::make_shared<Suppression>();
+        accepted->rule = f.rule;
+        accepted->reason = f.suppressed->first;
+        accepted->expires = f.suppressed->second;
+        sink.findings().back().suppression = std::move(accepted);
+      }
     }
     if (p.verdict == "fail") {
       sink.Report(rules::attest_verdict_fail::kRule, at,
@@ -412,7 +405,7 @@ ChainNode NodeFromEnvelope(const std::string& path, const attest::PublicKey& key
   node.audit_dropped = sink.dropped();
   node.audit_passed = usable && statement->predicate.verdict == "pass" &&
                       std::none_of(node.audit_findings.begin(), node.audit_findings.end(),
-                                   [](const Finding& f) { return f.severity() == Severity::kError; });
+                                   [](const Finding& f) { return f.counts() && f.severity() == Severity::kError; });
   if (node.audit_passed) node.link_hash = node.computed_hash;
   return node;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/gate.h"
 #include "engine/verdict.h"
 #include "lib/attest/ed25519.h"
 #include "lib/attest/statement.h"
@@ -14,16 +15,9 @@
 
 namespace ckpt {
 
-/// The rule set in force: how many rules, and the SHA-256 of one line per rule (sorted by
-/// id) "<id> TAB <code> TAB <severity> LF".
-struct RuleSetFingerprint {
-  std::size_t count = 0;
-  std::string sha256;
-};
-RuleSetFingerprint RulesInForce();
-
 struct AttestOptions {
   FailThreshold threshold = Severity::kError;
+  const ResolvedGate* gate = nullptr;  ///< --policy and --baseline in force
   /// --attestation-time: written as the predicate's `audited_at` (RFC 3339, UTC); absent by
   /// default so two runs on the same input sign identical statements.
   std::optional<std::string> time;

@@ -318,6 +318,8 @@ AuditResult FinishAudit(AuditSession& session) {
   if (session.refused) {
     result.findings = std::move(session.sink.findings());
     result.dropped = session.sink.dropped();
+    if (session.policy.gate != nullptr)
+      ApplyGate(*session.policy.gate, result.findings, result.dropped, result.artifact.path);
     return std::move(result);
   }
   Artifact& artifact = result.artifact;
@@ -332,6 +334,7 @@ AuditResult FinishAudit(AuditSession& session) {
   }
   result.findings = std::move(sink.findings());
   result.dropped = sink.dropped();
+  if (policy.gate != nullptr) ApplyGate(*policy.gate, result.findings, result.dropped, artifact.path);
   SortFindings(result.findings);
   if (policy.max_findings > 0 && result.findings.size() > policy.max_findings) {
     std::vector<DroppedFindings> cut;

@@ -42,11 +42,30 @@ ChainRun RunChain(const std::vector<std::string>& roots, const ChainRunOptions& 
   std::vector<ChainNode> nodes = AuditArtifacts(found.artifacts, options.policy, options.jobs);
   if (options.trusted_key) {
     // Statements read no weights: verifying them is cheap, one after another.
-    for (const std::string& envelope : found.envelopes)
-      nodes.push_back(NodeFromEnvelope(envelope, *options.trusted_key));
+    for (const std::string& envelope : found.envelopes) {
+      ChainNode node = NodeFromEnvelope(envelope, *options.trusted_key);
+      // The local policy and baseline judge the signed findings as they judge an audit's
+      // (the signed verdict still decides whether the round offers its hash).
+      if (options.policy.gate != nullptr) {
+        ApplyGate(*options.policy.gate, node.audit_findings, node.audit_dropped, node.path);
+      }
+      nodes.push_back(std::move(node));
+    }
   }
   run.graph = BuildChainGraph(std::move(nodes), options.chain);
   run.findings = CheckChain(run.graph);
+  if (options.policy.gate != nullptr) {
+    std::erase_if(run.findings, [&](const ChainFinding& f) {
+      auto it = options.policy.gate->severity.find(f.finding.rule);
+      return it != options.policy.gate->severity.end() && !it->second;
+    });
+    std::vector<DroppedFindings> none;
+    for (ChainFinding& f : run.findings) {
+      std::vector<Finding> one{std::move(f.finding)};
+      ApplyGate(*options.policy.gate, one, none, "");
+      f.finding = std::move(one.front());
+    }
+  }
   run.history = HistoryOrder(run.graph);
   return run;
 }
@@ -56,13 +75,13 @@ Verdict NodeVerdict(const ChainRun& run, std::size_t node, FailThreshold thresho
   if (!n.tool_errors.empty()) return Verdict::kError;
   const FailThreshold judged = VerdictThreshold(threshold);
   for (const Finding& f : n.audit_findings) {
-    if (AtOrAbove(f.severity(), judged)) return Verdict::kFail;
+    if (f.counts() && AtOrAbove(f.severity(), judged)) return Verdict::kFail;
   }
   for (const DroppedFindings& d : n.audit_dropped) {
-    if (AtOrAbove(d.rule->severity, judged)) return Verdict::kFail;
+    if (d.counts() && AtOrAbove(d.severity(), judged)) return Verdict::kFail;
   }
   for (const ChainFinding& f : run.findings) {
-    if (f.node == node && AtOrAbove(f.finding.severity(), judged)) return Verdict::kFail;
+    if (f.node == node && f.finding.counts() && AtOrAbove(f.finding.severity(), judged)) return Verdict::kFail;
   }
   return Verdict::kPass;
 }
@@ -76,7 +95,7 @@ int ChainExitCode(const ChainRun& run, FailThreshold threshold) {
     if (v == Verdict::kFail && threshold) code = kExitFindings;
   }
   for (const ChainFinding& f : run.findings) {
-    if (!f.node && AtOrAbove(f.finding.severity(), threshold)) code = kExitFindings;
+    if (!f.node && f.finding.counts() && AtOrAbove(f.finding.severity(), threshold)) code = kExitFindings;
   }
   return code;
 }

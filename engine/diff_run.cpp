@@ -86,6 +86,7 @@ DiffRun RunDiff(const std::string& path_a, const std::string& path_b, const Diff
   }
   run.findings = std::move(sink.findings());
   run.dropped = sink.dropped();
+  if (options.policy.gate != nullptr) ApplyGate(*options.policy.gate, run.findings, run.dropped, path_b);
   return run;
 }
 
@@ -95,10 +96,10 @@ int DiffExitCode(const DiffRun& run, FailThreshold threshold) {
     if (VerdictOf(*r, threshold) == Verdict::kFail && threshold) return kExitFindings;
   }
   for (const Finding& f : run.findings) {
-    if (AtOrAbove(f.severity(), threshold)) return kExitFindings;
+    if (f.counts() && AtOrAbove(f.severity(), threshold)) return kExitFindings;
   }
   for (const DroppedFindings& d : run.dropped) {
-    if (AtOrAbove(d.rule->severity, threshold)) return kExitFindings;
+    if (d.counts() && AtOrAbove(d.severity(), threshold)) return kExitFindings;
   }
   return kExitClean;
 }

@@ -36,10 +36,10 @@ FailThreshold VerdictThreshold(FailThreshold threshold) { return threshold ? thr
 Verdict VerdictOf(const AuditResult& result, FailThreshold threshold) {
   if (!result.tool_errors.empty()) return Verdict::kError;
   for (const Finding& f : result.findings) {
-    if (AtOrAbove(f.severity(), VerdictThreshold(threshold))) return Verdict::kFail;
+    if (f.counts() && AtOrAbove(f.severity(), VerdictThreshold(threshold))) return Verdict::kFail;
   }
   for (const DroppedFindings& d : result.dropped) {
-    if (AtOrAbove(d.rule->severity, VerdictThreshold(threshold))) return Verdict::kFail;
+    if (d.counts() && AtOrAbove(d.severity(), VerdictThreshold(threshold))) return Verdict::kFail;
   }
   return Verdict::kPass;
 }
@@ -70,8 +70,12 @@ SeverityCounts CountFindings(const AuditResult& result) {
         break;
     }
   };
-  for (const Finding& f : result.findings) add(f.severity(), 1);
-  for (const DroppedFindings& d : result.dropped) add(d.rule->severity, d.count);
+  for (const Finding& f : result.findings) {
+    if (f.counts()) add(f.severity(), 1);
+  }
+  for (const DroppedFindings& d : result.dropped) {
+    if (d.counts()) add(d.severity(), d.count);
+  }
   return counts;
 }
 

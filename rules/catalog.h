@@ -43,6 +43,7 @@ namespace ckpt::rules {
 
 #define CKPT_DECLARE_Read(ns) CKPT_RULE(ns)
 #define CKPT_DECLARE_Attest(ns) CKPT_RULE(ns)
+#define CKPT_DECLARE_Gate(ns) CKPT_RULE(ns)
 #define CKPT_DECLARE_Checked(ns) CKPT_CHECKED_RULE(ns)
 #define CKPT_DECLARE_Chain(ns) CKPT_CHAIN_RULE(ns)
 #define CKPT_DECLARE_Diff(ns) CKPT_DIFF_RULE(ns)
@@ -51,6 +52,7 @@ CKPT_RULES(CKPT_DECLARE)
 #undef CKPT_DECLARE
 #undef CKPT_DECLARE_Read
 #undef CKPT_DECLARE_Attest
+#undef CKPT_DECLARE_Gate
 #undef CKPT_DECLARE_Checked
 #undef CKPT_DECLARE_Chain
 #undef CKPT_DECLARE_Diff
@@ -61,6 +63,7 @@ enum class RuleScope {
   kChain,        ///< a parent_hash history (ckpt-chain)
   kDiff,         ///< two rounds compared (ckpt-diff)
   kAttestation,  ///< signed statements and derivation records verified (--verify-*, ckpt-chain --trusted-key)
+  kGate,         ///< about a baseline or policy file (engine/gate.cpp)
 };
 
 /// One entry of the registry.
@@ -69,14 +72,11 @@ struct RuleEntry {
   void (*check)(const Artifact&, FindingSink&);               ///< artifact rules checked after reading
   void (*chain_check)(const ChainGraph&, ChainFindingSink&);  ///< chain rules
   void (*diff_check)(const DiffRun&, FindingSink&);           ///< diff rules (gates)
-  bool attestation;                                           ///< reported while verifying signed statements
-  std::string_view source;                                    ///< rules/<family>/<rule-id>.cpp
+  RuleScope fixed_scope;       ///< the scope of a rule without a check function (artifact, attestation, gate)
+  std::string_view source;     ///< rules/<family>/<rule-id>.cpp
   std::string_view listed_id;  ///< the id rules/rule_list.h gives it (tested against RuleInfo::id)
   [[nodiscard]] RuleScope scope() const {
-    return chain_check   ? RuleScope::kChain
-           : diff_check  ? RuleScope::kDiff
-           : attestation ? RuleScope::kAttestation
-                         : RuleScope::kArtifact;
+    return chain_check ? RuleScope::kChain : diff_check ? RuleScope::kDiff : fixed_scope;
   }
 };
 

@@ -9,11 +9,12 @@
 namespace ckpt::rules {
 namespace {
 
-#define CKPT_CHECKS_Read(ns) nullptr, nullptr, nullptr, false
-#define CKPT_CHECKS_Attest(ns) nullptr, nullptr, nullptr, true
-#define CKPT_CHECKS_Checked(ns) &ns::Check, nullptr, nullptr, false
-#define CKPT_CHECKS_Chain(ns) nullptr, &ns::CheckChain, nullptr, false
-#define CKPT_CHECKS_Diff(ns) nullptr, nullptr, &ns::CheckDiff, false
+#define CKPT_CHECKS_Read(ns) nullptr, nullptr, nullptr, RuleScope::kArtifact
+#define CKPT_CHECKS_Attest(ns) nullptr, nullptr, nullptr, RuleScope::kAttestation
+#define CKPT_CHECKS_Gate(ns) nullptr, nullptr, nullptr, RuleScope::kGate
+#define CKPT_CHECKS_Checked(ns) &ns::Check, nullptr, nullptr, RuleScope::kArtifact
+#define CKPT_CHECKS_Chain(ns) nullptr, &ns::CheckChain, nullptr, RuleScope::kArtifact
+#define CKPT_CHECKS_Diff(ns) nullptr, nullptr, &ns::CheckDiff, RuleScope::kArtifact
 #define CKPT_ENTRY(family, ns, id, kind) {&ns::kRule, CKPT_CHECKS_##kind(ns), "rules/" #family "/" id ".cpp", id},
 const RuleEntry kRules[] = {CKPT_RULES(CKPT_ENTRY)};
 #undef CKPT_ENTRY

@@ -6,7 +6,8 @@
 //   the id with '-' as '_'; Kind: Read (detected while reading: a reader diagnostic maps to
 //   it, rules/reader_rules.cpp), Checked (Check() on the artifact model), Chain
 //   (CheckChain() on a history), Diff (CheckDiff() on two rounds), Attest (a diagnostic of
-//   lib/attest/ when a signed statement or derivation record is verified).
+//   lib/attest/ when a signed statement or derivation record is verified), Gate (reported by
+//   engine/gate.cpp about a baseline or policy file).
 #pragma once
 
 // clang-format off
@@ -19,6 +20,7 @@
   X(attest, attest_statement_invalid, "attest-statement-invalid", Attest) \
   X(attest, attest_subject_mismatch, "attest-subject-mismatch", Attest) \
   X(attest, attest_verdict_fail, "attest-verdict-fail", Attest) \
+  X(baseline, baseline_entry_expired, "baseline-entry-expired", Gate) \
   X(chain, chain_cycle, "chain-cycle", Chain) \
   X(chain, chain_duplicate_artifact, "chain-duplicate-artifact", Chain) \
   X(chain, chain_fork, "chain-fork", Chain) \

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "lib/findings/finding.h"
+#include "lib/findings/gate.h"
 #include "lib/formats/dtype.h"
 #include "lib/io/artifact_source.h"
 #include "lib/json/strict_parser.h"
@@ -240,6 +241,8 @@ struct Policy {
   std::size_t max_findings = 0;              ///< --max-findings: kept per artifact (0: no limit); the rest counted
   bool digest_files = false;                 ///< record each file's SHA-256 (SARIF artifacts[]) during the audit
   bool overlap_reads = true;  ///< read ahead (and digest) on extra threads; off when audits already run one per core
+  /// --policy severities and --baseline suppressions, applied to the findings once the rules ran.
+  const Gate* gate = nullptr;
 
   [[nodiscard]] bool IsAllowedGroup(std::string_view group) const;
 };

@@ -192,6 +192,15 @@ std::optional<AuditStatement> ParseAuditStatement(std::string_view payload, cons
       sf.code = f.String(item, "code", "a finding without ").value_or("");
       sf.severity = f.String(item, "severity", "a finding without ").value_or("");
       sf.file = f.String(item, "file", "a finding without ").value_or("");
+      if (auto suppressed = f.ok() ? item.Find("suppressed") : std::nullopt) {
+        if (!suppressed->is(Type::kObject)) {
+          f.Fail(*suppressed, "marks a finding suppressed with " + suppressed->Describe() + ", not an object.");
+          break;
+        }
+        auto reason = f.String(*suppressed, "reason", "a suppression without ");
+        auto expires = f.String(*suppressed, "expires", "a suppression without ");
+        if (reason && expires) sf.suppressed.emplace(*reason, *expires);
+      }
       if (!f.ok()) break;
       a.findings.push_back(std::move(sf));
     }

@@ -32,6 +32,8 @@ struct SignedFinding {
   std::string code;
   std::string severity;
   std::string file;
+  /// The signer's baseline accepted it (reason, expires): it did not count toward the verdict.
+  std::optional<std::pair<std::string, std::string>> suppressed;
 };
 
 struct AuditPredicate {

@@ -48,9 +48,10 @@ ChainNode SummarizeAudit(AuditResult&& result, bool hashes_recomputed) {
   node.container = result.artifact.container;
   node.audit_passed = node.tool_errors.empty() &&
                       std::none_of(node.audit_findings.begin(), node.audit_findings.end(),
-                                   [](const Finding& f) { return f.severity() == Severity::kError; }) &&
-                      std::none_of(node.audit_dropped.begin(), node.audit_dropped.end(),
-                                   [](const DroppedFindings& d) { return d.rule->severity == Severity::kError; });
+                                   [](const Finding& f) { return f.counts() && f.severity() == Severity::kError; }) &&
+                      std::none_of(node.audit_dropped.begin(), node.audit_dropped.end(), [](const DroppedFindings& d) {
+                        return d.counts() && d.severity() == Severity::kError;
+                      });
   node.computed_hash = a.computed_hash;
   node.parent_location.artifact = node.hash_location.artifact = node.path;
   node.parent_location.file = node.hash_location.file = "header.json";
@@ -74,6 +75,7 @@ ChainGraph BuildChainGraph(std::vector<ChainNode> nodes, const ChainOptions& opt
   graph.hashes_recomputed = options.hashes_recomputed;
   graph.pinned_genesis = options.genesis;
   graph.head_query = options.head;
+  graph.allow_wmcp_change = options.allow_wmcp_change;
   const std::size_t n = graph.nodes.size();
   for (std::size_t i = 0; i < n; ++i) {
     if (graph.nodes[i].link_hash) graph.by_link_hash[*graph.nodes[i].link_hash].push_back(i);

@@ -14,6 +14,7 @@ struct ChainOptions {
   bool hashes_recomputed = true;       ///< false with --no-hash: links rest on declared hashes
   std::optional<std::string> genesis;  ///< --genesis: pinned warm-start hash (INV-WARMSTART-T0)
   std::optional<std::string> head;     ///< --head: a hash or unique prefix (at least 8 hex digits)
+  bool allow_wmcp_change = false;      ///< a policy allows wmcp_version to change along a link
 };
 
 /// Keeps what the chain needs from one artifact's audit (and nothing that grows with its

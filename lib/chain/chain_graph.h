@@ -64,6 +64,7 @@ struct ChainGraph {
   std::optional<std::size_t> head;            ///< the node --head names
   std::size_t head_matches = 0;               ///< distinct artifacts --head matched (copies count once)
   bool lineage_only = false;                  ///< --head: unrelated branches are ignored
+  bool allow_wmcp_change = false;             ///< a policy allows INV-WMCP changes (artifact-format.md section 8)
 
   [[nodiscard]] bool InScope(std::size_t node) const;
   /// Link hash -> nodes offering it, in node order (filled by BuildChainGraph).

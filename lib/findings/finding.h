@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -69,12 +70,28 @@ struct Location {
   std::optional<std::string> tensor;  ///< the tensor involved, when there is one
 };
 
+/// A baseline entry that accepts findings for now (--baseline): they stay in every report,
+/// marked, and count toward no verdict or exit code until the entry expires.
+struct Suppression {
+  std::string rule;
+  std::optional<std::string> path;  ///< glob over the reported file path; nullopt: any
+  std::string reason;
+  std::string expires;    ///< YYYY-MM-DD, the last day it suppresses
+  std::size_t index = 0;  ///< 0-based position in the baseline file
+};
+
 struct Finding {
   const RuleInfo* rule = nullptr;
   Location location;
   std::string message;  ///< a complete sentence naming the tensor, field or hash involved
+  /// --policy: the severity in force when a policy file sets one for the rule.
+  std::optional<Severity> severity_override = std::nullopt;
+  /// --baseline: the entry that accepts it for now; nullptr when it counts.
+  std::shared_ptr<const Suppression> suppression = nullptr;
 
-  [[nodiscard]] Severity severity() const { return rule->severity; }
+  [[nodiscard]] Severity severity() const { return severity_override.value_or(rule->severity); }
+  /// Whether it counts toward verdicts and exit codes (it is not suppressed).
+  [[nodiscard]] bool counts() const { return suppression == nullptr; }
 };
 
 /// Findings of one rule in one file that were counted but not kept.
@@ -82,6 +99,11 @@ struct DroppedFindings {
   const RuleInfo* rule = nullptr;
   std::string file;
   std::uint64_t count = 0;
+  std::optional<Severity> severity_override = std::nullopt;
+  std::shared_ptr<const Suppression> suppression = nullptr;
+
+  [[nodiscard]] Severity severity() const { return severity_override.value_or(rule->severity); }
+  [[nodiscard]] bool counts() const { return suppression == nullptr; }
 };
 
 /// Collects findings in the order they are found. One rule repeats at most

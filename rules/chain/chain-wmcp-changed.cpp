@@ -21,6 +21,7 @@ const RuleInfo kRule{
 };
 
 void CheckChain(const ChainGraph& graph, ChainFindingSink& sink) {
+  if (graph.allow_wmcp_change) return;  // a policy file allows it (allow_wmcp_change), and says so in reports
   ForEachLink(graph, [&](std::size_t i, const ChainNode& node, const ChainNode& parent) {
     if (!node.wmcp_version || !parent.wmcp_version || *node.wmcp_version == *parent.wmcp_version) return;
     sink.Report(kRule, i, node.parent_location,

@@ -1,0 +1,227 @@
+#include "engine/gate.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "lib/core/text.h"
+#include "lib/hashing/sha256.h"
+#include "rules/catalog.h"
+
+namespace ckpt {
+namespace {
+
+constexpr std::size_t kMaxGateFileBytes = std::size_t{16} << 20;
+
+std::variant<std::string, std::string> ReadGateFile(const std::string& path, const char* option) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    return std::variant<std::string, std::string>(std::in_place_index<1>,
+                                                  std::string(option) + " '" + path + "' is not a readable file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::string text(kMaxGateFileBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) {
+    return std::variant<std::string, std::string>(std::in_place_index<1>,
+                                                  std::string(option) + " '" + path + "' cannot be read");
+  }
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kMaxGateFileBytes) {
+    return std::variant<std::string, std::string>(std::in_place_index<1>,
+                                                  std::string(option) + " '" + path + "' is larger than 16 MiB");
+  }
+  return std::variant<std::string, std::string>(std::in_place_index<0>, std::move(text));
+}
+
+std::string EntryName(const Suppression& s) {
+  return "entry " + std::to_string(s.index + 1) + " (rule " + QuoteForMessage(s.rule) +
+         (s.path ? ", path " + QuoteForMessage(*s.path) : std::string()) + ")";
+}
+
+}  // namespace
+
+std::variant<ResolvedGate, std::string> LoadGate(const GateFiles& files) {
+  ResolvedGate out;
+  out.today = TodayUtc();
+  if (files.policy) {
+    auto text = ReadGateFile(*files.policy, "--policy");
+    if (text.index() == 1) return std::get<1>(text);
+    auto parsed = ParsePolicy(std::get<0>(text));
+    if (auto* error = std::get_if<std::string>(&parsed)) return "--policy '" + *files.policy + "': " + *error;
+    out.policy = std::move(std::get<PolicyFile>(parsed));
+    out.policy_path = files.policy;
+    for (const auto& [id, level] : out.policy.severity) {
+      const RuleInfo* rule = rules::FindRule(id);
+      if (rule == nullptr)
+        return "--policy '" + *files.policy + "': severity names unknown rule " + QuoteForMessage(id);
+      std::optional<Severity> wanted;
+      if (level != "off") {
+        wanted = ParseSeverity(level);
+        if (!wanted) {
+          return "--policy '" + *files.policy + "': the severity of " + id + " is " + QuoteForMessage(level) +
+                 ", not error, warning, note or off";
+        }
+      }
+      // Anything may be raised; only non-security rules may be lowered or turned off.
+      const bool weaker = !wanted || *wanted < rule->severity;
+      if (weaker && rule->security) {
+        return "--policy '" + *files.policy + "': " + id + " is a security rule; it can be raised, not " +
+               (wanted ? "lowered to " + level : std::string("turned off"));
+      }
+      if (wanted && *wanted == rule->severity) continue;
+      out.gate.severity[rule] = wanted;
+    }
+  }
+  if (files.baseline) {
+    auto text = ReadGateFile(*files.baseline, "--baseline");
+    if (text.index() == 1) return std::get<1>(text);
+    auto parsed = ParseBaseline(std::get<0>(text));
+    if (auto* error = std::get_if<std::string>(&parsed)) return "--baseline '" + *files.baseline + "': " + *error;
+    out.baseline_path = files.baseline;
+    out.entries = std::move(std::get<BaselineFile>(parsed).entries);
+    for (const Suppression& s : out.entries) {
+      const RuleInfo* rule = rules::FindRule(s.rule);
+      if (rule == nullptr) return "--baseline '" + *files.baseline + "': " + EntryName(s) + " names an unknown rule";
+      if (rule->security) {
+        return "--baseline '" + *files.baseline + "': " + EntryName(s) +
+               " names a security rule; security findings cannot be suppressed, only fixed";
+      }
+      if (s.expires < out.today) {
+        out.expired.push_back(s);
+      } else {
+        out.gate.suppressions.push_back(std::make_shared<const Suppression>(s));
+      }
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> ApplyPolicyFile(const ResolvedGate& gate, Policy& policy, FailThreshold& threshold,
+                                           bool fail_on_given) {
+  const PolicyFile& p = gate.policy;
+  if (p.fail_on && !fail_on_given && !ParseFailThreshold(*p.fail_on, threshold)) {
+    return "--policy: fail_on is " + QuoteForMessage(*p.fail_on) + ", not error, warning, note or none";
+  }
+  if (p.allowed_groups) {
+    // The groups in force are the file's; those beyond the spec's two are reported as widened.
+    const std::vector<std::string> defaults = Policy{}.allowed_groups;
+    policy.allowed_groups.clear();
+    for (const std::string& g : *p.allowed_groups) {
+      if (std::find(defaults.begin(), defaults.end(), g) != defaults.end()) {
+        policy.allowed_groups.push_back(g);
+      } else if (std::find(policy.extra_allowed_groups.begin(), policy.extra_allowed_groups.end(), g) ==
+                 policy.extra_allowed_groups.end()) {
+        policy.extra_allowed_groups.push_back(g);
+      }
+    }
+  }
+  if (p.action_head_patterns) {
+    // Patterns only add: an organisation can name more action heads, never fewer.
+    for (const std::string& pattern : *p.action_head_patterns) {
+      if (std::find(policy.action_head_patterns.begin(), policy.action_head_patterns.end(), pattern) ==
+          policy.action_head_patterns.end()) {
+        policy.action_head_patterns.push_back(pattern);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<Finding> ExpiredEntryFindings(const ResolvedGate& gate) {
+  std::vector<Finding> out;
+  if (!gate.baseline_path) return out;
+  const std::filesystem::path path(*gate.baseline_path);
+  for (const Suppression& s : gate.expired) {
+    Location at;
+    at.artifact = path.has_parent_path() ? path.parent_path().string() : std::string(".");
+    at.file = path.filename().string();
+    out.push_back(Finding{&rules::baseline_entry_expired::kRule, std::move(at),
+                          "Baseline " + EntryName(s) + " expired on " + s.expires + " (today is " + gate.today +
+                              "): it suppresses nothing now. Its reason was: " + QuoteForMessage(s.reason, 200) + "."});
+  }
+  return out;
+}
+
+RuleSetFingerprint RulesInForce(const Gate* gate) {
+  RuleSetFingerprint out;
+  Sha256 sha;
+  for (const rules::RuleEntry& rule : rules::AllRules()) {
+    std::optional<Severity> severity = rule.info->severity;
+    if (gate != nullptr) {
+      if (auto it = gate->severity.find(rule.info); it != gate->severity.end()) severity = it->second;
+    }
+    if (!severity) continue;  // turned off
+    sha.Update(rule.info->id);
+    sha.Update("\t");
+    sha.Update(CodeName(rule.info->code));
+    sha.Update("\t");
+    sha.Update(SeverityName(*severity));
+    sha.Update("\n");
+    ++out.count;
+  }
+  out.sha256 = sha.FinalHex();
+  return out;
+}
+
+boost::json::object EffectivePolicyJson(const Policy& policy, FailThreshold threshold, const ResolvedGate* gate) {
+  auto strings = [](const std::vector<std::string>& items) {
+    boost::json::array out;
+    for (const std::string& s : items) out.push_back(boost::json::value(ToValidUtf8(s)));
+    return out;
+  };
+  std::vector<std::string> groups = policy.allowed_groups;
+  groups.insert(groups.end(), policy.extra_allowed_groups.begin(), policy.extra_allowed_groups.end());
+  boost::json::object out{
+      {"fail_on", FailThresholdName(threshold)},
+      {"content_hash", policy.compute_hash},
+      {"allowed_groups", strings(groups)},
+      {"action_head_patterns", strings(policy.action_head_patterns)},
+      {"expected_hash", policy.expected_hash ? boost::json::value(*policy.expected_hash) : boost::json::value(nullptr)},
+      {"allow_wmcp_change", gate != nullptr && gate->policy.allow_wmcp_change.value_or(false)}};
+  boost::json::object severity;
+  if (gate != nullptr) {
+    for (const auto& [rule, level] : gate->gate.severity) {
+      severity[rule->id] = level ? SeverityName(*level) : std::string_view("off");
+    }
+  }
+  out["severity"] = std::move(severity);
+  out["policy_file"] = gate != nullptr && gate->policy_path ? boost::json::value(ToValidUtf8(*gate->policy_path))
+                                                            : boost::json::value(nullptr);
+  if (gate != nullptr && gate->baseline_path) {
+    out["baseline"] = {{"file", ToValidUtf8(*gate->baseline_path)},
+                       {"entries", gate->entries.size()},
+                       {"expired", gate->expired.size()},
+                       {"judged_on", gate->today}};
+  } else {
+    out["baseline"] = nullptr;
+  }
+  const RuleSetFingerprint rules = RulesInForce(gate != nullptr ? &gate->gate : nullptr);
+  out["rules"] = {{"count", rules.count}, {"fingerprint", rules.sha256}};
+  return out;
+}
+
+std::string BaselineFromFindings(const std::vector<std::pair<const Finding*, std::string>>& findings,
+                                 const std::string& reason, const std::string& expires) {
+  std::set<std::pair<std::string, std::string>> entries;  // rule, path
+  for (const auto& [f, path] : findings) {
+    if (f->rule->security || !f->counts()) continue;
+    entries.emplace(std::string(f->rule->id), path);
+  }
+  // One entry a line, so a review sees each accepted finding on its own line of the diff.
+  std::string out = "{\n  \"suppressions\": [";
+  const char* separator = "\n    ";
+  for (const auto& [rule, path] : entries) {
+    out += separator;
+    out += boost::json::serialize(boost::json::object{
+        {"rule", rule}, {"path", ToValidUtf8(path)}, {"reason", ToValidUtf8(reason)}, {"expires", expires}});
+    separator = ",\n    ";
+  }
+  out += entries.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  return out;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,60 @@
+// The organisation's decisions over the catalog (--policy FILE, --baseline FILE), resolved
+// against the rules: unknown rule ids and weakened security rules are refused (usage errors),
+// expired baseline entries are reported (baseline-entry-expired), and the effective policy is
+// one JSON object that reports print and signed statements carry.
+#pragma once
+
+#include <boost/json.hpp>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "engine/verdict.h"
+#include "lib/findings/gate.h"
+
+namespace ckpt {
+
+struct GateFiles {
+  std::optional<std::string> baseline;  ///< --baseline FILE
+  std::optional<std::string> policy;    ///< --policy FILE
+};
+
+struct ResolvedGate {
+  Gate gate;
+  PolicyFile policy;  ///< as read (empty without --policy)
+  std::optional<std::string> policy_path;
+  std::optional<std::string> baseline_path;
+  std::vector<Suppression> entries;  ///< every baseline entry
+  std::vector<Suppression> expired;  ///< entries past their expiry (they suppress nothing)
+  std::string today;                 ///< the date expiry was judged on
+};
+
+/// Reads and resolves the files; the error is a usage error's message.
+std::variant<ResolvedGate, std::string> LoadGate(const GateFiles& files);
+
+/// Applies the policy file to the audit policy (groups, patterns) and, unless the command line
+/// set --fail-on, to the threshold. An error message for a bad fail_on value.
+std::optional<std::string> ApplyPolicyFile(const ResolvedGate& gate, Policy& policy, FailThreshold& threshold,
+                                           bool fail_on_given);
+
+/// One baseline-entry-expired finding per expired entry, located in the baseline file.
+std::vector<Finding> ExpiredEntryFindings(const ResolvedGate& gate);
+
+/// The rule set in force: the count of rules not turned off and the SHA-256 of one line per
+/// such rule, sorted by id, "<id> TAB <code> TAB <severity in force> LF".
+struct RuleSetFingerprint {
+  std::size_t count = 0;
+  std::string sha256;
+};
+RuleSetFingerprint RulesInForce(const Gate* gate = nullptr);
+
+/// What changes a verdict, as reports print it and statements sign it.
+boost::json::object EffectivePolicyJson(const Policy& policy, FailThreshold threshold, const ResolvedGate* gate);
+
+/// The baseline --write-baseline writes: one entry per rule and reported path of the counting,
+/// non-security findings, sorted, with `reason` and `expires`.
+std::string BaselineFromFindings(const std::vector<std::pair<const Finding*, std::string>>& findings,
+                                 const std::string& reason, const std::string& expires);
+
+}  // namespace ckpt

@@ -1,0 +1,205 @@
+#include "lib/findings/gate.h"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <ctime>
+#include <set>
+
+#include "lib/core/text.h"
+#include "lib/json/strict_parser.h"
+
+namespace ckpt {
+namespace {
+
+using json::Type;
+using json::Value;
+
+std::string At(const json::Document& doc, std::uint64_t offset) {
+  const json::LineColumn lc = json::LocateOffset(doc.text(), offset);
+  return " (line " + std::to_string(lc.line) + ", column " + std::to_string(lc.column) + ")";
+}
+
+// The document, or why it is not one strict JSON object.
+std::variant<json::Document, std::string> ParseObject(std::string_view text) {
+  json::Document doc{std::string(text)};
+  if (auto error = json::Parse(doc)) return error->message + At(doc, error->offset);
+  if (!doc.duplicates.empty()) {
+    return "the key " + QuoteForMessage(doc.duplicates.front().key) + " appears twice in one object" +
+           At(doc, doc.duplicates.front().second_offset);
+  }
+  if (!doc.root().is(Type::kObject)) return "the file is " + doc.root().Describe() + ", not a JSON object";
+  return doc;
+}
+
+std::variant<std::vector<std::string>, std::string> Strings(const json::Document& doc, const Value& value,
+                                                            const std::string& key) {
+  if (!value.is(Type::kArray))
+    return key + " is " + value.Describe() + ", not an array of strings" + At(doc, value.offset());
+  std::vector<std::string> out;
+  for (const Value item : value.Items()) {
+    if (!item.is(Type::kString) || item.String().empty()) {
+      return key + " holds " + item.Describe() + ", not a non-empty string" + At(doc, item.offset());
+    }
+    out.push_back(item.String());
+  }
+  return out;
+}
+
+}  // namespace
+
+bool IsCalendarDate(std::string_view text) {
+  if (text.size() != 10 || text[4] != '-' || text[7] != '-') return false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (i != 4 && i != 7 && (text[i] < '0' || text[i] > '9')) return false;
+  }
+  const int year = std::atoi(std::string(text.substr(0, 4)).c_str());
+  const int month = std::atoi(std::string(text.substr(5, 2)).c_str());
+  const int day = std::atoi(std::string(text.substr(8, 2)).c_str());
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (month < 1 || month > 12 || day < 1) return false;
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  return day <= kDays[month - 1] + (month == 2 && leap ? 1 : 0);
+}
+
+std::string TodayUtc() {
+  if (const char* fixed = std::getenv("CKPT_TODAY"); fixed != nullptr && IsCalendarDate(fixed)) return fixed;
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[16];
+  std::strftime(text, sizeof text, "%Y-%m-%d", &utc);
+  return text;
+}
+
+std::variant<BaselineFile, std::string> ParseBaseline(std::string_view text) {
+  auto parsed = ParseObject(text);
+  if (auto* error = std::get_if<std::string>(&parsed)) return *error;
+  const json::Document& doc = std::get<json::Document>(parsed);
+  BaselineFile out;
+  bool found = false;
+  for (const json::Member& m : doc.root().Members()) {
+    if (m.key != "suppressions") return "unknown key " + QuoteForMessage(m.key) + At(doc, m.key_offset);
+    found = true;
+    if (!m.value.is(Type::kArray))
+      return "suppressions is " + m.value.Describe() + ", not an array" + At(doc, m.value.offset());
+    for (const Value item : m.value.Items()) {
+      const std::string where = "suppression " + std::to_string(out.entries.size() + 1);
+      if (!item.is(Type::kObject)) return where + " is " + item.Describe() + ", not an object" + At(doc, item.offset());
+      Suppression s;
+      s.index = out.entries.size();
+      std::set<std::string> seen;
+      for (const json::Member& f : item.Members()) {
+        seen.insert(f.key);
+        if (f.key != "rule" && f.key != "path" && f.key != "reason" && f.key != "expires") {
+          return where + " has the unknown key " + QuoteForMessage(f.key) + At(doc, f.key_offset);
+        }
+        if (!f.value.is(Type::kString) || f.value.String().empty()) {
+          return where + ": " + f.key + " is " + f.value.Describe() + ", not a non-empty string" +
+                 At(doc, f.value.offset());
+        }
+        const std::string value = f.value.String();
+        if (f.key == "rule") s.rule = value;
+        if (f.key == "path") s.path = value;
+        if (f.key == "reason") s.reason = value;
+        if (f.key == "expires") {
+          if (!IsCalendarDate(value)) {
+            return where + ": expires is " + QuoteForMessage(value) + ", not a date YYYY-MM-DD" +
+                   At(doc, f.value.offset());
+          }
+          s.expires = value;
+        }
+      }
+      for (const char* required : {"rule", "reason", "expires"}) {
+        if (!seen.contains(required))
+          return where + " has no " + required + " (it is required)" + At(doc, item.offset());
+      }
+      out.entries.push_back(std::move(s));
+    }
+  }
+  if (!found) return "no suppressions array";
+  return out;
+}
+
+std::variant<PolicyFile, std::string> ParsePolicy(std::string_view text) {
+  auto parsed = ParseObject(text);
+  if (auto* error = std::get_if<std::string>(&parsed)) return *error;
+  const json::Document& doc = std::get<json::Document>(parsed);
+  PolicyFile out;
+  for (const json::Member& m : doc.root().Members()) {
+    if (m.key == "fail_on") {
+      if (!m.value.is(Type::kString))
+        return "fail_on is " + m.value.Describe() + ", not a string" + At(doc, m.value.offset());
+      out.fail_on = m.value.String();
+    } else if (m.key == "allowed_groups" || m.key == "action_head_patterns") {
+      auto list = Strings(doc, m.value, m.key);
+      if (auto* error = std::get_if<std::string>(&list)) return *error;
+      (m.key == "allowed_groups" ? out.allowed_groups : out.action_head_patterns) =
+          std::move(std::get<std::vector<std::string>>(list));
+    } else if (m.key == "allow_wmcp_change") {
+      if (!m.value.is(Type::kBool))
+        return "allow_wmcp_change is " + m.value.Describe() + ", not true or false" + At(doc, m.value.offset());
+      out.allow_wmcp_change = m.value.boolean();
+    } else if (m.key == "severity") {
+      if (!m.value.is(Type::kObject))
+        return "severity is " + m.value.Describe() + ", not an object of rule ids" + At(doc, m.value.offset());
+      for (const json::Member& r : m.value.Members()) {
+        if (!r.value.is(Type::kString)) {
+          return "severity of " + QuoteForMessage(r.key) + " is " + r.value.Describe() +
+                 ", not error, warning, note or off" + At(doc, r.value.offset());
+        }
+        out.severity.emplace_back(r.key, r.value.String());
+      }
+    } else {
+      return "unknown key " + QuoteForMessage(m.key) + At(doc, m.key_offset);
+    }
+  }
+  return out;
+}
+
+std::string ReportedPath(const std::string& root, const Location& location) {
+  const std::string& base = location.artifact.empty() ? root : location.artifact;
+  if (location.file.empty()) return base;
+  if (base.empty()) return location.file;
+  return base.back() == '/' ? base + location.file : base + "/" + location.file;
+}
+
+bool GlobMatches(const std::string& pattern, const std::string& path) {
+  if (fnmatch(pattern.c_str(), path.c_str(), 0) == 0) return true;
+  // "./rounds/r1" and "rounds/r1" are one path to a user.
+  const std::string bare = path.starts_with("./") ? path.substr(2) : path;
+  const std::string bare_pattern = pattern.starts_with("./") ? pattern.substr(2) : pattern;
+  return fnmatch(bare_pattern.c_str(), bare.c_str(), 0) == 0;
+}
+
+void ApplyGate(const Gate& gate, std::vector<Finding>& findings, std::vector<DroppedFindings>& dropped,
+               const std::string& root) {
+  if (gate.empty()) return;
+  auto suppression_for = [&](const RuleInfo* rule, const std::string& path) -> std::shared_ptr<const Suppression> {
+    for (const auto& s : gate.suppressions) {
+      if (s->rule == rule->id && (!s->path || GlobMatches(*s->path, path))) return s;
+    }
+    return nullptr;
+  };
+  auto apply = [&](auto& item, const std::string& path) {
+    if (auto it = gate.severity.find(item.rule); it != gate.severity.end()) item.severity_override = it->second;
+    item.suppression = suppression_for(item.rule, path);
+  };
+  std::erase_if(findings, [&](const Finding& f) {
+    auto it = gate.severity.find(f.rule);
+    return it != gate.severity.end() && !it->second;
+  });
+  std::erase_if(dropped, [&](const DroppedFindings& d) {
+    auto it = gate.severity.find(d.rule);
+    return it != gate.severity.end() && !it->second;
+  });
+  for (Finding& f : findings) apply(f, ReportedPath(root, f.location));
+  for (DroppedFindings& d : dropped) {
+    Location at;
+    at.file = d.file;
+    apply(d, ReportedPath(root, at));
+  }
+}
+
+}  // namespace ckpt
