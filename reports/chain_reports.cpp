@@ -1,5 +1,6 @@
 #include "reports/chain_reports.h"
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <map>
 #include <set>
@@ -104,26 +105,29 @@ void WriteChainText(std::ostream& out, const ChainRun& run, const ReportContext&
     out << Pad(RoundText(n), 5) << "  " << Pad(Short(n.ShownHash()), 12) << "  "
         << Pad(n.parent_present && !n.parent_hash ? std::string("(genesis)") : Short(n.parent_hash.value_or("")), 12)
         << "  " << Pad(std::string(VerdictWord(v)), 7) << "  " << EscapeForDisplay(n.path) << "\n";
-    for (const Finding& f : n.audit_findings) {
-      ++findings;
-      out << "       " << FindingLine(n.path, f, context.color) << "\n";
-    }
+    findings += static_cast<std::size_t>(
+        std::count_if(n.audit_findings.begin(), n.audit_findings.end(), [](const Finding& f) { return f.counts(); }));
+    WriteFindingLines(out, "       ", n.path, n.audit_findings, context.color);
     for (const DroppedFindings& d : n.audit_dropped) {
       findings += d.count;
       out << "       " << DroppedLine(d) << "\n";
     }
+    std::vector<Finding> on_node;
     for (const ChainFinding& f : run.findings) {
       if (f.node != i) continue;
-      ++findings;
-      out << "       " << FindingLine("", f.finding, context.color) << "\n";
+      if (f.finding.counts()) ++findings;
+      on_node.push_back(f.finding);
     }
+    WriteFindingLines(out, "       ", "", on_node, context.color);
     for (const std::string& e : n.tool_errors) out << "       tool error: " << EscapeForDisplay(e) << "\n";
   }
+  std::vector<Finding> on_run;
   for (const ChainFinding& f : run.findings) {
     if (f.node) continue;
-    ++findings;
-    out << FindingLine("", f.finding, context.color) << "\n";
+    if (f.finding.counts()) ++findings;
+    on_run.push_back(f.finding);
   }
+  WriteFindingLines(out, "", "", on_run, context.color);
   for (const std::string& e : run.discovery_errors) out << "tool error: " << EscapeForDisplay(e) << "\n";
   if (g.nodes.empty()) out << "tool error: no artifact (a directory holding header.json) was found\n";
   out << Plural(run.history.size(), "artifact") << " in the " << (g.lineage_only ? "lineage" : "history") << " ("
@@ -144,6 +148,7 @@ boost::json::value ChainReportToJson(const ChainRun& run, const ReportContext& c
   out["tool"] = {{"name", context.tool_name}, {"version", context.version}};
   out["fail_on"] = FailThresholdName(context.threshold);
   out["gating"] = context.threshold.has_value();  // false with --fail-on none: verdicts inform, exit is 0
+  if (context.policy) out["policy"] = *context.policy;
   out["options"] = {
       {"hashes_recomputed", g.hashes_recomputed}, {"genesis", opt(g.pinned_genesis)}, {"head", opt(g.head_query)}};
   std::map<std::size_t, std::size_t> position;  // node -> index in history

@@ -45,7 +45,7 @@ std::vector<const TensorDiff*> Ordered(const DiffRun& run) {
 }
 
 void AuditFindingsText(std::ostream& out, const char* side, const AuditResult& r, bool color) {
-  for (const Finding& f : r.findings) out << FindingLine(r.artifact.path, f, color) << "\n";
+  WriteFindingLines(out, "", r.artifact.path, r.findings, color);
   for (const DroppedFindings& d : r.dropped) out << EscapeForDisplay(r.artifact.path) << ": " << DroppedLine(d) << "\n";
   for (const std::string& e : r.tool_errors) out << side << " tool error: " << EscapeForDisplay(e) << "\n";
 }
@@ -125,7 +125,7 @@ void WriteDiffText(std::ostream& out, const DiffRun& run, const ReportContext& c
     }
     out << "\n";
   }
-  for (const Finding& f : run.findings) out << FindingLine("", f, context.color) << "\n";
+  WriteFindingLines(out, "", "", run.findings, context.color);
   for (const DroppedFindings& d : run.dropped) out << DroppedLine(d) << "\n";
   out << Plural(run.tensors.size(), "tensor") << ":";
   for (const char* s : {"changed", "layout_changed", "added", "removed", "unchanged", "unreadable"}) {
@@ -143,6 +143,7 @@ boost::json::value DiffReportToJson(const DiffRun& run, const ReportContext& con
   out["tool"] = {{"name", context.tool_name}, {"version", context.version}};
   out["fail_on"] = FailThresholdName(context.threshold);
   out["gating"] = context.threshold.has_value();  // false with --fail-on none: verdicts inform, exit is 0
+  if (context.policy) out["policy"] = *context.policy;
   out["a"] = AuditJson(run.a, context);
   out["b"] = AuditJson(run.b, context);
   auto opt = [](const std::optional<std::string>& v) {

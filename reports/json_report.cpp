@@ -107,9 +107,20 @@ boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext
 
 }  // namespace
 
+boost::json::object SuppressionToJson(const Suppression& s) {
+  return {{"reason", s.reason},
+          {"expires", s.expires},
+          {"entry", s.index + 1},
+          {"path", s.path ? boost::json::value(*s.path) : boost::json::value(nullptr)}};
+}
+
 boost::json::array DroppedToJson(const std::vector<DroppedFindings>& dropped) {
   boost::json::array out;
-  for (const DroppedFindings& d : dropped) out.push_back({{"rule", d.rule->id}, {"file", d.file}, {"count", d.count}});
+  for (const DroppedFindings& d : dropped) {
+    boost::json::object item{{"rule", d.rule->id}, {"file", d.file}, {"count", d.count}};
+    if (d.suppression) item["suppressed"] = SuppressionToJson(*d.suppression);
+    out.push_back(std::move(item));
+  }
   return out;
 }
 
@@ -120,6 +131,8 @@ boost::json::value FindingToJson(const Finding& finding) {
   out["severity"] = SeverityName(finding.severity());
   out["message"] = finding.message;
   out["location"] = LocationToJson(finding.location);
+  // Kept in every report, marked: the baseline entry that accepts it for now.
+  if (finding.suppression) out["suppressed"] = SuppressionToJson(*finding.suppression);
   return out;
 }
 
@@ -130,6 +143,7 @@ boost::json::value AuditReportToJson(std::span<const AuditResult> results, const
   out["tool"] = {{"name", context.tool_name}, {"version", context.version}};
   out["fail_on"] = FailThresholdName(context.threshold);
   out["gating"] = context.threshold.has_value();  // false with --fail-on none: verdicts inform, exit is 0
+  if (context.policy) out["policy"] = *context.policy;
   boost::json::array artifacts;
   std::size_t passed = 0, failed = 0, errored = 0;
   for (const AuditResult& r : results) {

@@ -14,6 +14,8 @@ namespace ckpt::reports {
 inline constexpr int kJsonReportSchemaVersion = 1;
 
 boost::json::value FindingToJson(const Finding& finding);
+/// The baseline entry that suppresses a finding: reason, expires, its 1-based entry and path glob.
+boost::json::object SuppressionToJson(const Suppression& s);
 /// [{rule, file, count}]: findings counted but not kept (per rule and file cap, --max-findings).
 boost::json::array DroppedToJson(const std::vector<DroppedFindings>& dropped);
 boost::json::value AuditReportToJson(std::span<const AuditResult> results, const ReportContext& context);

@@ -1,6 +1,8 @@
 // What every report writer needs besides the results.
 #pragma once
 
+#include <boost/json.hpp>
+#include <optional>
 #include <string>
 
 #include "engine/verdict.h"
@@ -12,6 +14,9 @@ struct ReportContext {
   std::string version = CKPT_VERSION;
   FailThreshold threshold = Severity::kError;
   bool color = false;  ///< ANSI colour (the app decides: TTY and NO_COLOR unset)
+  bool quiet = false;  ///< --quiet: text lists only what failed
+  /// The effective policy and rule-set fingerprint (EffectivePolicyJson), printed by JSON and SARIF.
+  std::optional<boost::json::object> policy;
 };
 
 }  // namespace ckpt::reports

@@ -233,6 +233,13 @@ void WriteSarif(std::ostream& out, const SarifInput& input, const SarifOptions& 
                                {"message", {{"text", EscapeForDisplay(Sentence(f.message))}}},
                                {"locations", boost::json::array{std::move(location)}},
                                {"partialFingerprints", std::move(fingerprints)}};
+    if (f.suppression) {  // accepted for now by the --baseline: shown as suppressed, not counted
+      result["suppressions"] = boost::json::array{
+          {{"kind", "external"},
+           {"status", "accepted"},
+           {"justification", EscapeForDisplay(f.suppression->reason)},
+           {"properties", {{"expires", f.suppression->expires}, {"entry", f.suppression->index + 1}}}}};
+    }
     if (p.source->baseline) {
       const Location& base = *p.source->baseline;
       boost::json::object related{
@@ -284,13 +291,16 @@ void WriteSarif(std::ostream& out, const SarifInput& input, const SarifOptions& 
       {"artifacts", std::move(artifacts)},
       {"results", std::move(results)},
       {"columnKind", "utf16CodeUnits"}};
+  boost::json::object properties;
   if (!input.inputs.empty()) {  // what each input was, recognised by content
     boost::json::array inputs;
     for (const auto& [path, kind] : input.inputs) {
       inputs.push_back({{"uri", RelativeUri(path, root)}, {"kind", kind}});
     }
-    run["properties"] = {{"inputs", std::move(inputs)}};
+    properties["inputs"] = std::move(inputs);
   }
+  if (context.policy) properties["policy"] = *context.policy;  // the effective policy and rule-set fingerprint
+  if (!properties.empty()) run["properties"] = std::move(properties);
   if (options.category) run["automationDetails"] = {{"id", context.tool_name + "/" + *options.category + "/"}};
   WritePrettyJson(out,
                   boost::json::object{{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},

@@ -13,6 +13,7 @@ struct Palette {
   std::string_view yellow() const { return Paint("\033[33m"); }
   std::string_view cyan() const { return Paint("\033[36m"); }
   std::string_view bold() const { return Paint("\033[1m"); }
+  std::string_view dim() const { return Paint("\033[2m"); }
   std::string_view reset() const { return Paint("\033[0m"); }
   std::string_view For(Severity s) const {
     return s == Severity::kError ? red() : s == Severity::kWarning ? yellow() : cyan();
@@ -32,6 +33,27 @@ std::string FindingLine(const std::string& artifact_path, const Finding& f, bool
           EscapeForDisplay(f.message) + " [" + std::string(f.rule->id) + " " + std::string(CodeName(f.rule->code)) +
           "]";
   return line;
+}
+
+void WriteFindingLines(std::ostream& out, const std::string& indent, const std::string& artifact_path,
+                       const std::vector<Finding>& findings, bool color) {
+  const Palette p{color};
+  std::size_t suppressed = 0;
+  for (const Finding& f : findings) {
+    if (f.counts()) {
+      out << indent << FindingLine(artifact_path, f, color) << "\n";
+    } else {
+      ++suppressed;
+    }
+  }
+  if (suppressed == 0) return;
+  out << indent << suppressed << (suppressed == 1 ? " finding" : " findings") << " suppressed by the baseline:\n";
+  for (const Finding& f : findings) {
+    if (f.counts()) continue;
+    // Plain text inside the dim span: the severity colour would undo it.
+    out << indent << "  " << p.dim() << FindingLine(artifact_path, f, false) << " (accepted until "
+        << f.suppression->expires << ": " << EscapeForDisplay(f.suppression->reason) << ")" << p.reset() << "\n";
+  }
 }
 
 std::string DroppedLine(const DroppedFindings& d) {
@@ -122,6 +144,10 @@ void WriteTextReport(std::ostream& out, std::span<const AuditResult> results, co
     total.errors += counts.errors;
     total.warnings += counts.warnings;
     total.notes += counts.notes;
+    if (context.quiet && verdict == Verdict::kPass) {  // --quiet: only what fails is printed
+      ++passed;
+      continue;
+    }
     std::string_view colour = verdict == Verdict::kPass ? p.green() : p.red();
     out << p.bold() << EscapeForDisplay(a.path) << p.reset() << ": " << colour
         << (verdict == Verdict::kPass   ? "PASS"
@@ -158,8 +184,8 @@ void WriteTextReport(std::ostream& out, std::span<const AuditResult> results, co
     } else {
       out << "  content_hash " << EscapeForDisplay(a.hash_not_computed_reason) << "\n";
     }
-    WriteInventory(out, a);
-    for (const Finding& f : r.findings) out << "  " << FindingLine(a.path, f, context.color) << "\n";
+    if (!context.quiet) WriteInventory(out, a);
+    WriteFindingLines(out, "  ", a.path, r.findings, context.color);
     for (const DroppedFindings& d : r.dropped) out << "  " << DroppedLine(d) << "\n";
     for (const std::string& e : r.tool_errors) {
       out << "  " << p.red() << "tool error" << p.reset() << ": " << EscapeForDisplay(e) << "\n";

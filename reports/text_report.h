@@ -16,6 +16,11 @@ namespace ckpt::reports {
 /// when there is none). Everything taken from the input is escaped (EscapeForDisplay).
 std::string FindingLine(const std::string& artifact_path, const Finding& finding, bool color = false);
 
+/// The findings of one input, each on a line after `indent`: those that count, then the ones
+/// a --baseline suppresses, dimmed under a line counting them ("3 suppressed by the baseline").
+void WriteFindingLines(std::ostream& out, const std::string& indent, const std::string& artifact_path,
+                       const std::vector<Finding>& findings, bool color);
+
 /// "... and 5 more header-field-type findings in header.json, not shown (...)".
 std::string DroppedLine(const DroppedFindings& dropped);
 

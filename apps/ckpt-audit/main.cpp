@@ -7,13 +7,17 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <thread>
 
 #include "apps/common/cli.h"
+#include "apps/common/progress.h"
 #include "engine/attestation.h"
 #include "engine/audit.h"
 #include "lib/artifact/input.h"
 #include "lib/attest/dsse.h"
+#include "lib/core/parallel.h"
 #include "lib/core/text.h"
+#include "lib/findings/gate.h"
 #include "reports/json_report.h"
 #include "reports/rule_catalog_report.h"
 #include "reports/sarif_report.h"
@@ -126,11 +130,34 @@ int main(int argc, char** argv) try {
       "the signer's Ed25519 public key (PEM, as openssl pkey -pubout writes it)")(
       "derived-from", po::value(&derived_from)->value_name("INPUT"),
       "with --verify-derivation: also check the torch.save checkpoint the output was made from");
+  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  std::string progress = "auto";
+  std::string inputs_from;
+  cli.options().add_options()("jobs,j", po::value(&jobs)->value_name("N"),
+                              "inputs audited in parallel (default: number of cores); the report order is the inputs'")(
+      "progress", po::value(&progress)->value_name("WHEN"),
+      "auto|always|never: bytes read and throughput on standard error (auto: when it is a terminal)")(
+      "quiet,q", "text report: only the inputs that fail, and the summary")(
+      "inputs-from", po::value(&inputs_from)->value_name("FILE"),
+      "also audit the paths listed in FILE, one per line (- reads standard input)");
   std::vector<std::string> artifacts;
   if (auto stop = cli.Parse(argc, argv, artifacts)) return *stop;
+  if (jobs == 0 || jobs > 1024) return cli.UsageError("--jobs must be between 1 and 1024");
+  if (!ckpt::cli::Progress::ValidWhen(progress)) {
+    return cli.UsageError("--progress must be auto, always or never, not '" + progress + "'");
+  }
+  if (cli.Has("inputs-from")) {
+    auto listed = ckpt::cli::ReadInputList(inputs_from);
+    if (!listed) return cli.UsageError("--inputs-from '" + inputs_from + "' cannot be read");
+    artifacts.insert(artifacts.end(), listed->begin(), listed->end());
+  }
   if (artifacts.empty()) return cli.UsageError("nothing to audit: give at least one ARTIFACT directory");
 
-  const ckpt::reports::ReportContext context = cli.Context();
+  ckpt::Policy policy;
+  policy.compute_hash = !cli.Has("no-hash");
+  if (auto stop = cli.ApplyAllowGroups(policy)) return *stop;
+  ckpt::reports::ReportContext context = cli.Context();
+  context.quiet = cli.Has("quiet");
   auto report_and_exit = [&](const std::vector<ckpt::AuditResult>& results) {
     auto write_failed = cli.WriteReport([&](std::ostream& out) {
       if (cli.format() == "json") {
@@ -189,8 +216,6 @@ int main(int argc, char** argv) try {
     artifacts = std::move(expanded);
   }
 
-  ckpt::Policy policy;
-  policy.compute_hash = !cli.Has("no-hash");
   // --expect-hash pins one artifact's hash: bare HEX only when there is one artifact.
   std::vector<std::optional<std::string>> pinned(artifacts.size());
   for (const std::string& value : expect_hashes) {
@@ -217,8 +242,6 @@ int main(int argc, char** argv) try {
     }
     if (!found) return cli.UsageError("--expect-hash names '" + path + "', which is not one of the artifacts");
   }
-  if (auto stop = cli.ApplyAllowGroups(policy)) return *stop;
-
   // Signing: the key is read (and refused when malformed) before any audit runs.
   std::optional<ckpt::attest::PrivateKey> signing_key;
   ckpt::AttestOptions attest_options;
@@ -245,6 +268,7 @@ int main(int argc, char** argv) try {
       }
     }
     attest_options.threshold = context.threshold;
+    attest_options.gate = cli.gate();
     policy.digest_files = true;  // the subjects' digests come from the audit's own reads
     std::error_code ec;
     const bool into_folder = artifacts.size() > 1 || std::filesystem::is_directory(attestation_out, ec);
@@ -269,13 +293,23 @@ int main(int argc, char** argv) try {
     }
   }
 
-  std::vector<ckpt::AuditResult> results;
-  results.reserve(artifacts.size());
-  for (std::size_t i = 0; i < artifacts.size(); ++i) {
-    ckpt::Policy own = policy;
-    own.expected_hash = pinned[i];
-    results.push_back(ckpt::AuditPath(artifacts[i], own));
+  std::vector<ckpt::AuditResult> results(artifacts.size());
+  {
+    ckpt::cli::Progress shown("ckpt-audit", progress, artifacts.size());
+    // Audits already run one per core: no read-ahead thread of their own then.
+    const bool overlap = jobs <= 1 || artifacts.size() <= 1;
+    ckpt::ParallelFor(artifacts.size(), jobs, [&](std::size_t i) {
+      ckpt::Policy own = policy;
+      own.expected_hash = pinned[i];
+      own.overlap_reads = overlap;
+      results[i] = ckpt::AuditPath(artifacts[i], own);
+      shown.InputDone();
+    });
   }
+  // An expired baseline entry is reported once, with the first input.
+  std::vector<ckpt::Finding> expired = cli.ExpiredEntryFindings();
+  results.front().findings.insert(results.front().findings.begin(), std::make_move_iterator(expired.begin()),
+                                  std::make_move_iterator(expired.end()));
 
   int signing_failed = 0;
   if (signing_key) {
@@ -296,6 +330,12 @@ int main(int argc, char** argv) try {
       if (!cli.WriteFileAtomically(statement_paths[i], envelope)) signing_failed = ckpt::kExitToolError;
     }
   }
+  std::vector<std::pair<const ckpt::Finding*, std::string>> accepted;
+  for (const ckpt::AuditResult& r : results) {
+    for (const ckpt::Finding& f : r.findings)
+      accepted.emplace_back(&f, ckpt::ReportedPath(r.artifact.path, f.location));
+  }
+  if (auto failed = cli.WriteBaseline(accepted)) return *failed;
   const int code = report_and_exit(results);
   return code == ckpt::kExitToolError ? code : (signing_failed != 0 ? signing_failed : code);
 } catch (const std::exception& e) {

@@ -7,6 +7,7 @@
 #include "apps/common/cli.h"
 #include "engine/chain_run.h"
 #include "lib/core/text.h"
+#include "lib/findings/gate.h"
 #include "reports/chain_reports.h"
 #include "reports/sarif_report.h"
 
@@ -78,7 +79,21 @@ int main(int argc, char** argv) try {
     run_options.trusted_key = std::get<ckpt::attest::PublicKey>(key);
   }
 
-  const ckpt::ChainRun run = ckpt::RunChain(paths, run_options);
+  if (const ckpt::ResolvedGate* gate = cli.gate()) {
+    run_options.chain.allow_wmcp_change = gate->policy.allow_wmcp_change.value_or(false);
+  }
+  ckpt::ChainRun run = ckpt::RunChain(paths, run_options);
+  for (ckpt::Finding& f : cli.ExpiredEntryFindings()) run.findings.push_back({std::move(f), std::nullopt});
+  {
+    std::vector<std::pair<const ckpt::Finding*, std::string>> accepted;
+    for (const ckpt::ChainNode& node : run.graph.nodes) {
+      for (const ckpt::Finding& f : node.audit_findings)
+        accepted.emplace_back(&f, ckpt::ReportedPath(node.path, f.location));
+    }
+    for (const ckpt::ChainFinding& f : run.findings)
+      accepted.emplace_back(&f.finding, ckpt::ReportedPath("", f.finding.location));
+    if (auto failed = cli.WriteBaseline(accepted)) return *failed;
+  }
 
   const ckpt::reports::ReportContext context = cli.Context();
   auto write_failed = cli.WriteReport([&](std::ostream& out) {

@@ -8,6 +8,7 @@
 
 #include "apps/common/cli.h"
 #include "engine/diff_run.h"
+#include "lib/findings/gate.h"
 #include "reports/diff_reports.h"
 #include "reports/sarif_report.h"
 
@@ -66,7 +67,17 @@ int main(int argc, char** argv) try {
   diff.require_child = cli.Has("require-child");
   if (auto stop = cli.ApplyAllowGroups(diff.policy)) return *stop;
 
-  const ckpt::DiffRun run = ckpt::RunDiff(paths[0], paths[1], diff);
+  ckpt::DiffRun run = ckpt::RunDiff(paths[0], paths[1], diff);
+  for (ckpt::Finding& f : cli.ExpiredEntryFindings()) run.findings.push_back(std::move(f));
+  {
+    std::vector<std::pair<const ckpt::Finding*, std::string>> accepted;
+    for (const ckpt::AuditResult* r : {&run.a, &run.b}) {
+      for (const ckpt::Finding& f : r->findings)
+        accepted.emplace_back(&f, ckpt::ReportedPath(r->artifact.path, f.location));
+    }
+    for (const ckpt::Finding& f : run.findings) accepted.emplace_back(&f, ckpt::ReportedPath(paths[1], f.location));
+    if (auto failed = cli.WriteBaseline(accepted)) return *failed;
+  }
 
   const ckpt::reports::ReportContext context = cli.Context();
   auto write_failed = cli.WriteReport([&](std::ostream& out) {

@@ -27,6 +27,22 @@ std::string Join(const std::vector<std::string>& items, const char* separator) {
 
 }  // namespace
 
+std::optional<std::vector<std::string>> ReadInputList(const std::string& file) {
+  std::ifstream named;
+  if (file != "-") {
+    named.open(file);
+    if (!named) return std::nullopt;
+  }
+  std::istream& in = file == "-" ? std::cin : named;
+  std::vector<std::string> out;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty()) out.push_back(std::move(line));
+  }
+  if (in.bad()) return std::nullopt;
+  return out;
+}
+
 CommonCli::CommonCli(std::string tool, std::vector<std::string> formats, const char* usage)
     : tool_(std::move(tool)), formats_(std::move(formats)), options_(usage), format_(formats_.front()) {
   options_.add_options()("help,h", "show this help and exit")("version", "show the version and exit")(
@@ -44,6 +60,17 @@ CommonCli::CommonCli(std::string tool, std::vector<std::string> formats, const c
       "color", po::value(&color_)->value_name("WHEN"),
       "auto|always|never: ANSI colour in text reports (auto: a terminal, and NO_COLOR unset or empty)")(
       "list-rules", "print the rule catalog (--format text, json or sarif) and exit")(
+      "baseline", po::value(&baseline_)->value_name("FILE"),
+      "accept the findings FILE lists until their expiry: kept in reports, marked suppressed, not counted "
+      "(security rules cannot be suppressed)")(
+      "policy", po::value(&policy_file_)->value_name("FILE"),
+      "the organisation's policy (JSON): fail_on, allowed_groups, action_head_patterns, allow_wmcp_change and "
+      "per-rule severity (raise any rule; lower or turn off only non-security rules)")(
+      "write-baseline", po::value(&write_baseline_)->value_name("FILE"),
+      "write a baseline accepting the current non-security findings (needs --expires and --reason)")(
+      "expires", po::value(&expires_)->value_name("DATE"),
+      "with --write-baseline: the last day (YYYY-MM-DD) it accepts them")(
+      "reason", po::value(&reason_)->value_name("TEXT"), "with --write-baseline: why they are accepted")(
       "max-findings", po::value(&max_findings_)->value_name("N"),
       "list at most N findings per artifact (root causes first); the rest are counted (default: no limit; one "
       "rule repeats at most 100 times per file in any case)");
@@ -196,14 +223,43 @@ bool CommonCli::WriteAtomically(const std::string& path, const std::function<voi
   return true;
 }
 
-std::optional<int> CommonCli::ApplyAllowGroups(Policy& policy) const {
+std::optional<int> CommonCli::ApplyAllowGroups(Policy& policy) {
   policy.max_findings = max_findings_;
+  if (Has("write-baseline") != Has("expires") || Has("write-baseline") != Has("reason")) {
+    return UsageError("--write-baseline FILE, --expires DATE and --reason TEXT go together");
+  }
+  if (Has("write-baseline")) {
+    if (!IsCalendarDate(expires_)) return UsageError("--expires needs a date YYYY-MM-DD, not '" + expires_ + "'");
+    if (reason_.empty()) return UsageError("--reason needs a text saying why the findings are accepted");
+  }
+  if (Has("baseline") || Has("policy")) {
+    GateFiles files;
+    if (Has("baseline")) files.baseline = baseline_;
+    if (Has("policy")) files.policy = policy_file_;
+    auto loaded = LoadGate(files);
+    if (auto* error = std::get_if<std::string>(&loaded)) return UsageError(*error);
+    gate_ = std::move(std::get<ResolvedGate>(loaded));
+    if (auto error = ApplyPolicyFile(*gate_, policy, threshold_, Has("fail-on"))) return UsageError(*error);
+    policy.gate = &gate_->gate;
+  }
   policy.digest_files = format_ == "sarif";  // SARIF lists each file read with its SHA-256
   for (const std::string& group : allow_groups_) {
     if (group.empty()) return UsageError("--allow-group needs a non-empty group name");
     if (!policy.IsAllowedGroup(group)) policy.extra_allowed_groups.push_back(group);
   }
+  effective_policy_ = policy;
   return std::nullopt;
+}
+
+std::vector<Finding> CommonCli::ExpiredEntryFindings() const {
+  return gate_ ? ckpt::ExpiredEntryFindings(*gate_) : std::vector<Finding>{};
+}
+
+std::optional<int> CommonCli::WriteBaseline(const std::vector<std::pair<const Finding*, std::string>>& findings) const {
+  if (!Has("write-baseline")) return std::nullopt;
+  return WriteFileAtomically(write_baseline_, BaselineFromFindings(findings, reason_, expires_))
+             ? std::nullopt
+             : std::optional<int>(kExitToolError);
 }
 
 std::optional<int> CommonCli::WriteReport(const std::function<void(std::ostream&)>& write) const {
@@ -227,6 +283,7 @@ reports::ReportContext CommonCli::Context() const {
   const char* no_color = std::getenv("NO_COLOR");
   const bool auto_color = output_.empty() && ::isatty(STDOUT_FILENO) && (no_color == nullptr || *no_color == '\0');
   context.color = format_ == "text" && (color_ == "always" || (color_ == "auto" && auto_color));
+  context.policy = EffectivePolicyJson(effective_policy_, threshold_, gate());
   return context;
 }
 

@@ -10,12 +10,17 @@
 #include <string>
 #include <vector>
 
+#include "engine/gate.h"
 #include "engine/verdict.h"
 #include "lib/artifact/artifact.h"
 #include "reports/report_context.h"
 #include "reports/sarif_report.h"
 
 namespace ckpt::cli {
+
+/// The paths listed in `file` (or standard input for "-"), one per line; blank lines and
+/// a trailing carriage return are ignored. nullopt when it cannot be read.
+std::optional<std::vector<std::string>> ReadInputList(const std::string& file);
 
 class CommonCli {
  public:
@@ -30,8 +35,18 @@ class CommonCli {
   /// usage error), nullopt to go on.
   std::optional<int> Parse(int argc, char** argv, std::vector<std::string>& positionals);
 
-  /// Adds --allow-group values and --max-findings to `policy`; an exit code on a bad value.
-  std::optional<int> ApplyAllowGroups(Policy& policy) const;
+  /// Adds --allow-group values, --max-findings, --policy and --baseline to `policy` (and the
+  /// policy file's fail_on to the threshold unless --fail-on was given); an exit code on a bad
+  /// value or file. Call once, before Context().
+  std::optional<int> ApplyAllowGroups(Policy& policy);
+
+  /// The --policy/--baseline in force (nullptr without either).
+  [[nodiscard]] const ResolvedGate* gate() const { return gate_ ? &*gate_ : nullptr; }
+  /// baseline-entry-expired findings, one per expired entry (empty without --baseline).
+  [[nodiscard]] std::vector<Finding> ExpiredEntryFindings() const;
+  /// With --write-baseline: writes a baseline accepting `findings` (each with its reported
+  /// path) until --expires for --reason; 2 on failure, nullopt otherwise.
+  std::optional<int> WriteBaseline(const std::vector<std::pair<const Finding*, std::string>>& findings) const;
 
   /// Prints "<tool>: <message>" and a hint to standard error; returns 2.
   int UsageError(const std::string& message) const;
@@ -67,6 +82,13 @@ class CommonCli {
   std::vector<std::string> allow_groups_;
   std::string color_ = "auto";
   std::size_t max_findings_ = 0;
+  std::string baseline_;
+  std::string policy_file_;
+  std::string write_baseline_;
+  std::string expires_;
+  std::string reason_;
+  std::optional<ResolvedGate> gate_;
+  Policy effective_policy_;  ///< for the report's policy object
   std::optional<int> RefuseOutputInsideInputs(const std::vector<std::string>& inputs) const;
   bool WriteAtomically(const std::string& path, const std::function<void(std::ostream&)>& write) const;
   /// Flushes standard output; 2 with a message when it cannot be written (/dev/full).
