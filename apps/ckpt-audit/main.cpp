@@ -18,6 +18,7 @@
 #include "lib/core/parallel.h"
 #include "lib/core/text.h"
 #include "lib/findings/gate.h"
+#include "reports/ci_reports.h"
 #include "reports/json_report.h"
 #include "reports/rule_catalog_report.h"
 #include "reports/sarif_report.h"
@@ -100,7 +101,7 @@ std::string StatementName(const std::string& input) {
 }  // namespace
 
 int main(int argc, char** argv) try {
-  ckpt::cli::CommonCli cli("ckpt-audit", {"text", "json", "sarif"}, kUsage);
+  ckpt::cli::CommonCli cli("ckpt-audit", {"text", "json", "sarif", "junit", "gitlab"}, kUsage);
   std::vector<std::string> expect_hashes;
   cli.options().add_options()(
       "expect-hash", po::value(&expect_hashes)->value_name("[PATH=]HEX"),
@@ -164,6 +165,10 @@ int main(int argc, char** argv) try {
         ckpt::reports::WriteJsonReport(out, results, context);
       } else if (cli.format() == "sarif") {
         ckpt::reports::WriteSarif(out, ckpt::reports::SarifFromAudit(results, context.threshold), cli.sarif(), context);
+      } else if (cli.format() == "junit") {
+        ckpt::reports::WriteAuditJunit(out, results, context);
+      } else if (cli.format() == "gitlab") {
+        ckpt::reports::WriteAuditGitlab(out, results, context);
       } else {
         ckpt::reports::WriteTextReport(out, results, context);
       }

@@ -9,6 +9,7 @@
 #include "lib/core/text.h"
 #include "lib/findings/gate.h"
 #include "reports/chain_reports.h"
+#include "reports/ci_reports.h"
 #include "reports/sarif_report.h"
 
 namespace po = boost::program_options;
@@ -40,7 +41,7 @@ Options)";
 }  // namespace
 
 int main(int argc, char** argv) try {
-  ckpt::cli::CommonCli cli("ckpt-chain", {"text", "json", "sarif", "dot", "mermaid"}, kUsage);
+  ckpt::cli::CommonCli cli("ckpt-chain", {"text", "json", "sarif", "junit", "gitlab", "dot", "mermaid"}, kUsage);
   std::string head;
   std::string genesis;
   std::string trusted_key;
@@ -100,6 +101,10 @@ int main(int argc, char** argv) try {
     const std::string& format = cli.format();
     if (format == "json") {
       ckpt::reports::WriteChainJson(out, run, context);
+    } else if (format == "junit") {
+      ckpt::reports::WriteChainJunit(out, run, context);
+    } else if (format == "gitlab") {
+      ckpt::reports::WriteChainGitlab(out, run, context);
     } else if (format == "sarif") {
       ckpt::reports::WriteSarif(out, ckpt::reports::SarifFromChain(run, context.threshold), cli.sarif(), context);
     } else if (format == "dot") {

@@ -9,6 +9,7 @@
 #include "apps/common/cli.h"
 #include "engine/diff_run.h"
 #include "lib/findings/gate.h"
+#include "reports/ci_reports.h"
 #include "reports/diff_reports.h"
 #include "reports/sarif_report.h"
 
@@ -35,7 +36,7 @@ Options)";
 }  // namespace
 
 int main(int argc, char** argv) try {
-  ckpt::cli::CommonCli cli("ckpt-diff", {"text", "json", "sarif"}, kUsage);
+  ckpt::cli::CommonCli cli("ckpt-diff", {"text", "json", "sarif", "junit", "gitlab"}, kUsage);
   double max_rel_l2 = 0;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::string> allow_change;
@@ -83,6 +84,10 @@ int main(int argc, char** argv) try {
   auto write_failed = cli.WriteReport([&](std::ostream& out) {
     if (cli.format() == "json") {
       ckpt::reports::WriteDiffJson(out, run, context);
+    } else if (cli.format() == "junit") {
+      ckpt::reports::WriteDiffJunit(out, run, context);
+    } else if (cli.format() == "gitlab") {
+      ckpt::reports::WriteDiffGitlab(out, run, context);
     } else if (cli.format() == "sarif") {
       ckpt::reports::WriteSarif(out, ckpt::reports::SarifFromDiff(run, context.threshold), cli.sarif(), context);
     } else {

@@ -1,0 +1,29 @@
+// Reports for the places CI systems show results where people review them: JUnit XML (one
+// test case per input, its failure carrying the findings; Jenkins' junit-10.xsd dialect that
+// GitLab, Jenkins and most CI viewers read) and GitLab Code Quality JSON (findings in merge
+// requests). Suppressed findings are left out of both: they are accepted for now.
+#pragma once
+
+#include <ostream>
+#include <span>
+
+#include "engine/chain_run.h"
+#include "lib/diff/diff.h"
+#include "reports/report_context.h"
+
+namespace ckpt::reports {
+
+void WriteAuditJunit(std::ostream& out, std::span<const AuditResult> results, const ReportContext& context);
+void WriteChainJunit(std::ostream& out, const ChainRun& run, const ReportContext& context);
+void WriteDiffJunit(std::ostream& out, const DiffRun& run, const ReportContext& context);
+
+void WriteAuditGitlab(std::ostream& out, std::span<const AuditResult> results, const ReportContext& context);
+void WriteChainGitlab(std::ostream& out, const ChainRun& run, const ReportContext& context);
+void WriteDiffGitlab(std::ostream& out, const DiffRun& run, const ReportContext& context);
+
+/// Text made safe for XML 1.0 character data and attribute values: control characters and
+/// bytes that are not UTF-8 escaped for display first (XML cannot carry them at all), then
+/// & < > " ' as entities.
+std::string XmlEscape(std::string_view text);
+
+}  // namespace ckpt::reports

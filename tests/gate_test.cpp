@@ -1,0 +1,503 @@
+// The CI gate as people run it: baselines (suppressed, expired, refused, malformed, by path
+// glob) and policy files (raise, lower, turn off, refused, malformed, printed) in all three
+// tools and every report format, JUnit XML checked against the rules of Jenkins' junit-10.xsd
+// with xmllint, GitLab Code Quality against its schema, and --jobs, --quiet, --inputs-from.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <boost/json.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "tests/support/artifact_builder.h"
+#include "tests/support/history_builder.h"
+#include "tests/support/process.h"
+
+namespace ckpt::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void Spit(const fs::path& path, std::string_view text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+}
+
+std::string Quote(const fs::path& path) { return "'" + path.string() + "'"; }
+
+bool Has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// The rules of the Jenkins xUnit plugin's junit-10.xsd that a report must keep, written out
+// here: the root and its attributes, a testsuite's required counts, a testcase's required
+// name and its only children (failure, error, skipped, system-out, system-err), Surefire times.
+constexpr const char* kJunitXsd = R"(<?xml version="1.0" encoding="UTF-8"?>
+<xs:schema xmlns:xs="http://www.w3.org/2001/XMLSchema">
+  <xs:simpleType name="time">
+    <xs:restriction base="xs:string"><xs:pattern value="(([0-9]{0,3},)*[0-9]{3}|[0-9]{0,3})*(\.[0-9]*)?"/></xs:restriction>
+  </xs:simpleType>
+  <xs:complexType name="message" mixed="true">
+    <xs:attribute name="type" type="xs:string"/>
+    <xs:attribute name="message" type="xs:string"/>
+  </xs:complexType>
+  <xs:element name="property">
+    <xs:complexType>
+      <xs:attribute name="name" type="xs:string" use="required"/>
+      <xs:attribute name="value" type="xs:string" use="required"/>
+    </xs:complexType>
+  </xs:element>
+  <xs:element name="properties">
+    <xs:complexType><xs:sequence><xs:element ref="property" minOccurs="0" maxOccurs="unbounded"/></xs:sequence></xs:complexType>
+  </xs:element>
+  <xs:element name="testcase">
+    <xs:complexType>
+      <xs:choice minOccurs="0" maxOccurs="unbounded">
+        <xs:element name="skipped" type="message"/>
+        <xs:element name="error" type="message"/>
+        <xs:element name="failure" type="message"/>
+        <xs:element name="system-out" type="xs:string"/>
+        <xs:element name="system-err" type="xs:string"/>
+      </xs:choice>
+      <xs:attribute name="name" type="xs:string" use="required"/>
+      <xs:attribute name="time" type="xs:string"/>
+      <xs:attribute name="classname" type="xs:string"/>
+      <xs:attribute name="group" type="xs:string"/>
+    </xs:complexType>
+  </xs:element>
+  <xs:element name="testsuite">
+    <xs:complexType>
+      <xs:choice minOccurs="0" maxOccurs="unbounded">
+        <xs:element ref="properties"/>
+        <xs:element ref="testcase"/>
+        <xs:element name="system-out" type="xs:string"/>
+        <xs:element name="system-err" type="xs:string"/>
+      </xs:choice>
+      <xs:attribute name="name" type="xs:string" use="required"/>
+      <xs:attribute name="tests" type="xs:string" use="required"/>
+      <xs:attribute name="failures" type="xs:string" use="required"/>
+      <xs:attribute name="errors" type="xs:string" use="required"/>
+      <xs:attribute name="group" type="xs:string"/>
+      <xs:attribute name="time" type="time"/>
+      <xs:attribute name="skipped" type="xs:string"/>
+      <xs:attribute name="timestamp" type="xs:string"/>
+      <xs:attribute name="hostname" type="xs:string"/>
+      <xs:attribute name="id" type="xs:string"/>
+      <xs:attribute name="package" type="xs:string"/>
+      <xs:attribute name="file" type="xs:string"/>
+      <xs:attribute name="log" type="xs:string"/>
+      <xs:attribute name="url" type="xs:string"/>
+    </xs:complexType>
+  </xs:element>
+  <xs:element name="testsuites">
+    <xs:complexType>
+      <xs:sequence><xs:element ref="testsuite" minOccurs="0" maxOccurs="unbounded"/></xs:sequence>
+      <xs:attribute name="name" type="xs:string"/>
+      <xs:attribute name="time" type="time"/>
+      <xs:attribute name="tests" type="xs:string"/>
+      <xs:attribute name="failures" type="xs:string"/>
+      <xs:attribute name="errors" type="xs:string"/>
+    </xs:complexType>
+  </xs:element>
+</xs:schema>
+)";
+
+// GitLab's Code Quality report as its documentation lays it out (the Code Climate subset
+// GitLab reads): an array of issues, each with a description, a check name, a fingerprint,
+// a severity GitLab knows and a repository-relative path with a line.
+constexpr const char* kGitlabSchema = R"({
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "array",
+  "items": {
+    "type": "object",
+    "required": ["description", "check_name", "fingerprint", "severity", "location"],
+    "properties": {
+      "type": {"const": "issue"},
+      "description": {"type": "string", "minLength": 1},
+      "check_name": {"type": "string", "minLength": 1},
+      "fingerprint": {"type": "string", "minLength": 1},
+      "severity": {"enum": ["info", "minor", "major", "critical", "blocker"]},
+      "categories": {"type": "array", "items": {"type": "string"}},
+      "location": {
+        "type": "object",
+        "required": ["path", "lines"],
+        "properties": {
+          "path": {"type": "string", "minLength": 1, "not": {"pattern": "^/"}},
+          "lines": {"type": "object", "required": ["begin"], "properties": {"begin": {"type": "integer", "minimum": 1}}}
+        }
+      }
+    }
+  }
+})";
+
+class Gate : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    rounds_ = WriteHistory(root() / "history", 3);
+    // Round 2's created_at is not RFC 3339: header-created-at-invalid, an error no security rule guards.
+    boost::json::value header = boost::json::parse(Slurp(rounds_[2].dir / "header.json"));
+    header.as_object()["created_at"] = "yesterday";
+    const std::string text = boost::json::serialize(header);
+    Spit(rounds_[2].dir / "header.json", text);
+    // Columns count UTF-16 code units: every byte but a UTF-8 continuation byte starts one.
+    const std::string before = text.substr(0, text.find("\"yesterday\""));
+    const auto column = std::count_if(before.begin(), before.end(), [](char c) { return (c & 0xC0) != 0x80; }) + 1;
+    where_ = "history/round-0002/header.json:1:" + std::to_string(column);
+  }
+  [[nodiscard]] const fs::path& root() const { return dir_.path(); }
+  // Runs `tool` from the temporary folder, so reported paths are relative ("history/round-0002").
+  CommandResult Run(const std::string& tool, const std::string& args) const {
+    return RunCommand("cd " + Quote(root()) + " && CKPT_TODAY=2026-11-30 " + tool + " " + args + " 2>&1");
+  }
+  CommandResult Audit(const std::string& args) const { return Run(CKPT_AUDIT_BIN, args); }
+  CommandResult Chain(const std::string& args) const { return Run(CKPT_CHAIN_BIN, args); }
+  CommandResult Diff(const std::string& args) const { return Run(CKPT_DIFF_BIN, args); }
+  // The three tools on inputs where round 2's finding shows: an audit, the history, a diff.
+  std::vector<std::pair<std::string, std::function<CommandResult(const std::string&)>>> Tools() const {
+    return {{"ckpt-audit", [this](const std::string& a) { return Audit(a + " history/round-0002"); }},
+            {"ckpt-chain", [this](const std::string& a) { return Chain(a + " history"); }},
+            {"ckpt-diff", [this](const std::string& a) { return Diff(a + " history/round-0001 history/round-0002"); }}};
+  }
+  void Baseline(const std::string& entries) const {
+    Spit(root() / "baseline.json", "{\"suppressions\": [" + entries + "]}");
+  }
+  TempDir dir_;
+  std::vector<Round> rounds_;
+  std::string where_;  ///< where round 2's finding is reported: "history/round-0002/header.json:1:COL"
+};
+
+constexpr const char* kAccepted =
+    R"({"rule": "header-created-at-invalid", "path": "*round-0002/header.json", "reason": "tracked in #12", "expires": "2099-12-31"})";
+
+TEST_F(Gate, NearMissWithoutABaselineTheFindingFailsEveryTool) {
+  for (const auto& [tool, run] : Tools()) {
+    const CommandResult r = run("");
+    EXPECT_EQ(r.exit_code, 1) << tool << r.output;
+    EXPECT_TRUE(Has(r.output, "history/round-0002/header.json:1:")) << tool << r.output;
+    EXPECT_TRUE(Has(r.output, "[header-created-at-invalid ARTIFACT_INVALID]")) << tool << r.output;
+  }
+}
+
+TEST_F(Gate, SuppressedFindingsStayInEveryReportAndDoNotCount) {
+  Baseline(kAccepted);
+  for (const auto& [tool, run] : Tools()) {
+    SCOPED_TRACE(tool);
+    CommandResult r = run("--baseline baseline.json");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(Has(r.output, "1 finding suppressed by the baseline:\n")) << r.output;
+    EXPECT_TRUE(Has(r.output,
+                    where_ + ": error: created_at is 'yesterday', not an RFC 3339 date-time "
+                             "with offset Z, z or +00:00. [header-created-at-invalid ARTIFACT_INVALID] (accepted until "
+                             "2099-12-31: tracked in #12)"))
+        << r.output;
+    // Dimmed on a terminal (--color always): the line sits inside a dim span.
+    r = run("--baseline baseline.json --color always");
+    EXPECT_TRUE(Has(r.output, "\033[2m" + where_ + ": error: created_at")) << r.output;
+
+    r = run("--baseline baseline.json --format json");
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_TRUE(Has(r.output, R"("suppressed": {)")) << r.output;
+    EXPECT_TRUE(Has(r.output, R"("reason": "tracked in #12")")) << r.output;
+    EXPECT_TRUE(Has(r.output, R"("path": "*round-0002/header.json")")) << r.output;
+
+    r = run("--baseline baseline.json --format sarif -o " + tool + ".sarif");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    const boost::json::value sarif = boost::json::parse(Slurp(root() / (tool + ".sarif")));
+    bool found = false;
+    for (const boost::json::value& result : sarif.at("runs").at(0).at("results").as_array()) {
+      if (result.at("ruleId").as_string() != "header-created-at-invalid") continue;
+      found = true;
+      const boost::json::value& s = result.at("suppressions").at(0);
+      EXPECT_EQ(s.at("kind").as_string(), "external");
+      EXPECT_EQ(s.at("justification").as_string(), "tracked in #12");
+    }
+    EXPECT_TRUE(found);
+    EXPECT_EQ(sarif.at("runs").at(0).at("invocations").at(0).at("exitCode").as_int64(), 0);
+
+    r = run("--baseline baseline.json --format junit");
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_FALSE(Has(r.output, "<failure")) << r.output;
+    EXPECT_TRUE(Has(r.output, "suppressed by the baseline:\n" + where_)) << r.output;
+
+    r = run("--baseline baseline.json --format gitlab");
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_FALSE(Has(r.output, "header-created-at-invalid")) << r.output;
+  }
+}
+
+TEST_F(Gate, SarifWithSuppressionsPassesTheOfficialValidators) {
+  const fs::path validator = fs::absolute("../shared/tools/validate-sarif");
+  if (!fs::exists(validator)) GTEST_SKIP() << "../shared/tools/validate-sarif not found: validation skipped";
+  Baseline(kAccepted);
+  std::string files;
+  for (const auto& [tool, run] : Tools()) {
+    EXPECT_EQ(run("--baseline baseline.json --format sarif -o " + tool + ".sarif").exit_code, 0);
+    files += " " + Quote(root() / (tool + ".sarif"));
+  }
+  const CommandResult v = RunCommand(Quote(validator) + " --strict --require-multitool" + files + " 2>&1");
+  EXPECT_EQ(v.exit_code, 0) << v.output;
+  EXPECT_TRUE(Has(v.output, "3 file(s) valid, 0 file(s) invalid")) << v.output;
+}
+
+TEST_F(Gate, PathGlobThatDoesNotMatchSuppressesNothing) {
+  Baseline(
+      R"({"rule": "header-created-at-invalid", "path": "*round-0001/*", "reason": "other round", "expires": "2099-12-31"})");
+  for (const auto& [tool, run] : Tools()) {
+    const CommandResult r = run("--baseline baseline.json");
+    EXPECT_EQ(r.exit_code, 1) << tool << r.output;
+    EXPECT_FALSE(Has(r.output, "suppressed by the baseline")) << tool << r.output;
+  }
+  // Without a path, an entry covers the rule everywhere.
+  Baseline(R"({"rule": "header-created-at-invalid", "reason": "all rounds", "expires": "2099-12-31"})");
+  for (const auto& [tool, run] : Tools()) EXPECT_EQ(run("--baseline baseline.json").exit_code, 0) << tool;
+}
+
+TEST_F(Gate, AnExpiredEntrySuppressesNothingAndIsReported) {
+  Baseline(
+      R"({"rule": "header-created-at-invalid", "path": "*round-0002/*", "reason": "was fine", "expires": "2026-11-29"})");
+  for (const auto& [tool, run] : Tools()) {
+    const CommandResult r = run("--baseline baseline.json");
+    EXPECT_EQ(r.exit_code, 1) << tool << r.output;
+    EXPECT_TRUE(Has(r.output,
+                    "./baseline.json: warning: Baseline entry 1 (rule 'header-created-at-invalid', path "
+                    "'*round-0002/*') expired on 2026-11-29 (today is 2026-11-30): it suppresses nothing "
+                    "now. Its reason was: 'was fine'. [baseline-entry-expired ARTIFACT_INVALID]"))
+        << tool << r.output;
+  }
+  // The last day it names still suppresses.
+  Baseline(R"({"rule": "header-created-at-invalid", "reason": "until today", "expires": "2026-11-30"})");
+  EXPECT_EQ(Audit("--baseline baseline.json history/round-0002").exit_code, 0);
+}
+
+TEST_F(Gate, BaselinesThatCannotBeHonouredAreUsageErrors) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"suppressions": [{"rule": "hash-mismatch", "reason": "x", "expires": "2099-01-01"}]})",
+       "entry 1 (rule 'hash-mismatch') names a security rule; security findings cannot be suppressed, only fixed"},
+      {R"({"suppressions": [{"rule": "no-such-rule", "reason": "x", "expires": "2099-01-01"}]})",
+       "entry 1 (rule 'no-such-rule') names an unknown rule"},
+      {R"({"suppressions": [{"rule": "header-created-at-invalid", "expires": "2099-01-01"}]})",
+       "suppression 1 has no reason (it is required) (line 1, column 19)"},
+      {R"({"suppressions": [{"rule": "header-created-at-invalid", "reason": "x"}]})",
+       "suppression 1 has no expires (it is required)"},
+      {R"({"suppressions": [{"rule": "header-created-at-invalid", "reason": "x", "expires": "2099-02-30"}]})",
+       "suppression 1: expires is '2099-02-30', not a date YYYY-MM-DD"},
+      {R"({"suppressions": [], "extra": 1})", "unknown key 'extra' (line 1, column 22)"},
+      {R"({"suppressions": [)", "unexpected end of input, expected a value (line 1, column 19)"},
+      {R"({"suppressions": [], "suppressions": []})", "the key 'suppressions' appears twice in one object"},
+  };
+  for (const auto& [text, message] : cases) {
+    Spit(root() / "baseline.json", text);
+    for (const auto& [tool, run] : Tools()) {
+      const CommandResult r = run("--baseline baseline.json");
+      EXPECT_EQ(r.exit_code, 2) << tool << text;
+      EXPECT_TRUE(Has(r.output, std::string(tool).append(": --baseline 'baseline.json': ").append(message)))
+          << tool << r.output;
+    }
+  }
+}
+
+TEST_F(Gate, WriteBaselineAcceptsTheNonSecurityFindingsOfTheRun) {
+  const CommandResult written = Audit(
+      "--write-baseline accepted.json --expires 2099-06-30 --reason 'reviewed in #7' --no-hash history/round-0002");
+  EXPECT_EQ(written.exit_code, 1) << written.output;  // the run itself is judged as before
+  const std::string text = Slurp(root() / "accepted.json");
+  EXPECT_EQ(text,
+            "{\n  \"suppressions\": [\n    {\"rule\":\"header-created-at-invalid\",\"path\":\"history/round-0002/"
+            "header.json\",\"reason\":\"reviewed in #7\",\"expires\":\"2099-06-30\"}\n  ]\n}\n");
+  // hash-not-verified (a security warning of --no-hash) is not accepted: it cannot be.
+  EXPECT_FALSE(Has(text, "hash-not-verified"));
+  EXPECT_EQ(Audit("--baseline accepted.json history/round-0002").exit_code, 0);
+  EXPECT_EQ(Audit("--write-baseline x.json --expires 2099-06-30 history/round-0002").exit_code, 2);
+  EXPECT_EQ(Audit("--write-baseline x.json --expires tomorrow --reason r history/round-0002").exit_code, 2);
+}
+
+// ---- policy files
+
+TEST_F(Gate, PolicyRaisesLowersAndTurnsOffRules) {
+  // Lower a non-security error to a warning: the round passes, the finding says warning.
+  Spit(root() / "policy.json", R"({"severity": {"header-created-at-invalid": "warning"}})");
+  for (const auto& [tool, run] : Tools()) {
+    const CommandResult r = run("--policy policy.json");
+    EXPECT_EQ(r.exit_code, 0) << tool << r.output;
+    EXPECT_TRUE(Has(r.output, where_ + ": warning: created_at is 'yesterday'")) << tool << r.output;
+  }
+  // Turn it off: no finding at all.
+  Spit(root() / "policy.json", R"({"severity": {"header-created-at-invalid": "off"}})");
+  for (const auto& [tool, run] : Tools()) {
+    const CommandResult r = run("--policy policy.json");
+    EXPECT_EQ(r.exit_code, 0) << tool << r.output;
+    EXPECT_FALSE(Has(r.output, "header-created-at-invalid")) << tool << r.output;
+  }
+  // Raise a security warning (--no-hash leaves the hash unverified) to an error.
+  Spit(root() / "policy.json", R"({"severity": {"hash-not-verified": "error"}})");
+  CommandResult r = Audit("--policy policy.json --no-hash history/round-0001");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(Has(r.output, ": error: ")) << r.output;
+  EXPECT_TRUE(Has(r.output, "[hash-not-verified CHECKPOINT_INTEGRITY]")) << r.output;
+  EXPECT_EQ(Audit("--no-hash history/round-0001").exit_code, 0);  // the near miss: a warning by default
+  // fail_on from the file, unless the command line says otherwise.
+  Spit(root() / "policy.json", R"({"fail_on": "warning"})");
+  EXPECT_EQ(Audit("--policy policy.json --no-hash history/round-0001").exit_code, 1);
+  EXPECT_EQ(Audit("--policy policy.json --fail-on error --no-hash history/round-0001").exit_code, 0);
+}
+
+TEST_F(Gate, PoliciesThatWeakenSecurityOrDoNotParseAreUsageErrors) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"severity": {"hash-mismatch": "warning"}})",
+       "hash-mismatch is a security rule; it can be raised, not lowered to warning"},
+      {R"({"severity": {"pickle-global-unsafe": "off"}})",
+       "pickle-global-unsafe is a security rule; it can be raised, not turned off"},
+      {R"({"severity": {"no-such-rule": "error"}})", "severity names unknown rule 'no-such-rule'"},
+      {R"({"severity": {"header-created-at-invalid": "fatal"}})",
+       "the severity of header-created-at-invalid is 'fatal', not error, warning, note or off"},
+      {R"({"fail_on": "sometimes"})", "fail_on is 'sometimes', not error, warning, note or none"},
+      {R"({"allow_wmcp_change": "yes"})", "allow_wmcp_change is a string, not true or false (line 1, column 23)"},
+      {R"({"colour": "red"})", "unknown key 'colour' (line 1, column 2)"},
+      {R"([1])", "the file is an array, not a JSON object"},
+  };
+  for (const auto& [text, message] : cases) {
+    Spit(root() / "policy.json", text);
+    for (const auto& [tool, run] : Tools()) {
+      const CommandResult r = run("--policy policy.json");
+      EXPECT_EQ(r.exit_code, 2) << tool << text;
+      EXPECT_TRUE(Has(r.output, tool + ": --policy") && Has(r.output, message)) << tool << r.output;
+    }
+  }
+}
+
+TEST_F(Gate, TheEffectivePolicyIsPrintedInJsonSarifAndSignedStatements) {
+  Spit(
+      root() / "policy.json",
+      R"({"severity": {"header-created-at-invalid": "warning"}, "allowed_groups": ["encoder", "predictor", "adapter"], "allow_wmcp_change": true})");
+  auto policy_of = [](const boost::json::value& v) { return v.at("policy").as_object(); };
+  const boost::json::object plain = policy_of(boost::json::parse(Audit("--format json history/round-0001").output));
+  const boost::json::object with =
+      policy_of(boost::json::parse(Audit("--policy policy.json --format json history/round-0001").output));
+  EXPECT_EQ(with.at("severity").at("header-created-at-invalid").as_string(), "warning");
+  EXPECT_EQ(with.at("allow_wmcp_change").as_bool(), true);
+  EXPECT_EQ(with.at("policy_file").as_string(), "policy.json");
+  EXPECT_EQ(with.at("allowed_groups").as_array().size(), 3u);
+  EXPECT_EQ(plain.at("policy_file").kind(), boost::json::kind::null);
+  // A lowered rule changes the fingerprint of the rule set in force; the count stays.
+  EXPECT_NE(with.at("rules").at("fingerprint"), plain.at("rules").at("fingerprint"));
+  EXPECT_EQ(with.at("rules").at("count"), plain.at("rules").at("count"));
+  for (const auto& [tool, run] : Tools()) {
+    EXPECT_TRUE(Has(run("--policy policy.json --format json").output, R"("header-created-at-invalid": "warning")"))
+        << tool;
+    run("--policy policy.json --format sarif -o p.sarif");
+    const boost::json::value sarif = boost::json::parse(Slurp(root() / "p.sarif"));
+    EXPECT_EQ(sarif.at("runs").at(0).at("properties").at("policy").at("rules").at("fingerprint"),
+              with.at("rules").at("fingerprint"))
+        << tool;
+  }
+}
+
+// ---- CI formats against their schemas
+
+TEST_F(Gate, JunitOfEveryToolValidatesAgainstTheJunitSchema) {
+  if (std::system("xmllint --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "xmllint missing (libxml2-utils)";
+  Spit(root() / "junit.xsd", kJunitXsd);
+  // A hostile name must stay text: markup characters and a control character in a round's path.
+  fs::copy(rounds_[1].dir, root() / "history" / "<b>&'\"\x01", fs::copy_options::recursive);
+  for (const auto& [tool, run] : Tools()) {
+    const CommandResult r = run("--format junit -o " + tool + ".xml");
+    EXPECT_EQ(r.exit_code, 1) << tool << r.output;
+    const CommandResult v = RunCommand("xmllint --noout --schema " + Quote(root() / "junit.xsd") + " " +
+                                       Quote(root() / (tool + ".xml")) + " 2>&1");
+    EXPECT_EQ(v.exit_code, 0) << tool << v.output << Slurp(root() / (tool + ".xml"));
+    const std::string xml = Slurp(root() / (tool + ".xml"));
+    EXPECT_TRUE(Has(xml, "<failure type=\"error\" message=\"1 finding at or above error\">")) << xml;
+    EXPECT_TRUE(Has(xml, "created_at is &apos;yesterday&apos;")) << xml;
+  }
+  const std::string audit =
+      Audit("--format junit history/round-0001 history/round-0002 'history/<b>&'\"'\"'\"\x01'").output;
+  EXPECT_TRUE(Has(audit, "tests=\"3\" failures=\"1\" errors=\"0\"")) << audit;
+  EXPECT_TRUE(Has(audit, "<testcase name=\"history/&lt;b&gt;&amp;&apos;&quot;\\u0001\"")) << audit;
+}
+
+TEST_F(Gate, GitlabCodeQualityOfEveryToolValidatesAgainstItsSchema) {
+  if (std::system("/usr/bin/python3 -c 'import jsonschema' >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "python3-jsonschema missing (scripts/install-deps --test installs it)";
+  }
+  Spit(root() / "codequality.schema.json", kGitlabSchema);
+  Spit(root() / "check.py", R"(
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+report = json.load(open(sys.argv[2]))
+jsonschema.validate(report, schema)
+fingerprints = [issue['fingerprint'] for issue in report]
+assert len(fingerprints) == len(set(fingerprints)), 'fingerprints repeat'
+print(len(report), 'issues')
+)");
+  for (const auto& [tool, run] : Tools()) {
+    EXPECT_EQ(run("--format gitlab -o " + tool + ".json").exit_code, 1) << tool;
+    const CommandResult v =
+        RunCommand("/usr/bin/python3 " + Quote(root() / "check.py") + " " + Quote(root() / "codequality.schema.json") +
+                   " " + Quote(root() / (tool + ".json")) + " 2>&1");
+    EXPECT_EQ(v.exit_code, 0) << tool << v.output;
+    const boost::json::value issues = boost::json::parse(Slurp(root() / (tool + ".json")));
+    bool found = false;
+    for (const boost::json::value& i : issues.as_array()) {
+      if (i.at("check_name").as_string() != "header-created-at-invalid") continue;
+      found = true;
+      EXPECT_EQ(i.at("severity").as_string(), "major");
+      EXPECT_EQ(i.at("location").at("path").as_string(), "history/round-0002/header.json");
+      EXPECT_EQ(i.at("location").at("lines").at("begin").as_int64(), 1);
+    }
+    EXPECT_TRUE(found) << tool;
+  }
+}
+
+// ---- many inputs
+
+TEST_F(Gate, JobsKeepTheReportByteIdentical) {
+  for (const char* format : {"text", "json", "sarif", "junit"}) {
+    const std::string one = Audit(std::string("--jobs 1 --format ") + format + " history/*").output;
+    const std::string two = Audit(std::string("--jobs 2 --format ") + format + " history/*").output;
+    EXPECT_EQ(one, two) << format;
+  }
+}
+
+TEST_F(Gate, InputsFromAFileOrStandardInput) {
+  Spit(root() / "inputs.txt", "history/round-0000\n\nhistory/round-0001\r\n");
+  CommandResult r = Audit("--inputs-from inputs.txt");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Has(r.output, "2 artifacts: 2 passed, 0 failed")) << r.output;
+  r = RunCommand("cd " + Quote(root()) + " && printf 'history/round-0002\\n' | " + CKPT_AUDIT_BIN +
+                 " --inputs-from - history/round-0000 2>&1");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(Has(r.output, "2 artifacts: 1 passed, 1 failed")) << r.output;
+  EXPECT_EQ(Audit("--inputs-from missing.txt").exit_code, 2);
+}
+
+TEST_F(Gate, QuietPrintsOnlyWhatFails) {
+  const CommandResult r = Audit("--quiet history/round-0000 history/round-0001 history/round-0002");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.output,
+            "history/round-0002: FAIL (1 error, 0 warnings, 0 notes)\n"
+            "  kind lensemble\n"
+            "  schema_version 1 (migrated to 2)\n"
+            "  content_hash " +
+                rounds_[2].hash +
+                " (recomputed, matches header.json)\n"
+                "  " +
+                where_ +
+                ": error: created_at is 'yesterday', not an RFC 3339 date-time "
+                "with offset Z, z or +00:00. [header-created-at-invalid ARTIFACT_INVALID]\n"
+                "3 artifacts: 2 passed, 1 failed; 1 error, 0 warnings, 0 notes (fail-on error)\n");
+}
+
+TEST_F(Gate, ProgressGoesToStandardErrorOnlyWhenAsked) {
+  // Not a terminal: auto shows nothing; always shows the line (and clears it).
+  CommandResult r =
+      RunCommand("cd " + Quote(root()) + " && " + CKPT_AUDIT_BIN + " --progress auto history/* 2>&1 >/dev/null");
+  EXPECT_EQ(r.output, "");
+  EXPECT_EQ(Audit("--progress sometimes history/round-0000").exit_code, 2);
+}
+
+}  // namespace
+}  // namespace ckpt::testing
