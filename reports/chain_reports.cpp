@@ -133,7 +133,7 @@ void WriteChainText(std::ostream& out, const ChainRun& run, const ReportContext&
   out << Plural(run.history.size(), "artifact") << " in the " << (g.lineage_only ? "lineage" : "history") << " ("
       << g.nodes.size() << " found): " << passed << " passed, " << failed << " failed";
   if (errored) out << ", " << errored << " not audited";
-  out << "; " << Plural(findings, "finding") << " (" << ThresholdText(context.threshold) << ")"
+  out << "; " << Plural(findings, "finding") << " (" << ThresholdText(context.threshold) << "; " << context.tool_name << " " << context.version << ")"
       << (g.hashes_recomputed ? "" : "; hashes NOT recomputed (--no-hash)") << "\n";
 }
 

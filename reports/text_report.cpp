@@ -194,7 +194,8 @@ void WriteTextReport(std::ostream& out, std::span<const AuditResult> results, co
   out << Plural(results.size(), "artifact") << ": " << passed << " passed, " << failed << " failed";
   if (errored) out << ", " << errored << " not audited";
   out << "; " << Plural(total.errors, "error") << ", " << Plural(total.warnings, "warning") << ", "
-      << Plural(total.notes, "note") << " (" << ThresholdText(context.threshold) << ")\n";
+      << Plural(total.notes, "note") << " (" << ThresholdText(context.threshold) << "; " << context.tool_name << " "
+      << context.version << ")\n";
 }
 
 }  // namespace ckpt::reports

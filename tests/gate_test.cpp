@@ -488,7 +488,8 @@ TEST_F(Gate, QuietPrintsOnlyWhatFails) {
                 where_ +
                 ": error: created_at is 'yesterday', not an RFC 3339 date-time "
                 "with offset Z, z or +00:00. [header-created-at-invalid ARTIFACT_INVALID]\n"
-                "3 artifacts: 2 passed, 1 failed; 1 error, 0 warnings, 0 notes (fail-on error)\n");
+                "3 artifacts: 2 passed, 1 failed; 1 error, 0 warnings, 0 notes (fail-on error; ckpt-audit " CKPT_VERSION
+                ")\n");
 }
 
 TEST_F(Gate, ProgressGoesToStandardErrorOnlyWhenAsked) {

@@ -38,6 +38,12 @@ std::string Normalize(std::string text, const fs::path& temp_root) {
   for (std::size_t at; (at = text.find(version)) != std::string::npos;) {
     text.replace(at, version.size(), "\"version\": \"VERSION\"");
   }
+  for (const char* tool : {"ckpt-audit ", "ckpt-chain ", "ckpt-diff "}) {  // text summaries name the version
+    const std::string named = tool + std::string(CKPT_VERSION) + ")";
+    for (std::size_t at; (at = text.find(named)) != std::string::npos;) {
+      text.replace(at, named.size(), tool + std::string("VERSION)"));
+    }
+  }
   return text;
 }
 
