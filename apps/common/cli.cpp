@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "apps/common/manual.h"
 #include "reports/rule_catalog_report.h"
 
 namespace ckpt::cli {
@@ -44,7 +45,7 @@ std::optional<std::vector<std::string>> ReadInputList(const std::string& file) {
 }
 
 CommonCli::CommonCli(std::string tool, std::vector<std::string> formats, const char* usage)
-    : tool_(std::move(tool)), formats_(std::move(formats)), options_(usage), format_(formats_.front()) {
+    : tool_(std::move(tool)), usage_(usage), formats_(std::move(formats)), options_(usage), format_(formats_.front()) {
   options_.add_options()("help,h", "show this help and exit")("version", "show the version and exit")(
       "format", po::value(&format_)->value_name("FORMAT"),
       (Join(formats_, "|") + " (default " + formats_.front() + ")").c_str())(
@@ -102,6 +103,22 @@ int CommonCli::ListRules() const {
   return failed ? *failed : kExitClean;
 }
 
+int CommonCli::WriteManual(const std::string& what) const {
+  ManualSource source{tool_, CKPT_VERSION, usage_, &options_, {}};
+  source.choices["format"] = formats_;
+  source.choices["fail-on"] = {"error", "warning", "note", "none"};
+  source.choices["color"] = {"auto", "always", "never"};
+  source.choices["progress"] = {"auto", "always", "never"};
+  if (what == "man") {
+    WriteManPage(std::cout, source);
+  } else if (what == "bash") {
+    WriteBashCompletion(std::cout, source);
+  } else {
+    WriteZshCompletion(std::cout, source);
+  }
+  return FinishStdout(kExitClean);
+}
+
 int CommonCli::UsageError(const std::string& message) const {
   std::cerr << tool_ << ": " << message << "\nTry '" << tool_ << " --help'.\n";
   return kExitToolError;
@@ -109,7 +126,9 @@ int CommonCli::UsageError(const std::string& message) const {
 
 std::optional<int> CommonCli::Parse(int argc, char** argv, std::vector<std::string>& positionals) {
   po::options_description hidden;
-  hidden.add_options()("positional", po::value(&positionals));
+  std::string manual;
+  hidden.add_options()("positional", po::value(&positionals))("man-page", "")(
+      "completion", po::value(&manual)->value_name("SHELL"), "");
   po::options_description all;
   all.add(options_).add(hidden);
   po::positional_options_description positional;
@@ -123,6 +142,11 @@ std::optional<int> CommonCli::Parse(int argc, char** argv, std::vector<std::stri
   if (Has("help")) {
     std::cout << options_ << "\n";
     return FinishStdout(kExitClean);
+  }
+  if (Has("man-page")) return WriteManual("man");
+  if (Has("completion")) {
+    if (manual != "bash" && manual != "zsh") return UsageError("--completion writes bash or zsh, not '" + manual + "'");
+    return WriteManual(manual);
   }
   if (Has("version")) {
     std::cout << tool_ << " " << CKPT_VERSION << "\n";

@@ -71,6 +71,7 @@ class CommonCli {
 
  private:
   std::string tool_;
+  const char* usage_;
   std::vector<std::string> formats_;
   boost::program_options::options_description options_;
   boost::program_options::variables_map vm_;
@@ -94,6 +95,8 @@ class CommonCli {
   /// Flushes standard output; 2 with a message when it cannot be written (/dev/full).
   int FinishStdout(int code) const;
   int ListRules() const;
+  /// --man-page, --completion bash|zsh: written from options_ and usage_ (hidden options the build uses).
+  int WriteManual(const std::string& what) const;
   FailThreshold threshold_ = Severity::kError;
   reports::SarifOptions sarif_;
 };
