@@ -160,17 +160,19 @@ int main(int argc, char** argv) try {
   ckpt::reports::ReportContext context = cli.Context();
   context.quiet = cli.Has("quiet");
   auto report_and_exit = [&](const std::vector<ckpt::AuditResult>& results) {
-    auto write_failed = cli.WriteReport([&](std::ostream& out) {
-      if (cli.format() == "json") {
-        ckpt::reports::WriteJsonReport(out, results, context);
-      } else if (cli.format() == "sarif") {
-        ckpt::reports::WriteSarif(out, ckpt::reports::SarifFromAudit(results, context.threshold), cli.sarif(), context);
-      } else if (cli.format() == "junit") {
-        ckpt::reports::WriteAuditJunit(out, results, context);
-      } else if (cli.format() == "gitlab") {
-        ckpt::reports::WriteAuditGitlab(out, results, context);
+    auto write_failed = cli.WriteReport([&](std::ostream& out, const std::string& format) {
+      ckpt::reports::ReportContext shown = context;
+      shown.color = shown.color && &out == &std::cout;  // colour only on the terminal
+      if (format == "json") {
+        ckpt::reports::WriteJsonReport(out, results, shown);
+      } else if (format == "sarif") {
+        ckpt::reports::WriteSarif(out, ckpt::reports::SarifFromAudit(results, shown.threshold), cli.sarif(), shown);
+      } else if (format == "junit") {
+        ckpt::reports::WriteAuditJunit(out, results, shown);
+      } else if (format == "gitlab") {
+        ckpt::reports::WriteAuditGitlab(out, results, shown);
       } else {
-        ckpt::reports::WriteTextReport(out, results, context);
+        ckpt::reports::WriteTextReport(out, results, shown);
       }
     });
     if (write_failed) return *write_failed;

@@ -97,22 +97,23 @@ int main(int argc, char** argv) try {
   }
 
   const ckpt::reports::ReportContext context = cli.Context();
-  auto write_failed = cli.WriteReport([&](std::ostream& out) {
-    const std::string& format = cli.format();
+  auto write_failed = cli.WriteReport([&](std::ostream& out, const std::string& format) {
+    ckpt::reports::ReportContext shown = context;
+    shown.color = shown.color && &out == &std::cout;  // colour only on the terminal
     if (format == "json") {
-      ckpt::reports::WriteChainJson(out, run, context);
+      ckpt::reports::WriteChainJson(out, run, shown);
     } else if (format == "junit") {
-      ckpt::reports::WriteChainJunit(out, run, context);
+      ckpt::reports::WriteChainJunit(out, run, shown);
     } else if (format == "gitlab") {
-      ckpt::reports::WriteChainGitlab(out, run, context);
+      ckpt::reports::WriteChainGitlab(out, run, shown);
     } else if (format == "sarif") {
-      ckpt::reports::WriteSarif(out, ckpt::reports::SarifFromChain(run, context.threshold), cli.sarif(), context);
+      ckpt::reports::WriteSarif(out, ckpt::reports::SarifFromChain(run, shown.threshold), cli.sarif(), shown);
     } else if (format == "dot") {
-      ckpt::reports::WriteChainDot(out, run, context);
+      ckpt::reports::WriteChainDot(out, run, shown);
     } else if (format == "mermaid") {
-      ckpt::reports::WriteChainMermaid(out, run, context);
+      ckpt::reports::WriteChainMermaid(out, run, shown);
     } else {
-      ckpt::reports::WriteChainText(out, run, context);
+      ckpt::reports::WriteChainText(out, run, shown);
     }
   });
   if (write_failed) return *write_failed;

@@ -81,17 +81,19 @@ int main(int argc, char** argv) try {
   }
 
   const ckpt::reports::ReportContext context = cli.Context();
-  auto write_failed = cli.WriteReport([&](std::ostream& out) {
-    if (cli.format() == "json") {
-      ckpt::reports::WriteDiffJson(out, run, context);
-    } else if (cli.format() == "junit") {
-      ckpt::reports::WriteDiffJunit(out, run, context);
-    } else if (cli.format() == "gitlab") {
-      ckpt::reports::WriteDiffGitlab(out, run, context);
-    } else if (cli.format() == "sarif") {
-      ckpt::reports::WriteSarif(out, ckpt::reports::SarifFromDiff(run, context.threshold), cli.sarif(), context);
+  auto write_failed = cli.WriteReport([&](std::ostream& out, const std::string& format) {
+    ckpt::reports::ReportContext shown = context;
+    shown.color = shown.color && &out == &std::cout;  // colour only on the terminal
+    if (format == "json") {
+      ckpt::reports::WriteDiffJson(out, run, shown);
+    } else if (format == "junit") {
+      ckpt::reports::WriteDiffJunit(out, run, shown);
+    } else if (format == "gitlab") {
+      ckpt::reports::WriteDiffGitlab(out, run, shown);
+    } else if (format == "sarif") {
+      ckpt::reports::WriteSarif(out, ckpt::reports::SarifFromDiff(run, shown.threshold), cli.sarif(), shown);
     } else {
-      ckpt::reports::WriteDiffText(out, run, context);
+      ckpt::reports::WriteDiffText(out, run, shown);
     }
   });
   if (write_failed) return *write_failed;

@@ -50,6 +50,8 @@ CommonCli::CommonCli(std::string tool, std::vector<std::string> formats, const c
       "format", po::value(&format_)->value_name("FORMAT"),
       (Join(formats_, "|") + " (default " + formats_.front() + ")").c_str())(
       "output,o", po::value(&output_)->value_name("FILE"), "write the report to FILE instead of standard output")(
+      "report", po::value(&extra_reports_)->value_name("FORMAT=FILE"),
+      "also write the same results as FORMAT to FILE (repeatable): one audit, several reports")(
       "fail-on", po::value(&fail_on_)->value_name("LEVEL"),
       "error|warning|note|none: lowest severity that fails (default error)")(
       "sarif-category", po::value(&sarif_category_)->value_name("NAME"),
@@ -90,10 +92,10 @@ int CommonCli::ListRules() const {
   if (format_ != "text" && format_ != "json" && format_ != "sarif") {
     return UsageError("--list-rules prints text, json or sarif, not '" + format_ + "'");
   }
-  auto failed = WriteReport([&](std::ostream& out) {
-    if (format_ == "json") {
+  auto failed = WriteReport([&](std::ostream& out, const std::string& format) {
+    if (format == "json") {
       reports::WriteRuleCatalogJson(out);
-    } else if (format_ == "sarif") {
+    } else if (format == "sarif") {
       reports::SarifInput catalog;  // the whole catalog in tool.driver.rules, no results
       reports::WriteSarif(out, catalog, sarif_, Context());
     } else {
@@ -157,6 +159,17 @@ std::optional<int> CommonCli::Parse(int argc, char** argv, std::vector<std::stri
   }
   if (std::find(formats_.begin(), formats_.end(), format_) == formats_.end()) {
     return UsageError("--format must be one of " + Join(formats_, ", ") + ", not '" + format_ + "'");
+  }
+  for (const std::string& extra : extra_reports_) {
+    const std::size_t eq = extra.find('=');
+    const std::string format = extra.substr(0, eq);
+    if (eq == std::string::npos || eq + 1 == extra.size() ||
+        std::find(formats_.begin(), formats_.end(), format) == formats_.end()) {
+      return UsageError("--report needs FORMAT=FILE with FORMAT one of " + Join(formats_, ", ") + ", not '" + extra +
+                        "'");
+    }
+    extras_.emplace_back(format, extra.substr(eq + 1));
+    if (auto refused = RefuseInsideInputs(extras_.back().second, positionals, "--report")) return *refused;
   }
   if (!ParseFailThreshold(fail_on_, threshold_)) {
     return UsageError("--fail-on must be error, warning, note or none, not '" + fail_on_ + "'");
@@ -286,9 +299,12 @@ std::optional<int> CommonCli::WriteBaseline(const std::vector<std::pair<const Fi
              : std::optional<int>(kExitToolError);
 }
 
-std::optional<int> CommonCli::WriteReport(const std::function<void(std::ostream&)>& write) const {
+std::optional<int> CommonCli::WriteReport(const std::function<void(std::ostream&, const std::string&)>& write) const {
+  for (const auto& [format, file] : extras_) {
+    if (!WriteAtomically(file, [&](std::ostream& out) { write(out, format); })) return kExitToolError;
+  }
   if (output_.empty()) {
-    write(std::cout);
+    write(std::cout, format_);
     std::cout.flush();
     if (!std::cout) {
       std::cerr << tool_ << ": writing the report to standard output failed\n";
@@ -296,7 +312,8 @@ std::optional<int> CommonCli::WriteReport(const std::function<void(std::ostream&
     }
     return std::nullopt;
   }
-  return WriteAtomically(output_, write) ? std::nullopt : std::optional<int>(kExitToolError);
+  return WriteAtomically(output_, [&](std::ostream& out) { write(out, format_); }) ? std::nullopt
+                                                                                   : std::optional<int>(kExitToolError);
 }
 
 reports::ReportContext CommonCli::Context() const {

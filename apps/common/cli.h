@@ -60,8 +60,10 @@ class CommonCli {
   /// sees half a file); false with a message on standard error when that fails.
   bool WriteFileAtomically(const std::string& path, std::string_view content) const;
 
-  /// Writes the report with `write` to -o FILE or standard output; 2 when that fails.
-  std::optional<int> WriteReport(const std::function<void(std::ostream&)>& write) const;
+  /// Writes the report with `write(out, format)` to -o FILE or standard output, and each
+  /// --report FORMAT=FILE from the same results; 2 when one cannot be written. `write` gets
+  /// std::cout itself only for standard output (colour is for that alone).
+  std::optional<int> WriteReport(const std::function<void(std::ostream&, const std::string&)>& write) const;
 
   [[nodiscard]] bool Has(const char* option) const { return vm_.count(option) > 0; }
   [[nodiscard]] const std::string& format() const { return format_; }
@@ -81,6 +83,8 @@ class CommonCli {
   std::string sarif_category_;
   std::string source_root_;
   std::vector<std::string> allow_groups_;
+  std::vector<std::string> extra_reports_;                   ///< --report FORMAT=FILE as given
+  std::vector<std::pair<std::string, std::string>> extras_;  ///< parsed: format, file
   std::string color_ = "auto";
   std::size_t max_findings_ = 0;
   std::string baseline_;

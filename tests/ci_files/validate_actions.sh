@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Checks the GitHub Action and every shipped workflow: the schema validator
+# @action-validator/cli (from npm, pinned) accepts each file, and they are written as a
+# careful user writes them: third-party actions pinned by a 40-digit commit SHA with the
+# version in a comment, upload-sarif v4 (not the deprecated v3), no category: input on an
+# upload (the SARIF's automationDetails.id names it), uploads that run if: always() and
+# skip pull requests from forks.
+#   validate_actions.sh SOURCE_DIR CACHE_DIR     (exit 77: npm is not installed)
+set -euo pipefail
+source_dir=$1
+cache=$2/action-validator
+fail() { echo "validate_actions: $*" >&2; exit 1; }
+command -v npm >/dev/null || { echo "validate_actions: npm is not installed" >&2; exit 77; }
+
+if [ ! -x "$cache/node_modules/.bin/action-validator" ]; then
+  mkdir -p "$cache"
+  npm install --prefix "$cache" --silent --no-audit --no-fund @action-validator/cli@0.6.0 >&2 ||
+    fail "npm could not install @action-validator/cli"
+fi
+files=("$source_dir/action.yml" "$source_dir"/.github/workflows/*.yml)
+for file in "${files[@]}"; do
+  "$cache/node_modules/.bin/action-validator" "$file" || fail "action-validator rejects ${file#"$source_dir"/}"
+  while IFS= read -r line; do
+    ref=$(sed -E 's/.*uses:[[:space:]]*([^[:space:]#]+).*/\1/' <<<"$line")
+    case "$ref" in ./*|docker://*) continue ;; esac
+    [[ "$ref" =~ @[0-9a-f]{40}$ ]] || fail "${file#"$source_dir"/}: $ref is not pinned by commit SHA"
+    [[ "$line" =~ \#[[:space:]]*v[0-9] ]] || fail "${file#"$source_dir"/}: $ref has no version comment"
+    [[ "$ref" != github/codeql-action/* ]] || grep -q '# v4' <<<"$line" || fail "${file#"$source_dir"/}: codeql-action is not v4"
+  done < <(grep -E '^[[:space:]-]*uses:' "$file")
+  # Each upload-sarif step: if: always() and the fork guard before it, no category after it.
+  python3 - "$file" <<'PY' || fail "${file#"$source_dir"/}: an upload-sarif step is not written as it must be"
+import re, sys
+text = open(sys.argv[1]).read()
+steps = re.split(r'\n\s*- (?=name:|uses:|if:|id:)', text)
+for step in steps:
+    if 'upload-sarif@' not in step:
+        continue
+    assert re.search(r'if:.*always\(\)', step), 'no if: always()'
+    assert 'head.repo.full_name == github.repository' in step, 'no fork guard'
+    assert not re.search(r'^\s*category:', step, re.M), 'a category: input'
+PY
+done
+echo "validate_actions: ${#files[@]} files valid"
