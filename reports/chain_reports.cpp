@@ -133,8 +133,8 @@ void WriteChainText(std::ostream& out, const ChainRun& run, const ReportContext&
   out << Plural(run.history.size(), "artifact") << " in the " << (g.lineage_only ? "lineage" : "history") << " ("
       << g.nodes.size() << " found): " << passed << " passed, " << failed << " failed";
   if (errored) out << ", " << errored << " not audited";
-  out << "; " << Plural(findings, "finding") << " (" << ThresholdText(context.threshold) << "; " << context.tool_name << " " << context.version << ")"
-      << (g.hashes_recomputed ? "" : "; hashes NOT recomputed (--no-hash)") << "\n";
+  out << "; " << Plural(findings, "finding") << " (" << ThresholdText(context.threshold) << "; " << context.tool_name
+      << " " << context.version << ")" << (g.hashes_recomputed ? "" : "; hashes NOT recomputed (--no-hash)") << "\n";
 }
 
 boost::json::value ChainReportToJson(const ChainRun& run, const ReportContext& context) {

@@ -133,8 +133,8 @@ void WriteDiffText(std::ostream& out, const DiffRun& run, const ReportContext& c
   }
   std::uint64_t gate_findings = run.findings.size();
   for (const DroppedFindings& d : run.dropped) gate_findings += d.count;
-  out << "; " << Plural(gate_findings, "gate finding") << " (" << ThresholdText(context.threshold) << "; " << context.tool_name << " "
-      << context.version << ")\n";
+  out << "; " << Plural(gate_findings, "gate finding") << " (" << ThresholdText(context.threshold) << "; "
+      << context.tool_name << " " << context.version << ")\n";
 }
 
 boost::json::value DiffReportToJson(const DiffRun& run, const ReportContext& context) {

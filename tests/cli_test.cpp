@@ -148,7 +148,8 @@ TEST_F(CliTest, FailOnNoneKeepsTheVerdictAndSaysItIsNotGating) {
   EXPECT_EQ(text.exit_code, 0) << text.out;
   EXPECT_NE(text.out.find(path + ": FAIL"), std::string::npos) << text.out;
   EXPECT_EQ(text.out.find("PASS"), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("(fail-on none: not gating, the exit status ignores findings; ckpt-audit "), std::string::npos)
+  EXPECT_NE(text.out.find("(fail-on none: not gating, the exit status ignores findings; ckpt-audit "),
+            std::string::npos)
       << text.out;
   auto json = boost::json::parse(Cli("--fail-on none --format json " + path).out).as_object();
   EXPECT_EQ(json["artifacts"].as_array()[0].as_object()["verdict"], "fail");

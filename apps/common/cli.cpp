@@ -300,8 +300,8 @@ std::optional<int> CommonCli::WriteBaseline(const std::vector<std::pair<const Fi
 }
 
 std::optional<int> CommonCli::WriteReport(const std::function<void(std::ostream&, const std::string&)>& write) const {
-  for (const auto& [format, file] : extras_) {
-    if (!WriteAtomically(file, [&](std::ostream& out) { write(out, format); })) return kExitToolError;
+  for (const auto& extra : extras_) {
+    if (!WriteAtomically(extra.second, [&](std::ostream& out) { write(out, extra.first); })) return kExitToolError;
   }
   if (output_.empty()) {
     write(std::cout, format_);
