@@ -5,7 +5,7 @@
 include(GNUInstallDirs)
 set(CMAKE_INSTALL_DOCDIR "${CMAKE_INSTALL_DATAROOTDIR}/doc/ckpt-audit")
 
-set(CKPT_TOOLS ckpt-audit ckpt-chain ckpt-diff)
+set(CKPT_TOOLS ckpt-audit ckpt-chain ckpt-diff ckpt-convert)
 set(generated "${CMAKE_BINARY_DIR}/share")
 set(manuals "")
 foreach(tool IN LISTS CKPT_TOOLS)

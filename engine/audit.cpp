@@ -139,7 +139,8 @@ bool ReadWindows(const RandomAccessFile& file, std::uint64_t size, std::size_t w
 // zip's data records) from the same reads, on a second core when `overlap`. False (nothing
 // recorded) when a read fails.
 bool DigestWholeFile(const RandomAccessFile& file, std::uint64_t size, AdmittedFile& into,
-                     std::span<const PendingCrc> crcs = {}, DiagnosticSink* sink = nullptr, bool overlap = true) {
+                     std::span<const PendingCrc> crcs = {}, DiagnosticSink* sink = nullptr, bool overlap = true,
+                     const WindowSink* also = nullptr) {
   Sha256 hash;
   std::optional<Sha1> git;  // a hub-cache blob named by its git object id
   if (into.blob_digest && into.blob_digest->size() == 40) {
@@ -167,7 +168,12 @@ bool DigestWholeFile(const RandomAccessFile& file, std::uint64_t size, AdmittedF
       if (c.offset + c.length <= end && i == first_open) ++first_open;
     }
   };
-  const bool ok = ReadWindows(file, size, 1 << 20, pending.empty() ? nullptr : &check, digest, overlap);
+  const WindowSink ahead = [&](std::uint64_t at, std::span<const std::byte> bytes) {
+    if (!pending.empty()) check(at, bytes);
+    if (also != nullptr) (*also)(at, bytes);
+  };
+  const bool ok =
+      ReadWindows(file, size, 1 << 20, pending.empty() && also == nullptr ? nullptr : &ahead, digest, overlap);
   if (!ok) return false;
   for (std::size_t i = 0; sink != nullptr && i < pending.size(); ++i) {
     if (running[i].value() == pending[i]->expected) continue;
@@ -215,6 +221,16 @@ void DigestOtherFiles(Artifact& artifact, const ArtifactSource& source) {
     if (!file || (*file)->identity() != f.identity) continue;
     DigestWholeFile(**file, (*file)->size(), f, {}, nullptr, artifact.policy.overlap_reads);
   }
+}
+
+bool DigestSessionFileWith(AuditSession& session, const WeightFile& wf,
+                           const std::function<void(std::uint64_t, std::span<const std::byte>)>& also) {
+  Artifact& artifact = session.result.artifact;
+  auto admitted = AdmittedByName(artifact);
+  auto found = admitted.find(wf.name);
+  if (!wf.file || found == admitted.end()) return false;
+  RuleSink crc_sink(session.sink);
+  return DigestWholeFile(*wf.file, wf.size, *found->second, wf.pending_crcs, &crc_sink, true, &also);
 }
 
 void DigestSessionFiles(AuditSession& session) {

@@ -2,6 +2,7 @@
 // content hash, runs every rule of the catalog and returns the findings in a stable order.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -47,6 +48,12 @@ void RecordContentHash(AuditSession& session, const IoResult<std::string>& hash)
 void DigestWeightFiles(Artifact& artifact, DiagnosticSink* sink = nullptr);
 /// DigestWeightFiles for a session, its CRC-32 mismatches reported as its findings.
 void DigestSessionFiles(AuditSession& session);
+/// One read of the session's weight file `wf`: its SHA-256 (into its AdmittedFile) and the
+/// CRC-32s it defers, with every window also given to `also` on the reading thread while the
+/// SHA-256 runs on another (ckpt-convert copies and hashes its tensors there). False when a
+/// read fails.
+bool DigestSessionFileWith(AuditSession& session, const WeightFile& wf,
+                           const std::function<void(std::uint64_t, std::span<const std::byte>)>& also);
 /// Requests for the open weight files' whole-file digests (to be fed from a pass's reads),
 /// and, once fed, their digests recorded in the matching AdmittedFiles.
 std::vector<FileDigestRequest> WeightDigestRequests(const Artifact& artifact);

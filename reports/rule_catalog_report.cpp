@@ -14,6 +14,8 @@ std::string_view CheckedWhere(const rules::RuleEntry& entry) {
       return " (checked on the parent_hash history, ckpt-chain)";
     case rules::RuleScope::kDiff:
       return " (checked on two rounds compared, ckpt-diff)";
+    case rules::RuleScope::kConversion:
+      return " (reported by ckpt-convert)";
     case rules::RuleScope::kGate:
       return " (reported about a --baseline or --policy file)";
     case rules::RuleScope::kAttestation:

@@ -44,6 +44,7 @@ namespace ckpt::rules {
 #define CKPT_DECLARE_Read(ns) CKPT_RULE(ns)
 #define CKPT_DECLARE_Attest(ns) CKPT_RULE(ns)
 #define CKPT_DECLARE_Gate(ns) CKPT_RULE(ns)
+#define CKPT_DECLARE_Convert(ns) CKPT_RULE(ns)
 #define CKPT_DECLARE_Checked(ns) CKPT_CHECKED_RULE(ns)
 #define CKPT_DECLARE_Chain(ns) CKPT_CHAIN_RULE(ns)
 #define CKPT_DECLARE_Diff(ns) CKPT_DIFF_RULE(ns)
@@ -53,6 +54,7 @@ CKPT_RULES(CKPT_DECLARE)
 #undef CKPT_DECLARE_Read
 #undef CKPT_DECLARE_Attest
 #undef CKPT_DECLARE_Gate
+#undef CKPT_DECLARE_Convert
 #undef CKPT_DECLARE_Checked
 #undef CKPT_DECLARE_Chain
 #undef CKPT_DECLARE_Diff
@@ -64,6 +66,7 @@ enum class RuleScope {
   kDiff,         ///< two rounds compared (ckpt-diff)
   kAttestation,  ///< signed statements and derivation records verified (--verify-*, ckpt-chain --trusted-key)
   kGate,         ///< about a baseline or policy file (engine/gate.cpp)
+  kConversion,   ///< why ckpt-convert refuses a checkpoint (lib/convert/)
 };
 
 /// One entry of the registry.

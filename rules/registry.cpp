@@ -12,6 +12,7 @@ namespace {
 #define CKPT_CHECKS_Read(ns) nullptr, nullptr, nullptr, RuleScope::kArtifact
 #define CKPT_CHECKS_Attest(ns) nullptr, nullptr, nullptr, RuleScope::kAttestation
 #define CKPT_CHECKS_Gate(ns) nullptr, nullptr, nullptr, RuleScope::kGate
+#define CKPT_CHECKS_Convert(ns) nullptr, nullptr, nullptr, RuleScope::kConversion
 #define CKPT_CHECKS_Checked(ns) &ns::Check, nullptr, nullptr, RuleScope::kArtifact
 #define CKPT_CHECKS_Chain(ns) nullptr, &ns::CheckChain, nullptr, RuleScope::kArtifact
 #define CKPT_CHECKS_Diff(ns) nullptr, nullptr, &ns::CheckDiff, RuleScope::kArtifact

@@ -7,7 +7,8 @@
 //   it, rules/reader_rules.cpp), Checked (Check() on the artifact model), Chain
 //   (CheckChain() on a history), Diff (CheckDiff() on two rounds), Attest (a diagnostic of
 //   lib/attest/ when a signed statement or derivation record is verified), Gate (reported by
-//   engine/gate.cpp about a baseline or policy file).
+//   engine/gate.cpp about a baseline or policy file), Convert (a diagnostic of lib/convert/:
+//   why ckpt-convert refuses a checkpoint).
 #pragma once
 
 // clang-format off
@@ -33,6 +34,14 @@
   X(chain, chain_parent_untrusted, "chain-parent-untrusted", Chain) \
   X(chain, chain_round_not_consecutive, "chain-round-not-consecutive", Chain) \
   X(chain, chain_wmcp_changed, "chain-wmcp-changed", Chain) \
+  X(convert, convert_big_endian, "convert-big-endian", Convert) \
+  X(convert, convert_dtype_unsupported, "convert-dtype-unsupported", Convert) \
+  X(convert, convert_group_refused, "convert-group-refused", Convert) \
+  X(convert, convert_input_changed, "convert-input-changed", Convert) \
+  X(convert, convert_math_bit, "convert-math-bit", Convert) \
+  X(convert, convert_not_contiguous, "convert-not-contiguous", Convert) \
+  X(convert, convert_storage_missing, "convert-storage-missing", Convert) \
+  X(convert, convert_views_overlap, "convert-views-overlap", Convert) \
   X(derivation, derivation_input_mismatch, "derivation-input-mismatch", Attest) \
   X(derivation, derivation_source_mismatch, "derivation-source-mismatch", Attest) \
   X(derivation, derivation_tensor_mismatch, "derivation-tensor-mismatch", Attest) \

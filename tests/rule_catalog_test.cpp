@@ -21,10 +21,10 @@ bool IsKebabCase(std::string_view id) {
 }
 
 TEST(RuleCatalog, IdsAreUniqueSortedAndKebabCase) {
-  const std::set<std::string> families = {"attest", "baseline", "chain",   "derivation", "diff",      "gguf",
-                                          "hash",   "header",   "index",   "input",      "layout",    "manifest",
-                                          "model",  "numpy",    "path",    "pickle",     "residency", "safetensors",
-                                          "tar",    "torch",    "weights", "zip"};
+  const std::set<std::string> families = {"attest",      "baseline", "chain",  "convert", "derivation", "diff",
+                                          "gguf",        "hash",     "header", "index",   "input",      "layout",
+                                          "manifest",    "model",    "numpy",  "path",    "pickle",     "residency",
+                                          "safetensors", "tar",      "torch",  "weights", "zip"};
   std::string previous;
   for (const RuleEntry& entry : AllRules()) {
     const std::string id(entry.info->id);

@@ -44,12 +44,11 @@ std::optional<std::vector<std::string>> ReadInputList(const std::string& file) {
   return out;
 }
 
-CommonCli::CommonCli(std::string tool, std::vector<std::string> formats, const char* usage)
+CommonCli::CommonCli(std::string tool, std::vector<std::string> formats, const char* usage, bool report_to_o)
     : tool_(std::move(tool)), usage_(usage), formats_(std::move(formats)), options_(usage), format_(formats_.front()) {
   options_.add_options()("help,h", "show this help and exit")("version", "show the version and exit")(
       "format", po::value(&format_)->value_name("FORMAT"),
       (Join(formats_, "|") + " (default " + formats_.front() + ")").c_str())(
-      "output,o", po::value(&output_)->value_name("FILE"), "write the report to FILE instead of standard output")(
       "report", po::value(&extra_reports_)->value_name("FORMAT=FILE"),
       "also write the same results as FORMAT to FILE (repeatable): one audit, several reports")(
       "fail-on", po::value(&fail_on_)->value_name("LEVEL"),
@@ -77,6 +76,10 @@ CommonCli::CommonCli(std::string tool, std::vector<std::string> formats, const c
       "max-findings", po::value(&max_findings_)->value_name("N"),
       "list at most N findings per artifact (root causes first); the rest are counted (default: no limit; one "
       "rule repeats at most 100 times per file in any case)");
+  if (report_to_o) {
+    options_.add_options()("output,o", po::value(&output_)->value_name("FILE"),
+                           "write the report to FILE instead of standard output");
+  }
 }
 
 int CommonCli::FinishStdout(int code) const {

@@ -24,8 +24,10 @@ std::optional<std::vector<std::string>> ReadInputList(const std::string& file);
 
 class CommonCli {
  public:
-  /// `formats` are the accepted --format values, the first being the default.
-  CommonCli(std::string tool, std::vector<std::string> formats, const char* usage);
+  /// `formats` are the accepted --format values, the first being the default. Without
+  /// `report_to_o`, -o is the tool's own (ckpt-convert's output) and reports go to standard
+  /// output or --report.
+  CommonCli(std::string tool, std::vector<std::string> formats, const char* usage, bool report_to_o = true);
 
   /// Tool-specific options go here before Parse().
   boost::program_options::options_description& options() { return options_; }

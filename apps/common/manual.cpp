@@ -137,7 +137,7 @@ void WriteManPage(std::ostream& out, const ManualSource& source) {
   for (const std::string& line : parts.exit_status) out << Roff(line) << "\n";
   out << ".fi\n.SH SEE ALSO\n";
   bool first = true;
-  for (const char* tool : {"ckpt-audit", "ckpt-chain", "ckpt-diff"}) {
+  for (const char* tool : {"ckpt-audit", "ckpt-chain", "ckpt-diff", "ckpt-convert"}) {
     if (source.tool == tool) continue;
     out << (first ? "" : ",\n") << "\\fB" << Roff(tool) << "\\fR(1)";
     first = false;

@@ -74,6 +74,19 @@ struct PickleFacts {
     std::uint64_t length = 0;
   };
   std::vector<Record> records;  ///< the storages located, in file order
+  /// How each listed tensor (parallel to WeightFile::tensors) lies in its storage: what a
+  /// conversion needs to copy it, alias it or refuse it.
+  struct TensorSource {
+    std::optional<std::uint32_t> record;  ///< index into `records`; none: no located storage
+    std::uint32_t storage = 0;            ///< the storage (views of one storage share it)
+    bool has_storage = false;
+    std::uint64_t offset = 0;  ///< bytes from the storage's first byte to the tensor's
+    std::vector<std::uint64_t> stride;
+    bool contiguous = false;  ///< as c10's _compute_contiguous (empty tensors are)
+  };
+  std::vector<TensorSource> sources;
+  std::vector<std::string> not_tensors;  ///< paths of the values that are not tensors (not carried)
+  bool big_endian = false;               ///< a byteorder record says the data is not little-endian
 };
 
 /// What a GGUF file's header says besides its tensors (inputs.md section 5).

@@ -23,6 +23,14 @@ namespace ckpt {
   X(AttestStatementInvalid)          \
   X(AttestSubjectMismatch)           \
   X(AttestVerdictFail)               \
+  X(ConvertBigEndian)                \
+  X(ConvertDtypeUnsupported)         \
+  X(ConvertGroupRefused)             \
+  X(ConvertInputChanged)             \
+  X(ConvertMathBit)                  \
+  X(ConvertNotContiguous)            \
+  X(ConvertStorageMissing)           \
+  X(ConvertViewsOverlap)             \
   X(DerivationInputMismatch)         \
   X(DerivationSourceMismatch)        \
   X(DerivationTensorMismatch)        \

@@ -2096,7 +2096,7 @@ IoResult<PickleEnd> Analyser::Run(const RandomAccessFile& file, std::uint64_t be
   return machine.Run();
 }
 
-std::vector<NamedTensor> Analyser::ListTensors(ValueId root, std::uint64_t offset) {
+std::vector<NamedTensor> Analyser::ListTensors(ValueId root, std::uint64_t offset, std::vector<std::string>* others) {
   constexpr std::size_t kMaxDepth = 256;
   std::vector<NamedTensor> out;
   std::map<std::string, std::uint32_t> seen;  // name -> tensor
@@ -2137,6 +2137,7 @@ std::vector<NamedTensor> Analyser::ListTensors(ValueId root, std::uint64_t offse
       continue;
     }
     const bool container = v.kind == Kind::kDict || v.kind == Kind::kList || v.kind == Kind::kTuple;
+    if (!container && others != nullptr && others->size() < 100000) others->push_back(f.path);
     if (!container || on_path.contains(f.id)) continue;
     if (on_path.size() >= kMaxDepth) {
       report("The object nests deeper than " + std::to_string(kMaxDepth) + " levels under " + Quoted(f.path) +

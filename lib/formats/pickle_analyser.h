@@ -139,7 +139,8 @@ class Analyser {
   void set_mode(StorageMode mode) { mode_ = mode; }
 
   /// Tensors reachable from `root` by path; non-str keys and name collisions are reported.
-  std::vector<NamedTensor> ListTensors(ValueId root, std::uint64_t offset);
+  /// With `others`, the paths of the leaves that are not tensors too (at most 100,000).
+  std::vector<NamedTensor> ListTensors(ValueId root, std::uint64_t offset, std::vector<std::string>* others = nullptr);
 
   [[nodiscard]] const Value& value(ValueId id) const { return values_[id]; }
   [[nodiscard]] const std::string& text(ValueId id) const { return texts_[values_[id].aux]; }

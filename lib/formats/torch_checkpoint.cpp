@@ -96,8 +96,30 @@ void AddTensors(const Analyser& analyser, const std::vector<NamedTensor>& named,
                 const std::map<std::uint32_t, std::uint64_t>& record_offset, WeightFile& out, const Reporter& report,
                 std::uint64_t at) {
   std::set<std::string> reported_dtypes;
+  std::map<std::uint64_t, std::uint32_t> record_at;  // absolute offset -> index into records
+  if (out.pickle) {
+    for (std::uint32_t i = 0; i < out.pickle->records.size(); ++i) record_at.emplace(out.pickle->records[i].offset, i);
+  }
   for (const NamedTensor& n : named) {
     const RebuiltTensor& t = analyser.tensors()[n.tensor];
+    if (out.pickle) {
+      PickleFacts::TensorSource source;
+      source.stride = t.stride;
+      bool empty = false;
+      for (std::uint64_t d : t.shape) empty |= d == 0;
+      source.contiguous = t.contiguous || empty;  // c10: an empty tensor is contiguous
+      if (t.storage) {
+        source.has_storage = true;
+        source.storage = *t.storage;
+        const StorageRef& storage = analyser.storages()[*t.storage];
+        const std::uint64_t unit = storage.type_name == "UntypedStorage" ? t.element_size : storage.element_size;
+        source.offset = CheckedMul(t.storage_offset, unit).value_or(UINT64_MAX);
+        if (auto it = record_offset.find(*t.storage); it != record_offset.end()) {
+          if (auto r = record_at.find(it->second); r != record_at.end()) source.record = r->second;
+        }
+      }
+      out.pickle->sources.push_back(std::move(source));
+    }
     StoredTensor s;
     s.name = n.name;
     s.dtype = TokenOf(t);
@@ -201,6 +223,7 @@ IoResult<WeightFile> ReadTorchZip(WeightFile wf, const RandomAccessFile& file, D
       return read.error();
     }
     if (order != "little") {
+      wf.pickle->big_endian = true;
       report(Diag::kPickleDtypeUnsupported, byteorder->data_offset,
              "The byteorder record says " + QuoteForMessage(order) +
                  ": tensor data is not little-endian, which safetensors requires.");
@@ -271,7 +294,10 @@ IoResult<WeightFile> ReadTorchZip(WeightFile wf, const RandomAccessFile& file, D
   }
   wf.pickle->pickles = pickles;
   wf.pickle->unsafe = analyser.unsafe();
-  if (root) AddTensors(analyser, analyser.ListTensors(*root, root_end), record_offset, wf, report, root_end);
+  if (root) {
+    AddTensors(analyser, analyser.ListTensors(*root, root_end, &wf.pickle->not_tensors), record_offset, wf, report,
+               root_end);
+  }
   wf.valid = dir->found;
   return wf;
 }
@@ -401,7 +427,10 @@ IoResult<WeightFile> ReadTorchLegacy(WeightFile wf, const RandomAccessFile& file
   }
   wf.pickle->pickles = pickles;
   wf.pickle->unsafe = analyser.unsafe();
-  if (object_root) AddTensors(analyser, analyser.ListTensors(*object_root, object_end), record_offset, wf, report, 0);
+  if (object_root) {
+    AddTensors(analyser, analyser.ListTensors(*object_root, object_end, &wf.pickle->not_tensors), record_offset, wf,
+               report, 0);
+  }
   wf.valid = layout_ok;
   return wf;
 }

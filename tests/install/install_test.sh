@@ -12,7 +12,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "install_test: $*" >&2; exit 1; }
 
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
-tools=(ckpt-audit ckpt-chain ckpt-diff)
+tools=(ckpt-audit ckpt-chain ckpt-diff ckpt-convert)
 for tool in "${tools[@]}"; do
   for file in "bin/$tool" "share/man/man1/$tool.1" "share/bash-completion/completions/$tool" \
               "share/zsh/vendor-completions/_$tool"; do

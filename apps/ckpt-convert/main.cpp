@@ -1,0 +1,98 @@
+// ckpt-convert: rebuilds a torch.save checkpoint as safetensors from its storage records,
+// without running it. The one tool of the suite that writes, and only new files.
+// Exit codes: 0 written, 1 refused (findings say why; nothing at the destination), 2 tool error.
+#include <iostream>
+
+#include "apps/common/cli.h"
+#include "engine/convert.h"
+#include "lib/attest/ed25519.h"
+#include "reports/json_report.h"
+#include "reports/sarif_report.h"
+#include "reports/text_report.h"
+
+namespace po = boost::program_options;
+
+namespace {
+
+constexpr const char* kUsage = R"(Usage: ckpt-convert [options] INPUT -o OUTPUT.safetensors
+       ckpt-convert [options] INPUT -o OUTPUT.safetensors --attest KEY --record RECORD.dsse.json
+
+Converts a torch.save checkpoint (zip or legacy) whose analysis passes into safetensors,
+copying each tensor's bytes from its storage record: nothing is unpickled or run. The
+output is written as the reference serializer writes it (one input, one set of bytes),
+read back and checked, and only then renamed into place. Exact aliases (tied weights) are
+written once and named in __metadata__; values that are not tensors are not carried. A
+non-contiguous tensor, a conj or neg bit, big-endian data, overlapping views or a dtype
+safetensors cannot name is refused, and nothing is written. With --attest, a derivation
+record binding the output to the input is signed.
+
+Exit status:
+  0  the output was written (and the record, with --attest)
+  1  the checkpoint was refused: its findings say why; nothing is at the destination
+  2  the tool could not do its job: bad usage, a path that cannot be read or written, or
+     an internal error
+
+Options)";
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  ckpt::cli::CommonCli cli("ckpt-convert", {"text", "json", "sarif"}, kUsage, /*report_to_o=*/false);
+  std::string output;
+  std::string attest_key;
+  std::string record;
+  cli.options().add_options()("output,o", po::value(&output)->value_name("OUTPUT"),
+                              "the safetensors file to write (new; never inside the input)")(
+      "attest", po::value(&attest_key)->value_name("KEY"),
+      "sign a derivation record with this Ed25519 private key (PEM, as openssl genpkey writes it)")(
+      "record", po::value(&record)->value_name("RECORD"), "with --attest: where the derivation record goes");
+  std::vector<std::string> inputs;
+  if (auto stop = cli.Parse(argc, argv, inputs)) return *stop;
+  if (inputs.size() != 1) return cli.UsageError("give one INPUT checkpoint");
+  if (output.empty()) return cli.UsageError("give the output file: -o OUTPUT.safetensors");
+  if (cli.Has("attest") != cli.Has("record")) return cli.UsageError("--attest KEY and --record RECORD go together");
+  if (auto refused = cli.RefuseInsideInputs(output, inputs, "-o")) return *refused;
+  std::error_code ec;
+  if (std::filesystem::equivalent(inputs.front(), output, ec) && !ec) {
+    return cli.UsageError("-o names the input itself; ckpt-convert only writes new files");
+  }
+  ckpt::ConvertOptions options;
+  options.output = output;
+  if (cli.Has("attest")) {
+    auto key = ckpt::attest::LoadPrivateKey(attest_key);
+    if (auto* error = std::get_if<ckpt::attest::KeyError>(&key)) {
+      return cli.UsageError("--attest '" + attest_key + "': " + error->message);
+    }
+    options.key = std::get<ckpt::attest::PrivateKey>(key);
+    options.record = record;
+  }
+  if (auto stop = cli.ApplyAllowGroups(options.policy)) return *stop;
+  const ckpt::reports::ReportContext context = cli.Context();
+  options.threshold = context.threshold;
+
+  std::vector<ckpt::AuditResult> results;
+  ckpt::ConvertResult converted = ckpt::ConvertCheckpoint(inputs.front(), options);
+  results.push_back(std::move(converted.input));
+  auto write_failed = cli.WriteReport([&](std::ostream& out, const std::string& format) {
+    ckpt::reports::ReportContext shown = context;
+    shown.color = shown.color && &out == &std::cout;
+    if (format == "json") {
+      ckpt::reports::WriteJsonReport(out, results, shown);
+    } else if (format == "sarif") {
+      ckpt::reports::WriteSarif(out, ckpt::reports::SarifFromAudit(results, shown.threshold), cli.sarif(), shown);
+    } else {
+      ckpt::reports::WriteTextReport(out, results, shown);
+    }
+  });
+  if (write_failed) return *write_failed;
+  for (const std::string& e : results.front().tool_errors) std::cerr << "ckpt-convert: " << e << "\n";
+  if (!results.front().tool_errors.empty()) return ckpt::kExitToolError;
+  if (!converted.written) return ckpt::kExitFindings;
+  std::cerr << "ckpt-convert: wrote " << output << " (" << converted.tensors << " tensors, " << converted.aliases
+            << " aliases)" << (options.record ? " and its derivation record " + *options.record : std::string())
+            << "\n";
+  return ckpt::kExitClean;
+} catch (const std::exception& e) {
+  std::cerr << "ckpt-convert: internal error: " << e.what() << "\n";
+  return ckpt::kExitToolError;
+}

@@ -1,0 +1,36 @@
+// ckpt-convert's job (conversion.md): a torch.save checkpoint whose analysis passes, rebuilt
+// as safetensors from its storage records without running it. The input is read once: its
+// SHA-256 on one core while the other checks its zip CRCs, copies each tensor's bytes to its
+// place in the output and hashes them. The output is written beside the destination under a
+// temporary name, read back and checked (the strict reader, every tensor's hash), and only
+// then renamed into place; any refusal leaves nothing at the destination.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "engine/attestation.h"
+#include "lib/artifact/audit_result.h"
+
+namespace ckpt {
+
+struct ConvertOptions {
+  std::string output;                          ///< the safetensors file to write
+  std::optional<attest::PrivateKey> key;       ///< sign a derivation record with it
+  std::optional<std::string> record;           ///< where the record goes
+  Policy policy;                               ///< the input's audit policy
+  FailThreshold threshold = Severity::kError;  ///< what fails the input's analysis
+};
+
+struct ConvertResult {
+  AuditResult input;  ///< the checkpoint's analysis and every refusal, as findings
+  bool written = false;
+  std::string output_sha256;
+  std::size_t tensors = 0;
+  std::size_t aliases = 0;
+};
+
+/// Converts the checkpoint at `input` (a torch zip, legacy file or pickle).
+ConvertResult ConvertCheckpoint(const std::string& input, const ConvertOptions& options);
+
+}  // namespace ckpt

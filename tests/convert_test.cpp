@@ -1,0 +1,243 @@
+// ckpt-convert on real torch.save checkpoints written at test time by Debian's python3-torch
+// (tests/torch/make_convert_cases.py): every output checked by an independent reader
+// (tests/torch/check_converted.py: the standard library against torch.load's bytes and the
+// reference serializer's layout rebuilt byte for byte), determinism, the derivation record
+// verified, and every refusal leaving nothing at the destination.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "lib/core/base64.h"
+#include "tests/support/artifact_builder.h"
+#include "tests/support/pickle_builder.h"
+#include "tests/support/process.h"
+
+namespace ckpt::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void Spit(const fs::path& path, std::string_view text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+}
+
+std::string Quote(const fs::path& path) { return "'" + path.string() + "'"; }
+
+CommandResult Convert(const std::string& args) {
+  return RunCommand(std::string(CKPT_CONVERT_BIN) + " " + args + " 2>&1");
+}
+CommandResult Audit(const std::string& args) { return RunCommand(std::string(CKPT_AUDIT_BIN) + " " + args + " 2>&1"); }
+
+bool Has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+class ConvertTorch : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0) {
+      missing_ = "no python3 with torch (scripts/install-deps --test installs python3-torch)";
+      return;
+    }
+    dir_ = new TempDir();
+    const CommandResult made =
+        RunCommand("/usr/bin/python3 tests/torch/make_convert_cases.py " + Quote(dir_->path()) + " 2>&1");
+    ASSERT_EQ(made.exit_code, 0) << made.output;
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    dir_ = nullptr;
+  }
+  void SetUp() override {
+    if (!missing_.empty()) GTEST_SKIP() << missing_;
+  }
+  static fs::path Path(const std::string& name) { return dir_->path() / name; }
+  static CommandResult Check(const std::string& input, const fs::path& output) {
+    return RunCommand("/usr/bin/python3 tests/torch/check_converted.py " + Quote(Path("expected.json")) + " " + input +
+                      " " + Quote(output) + " 2>&1");
+  }
+  static inline TempDir* dir_ = nullptr;
+  static inline std::string missing_;
+};
+
+TEST_F(ConvertTorch, EveryCheckpointConvertsToWhatTorchLoadGives) {
+  for (const char* input : {"zip.pt", "legacy.pt", "training.pt"}) {
+    SCOPED_TRACE(input);
+    const fs::path output = Path(std::string(input) + ".safetensors");
+    const CommandResult run = Convert(Quote(Path(input)) + " -o " + Quote(output));
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_TRUE(Has(run.output, "ckpt-convert: wrote " + output.string() + " (12 tensors, 1 aliases)")) << run.output;
+    const CommandResult checked = Check(input, output);
+    EXPECT_EQ(checked.exit_code, 0) << checked.output;
+    EXPECT_EQ(checked.output, "ok 12 tensors\n");
+    // The output passes the audit of a plain safetensors file.
+    EXPECT_EQ(Audit(Quote(output)).exit_code, 0);
+  }
+}
+
+TEST_F(ConvertTorch, TwoConversionsGiveTheSameBytesAndRecord) {
+  if (std::system("openssl version >/dev/null 2>&1") != 0) GTEST_SKIP() << "openssl is missing";
+  ASSERT_EQ(RunCommand("openssl genpkey -algorithm ed25519 -out " + Quote(Path("key.pem")) + " && chmod 600 " +
+                       Quote(Path("key.pem")) + " && openssl pkey -in " + Quote(Path("key.pem")) + " -pubout -out " +
+                       Quote(Path("pub.pem")))
+                .exit_code,
+            0);
+  // Two runs into two folders, the same file names: byte-identical outputs and records.
+  for (const char* folder : {"one", "two"}) {
+    fs::create_directories(Path(folder));
+    const CommandResult run =
+        Convert(Quote(Path("training.pt")) + " -o " + Quote(Path(folder) / "model.st") + " --attest " +
+                Quote(Path("key.pem")) + " --record " + Quote(Path(folder) / "model.dsse.json"));
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+  }
+  EXPECT_EQ(Slurp(Path("one/model.st")), Slurp(Path("two/model.st")));
+  EXPECT_EQ(Slurp(Path("one/model.dsse.json")), Slurp(Path("two/model.dsse.json")));
+  // A destination folder that does not exist is a tool error; nothing is written.
+  EXPECT_EQ(Convert(Quote(Path("training.pt")) + " -o " + Quote(Path("absent/model.st"))).exit_code, 2);
+  EXPECT_FALSE(fs::exists(Path("absent")));
+
+  // The record verifies, against the output alone and with the input; it lists what is not carried.
+  CommandResult verified =
+      Audit("--verify-derivation " + Quote(Path("one/model.dsse.json")) + " --trusted-key " + Quote(Path("pub.pem")) +
+            " " + Quote(Path("one/model.st")) + " --derived-from " + Quote(Path("training.pt")));
+  EXPECT_EQ(verified.exit_code, 0) << verified.output;
+  EXPECT_EQ(Audit("--verify-derivation " + Quote(Path("one/model.dsse.json")) + " --trusted-key " +
+                  Quote(Path("pub.pem")) + " " + Quote(Path("two/model.st")))
+                .exit_code,
+            0);
+  const boost::json::value record = boost::json::parse(Slurp(Path("one/model.dsse.json")));
+  const boost::json::value statement =
+      boost::json::parse(Base64Decode(std::string(record.at("payload").as_string())).value());
+  const boost::json::value expected = boost::json::parse(Slurp(Path("expected.json")));
+  EXPECT_EQ(statement.at("predicate").at("not_carried"), expected.at("training.pt").at("not_carried"));
+  EXPECT_EQ(statement.at("predicate").at("aliases").at("model.tied.embedding").as_string(), "model.encoder.weight");
+  EXPECT_EQ(statement.at("subject").at(0).at("name").as_string(), "model.st");
+}
+
+TEST_F(ConvertTorch, RefusalsNameTheTensorAndLeaveNothing) {
+  struct Case {
+    const char* input;
+    const char* line;
+  };
+  for (const Case& c :
+       {Case{"noncontiguous.pt",
+             "error: Tensor 'transposed' [4,3] has strides [1,4], not row-major: its values are not one "
+             "run of bytes. [convert-not-contiguous CHECKPOINT_INTEGRITY]"},
+        Case{"overlap.pt",
+             "error: Tensor 'b' overlaps tensor 'a' in one storage without being an exact "
+             "alias of it. [convert-views-overlap CHECKPOINT_INTEGRITY]"}}) {
+    const fs::path output = Path(std::string(c.input) + ".out");
+    const CommandResult run = Convert(Quote(Path(c.input)) + " -o " + Quote(output));
+    EXPECT_EQ(run.exit_code, 1) << run.output;
+    EXPECT_TRUE(Has(run.output, c.line)) << run.output;
+    EXPECT_FALSE(fs::exists(output));
+    for (const auto& entry : fs::directory_iterator(dir_->path())) {
+      EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos) << entry.path();
+    }
+  }
+}
+
+// Refusals built byte by byte (torch 1.13 cannot write them): a neg bit, big-endian data, a
+// hostile pickle.
+TEST(ConvertRefusals, MathBitBigEndianAndPayloadsAreRefused) {
+  TempDir dir;
+  using namespace pk;
+  const std::string pid =
+      Cat({kMark, Str("storage"), Global("torch", "FloatStorage"), Str("0"), Str("cpu"), Int(6), kTuple, kBinPersId});
+  const std::string negated = Cat({Proto(2),
+                                   kEmptyDict,
+                                   Str("n"),
+                                   Global("torch._utils", "_rebuild_tensor_v2"),
+                                   kMark,
+                                   pid,
+                                   Int(0),
+                                   kMark,
+                                   Int(6),
+                                   kTuple,
+                                   kMark,
+                                   Int(1),
+                                   kTuple,
+                                   kNewFalse,
+                                   Global("collections", "OrderedDict"),
+                                   kEmptyTuple,
+                                   kReduce,
+                                   kEmptyDict,
+                                   Str("neg"),
+                                   kNewTrue,
+                                   kSetItem,
+                                   kTuple,
+                                   kReduce,
+                                   kSetItem,
+                                   kStop});
+  Spit(dir.path() / "neg.pt", TorchZip(negated, {{"0", OneTensorRecord()}}));
+  std::vector<ZipEntry> entries = TorchZipEntries(OneTensorPickle(), {{"0", OneTensorRecord()}});
+  for (ZipEntry& e : entries) {
+    if (e.name.ends_with("byteorder")) e.data = "big";
+  }
+  Spit(dir.path() / "big.pt", BuildZip(entries));
+  Spit(dir.path() / "payload.pt",
+       TorchZip(StateDictPickle({{"w", "FloatStorage", "0", 6, 0, {2, 3}, {}}}, false,
+                                Cat({Global("posix", "system"), Str("id"), kTuple1, kReduce, kPop})),
+                {{"0", OneTensorRecord()}}));
+  struct Case {
+    const char* input;
+    const char* line;
+  };
+  for (const Case& c : {Case{"neg.pt",
+                             "error: Tensor 'n' carries torch's negative bit: its stored bytes are not its "
+                             "values. [convert-math-bit CHECKPOINT_INTEGRITY]"},
+                        Case{"big.pt",
+                             "error: Tensor 'w' is stored big-endian (the byteorder record says so): its "
+                             "bytes are not what safetensors means. [convert-big-endian CHECKPOINT_INTEGRITY]"},
+                        Case{"payload.pt", "[pickle-global-unsafe CHECKPOINT_INTEGRITY]"}}) {
+    const fs::path output = dir.path() / (std::string(c.input) + ".safetensors");
+    const CommandResult run = Convert(Quote(dir.path() / c.input) + " -o " + Quote(output));
+    EXPECT_EQ(run.exit_code, 1) << c.input << run.output;
+    EXPECT_TRUE(Has(run.output, c.line)) << c.input << run.output;
+    EXPECT_FALSE(fs::exists(output)) << c.input;
+  }
+  // The near miss: the same checkpoint without the bit converts.
+  const CommandResult plain = Convert(Quote(dir.path() / "plain.pt") + " -o " + Quote(dir.path() / "plain.st"));
+  EXPECT_EQ(plain.exit_code, 2);  // missing input: a tool error, not a refusal
+  Spit(dir.path() / "plain.pt", OneTensorZip());
+  EXPECT_EQ(Convert(Quote(dir.path() / "plain.pt") + " -o " + Quote(dir.path() / "plain.st")).exit_code, 0);
+  EXPECT_TRUE(fs::exists(dir.path() / "plain.st"));
+}
+
+TEST(ConvertRefusals, AFileChangedWhileReadIsRefused) {
+  TempDir dir;
+  const fs::path input = dir.path() / "big.pt";
+  pk::WriteTorchZipFile(input.string(), 64, 1 << 20);  // 256 MiB: the run outlasts the first touch
+  const fs::path output = dir.path() / "big.safetensors";
+  // Its times change every 20 ms while it is converted (as a writer still appending would).
+  const CommandResult run =
+      RunCommand("( while :; do touch " + Quote(input) + "; sleep 0.02; done ) & toucher=$!; " + CKPT_CONVERT_BIN +
+                 " " + Quote(input) + " -o " + Quote(output) + " 2>&1; status=$?; kill $toucher; exit $status");
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_TRUE(Has(run.output, "[convert-input-changed CHECKPOINT_INTEGRITY]") ||
+              Has(run.output, "[layout-file-changed"))
+      << run.output;
+  EXPECT_FALSE(fs::exists(output));
+}
+
+TEST(ConvertUsage, OutputsThatWouldOverwriteOrEscapeAreUsageErrors) {
+  TempDir dir;
+  Spit(dir.path() / "plain.pt", pk::OneTensorZip());
+  EXPECT_EQ(Convert(Quote(dir.path() / "plain.pt") + " -o " + Quote(dir.path() / "plain.pt")).exit_code, 2);
+  EXPECT_EQ(Convert(Quote(dir.path() / "plain.pt")).exit_code, 2);
+  EXPECT_EQ(Convert(Quote(dir.path() / "plain.pt") + " -o x.st --attest k.pem").exit_code, 2);
+  Spit(dir.path() / "model.safetensors", Slurp(dir.path() / "plain.pt").substr(0, 0) + std::string(16, '\0'));
+  const CommandResult not_pickle =
+      Convert(Quote(dir.path() / "model.safetensors") + " -o " + Quote(dir.path() / "out.st"));
+  EXPECT_NE(not_pickle.exit_code, 0) << not_pickle.output;
+  EXPECT_FALSE(fs::exists(dir.path() / "out.st"));
+}
+
+}  // namespace
+}  // namespace ckpt::testing

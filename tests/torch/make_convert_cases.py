@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Writes ckpt-convert's cases with Debian's torch, and what torch itself says each holds:
+for every file, the tensors (by path name) with their dtype token, shape and the SHA-256 of
+their bytes as torch.load gives them back (the test wrote these files itself, so loading them
+is safe), the exact aliases, and the values that are not tensors. Usage:
+make_convert_cases.py OUT_DIR  (writes OUT_DIR/*.pt and OUT_DIR/expected.json)."""
+import ctypes
+import hashlib
+import json
+import os
+import sys
+
+import torch
+
+TOKENS = {torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16", torch.float64: "F64",
+          torch.int64: "I64", torch.int32: "I32", torch.int16: "I16", torch.int8: "I8", torch.uint8: "U8",
+          torch.bool: "BOOL"}
+
+
+def digest(t):
+    c = t.detach().contiguous().clone()
+    return hashlib.sha256(ctypes.string_at(c.data_ptr(), c.numel() * c.element_size())).hexdigest()
+
+
+def state_dict():
+    torch.manual_seed(7)
+    shared = torch.randn(10)
+    sd = {
+        "encoder.weight": torch.randn(4, 3),
+        "encoder.half": torch.randn(5).half(),
+        "encoder.bf16": torch.randn(6).bfloat16(),
+        "encoder.double": torch.randn(2).double(),
+        "predictor.steps": torch.arange(4, dtype=torch.int64).reshape(2, 2) + 1000,
+        "predictor.mask": torch.tensor([True, False, True]),
+        "predictor.scale": torch.tensor(2.5),
+        "predictor.empty": torch.zeros(0),
+        "predictor.bytes": torch.arange(5, dtype=torch.uint8),
+        "head.first": shared[:4],  # two disjoint views of one storage
+        "head.rest": shared[4:],
+        "nét.ü": torch.randn(2, 2),  # a non-ASCII name
+    }
+    sd["tied.embedding"] = sd["encoder.weight"]  # tied weights: one tensor under two names
+    return sd
+
+
+def walk(obj, path=""):
+    """(path, value) of every leaf: dict keys and list indices joined with '.'."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from walk(v, f"{path}.{k}" if path else str(k))
+    elif isinstance(obj, (list, tuple)):
+        for i, v in enumerate(obj):
+            yield from walk(v, f"{path}.{i}" if path else str(i))
+    else:
+        yield path, obj
+
+
+def describe(path):
+    """What torch.load reads back: tensors, exact aliases (kept: the first name), the rest."""
+    loaded = torch.load(path)
+    tensors, aliases, others, seen = {}, {}, [], {}
+    for name, value in sorted(walk(loaded), key=lambda item: item[0].encode()):
+        if not isinstance(value, torch.Tensor):
+            others.append(name)
+            continue
+        key = (value.untyped_storage().data_ptr() if hasattr(value, "untyped_storage") else value.storage().data_ptr(),
+               value.storage_offset(), value.dtype, tuple(value.shape), tuple(value.stride()))
+        if key in seen and value.numel() > 0:
+            aliases[name] = seen[key]
+            continue
+        seen.setdefault(key, name)
+        tensors[name] = {"dtype": TOKENS[value.dtype], "shape": list(value.shape), "sha256": digest(value)}
+    return {"tensors": tensors, "aliases": aliases, "not_carried": sorted(others)}
+
+
+def main():
+    out = sys.argv[1]
+    expected = {}
+
+    def save(name, obj, legacy=False):
+        path = os.path.join(out, name)
+        torch.save(obj, path, _use_new_zipfile_serialization=not legacy)
+        return path
+
+    for name, legacy in (("zip.pt", False), ("legacy.pt", True)):
+        expected[name] = describe(save(name, state_dict(), legacy))
+    training = {"model": state_dict(), "optimizer": {"state": {}, "param_groups": [{"lr": 0.001, "betas": (0.9, 0.999)}]},
+                "epoch": 3, "note": "checkpoint at epoch 3"}
+    expected["training.pt"] = describe(save("training.pt", training))
+    # Refusals: each names its tensor.
+    base = torch.arange(12.0)
+    save("noncontiguous.pt", {"ok": torch.ones(2), "transposed": torch.randn(3, 4).t()})
+    save("overlap.pt", {"a": base[0:6], "b": base[4:10]})
+    save("negbit.pt", {"negated": torch._neg_view(torch.randn(3))})
+    with open(os.path.join(out, "expected.json"), "w") as f:
+        json.dump(expected, f, indent=1, sort_keys=True)
+
+
+if __name__ == "__main__":
+    main()
