@@ -140,16 +140,17 @@ bool ReadWindows(const RandomAccessFile& file, std::uint64_t size, std::size_t w
 // recorded) when a read fails.
 bool DigestWholeFile(const RandomAccessFile& file, std::uint64_t size, AdmittedFile& into,
                      std::span<const PendingCrc> crcs = {}, DiagnosticSink* sink = nullptr, bool overlap = true,
-                     const WindowSink* also = nullptr) {
+                     const WindowSink* also = nullptr, const WindowSink* also_behind = nullptr, bool whole = true) {
   Sha256 hash;
   std::optional<Sha1> git;  // a hub-cache blob named by its git object id
   if (into.blob_digest && into.blob_digest->size() == 40) {
     git.emplace();
     git->Update("blob " + std::to_string(size) + std::string(1, '\0'));
   }
-  const WindowSink digest = [&](std::uint64_t, std::span<const std::byte> bytes) {
-    hash.Update(bytes);
+  const WindowSink digest = [&](std::uint64_t at, std::span<const std::byte> bytes) {
+    if (whole) hash.Update(bytes);
     if (git) git->Update(bytes);
+    if (also_behind != nullptr) (*also_behind)(at, bytes);
   };
   // Zip members whose CRC-32 is checked from these same reads, in offset order.
   std::vector<const PendingCrc*> pending;
@@ -185,7 +186,7 @@ bool DigestWholeFile(const RandomAccessFile& file, std::uint64_t size, AdmittedF
                      ", not the " + Crc32Hex(pending[i]->expected) +
                      " its directory records: its bytes were changed after it was written (torch does not check).");
   }
-  into.sha256 = hash.FinalHex();
+  if (whole) into.sha256 = hash.FinalHex();
   if (git) into.git_blob_sha1 = git->FinalHex();
   return true;
 }
@@ -224,13 +225,16 @@ void DigestOtherFiles(Artifact& artifact, const ArtifactSource& source) {
 }
 
 bool DigestSessionFileWith(AuditSession& session, const WeightFile& wf,
-                           const std::function<void(std::uint64_t, std::span<const std::byte>)>& also) {
+                           const std::function<void(std::uint64_t, std::span<const std::byte>)>& also,
+                           const std::function<void(std::uint64_t, std::span<const std::byte>)>& behind, bool whole) {
   Artifact& artifact = session.result.artifact;
   auto admitted = AdmittedByName(artifact);
   auto found = admitted.find(wf.name);
   if (!wf.file || found == admitted.end()) return false;
   RuleSink crc_sink(session.sink);
-  return DigestWholeFile(*wf.file, wf.size, *found->second, wf.pending_crcs, &crc_sink, true, &also);
+  const WindowSink behind_sink = behind;
+  return DigestWholeFile(*wf.file, wf.size, *found->second, wf.pending_crcs, &crc_sink, true, &also,
+                         behind ? &behind_sink : nullptr, whole);
 }
 
 void DigestSessionFiles(AuditSession& session) {

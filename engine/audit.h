@@ -48,12 +48,13 @@ void RecordContentHash(AuditSession& session, const IoResult<std::string>& hash)
 void DigestWeightFiles(Artifact& artifact, DiagnosticSink* sink = nullptr);
 /// DigestWeightFiles for a session, its CRC-32 mismatches reported as its findings.
 void DigestSessionFiles(AuditSession& session);
-/// One read of the session's weight file `wf`: its SHA-256 (into its AdmittedFile) and the
-/// CRC-32s it defers, with every window also given to `also` on the reading thread while the
-/// SHA-256 runs on another (ckpt-convert copies and hashes its tensors there). False when a
-/// read fails.
+/// One read of the session's weight file `wf`: the CRC-32s it defers and `also` on the
+/// reading thread, and on another its SHA-256 (into its AdmittedFile, when `whole`) and
+/// `behind` (ckpt-convert copies on the first and hashes tensors on the second). False when
+/// a read fails.
 bool DigestSessionFileWith(AuditSession& session, const WeightFile& wf,
-                           const std::function<void(std::uint64_t, std::span<const std::byte>)>& also);
+                           const std::function<void(std::uint64_t, std::span<const std::byte>)>& also,
+                           const std::function<void(std::uint64_t, std::span<const std::byte>)>& behind, bool whole);
 /// Requests for the open weight files' whole-file digests (to be fed from a pass's reads),
 /// and, once fed, their digests recorded in the matching AdmittedFiles.
 std::vector<FileDigestRequest> WeightDigestRequests(const Artifact& artifact);

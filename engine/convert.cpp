@@ -7,7 +7,9 @@
 #include <boost/json.hpp>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "engine/audit.h"
@@ -15,6 +17,7 @@
 #include "lib/convert/conversion_plan.h"
 #include "lib/core/text.h"
 #include "lib/formats/weight_formats.h"
+#include "lib/hashing/content_hash.h"
 #include "lib/hashing/sha256.h"
 #include "lib/io/directory_source.h"
 #include "rules/catalog.h"
@@ -86,8 +89,14 @@ std::optional<std::string> HashRange(int fd, std::uint64_t offset, std::uint64_t
   return sha.FinalHex();
 }
 
+boost::json::array SubjectsJson(const std::vector<std::pair<std::string, std::string>>& subjects) {
+  boost::json::array out;
+  for (const auto& [name, sha] : subjects) out.push_back({{"name", ToValidUtf8(name)}, {"digest", {{"sha256", sha}}}});
+  return out;
+}
+
 std::string DerivationPayload(const convert::Plan& plan, const std::vector<std::string>& hashes,
-                              const std::string& output_name, const std::string& output_sha256,
+                              const std::vector<std::pair<std::string, std::string>>& subjects,
                               const std::string& input_name, const std::string& input_sha256) {
   boost::json::array tensors;
   for (std::size_t i = 0; i < plan.tensors.size(); ++i) {
@@ -107,7 +116,7 @@ std::string DerivationPayload(const convert::Plan& plan, const std::vector<std::
   for (const auto& [name, kept] : plan.aliases) aliases[ToValidUtf8(name)] = ToValidUtf8(kept);
   boost::json::object statement{
       {"_type", attest::kStatementType},
-      {"subject", boost::json::array{{{"name", ToValidUtf8(output_name)}, {"digest", {{"sha256", output_sha256}}}}}},
+      {"subject", SubjectsJson(subjects)},
       {"predicateType", attest::kDerivationPredicateType},
       {"predicate",
        {{"tool", {{"name", "ckpt-convert"}, {"version", CKPT_VERSION}}},
@@ -116,6 +125,134 @@ std::string DerivationPayload(const convert::Plan& plan, const std::vector<std::
         {"aliases", std::move(aliases)},
         {"not_carried", std::move(not_carried)}}}};
   return boost::json::serialize(statement);
+}
+
+// One output file: its name, header and tensors (indices into the plan), each with its
+// absolute offset in the file.
+struct OutputFile {
+  std::string name;
+  std::string header;
+  std::uint64_t size = 0;
+  std::vector<std::size_t> tensors;
+  std::vector<std::uint64_t> offsets;
+};
+
+// The files the plan is written to: one safetensors file, or a Lensemble artifact's weight
+// files (shards of at most `shard_size` tensor bytes, by name order; a larger tensor alone).
+std::vector<OutputFile> LayOut(const convert::Plan& plan, const std::optional<LensembleOutput>& lensemble) {
+  auto file_of = [&](std::string name, const std::vector<std::size_t>& members,
+                     const std::vector<std::pair<std::string, std::string>>& metadata) {
+    std::vector<convert::PlannedTensor> tensors;
+    tensors.reserve(members.size());
+    for (std::size_t i : members) tensors.push_back(plan.tensors[i]);
+    // Within a file, the reference order: members are taken in plan order, which is it.
+    std::uint64_t at = 0;
+    for (convert::PlannedTensor& t : tensors) {
+      t.output_offset = at;
+      at += t.size;
+    }
+    OutputFile f;
+    f.name = std::move(name);
+    f.header = convert::SafetensorsHeader(tensors, metadata);
+    f.tensors = members;
+    for (const convert::PlannedTensor& t : tensors) f.offsets.push_back(8 + f.header.size() + t.output_offset);
+    f.size = 8 + f.header.size() + at;
+    return f;
+  };
+  std::vector<std::size_t> all(plan.tensors.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  if (!lensemble) {
+    std::vector<std::pair<std::string, std::string>> metadata = {{"format", "pt"}};
+    metadata.insert(metadata.end(), plan.aliases.begin(), plan.aliases.end());
+    return {file_of("", all, metadata)};
+  }
+  if (!lensemble->shard_size) return {file_of("weights.safetensors", all, {{"format", "pt"}})};
+  std::vector<std::size_t> by_name = all;
+  std::sort(by_name.begin(), by_name.end(),
+            [&](std::size_t a, std::size_t b) { return plan.tensors[a].name < plan.tensors[b].name; });
+  std::vector<std::vector<std::size_t>> shards(1);
+  std::uint64_t filled = 0;
+  for (std::size_t i : by_name) {
+    if (!shards.back().empty() && filled + plan.tensors[i].size > *lensemble->shard_size) {
+      shards.emplace_back();
+      filled = 0;
+    }
+    shards.back().push_back(i);
+    filled += plan.tensors[i].size;
+  }
+  if (shards.size() < 2) return {file_of("weights.safetensors", all, {{"format", "pt"}})};
+  std::vector<OutputFile> files;
+  char name[64];
+  for (std::size_t k = 0; k < shards.size(); ++k) {
+    std::sort(shards[k].begin(), shards[k].end());  // plan order is the reference order
+    std::snprintf(name, sizeof name, "weights-%05zu-of-%05zu.safetensors", k, shards.size());
+    files.push_back(file_of(name, shards[k], {{"format", "pt"}}));
+  }
+  return files;
+}
+
+std::string ManifestToken(const std::string& dtype) {
+  return dtype == "F32" ? "float32" : dtype == "BF16" ? "bfloat16" : "float16";
+}
+
+// header.json of schema version 2 (artifact-format.md section 2), with `content_hash`.
+std::string HeaderJson(const convert::Plan& plan, const LensembleOutput& l, const std::vector<OutputFile>& files,
+                       const std::string& content_hash, const std::string& created_at) {
+  std::vector<std::size_t> by_name(plan.tensors.size());
+  for (std::size_t i = 0; i < by_name.size(); ++i) by_name[i] = i;
+  std::sort(by_name.begin(), by_name.end(),
+            [&](std::size_t a, std::size_t b) { return plan.tensors[a].name < plan.tensors[b].name; });
+  boost::json::array manifest;
+  for (std::size_t i : by_name) {
+    const convert::PlannedTensor& t = plan.tensors[i];
+    boost::json::array shape;
+    for (std::uint64_t d : t.shape) shape.push_back(d);
+    manifest.push_back({{"name", t.name},
+                        {"group", t.name.substr(0, t.name.find('.'))},
+                        {"dtype", ManifestToken(t.dtype)},
+                        {"shape", std::move(shape)}});
+  }
+  boost::json::array groups;
+  for (const std::string& g : l.groups) groups.push_back(boost::json::value(g));
+  boost::json::array weight_files;
+  for (const OutputFile& f : files) weight_files.push_back(boost::json::value(f.name));
+  boost::json::object header{
+      {"schema_version", 2},
+      {"hash_algorithm", "sha256"},
+      {"content_hash", content_hash},
+      {"parent_hash", l.parent_hash ? boost::json::value(*l.parent_hash) : boost::json::value(nullptr)},
+      {"round_index", l.round_index},
+      {"wmcp_version", l.wmcp_version},
+      {"config_hash", l.config_hash},
+      {"created_at", created_at},
+      {"param_groups", std::move(groups)},
+      {"weight_files", std::move(weight_files)},
+      {"tensor_manifest", std::move(manifest)}};
+  return boost::json::serialize(header) + "\n";
+}
+
+std::string IndexJson(const convert::Plan& plan, const std::vector<OutputFile>& files) {
+  boost::json::object map;
+  std::uint64_t total = 0;
+  std::vector<std::pair<std::string, std::string>> entries;
+  for (const OutputFile& f : files) {
+    for (std::size_t i : f.tensors) {
+      entries.emplace_back(plan.tensors[i].name, f.name);
+      total += plan.tensors[i].size;
+    }
+  }
+  std::sort(entries.begin(), entries.end());
+  for (const auto& [name, file] : entries) map[name] = file;
+  return boost::json::serialize(boost::json::object{{"metadata", {{"total_size", total}}}, {"weight_map", map}}) + "\n";
+}
+
+std::string Utc(std::int64_t seconds) {
+  const std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
 }
 
 }  // namespace
@@ -156,20 +293,78 @@ ConvertResult ConvertCheckpoint(const std::string& input, const ConvertOptions& 
     return false;
   };
   rules::RuleSink refusals(session->sink);
-  std::optional<convert::Plan> plan = convert::PlanConversion(wf, refusals);
+  std::optional<convert::LensembleRules> rules_for_artifact;
+  if (options.lensemble) {
+    rules_for_artifact = convert::LensembleRules{options.lensemble->groups, policy.action_head_patterns};
+  }
+  std::optional<convert::Plan> plan =
+      convert::PlanConversion(wf, refusals, rules_for_artifact ? &*rules_for_artifact : nullptr);
   if (analysis_fails() || !plan) return finish();
+  const std::vector<OutputFile> files = LayOut(*plan, options.lensemble);
+
+  // Where the output goes: a temporary file beside the destination, or a temporary folder
+  // beside the artifact's, each renamed into place only once checked.
+  std::optional<TempFile> single;
+  std::string folder;  // the artifact's temporary folder
+  struct FolderGuard {
+    std::string* path;
+    bool kept = false;
+    ~FolderGuard() {
+      std::error_code ec;
+      if (!kept && !path->empty()) fs::remove_all(*path, ec);
+    }
+  } folder_guard{&folder};
+  std::vector<int> fds;
+  std::vector<std::unique_ptr<TempFile>> opened;
+  if (options.lensemble) {
+    const fs::path target(options.lensemble->dir);
+    const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    std::string pattern = (parent / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      result.tool_errors.push_back("cannot write beside " + options.lensemble->dir + ": " + std::strerror(errno));
+      return finish();
+    }
+    folder = pattern;
+    for (const OutputFile& f : files) {
+      const int fd = ::open((fs::path(folder) / f.name).c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+      if (fd < 0) {
+        result.tool_errors.push_back("cannot write " + f.name + " in " + folder + ": " + std::strerror(errno));
+        for (int open_fd : fds) ::close(open_fd);
+        return finish();
+      }
+      fds.push_back(fd);
+    }
+  } else {
+    single.emplace(options.output);
+    if (!single->ok()) {
+      result.tool_errors.push_back("cannot write beside " + options.output + ": " + std::strerror(errno));
+      return finish();
+    }
+    fds.push_back(single->fd());
+  }
+  struct FdCloser {
+    std::vector<int>* fds;
+    bool own;
+    ~FdCloser() {
+      if (own) {
+        for (int fd : *fds) ::close(fd);
+      }
+    }
+  } closer{&fds, options.lensemble.has_value()};
+
+  // Each tensor's file and absolute offset in it.
+  std::vector<std::pair<int, std::uint64_t>> place(plan->tensors.size());
+  bool written = true;
+  for (std::size_t k = 0; k < files.size(); ++k) {
+    const OutputFile& f = files[k];
+    std::array<std::byte, 8> length{};
+    for (std::size_t i = 0; i < 8; ++i) length[i] = static_cast<std::byte>((f.header.size() >> (8 * i)) & 0xFF);
+    written = written && ::ftruncate(fds[k], static_cast<off_t>(f.size)) == 0 && WriteAll(fds[k], 0, length) &&
+              WriteAll(fds[k], 8, std::as_bytes(std::span(f.header)));
+    for (std::size_t j = 0; j < f.tensors.size(); ++j) place[f.tensors[j]] = {fds[k], f.offsets[j]};
+  }
 
   // One read of the input: its SHA-256 behind, the copy and the tensor hashes ahead.
-  TempFile output(options.output);
-  if (!output.ok()) {
-    result.tool_errors.push_back("cannot write beside " + options.output + ": " + std::strerror(errno));
-    return finish();
-  }
-  std::array<std::byte, 8> length{};
-  for (std::size_t i = 0; i < 8; ++i) length[i] = static_cast<std::byte>((plan->header.size() >> (8 * i)) & 0xFF);
-  bool written = ::ftruncate(output.fd(), static_cast<off_t>(plan->file_size())) == 0 &&
-                 WriteAll(output.fd(), 0, length) && WriteAll(output.fd(), 8, std::as_bytes(std::span(plan->header)));
-  const std::uint64_t data_start = 8 + plan->header.size();
   std::vector<std::size_t> by_input(plan->tensors.size());
   for (std::size_t i = 0; i < by_input.size(); ++i) by_input[i] = i;
   std::sort(by_input.begin(), by_input.end(), [&](std::size_t a, std::size_t b) {
@@ -177,79 +372,104 @@ ConvertResult ConvertCheckpoint(const std::string& input, const ConvertOptions& 
   });
   std::vector<std::string> hashes(plan->tensors.size());
   std::vector<Sha256> running(plan->tensors.size());
-  std::size_t next = 0;  // first tensor (in input order) not finished
-  auto copy = [&](std::uint64_t at, std::span<const std::byte> bytes) {
+  // Tensors in input order, walked by each side with its own cursor: the reading side copies,
+  // the other hashes (the input's own SHA-256 beside it only when a record will name it).
+  auto walk = [&](std::size_t& next, std::uint64_t at, std::span<const std::byte> bytes, auto&& use) {
     const std::uint64_t end = at + bytes.size();
     for (std::size_t k = next; k < by_input.size(); ++k) {
-      const convert::PlannedTensor& t = plan->tensors[by_input[k]];
+      const std::size_t index = by_input[k];
+      const convert::PlannedTensor& t = plan->tensors[index];
       if (t.input_offset >= end) break;
       const std::uint64_t from = std::max(at, t.input_offset);
       const std::uint64_t to = std::min(end, t.input_offset + t.size);
       if (from < to) {
-        const auto piece = bytes.subspan(static_cast<std::size_t>(from - at), static_cast<std::size_t>(to - from));
-        running[by_input[k]].Update(piece);
-        written = written && WriteAll(output.fd(), data_start + t.output_offset + (from - t.input_offset), piece);
+        use(index, from - t.input_offset,
+            bytes.subspan(static_cast<std::size_t>(from - at), static_cast<std::size_t>(to - from)));
       }
       if (t.input_offset + t.size <= end && k == next) ++next;
     }
   };
-  const bool read = DigestSessionFileWith(*session, wf, copy);
+  std::size_t next_copy = 0;
+  std::size_t next_hash = 0;
+  auto copy = [&](std::uint64_t at, std::span<const std::byte> bytes) {
+    walk(next_copy, at, bytes, [&](std::size_t index, std::uint64_t into, std::span<const std::byte> piece) {
+      written = written && WriteAll(place[index].first, place[index].second + into, piece);
+    });
+  };
+  auto hash_tensors = [&](std::uint64_t at, std::span<const std::byte> bytes) {
+    walk(next_hash, at, bytes,
+         [&](std::size_t index, std::uint64_t, std::span<const std::byte> piece) { running[index].Update(piece); });
+  };
+  const bool read = DigestSessionFileWith(*session, wf, copy, hash_tensors, options.key.has_value());
   for (std::size_t i = 0; i < running.size(); ++i) hashes[i] = running[i].FinalHex();
   if (!read) {
     result.tool_errors.push_back("cannot read " + input);
     return finish();
   }
   if (!written) {
-    result.tool_errors.push_back("cannot write " + output.path() + ": " + std::strerror(errno));
+    result.tool_errors.push_back(std::string("cannot write the output: ") + std::strerror(errno));
     return finish();
   }
   // The input is judged on the bytes just read: identity unchanged, every rule.
   const FileIdentity before = wf.file->identity();
   out.input = FinishAudit(*session);
-  std::error_code ec;
   struct stat now {};
   const bool same = ::stat(input.c_str(), &now) == 0 && static_cast<std::uint64_t>(now.st_ino) == before.inode &&
                     static_cast<std::uint64_t>(now.st_size) == before.size &&
                     static_cast<std::uint64_t>(now.st_dev) == before.device &&
                     static_cast<std::int64_t>(now.st_mtim.tv_sec) * 1000000000 + now.st_mtim.tv_nsec == before.mtime_ns;
   if (!same) {
-    Location at;
-    at.file = "";
-    out.input.findings.push_back(Finding{&rules::convert_input_changed::kRule, at,
+    out.input.findings.push_back(Finding{&rules::convert_input_changed::kRule, Location{},
                                          "The checkpoint changed while it was converted (its size, times or inode are "
                                          "not the ones it had when it was opened): nothing is written."});
   }
   if (VerdictOf(out.input, options.threshold) != Verdict::kPass) return out;
 
-  // Read the output back: the strict reader must pass it and every tensor must hash to what
-  // was read from its record.
+  // Read the output back: the strict reader must pass every file, and every tensor must hash
+  // to what was read from its record (tensors split over two threads).
+  std::vector<std::string> file_hashes(files.size());
   {
-    auto dir = DirectorySource::OpenDirectory(fs::path(output.path()).parent_path().string());
-    auto file = dir ? (*dir)->Open(fs::path(output.path()).filename().string())
-                    : IoResult<std::unique_ptr<RandomAccessFile>>(dir.error());
-    DiagnosticList reader;
-    auto reread =
-        file ? AcceptedWeightFormat().read("output", std::move(*file), reader) : IoResult<WeightFile>(file.error());
-    bool valid = reread && reread->valid && reread->tensors.size() == plan->tensors.size();
-    for (std::size_t i = 0; valid && i < plan->tensors.size(); ++i) {
-      const StoredTensor* s = reread->FindTensor(plan->tensors[i].name);
-      valid = s != nullptr && s->dtype == plan->tensors[i].dtype && s->shape == plan->tensors[i].shape &&
-              s->data_offset == data_start + plan->tensors[i].output_offset;
+    // The output reaches the disk while it is read back from the page cache.
+    std::thread syncer([&fds] {
+      for (int fd : fds) ::fsync(fd);
+    });
+    struct Join {
+      std::thread& thread;
+      ~Join() { thread.join(); }
+    } join_syncer{syncer};
+    bool valid = true;
+    for (std::size_t k = 0; valid && k < files.size(); ++k) {
+      const fs::path path = options.lensemble ? fs::path(folder) / files[k].name : fs::path(single->path());
+      auto dir = DirectorySource::OpenDirectory(path.parent_path().string());
+      auto file =
+          dir ? (*dir)->Open(path.filename().string()) : IoResult<std::unique_ptr<RandomAccessFile>>(dir.error());
+      DiagnosticList reader;
+      auto reread =
+          file ? AcceptedWeightFormat().read("output", std::move(*file), reader) : IoResult<WeightFile>(file.error());
+      valid = reread && reread->valid && reread->tensors.size() == files[k].tensors.size();
+      for (std::size_t j = 0; valid && j < files[k].tensors.size(); ++j) {
+        const convert::PlannedTensor& t = plan->tensors[files[k].tensors[j]];
+        const StoredTensor* s = reread->FindTensor(t.name);
+        valid = s != nullptr && s->dtype == t.dtype && s->shape == t.shape && s->data_offset == files[k].offsets[j];
+      }
     }
-    // Tensor hashes on two threads (half the bytes each); the whole file's for a record.
     std::vector<std::optional<std::string>> again(plan->tensors.size());
-    std::optional<std::string> whole;
     auto hash_some = [&](std::size_t part, std::size_t parts) {
       std::vector<std::byte> buffer(1 << 20);
       for (std::size_t i = part; i < plan->tensors.size(); i += parts) {
-        again[i] = HashRange(output.fd(), data_start + plan->tensors[i].output_offset, plan->tensors[i].size, buffer);
+        again[i] = HashRange(place[i].first, place[i].second, plan->tensors[i].size, buffer);
       }
     };
+    bool whole_ok = true;
     if (valid) {
-      if (options.key) {
+      if (options.key) {  // the record names each output file by its SHA-256
         std::thread tensors_thread([&] { hash_some(0, 1); });
         std::vector<std::byte> buffer(1 << 20);
-        whole = HashRange(output.fd(), 0, plan->file_size(), buffer);
+        for (std::size_t k = 0; k < files.size(); ++k) {
+          auto whole = HashRange(fds[k], 0, files[k].size, buffer);
+          whole_ok = whole_ok && whole.has_value();
+          if (whole) file_hashes[k] = *whole;
+        }
         tensors_thread.join();
       } else {
         std::thread other([&] { hash_some(1, 2); });
@@ -258,29 +478,95 @@ ConvertResult ConvertCheckpoint(const std::string& input, const ConvertOptions& 
       }
     }
     for (std::size_t i = 0; valid && i < plan->tensors.size(); ++i) valid = again[i] && *again[i] == hashes[i];
-    if (!valid || (options.key && !whole)) {
-      out.input.tool_errors.push_back("the output read back is not what was written (" + output.path() +
-                                      "): nothing is kept");
+    if (!valid || !whole_ok) {
+      out.input.tool_errors.push_back("the output read back is not what was written: nothing is kept");
       return out;
     }
-    if (whole) out.output_sha256 = *whole;
+    if (!options.lensemble && options.key) out.output_sha256 = file_hashes.front();
+  }
+
+  // A Lensemble artifact: its index and header.json, the content hash computed from the
+  // files as written, then the whole artifact audited as ckpt-audit audits it.
+  std::vector<std::pair<std::string, std::string>> subjects;  // name -> SHA-256 (records)
+  if (options.lensemble) {
+    const LensembleOutput& l = *options.lensemble;
+    const std::string created_at =
+        l.created_at ? *l.created_at : Utc(static_cast<std::int64_t>(before.mtime_ns / 1000000000));
+    std::vector<std::pair<std::string, std::string>> texts;
+    if (files.size() > 1) texts.emplace_back("weights.index.json", IndexJson(*plan, files));
+    texts.emplace_back("header.json", HeaderJson(*plan, l, files, std::string(64, '0'), created_at));
+    auto write_text = [&](const std::string& name, const std::string& text) {
+      std::ofstream f(fs::path(folder) / name, std::ios::binary | std::ios::trunc);
+      f << text;
+      f.flush();
+      return static_cast<bool>(f);
+    };
+    bool ok = true;
+    for (const auto& [name, text] : texts) ok = ok && write_text(name, text);
+    std::optional<std::string> content_hash;
+    if (ok) {
+      std::unique_ptr<AuditSession> artifact = BeginAuditPath(folder, Policy{});
+      if (artifact->plan) {
+        auto hash = ComputeContentHash(*artifact->plan);
+        if (hash) content_hash = *hash;
+      }
+    }
+    ok = ok && content_hash && write_text("header.json", HeaderJson(*plan, l, files, *content_hash, created_at));
+    AuditResult audited;
+    if (ok) {
+      Policy strict;
+      strict.allowed_groups = l.groups;
+      strict.action_head_patterns = policy.action_head_patterns;
+      strict.expected_hash = content_hash;
+      audited = AuditPath(folder, strict);
+    }
+    if (!ok || VerdictOf(audited, Severity::kError) != Verdict::kPass) {
+      out.input.tool_errors.push_back("the artifact written does not pass ckpt-audit: nothing is kept");
+      for (const Finding& f : audited.findings) out.input.tool_errors.push_back(f.message);
+      return out;
+    }
+    out.content_hash = *content_hash;
+    if (options.key) {
+      std::vector<std::byte> buffer(1 << 20);
+      for (std::size_t k = 0; k < files.size(); ++k) subjects.emplace_back(files[k].name, file_hashes[k]);
+      for (const auto& [name, text] : texts) {
+        Sha256 sha;
+        sha.Update(name == "header.json" ? HeaderJson(*plan, l, files, *content_hash, created_at) : text);
+        subjects.emplace_back(name, sha.FinalHex());
+      }
+      std::sort(subjects.begin(), subjects.end());
+    }
+  } else if (options.key) {
+    subjects.emplace_back(fs::path(options.output).filename().string(), out.output_sha256);
   }
 
   // The record first (beside its destination), then the output into place, then the record.
   std::optional<TempFile> record;
   if (options.key && options.record) {
     record.emplace(*options.record);
-    const std::string payload =
-        DerivationPayload(*plan, hashes, fs::path(options.output).filename().string(), out.output_sha256,
-                          fs::path(input).filename().string(), out.input.artifact.files.front().sha256.value_or(""));
+    const std::string payload = DerivationPayload(*plan, hashes, subjects, fs::path(input).filename().string(),
+                                                  out.input.artifact.files.front().sha256.value_or(""));
     const std::string envelope = attest::SignEnvelope(attest::kInTotoPayloadType, payload, *options.key);
     if (!record->ok() || !WriteAll(record->fd(), 0, std::as_bytes(std::span(envelope)))) {
       out.input.tool_errors.push_back("cannot write the derivation record " + *options.record);
       return out;
     }
   }
-  if (!output.Keep() || (record && !record->Keep())) {
-    out.input.tool_errors.push_back("cannot rename the output into place: " + std::string(std::strerror(errno)));
+  bool placed = false;
+  if (options.lensemble) {
+    for (int fd : fds) ::fsync(fd);
+    // rename(2) onto an existing directory would replace an empty one: refuse any.
+    std::error_code ec;
+    placed = !fs::exists(options.lensemble->dir, ec) && ::rename(folder.c_str(), options.lensemble->dir.c_str()) == 0;
+    if (placed) {
+      folder_guard.kept = true;
+      ::chmod(options.lensemble->dir.c_str(), 0755);
+    }
+  } else {
+    placed = single->Keep();
+  }
+  if (!placed || (record && !record->Keep())) {
+    out.input.tool_errors.push_back("cannot move the output into place: " + std::string(std::strerror(errno)));
     return out;
   }
   out.written = true;

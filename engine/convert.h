@@ -14,8 +14,21 @@
 
 namespace ckpt {
 
+/// ckpt-convert --lensemble: the artifact to write (artifact-format.md) and its header fields.
+struct LensembleOutput {
+  std::string dir;  ///< a new directory
+  std::uint64_t round_index = 0;
+  std::optional<std::string> parent_hash;  ///< nullopt: null (genesis)
+  std::string wmcp_version;
+  std::string config_hash;
+  std::vector<std::string> groups{"encoder", "predictor"};
+  std::optional<std::uint64_t> shard_size;  ///< bytes of tensor data per shard at most (a larger tensor gets its own)
+  std::optional<std::string> created_at;    ///< default: the input's modification time, UTC, to the second
+};
+
 struct ConvertOptions {
-  std::string output;                          ///< the safetensors file to write
+  std::string output;                          ///< the safetensors file to write (or the artifact's directory)
+  std::optional<LensembleOutput> lensemble;    ///< write a Lensemble artifact instead
   std::optional<attest::PrivateKey> key;       ///< sign a derivation record with it
   std::optional<std::string> record;           ///< where the record goes
   Policy policy;                               ///< the input's audit policy
@@ -26,6 +39,7 @@ struct ConvertResult {
   AuditResult input;  ///< the checkpoint's analysis and every refusal, as findings
   bool written = false;
   std::string output_sha256;
+  std::string content_hash;  ///< a Lensemble artifact's
   std::size_t tensors = 0;
   std::size_t aliases = 0;
 };

@@ -143,6 +143,60 @@ TEST_F(ConvertTorch, RefusalsNameTheTensorAndLeaveNothing) {
   }
 }
 
+TEST_F(ConvertTorch, LensembleArtifactsPassTheAuditWithTheIndependentContentHash) {
+  const std::string parent(64, 'a');
+  const std::string config(64, '0');
+  const CommandResult expected =
+      RunCommand("/usr/bin/python3 tests/torch/lensemble_hash.py " + Quote(Path("round.pt")) + " wmcp-1.0 3 " + parent +
+                 " encoder,predictor 2>&1");
+  ASSERT_EQ(expected.exit_code, 0) << expected.output;
+  const std::string hash = expected.output.substr(0, 64);
+  for (const char* shards : {"", " --shard-size 4000"}) {
+    SCOPED_TRACE(shards);
+    const fs::path dir = Path(std::string("artifact") + (shards[0] ? "-sharded" : ""));
+    std::string args = Quote(Path("round.pt"));
+    args.append(" --lensemble ").append(Quote(dir)).append(" --round 3 --parent ").append(parent);
+    args.append(" --wmcp wmcp-1.0 --config-hash ").append(config).append(" --created-at 2026-11-30T00:00:00Z");
+    const CommandResult run = Convert(args.append(shards));
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_TRUE(Has(run.output, "content_hash " + hash)) << run.output;
+    const CommandResult audited = Audit("--expect-hash " + hash + " " + Quote(dir));
+    EXPECT_EQ(audited.exit_code, 0) << audited.output;
+    EXPECT_TRUE(Has(audited.output, "content_hash " + hash + " (recomputed, matches header.json)")) << audited.output;
+    const boost::json::value header = boost::json::parse(Slurp(dir / "header.json"));
+    EXPECT_EQ(header.at("schema_version").as_int64(), 2);
+    EXPECT_EQ(header.at("hash_algorithm").as_string(), "sha256");
+    EXPECT_EQ(header.at("round_index").as_int64(), 3);
+    EXPECT_EQ(header.at("created_at").as_string(), "2026-11-30T00:00:00Z");
+    EXPECT_EQ(header.at("tensor_manifest").as_array().size(), 4u);  // the tied weight once
+  }
+  EXPECT_TRUE(fs::exists(Path("artifact-sharded/weights-00000-of-00003.safetensors")));
+  EXPECT_TRUE(fs::exists(Path("artifact-sharded/weights.index.json")));
+  // Refused before anything is written: an action head, a group outside the set.
+  for (const auto& [input, line] : std::vector<std::pair<std::string, std::string>>{
+           {"actionhead.pt",
+            "error: Tensor 'predictor.action_head.weight' is a per-embodiment action head; it must "
+            "never appear in a shared artifact. [convert-group-refused CHECKPOINT_INTEGRITY]"},
+           {"othergroup.pt",
+            "error: Tensor 'decoder.w' is in group 'decoder', not one of the artifact's param "
+            "groups. [convert-group-refused CHECKPOINT_INTEGRITY]"},
+           {"zip.pt",
+            "error: Tensor 'predictor.steps' is I64; a Lensemble artifact carries F32, BF16 and F16 tensors "
+            "only. [convert-group-refused CHECKPOINT_INTEGRITY]"}}) {
+    const fs::path dir = Path(input + ".artifact");
+    const CommandResult run = Convert(Quote(Path(input)) + " --lensemble " + Quote(dir) +
+                                      " --round 0 --parent none --wmcp w --config-hash " + config);
+    EXPECT_EQ(run.exit_code, 1) << run.output;
+    EXPECT_TRUE(Has(run.output, line)) << run.output;
+    EXPECT_FALSE(fs::exists(dir));
+  }
+  // The near miss: the same group widened on the command line converts.
+  EXPECT_EQ(Convert(Quote(Path("othergroup.pt")) + " --lensemble " + Quote(Path("widened")) +
+                    " --round 0 --parent none --wmcp w --config-hash " + config + " --groups encoder,decoder")
+                .exit_code,
+            0);
+}
+
 // Refusals built byte by byte (torch 1.13 cannot write them): a neg bit, big-endian data, a
 // hostile pickle.
 TEST(ConvertRefusals, MathBitBigEndianAndPayloadsAreRefused) {

@@ -6,6 +6,7 @@
 #include "apps/common/cli.h"
 #include "engine/convert.h"
 #include "lib/attest/ed25519.h"
+#include "lib/core/text.h"
 #include "reports/json_report.h"
 #include "reports/sarif_report.h"
 #include "reports/text_report.h"
@@ -16,6 +17,7 @@ namespace {
 
 constexpr const char* kUsage = R"(Usage: ckpt-convert [options] INPUT -o OUTPUT.safetensors
        ckpt-convert [options] INPUT -o OUTPUT.safetensors --attest KEY --record RECORD.dsse.json
+       ckpt-convert [options] INPUT --lensemble DIR --round N --parent HEX|none --wmcp VERSION --config-hash HEX
 
 Converts a torch.save checkpoint (zip or legacy) whose analysis passes into safetensors,
 copying each tensor's bytes from its storage record: nothing is unpickled or run. The
@@ -24,7 +26,10 @@ read back and checked, and only then renamed into place. Exact aliases (tied wei
 written once and named in __metadata__; values that are not tensors are not carried. A
 non-contiguous tensor, a conj or neg bit, big-endian data, overlapping views or a dtype
 safetensors cannot name is refused, and nothing is written. With --attest, a derivation
-record binding the output to the input is signed.
+record binding the output to the input is signed. With --lensemble, the output is a
+Lensemble artifact (header.json schema 2 with the computed content hash, weights sharded
+with --shard-size) that ckpt-audit passes; an action head, or a tensor of another group or
+dtype, is refused before anything is written.
 
 Exit status:
   0  the output was written (and the record, with --attest)
@@ -46,9 +51,66 @@ int main(int argc, char** argv) try {
       "attest", po::value(&attest_key)->value_name("KEY"),
       "sign a derivation record with this Ed25519 private key (PEM, as openssl genpkey writes it)")(
       "record", po::value(&record)->value_name("RECORD"), "with --attest: where the derivation record goes");
+  ckpt::LensembleOutput artifact;
+  std::string parent;
+  std::string groups;
+  std::uint64_t shard_size = 0;
+  std::string created_at;
+  cli.options().add_options()("lensemble", po::value(&artifact.dir)->value_name("DIR"),
+                              "write a Lensemble artifact into the new directory DIR instead")(
+      "round", po::value(&artifact.round_index)->value_name("N"), "--lensemble: round_index")(
+      "parent", po::value(&parent)->value_name("HEX|none"), "--lensemble: parent_hash (none for round 0)")(
+      "wmcp", po::value(&artifact.wmcp_version)->value_name("VERSION"), "--lensemble: wmcp_version")(
+      "config-hash", po::value(&artifact.config_hash)->value_name("HEX"), "--lensemble: config_hash (64 hex digits)")(
+      "groups", po::value(&groups)->value_name("A,B"), "--lensemble: the param groups (default encoder,predictor)")(
+      "shard-size", po::value(&shard_size)->value_name("BYTES"),
+      "--lensemble: at most BYTES of tensor data per weight file (sharded, with weights.index.json)")(
+      "created-at", po::value(&created_at)->value_name("TIME"),
+      "--lensemble: created_at (default: the input's modification time, UTC, to the second)");
   std::vector<std::string> inputs;
   if (auto stop = cli.Parse(argc, argv, inputs)) return *stop;
   if (inputs.size() != 1) return cli.UsageError("give one INPUT checkpoint");
+  const bool lensemble = cli.Has("lensemble");
+  if (lensemble) {
+    if (cli.Has("output")) return cli.UsageError("--lensemble DIR is the output; -o goes without it");
+    for (const char* required : {"round", "parent", "wmcp", "config-hash"}) {
+      if (!cli.Has(required)) return cli.UsageError(std::string("--lensemble needs --") + required);
+    }
+    if (parent == "none") {
+      if (artifact.round_index != 0) return cli.UsageError("--parent none is for round 0 (genesis) only");
+    } else {
+      if (!ckpt::NormalizeHex(parent, 64, 64)) return cli.UsageError("--parent needs 64 hexadecimal digits or none");
+      if (artifact.round_index == 0) return cli.UsageError("round 0 is genesis: --parent none");
+      artifact.parent_hash = parent;
+    }
+    if (artifact.wmcp_version.empty()) return cli.UsageError("--wmcp needs a non-empty version");
+    if (!ckpt::NormalizeHex(artifact.config_hash, 64, 64))
+      return cli.UsageError("--config-hash needs 64 hexadecimal digits");
+    if (cli.Has("groups")) {
+      artifact.groups.clear();
+      std::size_t at = 0;
+      while (at <= groups.size()) {
+        const std::size_t end = std::min(groups.find(',', at), groups.size());
+        if (end == at) return cli.UsageError("--groups needs names separated by commas");
+        artifact.groups.push_back(groups.substr(at, end - at));
+        at = end + 1;
+      }
+    }
+    if (cli.Has("shard-size")) {
+      if (shard_size == 0) return cli.UsageError("--shard-size must be at least 1 byte");
+      artifact.shard_size = shard_size;
+    }
+    if (cli.Has("created-at")) artifact.created_at = created_at;
+    std::error_code exists_ec;
+    if (std::filesystem::exists(artifact.dir, exists_ec)) {
+      return cli.UsageError("--lensemble '" + artifact.dir + "' exists; ckpt-convert only writes new artifacts");
+    }
+    output = artifact.dir;
+  } else {
+    for (const char* artifact_only : {"round", "parent", "wmcp", "config-hash", "groups", "shard-size", "created-at"}) {
+      if (cli.Has(artifact_only)) return cli.UsageError(std::string("--") + artifact_only + " goes with --lensemble");
+    }
+  }
   if (output.empty()) return cli.UsageError("give the output file: -o OUTPUT.safetensors");
   if (cli.Has("attest") != cli.Has("record")) return cli.UsageError("--attest KEY and --record RECORD go together");
   if (auto refused = cli.RefuseInsideInputs(output, inputs, "-o")) return *refused;
@@ -58,6 +120,7 @@ int main(int argc, char** argv) try {
   }
   ckpt::ConvertOptions options;
   options.output = output;
+  if (lensemble) options.lensemble = artifact;
   if (cli.Has("attest")) {
     auto key = ckpt::attest::LoadPrivateKey(attest_key);
     if (auto* error = std::get_if<ckpt::attest::KeyError>(&key)) {
@@ -89,8 +152,9 @@ int main(int argc, char** argv) try {
   if (!results.front().tool_errors.empty()) return ckpt::kExitToolError;
   if (!converted.written) return ckpt::kExitFindings;
   std::cerr << "ckpt-convert: wrote " << output << " (" << converted.tensors << " tensors, " << converted.aliases
-            << " aliases)" << (options.record ? " and its derivation record " + *options.record : std::string())
-            << "\n";
+            << " aliases"
+            << (converted.content_hash.empty() ? std::string() : ", content_hash " + converted.content_hash) << ")"
+            << (options.record ? " and its derivation record " + *options.record : std::string()) << "\n";
   return ckpt::kExitClean;
 } catch (const std::exception& e) {
   std::cerr << "ckpt-convert: internal error: " << e.what() << "\n";

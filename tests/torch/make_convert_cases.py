@@ -87,6 +87,14 @@ def main():
     training = {"model": state_dict(), "optimizer": {"state": {}, "param_groups": [{"lr": 0.001, "betas": (0.9, 0.999)}]},
                 "epoch": 3, "note": "checkpoint at epoch 3"}
     expected["training.pt"] = describe(save("training.pt", training))
+    # A Lensemble round (shared groups, float types, a tied weight) and what it must refuse.
+    torch.manual_seed(11)
+    lensemble = {"encoder.layers.0.weight": torch.randn(64, 32), "encoder.layers.0.bias": torch.randn(32).half(),
+                 "predictor.proj.weight": torch.randn(16, 16).bfloat16(), "predictor.scale": torch.tensor(0.5)}
+    lensemble["encoder.tied"] = lensemble["encoder.layers.0.weight"]
+    save("round.pt", lensemble)
+    save("actionhead.pt", {"encoder.w": torch.ones(2), "predictor.action_head.weight": torch.ones(2)})
+    save("othergroup.pt", {"encoder.w": torch.ones(2), "decoder.w": torch.ones(2)})
     # Refusals: each names its tensor.
     base = torch.arange(12.0)
     save("noncontiguous.pt", {"ok": torch.ones(2), "transposed": torch.randn(3, 4).t()})
