@@ -8,6 +8,7 @@
 #include <boost/json.hpp>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "lib/core/base64.h"
 #include "tests/support/artifact_builder.h"
@@ -118,6 +119,33 @@ TEST_F(ConvertTorch, TwoConversionsGiveTheSameBytesAndRecord) {
   EXPECT_EQ(statement.at("predicate").at("not_carried"), expected.at("training.pt").at("not_carried"));
   EXPECT_EQ(statement.at("predicate").at("aliases").at("model.tied.embedding").as_string(), "model.encoder.weight");
   EXPECT_EQ(statement.at("subject").at(0).at("name").as_string(), "model.st");
+  // Any DSSE/Ed25519 verifier accepts it: openssl over the pre-authentication encoding.
+  const std::string payload = Base64Decode(std::string(record.at("payload").as_string())).value();
+  const std::string type = "application/vnd.in-toto+json";
+  Spit(Path("pae.bin"),
+       "DSSEv1 " + std::to_string(type.size()) + " " + type + " " + std::to_string(payload.size()) + " " + payload);
+  Spit(Path("sig.bin"), Base64Decode(std::string(record.at("signatures").at(0).at("sig").as_string())).value());
+  const CommandResult openssl =
+      RunCommand("openssl pkeyutl -verify -pubin -inkey " + Quote(Path("pub.pem")) + " -rawin -in " +
+                 Quote(Path("pae.bin")) + " -sigfile " + Quote(Path("sig.bin")) + " 2>&1");
+  EXPECT_TRUE(Has(openssl.output, "Signature Verified Successfully")) << openssl.output;
+
+  // A Lensemble output's record names every file of the artifact.
+  const CommandResult artifact = Convert(Quote(Path("round.pt")) + " --lensemble " + Quote(Path("signed-artifact")) +
+                                         " --round 0 --parent none --wmcp w --config-hash " + std::string(64, '0') +
+                                         " --shard-size 4000 --attest " + Quote(Path("key.pem")) + " --record " +
+                                         Quote(Path("artifact.dsse.json")));
+  ASSERT_EQ(artifact.exit_code, 0) << artifact.output;
+  const boost::json::value artifact_record = boost::json::parse(
+      Base64Decode(std::string(boost::json::parse(Slurp(Path("artifact.dsse.json"))).at("payload").as_string()))
+          .value());
+  std::set<std::string> named;
+  for (const boost::json::value& s : artifact_record.at("subject").as_array())
+    named.insert(std::string(s.at("name").as_string()));
+  std::set<std::string> present;
+  for (const auto& entry : fs::directory_iterator(Path("signed-artifact")))
+    present.insert(entry.path().filename().string());
+  EXPECT_EQ(named, present);
 }
 
 TEST_F(ConvertTorch, RefusalsNameTheTensorAndLeaveNothing) {
@@ -230,6 +258,9 @@ TEST(ConvertRefusals, MathBitBigEndianAndPayloadsAreRefused) {
                                    kSetItem,
                                    kStop});
   Spit(dir.path() / "neg.pt", TorchZip(negated, {{"0", OneTensorRecord()}}));
+  std::string conjugated = negated;
+  conjugated.replace(conjugated.find(Str("neg")), Str("neg").size(), Str("conj"));
+  Spit(dir.path() / "conj.pt", TorchZip(conjugated, {{"0", OneTensorRecord()}}));
   std::vector<ZipEntry> entries = TorchZipEntries(OneTensorPickle(), {{"0", OneTensorRecord()}});
   for (ZipEntry& e : entries) {
     if (e.name.ends_with("byteorder")) e.data = "big";
@@ -246,6 +277,9 @@ TEST(ConvertRefusals, MathBitBigEndianAndPayloadsAreRefused) {
   for (const Case& c : {Case{"neg.pt",
                              "error: Tensor 'n' carries torch's negative bit: its stored bytes are not its "
                              "values. [convert-math-bit CHECKPOINT_INTEGRITY]"},
+                        Case{"conj.pt",
+                             "error: Tensor 'n' carries torch's conjugate bit: its stored bytes are not "
+                             "its values. [convert-math-bit CHECKPOINT_INTEGRITY]"},
                         Case{"big.pt",
                              "error: Tensor 'w' is stored big-endian (the byteorder record says so): its "
                              "bytes are not what safetensors means. [convert-big-endian CHECKPOINT_INTEGRITY]"},
