@@ -552,6 +552,28 @@ TEST(AttestedChain, FortySignedRoundsProveTheSameHistoryAsTheArtifacts) {
   EXPECT_NE(from_envelopes.output.find("attest-verdict-fail"), std::string::npos);
 }
 
+// Issue 16, acceptance 4, with a signed statement as the trusted parent: its round and
+// wmcp_version are checked against the first new round as a parent's are.
+TEST_F(Attestation, ASignedStatementIsATrustedParent) {
+  const std::vector<Round> more = WriteHistory(dir_.path() / "long", 6);
+  ASSERT_EQ(Audit("--attest " + Quote(keys_.key) + " --attestation-out " + Quote(dir_.path() / "r3.dsse.json") + " " +
+                  Quote(more[3].dir))
+                .exit_code,
+            0);
+  const std::string newer = " " + Quote(more[4].dir) + " " + Quote(more[5].dir);
+  CommandResult run =
+      Chain("--trusted-key " + Quote(keys_.pub) + " --trusted-parent " + Quote(dir_.path() / "r3.dsse.json") + newer);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("2 artifacts in the history (2 found): 2 passed, 0 failed; 0 findings"), std::string::npos)
+      << run.output;
+  // A statement signed by another key is no trusted parent: a usage error.
+  run = Chain("--trusted-key " + Quote(foreign_.pub) + " --trusted-parent " + Quote(dir_.path() / "r3.dsse.json") +
+              newer);
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("is not a verified statement of a round that passed"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("[attest-foreign-key]"), std::string::npos) << run.output;
+}
+
 // ---- derivation records (section 4) over real torch.save files.
 
 class Derivation : public ::testing::Test {

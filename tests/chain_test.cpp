@@ -415,6 +415,43 @@ TEST(Chain, ResultsDoNotDependOnTheJobCount) {
 
 CommandResult Cli(const std::string& args) { return RunCommand(std::string(CKPT_CHAIN_BIN) + " " + args + " 2>&1"); }
 
+// Issue 16, acceptance 4: rounds 30-39 verified on top of an already-proven round 29 agree
+// with the full verification of 40 rounds on those ten, without chain-genesis-missing.
+TEST(ChainCli, TrustedParentVerifiesOnlyTheNewRounds) {
+  TempDir dir;
+  const std::vector<Round> rounds = WriteHistory(dir.path() / "h", 40);
+  const CommandResult full = Cli("--format json " + dir.path().string() + "/h");
+  ASSERT_EQ(full.exit_code, 0) << full.output;
+  std::map<std::string, std::string> verdict_of;  // hash -> verdict, from the full run
+  const boost::json::value full_report = boost::json::parse(full.output);
+  for (const boost::json::value& n : full_report.at("history").as_array()) {
+    verdict_of[std::string(n.at("content_hash").at("computed").as_string())] = std::string(n.at("verdict").as_string());
+  }
+  std::string newer;
+  for (std::size_t i = 30; i < 40; ++i) newer += " " + rounds[i].dir.string();
+  const CommandResult on_top = Cli("--format json --trusted-parent " + rounds[29].hash + newer);
+  ASSERT_EQ(on_top.exit_code, 0) << on_top.output;
+  const boost::json::value report = boost::json::parse(on_top.output);
+  const boost::json::array& history = report.at("history").as_array();
+  ASSERT_EQ(history.size(), 10U);
+  for (std::size_t i = 0; i < history.size(); ++i) {
+    const std::string hash(history[i].at("content_hash").at("computed").as_string());
+    EXPECT_EQ(hash, rounds[30 + i].hash);
+    EXPECT_EQ(std::string(history[i].at("verdict").as_string()), verdict_of.at(hash));
+    EXPECT_EQ(history[i].at("findings").as_array().size(), 0U);
+  }
+  EXPECT_EQ(report.at("findings").as_array().size(), 0U);
+  // The near misses: without the trusted parent, or with another round's hash, the first new
+  // round names a parent that is not there and the history has no start.
+  for (const std::string& extra : {std::string(), "--trusted-parent " + rounds[28].hash}) {
+    const CommandResult broken = Cli(extra + newer);
+    EXPECT_EQ(broken.exit_code, 1) << broken.output;
+    EXPECT_NE(broken.output.find("[chain-gap CHAIN_INTEGRITY]"), std::string::npos) << broken.output;
+    EXPECT_NE(broken.output.find("[chain-genesis-missing CHAIN_INTEGRITY]"), std::string::npos) << broken.output;
+  }
+  EXPECT_EQ(Cli("--trusted-parent nothex" + newer).exit_code, 2);
+}
+
 TEST(ChainCli, EmptyFolderAndNoArtifactsExitTwo) {
   TempDir dir;
   CommandResult empty = Cli(dir.path().string());

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "apps/common/cli.h"
+#include "engine/attestation.h"
 #include "engine/chain_run.h"
 #include "lib/core/text.h"
 #include "lib/findings/gate.h"
@@ -45,6 +46,7 @@ int main(int argc, char** argv) try {
   std::string head;
   std::string genesis;
   std::string trusted_key;
+  std::string trusted_parent;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   cli.options().add_options()("jobs,j", po::value(&jobs)->value_name("N"),
                               "artifacts audited in parallel (default: number of cores)")(
@@ -53,7 +55,10 @@ int main(int argc, char** argv) try {
       "verify the lineage of this artifact back to genesis (content hash or a unique prefix of 8+ digits)")(
       "genesis", po::value(&genesis)->value_name("HEX"), "the genesis content hash must equal HEX (INV-WARMSTART-T0)")(
       "trusted-key", po::value(&trusted_key)->value_name("PUB"),
-      "prove the history from signed statements (DSSE envelopes) verified with this Ed25519 public key (PEM)");
+      "prove the history from signed statements (DSSE envelopes) verified with this Ed25519 public key (PEM)")(
+      "trusted-parent", po::value(&trusted_parent)->value_name("HEX|ENVELOPE"),
+      "verify only new rounds on top of an already-proven one: its content hash, or its signed statement "
+      "(verified with --trusted-key, which also gives its round and wmcp_version)");
   std::vector<std::string> paths;
   if (auto stop = cli.Parse(argc, argv, paths)) return *stop;
   if (jobs == 0 || jobs > 1024) return cli.UsageError("--jobs must be between 1 and 1024");
@@ -78,6 +83,29 @@ int main(int argc, char** argv) try {
       return cli.UsageError("--trusted-key '" + trusted_key + "': " + error->message);
     }
     run_options.trusted_key = std::get<ckpt::attest::PublicKey>(key);
+  }
+  if (cli.Has("trusted-parent")) {
+    std::string hex = trusted_parent;
+    if (ckpt::NormalizeHex(hex, 64, 64)) {
+      run_options.chain.trusted_parent = hex;
+    } else {
+      if (!run_options.trusted_key) {
+        return cli.UsageError("--trusted-parent needs 64 hexadecimal digits, or a signed statement with --trusted-key");
+      }
+      const ckpt::ChainNode parent = ckpt::NodeFromEnvelope(trusted_parent, *run_options.trusted_key);
+      if (!parent.link_hash) {
+        std::string why = parent.tool_errors.empty() ? std::string() : ": " + parent.tool_errors.front();
+        for (const ckpt::Finding& f : parent.audit_findings) {
+          if (why.empty()) why = ": " + f.message + " [" + std::string(f.rule->id) + "]";
+        }
+        return cli.UsageError("--trusted-parent '" + trusted_parent +
+                              "' is not a verified statement of a round that passed" + why);
+      }
+      run_options.chain.trusted_parent = parent.link_hash;
+      run_options.chain.trusted_parent_round = parent.round_index;
+      run_options.chain.trusted_parent_wmcp = parent.wmcp_version;
+    }
+    if (run_options.chain.genesis) return cli.UsageError("--genesis pins round 0; with --trusted-parent there is none");
   }
 
   if (const ckpt::ResolvedGate* gate = cli.gate()) {

@@ -76,6 +76,9 @@ ChainGraph BuildChainGraph(std::vector<ChainNode> nodes, const ChainOptions& opt
   graph.pinned_genesis = options.genesis;
   graph.head_query = options.head;
   graph.allow_wmcp_change = options.allow_wmcp_change;
+  graph.trusted_parent = options.trusted_parent;
+  graph.trusted_parent_round = options.trusted_parent_round;
+  graph.trusted_parent_wmcp = options.trusted_parent_wmcp;
   const std::size_t n = graph.nodes.size();
   for (std::size_t i = 0; i < n; ++i) {
     if (graph.nodes[i].link_hash) graph.by_link_hash[*graph.nodes[i].link_hash].push_back(i);

@@ -15,6 +15,12 @@ struct ChainOptions {
   std::optional<std::string> genesis;  ///< --genesis: pinned warm-start hash (INV-WARMSTART-T0)
   std::optional<std::string> head;     ///< --head: a hash or unique prefix (at least 8 hex digits)
   bool allow_wmcp_change = false;      ///< a policy allows wmcp_version to change along a link
+  /// --trusted-parent: the content hash of an already-proven round; children naming it link
+  /// to it (no gap, no missing genesis), with its round and wmcp_version when a signed
+  /// statement gave them.
+  std::optional<std::string> trusted_parent;
+  std::optional<std::uint64_t> trusted_parent_round;
+  std::optional<std::string> trusted_parent_wmcp;
 };
 
 /// Keeps what the chain needs from one artifact's audit (and nothing that grows with its

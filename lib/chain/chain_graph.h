@@ -65,6 +65,13 @@ struct ChainGraph {
   std::size_t head_matches = 0;               ///< distinct artifacts --head matched (copies count once)
   bool lineage_only = false;                  ///< --head: unrelated branches are ignored
   bool allow_wmcp_change = false;             ///< a policy allows INV-WMCP changes (artifact-format.md section 8)
+  std::optional<std::string> trusted_parent;  ///< --trusted-parent: an already-proven round's hash
+  std::optional<std::uint64_t> trusted_parent_round;
+  std::optional<std::string> trusted_parent_wmcp;
+  /// Whether node `i` links to the trusted parent instead of a node of the set.
+  [[nodiscard]] bool OnTrustedParent(std::size_t i) const {
+    return trusted_parent && nodes[i].parent_hash && *nodes[i].parent_hash == *trusted_parent;
+  }
 
   [[nodiscard]] bool InScope(std::size_t node) const;
   /// Link hash -> nodes offering it, in node order (filled by BuildChainGraph).

@@ -24,7 +24,7 @@ const RuleInfo kRule{
 void CheckChain(const ChainGraph& graph, ChainFindingSink& sink) {
   for (std::size_t i : graph.scope) {
     const ChainNode& node = graph.nodes[i];
-    if (!node.parent_hash || graph.parent_of[i]) continue;
+    if (!node.parent_hash || graph.parent_of[i] || graph.OnTrustedParent(i)) continue;
     sink.Report(kRule, i, node.parent_location,
                 NodeLabel(node) + " names parent_hash " + *node.parent_hash +
                     ", which no artifact in the set has: a gap in the history.");

@@ -21,7 +21,8 @@ const RuleInfo kRule{
 void CheckChain(const ChainGraph& graph, ChainFindingSink& sink) {
   if (graph.scope.empty()) return;
   for (std::size_t i : graph.scope) {
-    if (graph.nodes[i].is_genesis()) return;
+    // A history verified on top of an already-proven round starts at it (--trusted-parent).
+    if (graph.nodes[i].is_genesis() || graph.OnTrustedParent(i)) return;
   }
   std::size_t earliest = graph.scope.front();
   for (std::size_t i : graph.scope) {

@@ -27,6 +27,16 @@ void CheckChain(const ChainGraph& graph, ChainFindingSink& sink) {
                     std::to_string(*node.round_index) + " but its parent " + ShortHash(parent.ShownHash()) +
                     " is round " + std::to_string(*parent.round_index) + "; a child is its parent's round + 1.");
   });
+  // A child of the trusted parent, when a signed statement gave that round.
+  for (std::size_t i : graph.scope) {
+    const ChainNode& node = graph.nodes[i];
+    if (!graph.OnTrustedParent(i) || !graph.trusted_parent_round || !node.round_index) continue;
+    if (*graph.trusted_parent_round != UINT64_MAX && *node.round_index == *graph.trusted_parent_round + 1) continue;
+    sink.Report(kRule, i, node.parent_location,
+                NodeLabel(node) + " has round_index " + std::to_string(*node.round_index) + " but the trusted parent " +
+                    ShortHash(*graph.trusted_parent) + " is round " + std::to_string(*graph.trusted_parent_round) +
+                    "; a child is its parent's round + 1.");
+  }
 }
 
 }  // namespace ckpt::rules::chain_round_not_consecutive

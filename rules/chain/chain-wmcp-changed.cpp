@@ -29,6 +29,17 @@ void CheckChain(const ChainGraph& graph, ChainFindingSink& sink) {
                     QuoteForMessage(*node.wmcp_version) + " but its parent " + ShortHash(parent.ShownHash()) + " has " +
                     QuoteForMessage(*parent.wmcp_version) + ".");
   });
+  for (std::size_t i : graph.scope) {
+    const ChainNode& node = graph.nodes[i];
+    if (!graph.OnTrustedParent(i) || !graph.trusted_parent_wmcp || !node.wmcp_version ||
+        *node.wmcp_version == *graph.trusted_parent_wmcp) {
+      continue;
+    }
+    sink.Report(kRule, i, node.parent_location,
+                NodeLabel(node) + " has wmcp_version " + QuoteForMessage(*node.wmcp_version) +
+                    " but the trusted parent " + ShortHash(*graph.trusted_parent) + " has " +
+                    QuoteForMessage(*graph.trusted_parent_wmcp) + ".");
+  }
 }
 
 }  // namespace ckpt::rules::chain_wmcp_changed
