@@ -320,6 +320,12 @@ TEST(ConvertUsage, OutputsThatWouldOverwriteOrEscapeAreUsageErrors) {
   EXPECT_EQ(Convert(Quote(dir.path() / "plain.pt") + " -o " + Quote(dir.path() / "plain.pt")).exit_code, 2);
   EXPECT_EQ(Convert(Quote(dir.path() / "plain.pt")).exit_code, 2);
   EXPECT_EQ(Convert(Quote(dir.path() / "plain.pt") + " -o x.st --attest k.pem").exit_code, 2);
+  // An existing file is never replaced.
+  Spit(dir.path() / "taken.st", "keep me");
+  const CommandResult taken = Convert(Quote(dir.path() / "plain.pt") + " -o " + Quote(dir.path() / "taken.st"));
+  EXPECT_EQ(taken.exit_code, 2) << taken.output;
+  EXPECT_NE(taken.output.find("exists; ckpt-convert only writes new files"), std::string::npos) << taken.output;
+  EXPECT_EQ(Slurp(dir.path() / "taken.st"), "keep me");
   Spit(dir.path() / "model.safetensors", Slurp(dir.path() / "plain.pt").substr(0, 0) + std::string(16, '\0'));
   const CommandResult not_pickle =
       Convert(Quote(dir.path() / "model.safetensors") + " -o " + Quote(dir.path() / "out.st"));

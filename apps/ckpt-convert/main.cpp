@@ -112,6 +112,15 @@ int main(int argc, char** argv) try {
     }
   }
   if (output.empty()) return cli.UsageError("give the output file: -o OUTPUT.safetensors");
+  {  // the one tool that writes, writes only new files
+    std::error_code exists_ec;
+    if (!lensemble && std::filesystem::exists(std::filesystem::symlink_status(output, exists_ec))) {
+      return cli.UsageError("'" + output + "' exists; ckpt-convert only writes new files");
+    }
+    if (cli.Has("record") && std::filesystem::exists(std::filesystem::symlink_status(record, exists_ec))) {
+      return cli.UsageError("--record '" + record + "' exists; ckpt-convert only writes new files");
+    }
+  }
   if (cli.Has("attest") != cli.Has("record")) return cli.UsageError("--attest KEY and --record RECORD go together");
   if (auto refused = cli.RefuseInsideInputs(output, inputs, "-o")) return *refused;
   std::error_code ec;
