@@ -21,7 +21,6 @@ constexpr std::array<const RuleInfo*, static_cast<std::size_t>(Diag::kCount)> kR
     &convert_big_endian::kRule,
     &convert_dtype_unsupported::kRule,
     &convert_group_refused::kRule,
-    &convert_input_changed::kRule,
     &convert_math_bit::kRule,
     &convert_not_contiguous::kRule,
     &convert_storage_missing::kRule,

@@ -37,7 +37,6 @@
   X(convert, convert_big_endian, "convert-big-endian", Convert) \
   X(convert, convert_dtype_unsupported, "convert-dtype-unsupported", Convert) \
   X(convert, convert_group_refused, "convert-group-refused", Convert) \
-  X(convert, convert_input_changed, "convert-input-changed", Convert) \
   X(convert, convert_math_bit, "convert-math-bit", Convert) \
   X(convert, convert_not_contiguous, "convert-not-contiguous", Convert) \
   X(convert, convert_storage_missing, "convert-storage-missing", Convert) \

@@ -26,7 +26,6 @@ namespace ckpt {
   X(ConvertBigEndian)                \
   X(ConvertDtypeUnsupported)         \
   X(ConvertGroupRefused)             \
-  X(ConvertInputChanged)             \
   X(ConvertMathBit)                  \
   X(ConvertNotContiguous)            \
   X(ConvertStorageMissing)           \

@@ -1,5 +1,7 @@
 // layout-file-changed: A file changed while it was being audited.
 // Checked on the artifact model after reading (the identities the audit recorded).
+#include <filesystem>
+
 #include "rules/catalog.h"
 #include "rules/rule_helpers.h"
 
@@ -27,8 +29,10 @@ const RuleInfo kRule{
 void Check(const Artifact& artifact, FindingSink& sink) {
   for (const AdmittedFile& f : artifact.files) {
     if (!f.change) continue;
+    // A single-file input's one file is admitted as "": name it by the input's own name.
+    const std::string shown = f.name.empty() ? std::filesystem::path(artifact.path).filename().string() : f.name;
     sink.Report(kRule, FileLocation(f.name),
-                QuoteForMessage(f.name) + " changed while being audited: " + *f.change +
+                QuoteForMessage(shown) + " changed while being audited: " + *f.change +
                     "; the verdict cannot stand for its bytes.");
   }
 }
