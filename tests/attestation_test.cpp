@@ -25,18 +25,6 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kInToto = "application/vnd.in-toto+json";
 
-std::string Slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void Spit(const fs::path& path, std::string_view text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-}
-
-std::string Quote(const fs::path& path) { return "'" + path.string() + "'"; }
-
 CommandResult Audit(const std::string& args) { return RunCommand(std::string(CKPT_AUDIT_BIN) + " " + args + " 2>&1"); }
 CommandResult Chain(const std::string& args) { return RunCommand(std::string(CKPT_CHAIN_BIN) + " " + args + " 2>&1"); }
 
@@ -55,11 +43,11 @@ struct KeyPair {
 
 KeyPair MakeKeyPair(const fs::path& dir, const std::string& name) {
   KeyPair k{dir / (name + ".pem"), dir / (name + ".pub.pem"), {}};
-  const CommandResult made =
-      RunCommand("openssl genpkey -algorithm ed25519 -out " + Quote(k.key) + " 2>&1 && chmod 600 " + Quote(k.key) +
-                 " && openssl pkey -in " + Quote(k.key) + " -pubout -out " + Quote(k.pub) + " 2>&1");
+  const CommandResult made = RunCommand("openssl genpkey -algorithm ed25519 -out " + ShellQuote(k.key) +
+                                        " 2>&1 && chmod 600 " + ShellQuote(k.key) + " && openssl pkey -in " +
+                                        ShellQuote(k.key) + " -pubout -out " + ShellQuote(k.pub) + " 2>&1");
   EXPECT_EQ(made.exit_code, 0) << made.output;
-  const CommandResult id = RunCommand("openssl pkey -pubin -in " + Quote(k.pub) + " -outform DER | sha256sum");
+  const CommandResult id = RunCommand("openssl pkey -pubin -in " + ShellQuote(k.pub) + " -outform DER | sha256sum");
   k.keyid = id.output.substr(0, 64);
   return k;
 }
@@ -96,20 +84,21 @@ std::string Pae(std::string_view type, std::string_view payload) {
 
 // An envelope signed by openssl (pkeyutl -rawin: pure Ed25519 over the PAE).
 std::string SignWithOpenssl(const fs::path& dir, std::string_view type, std::string_view payload, const KeyPair& k) {
-  Spit(dir / "pae.bin", Pae(type, payload));
-  const CommandResult signed_pae = RunCommand("openssl pkeyutl -sign -inkey " + Quote(k.key) + " -rawin -in " +
-                                              Quote(dir / "pae.bin") + " -out " + Quote(dir / "sig.bin") + " 2>&1");
+  WriteText(dir / "pae.bin", Pae(type, payload));
+  const CommandResult signed_pae =
+      RunCommand("openssl pkeyutl -sign -inkey " + ShellQuote(k.key) + " -rawin -in " + ShellQuote(dir / "pae.bin") +
+                 " -out " + ShellQuote(dir / "sig.bin") + " 2>&1");
   EXPECT_EQ(signed_pae.exit_code, 0) << signed_pae.output;
-  return WriteEnvelope({std::string(type), std::string(payload), k.keyid, Slurp(dir / "sig.bin")});
+  return WriteEnvelope({std::string(type), std::string(payload), k.keyid, ReadText(dir / "sig.bin")});
 }
 
 // A verification by openssl of an envelope the tool wrote.
 bool OpensslVerifies(const fs::path& dir, const Envelope& e, const KeyPair& k) {
-  Spit(dir / "check-pae.bin", Pae(e.payload_type, e.payload));
-  Spit(dir / "check-sig.bin", e.sig);
+  WriteText(dir / "check-pae.bin", Pae(e.payload_type, e.payload));
+  WriteText(dir / "check-sig.bin", e.sig);
   const CommandResult run =
-      RunCommand("openssl pkeyutl -verify -pubin -inkey " + Quote(k.pub) + " -rawin -in " +
-                 Quote(dir / "check-pae.bin") + " -sigfile " + Quote(dir / "check-sig.bin") + " 2>&1");
+      RunCommand("openssl pkeyutl -verify -pubin -inkey " + ShellQuote(k.pub) + " -rawin -in " +
+                 ShellQuote(dir / "check-pae.bin") + " -sigfile " + ShellQuote(dir / "check-sig.bin") + " 2>&1");
   return run.exit_code == 0 && run.output.find("Signature Verified Successfully") != std::string::npos;
 }
 
@@ -123,15 +112,15 @@ class Attestation : public ::testing::Test {
   }
   // Signs the audit of round `i` into `name` and returns the envelope text.
   std::string Attest(std::size_t i, const std::string& name, const std::string& extra = "", int exit_code = 0) {
-    const CommandResult run = Audit("--attest " + Quote(keys_.key) + " --attestation-out " + Quote(dir_.path() / name) +
-                                    " " + extra + " " + Quote(rounds_[i].dir));
+    const CommandResult run = Audit("--attest " + ShellQuote(keys_.key) + " --attestation-out " +
+                                    ShellQuote(dir_.path() / name) + " " + extra + " " + ShellQuote(rounds_[i].dir));
     EXPECT_EQ(run.exit_code, exit_code) << run.output;
-    return Slurp(dir_.path() / name);
+    return ReadText(dir_.path() / name);
   }
   CommandResult Verify(const std::string& envelope_text, const fs::path& input, const KeyPair* key = nullptr) {
-    Spit(dir_.path() / "check.dsse.json", envelope_text);
-    return Audit("--verify-attestation " + Quote(dir_.path() / "check.dsse.json") + " --trusted-key " +
-                 Quote((key ? *key : keys_).pub) + " " + Quote(input));
+    WriteText(dir_.path() / "check.dsse.json", envelope_text);
+    return Audit("--verify-attestation " + ShellQuote(dir_.path() / "check.dsse.json") + " --trusted-key " +
+                 ShellQuote((key ? *key : keys_).pub) + " " + ShellQuote(input));
   }
   TempDir dir_;
   KeyPair keys_;
@@ -162,10 +151,10 @@ TEST_F(Attestation, EnvelopeTheToolWritesVerifiesWithOpenssl) {
   const boost::json::array& subjects = s.at("subject").as_array();
   ASSERT_EQ(subjects.size(), 2u);
   EXPECT_EQ(subjects[0].at("name"), "header.json");
-  EXPECT_EQ(subjects[0].at("digest").at("sha256").as_string(), Sha256Hex(Slurp(rounds_[1].dir / "header.json")));
+  EXPECT_EQ(subjects[0].at("digest").at("sha256").as_string(), Sha256Hex(ReadText(rounds_[1].dir / "header.json")));
   EXPECT_EQ(subjects[1].at("name"), "weights.safetensors");
   EXPECT_EQ(subjects[1].at("digest").at("sha256").as_string(),
-            Sha256Hex(Slurp(rounds_[1].dir / "weights.safetensors")));
+            Sha256Hex(ReadText(rounds_[1].dir / "weights.safetensors")));
   const boost::json::object& p = s.at("predicate").as_object();
   EXPECT_EQ(p.at("verdict"), "pass");
   EXPECT_EQ(p.at("kind"), "lensemble");
@@ -199,20 +188,21 @@ key.verify(base64.b64decode(signature['sig'], validate=True), pae)  # raises Inv
 statement = json.loads(payload)
 print('verified', statement['_type'], statement['predicate']['verdict'])
 )";
-  Spit(dir_.path() / "verify.py", script);
-  const CommandResult run = RunCommand("/usr/bin/python3 " + Quote(dir_.path() / "verify.py") + " " +
-                                       Quote(dir_.path() / "round.dsse.json") + " " + Quote(keys_.pub) + " 2>&1");
+  WriteText(dir_.path() / "verify.py", script);
+  const CommandResult run =
+      RunCommand("/usr/bin/python3 " + ShellQuote(dir_.path() / "verify.py") + " " +
+                 ShellQuote(dir_.path() / "round.dsse.json") + " " + ShellQuote(keys_.pub) + " 2>&1");
   EXPECT_EQ(run.exit_code, 0) << run.output;
   EXPECT_EQ(run.output, "verified https://in-toto.io/Statement/v1 pass\n");
   const CommandResult foreign =
-      RunCommand("/usr/bin/python3 " + Quote(dir_.path() / "verify.py") + " " + Quote(dir_.path() / "round.dsse.json") +
-                 " " + Quote(foreign_.pub) + " 2>&1");
+      RunCommand("/usr/bin/python3 " + ShellQuote(dir_.path() / "verify.py") + " " +
+                 ShellQuote(dir_.path() / "round.dsse.json") + " " + ShellQuote(foreign_.pub) + " 2>&1");
   EXPECT_NE(foreign.exit_code, 0) << foreign.output;
 }
 
 TEST_F(Attestation, EnvelopeSignedByOpensslVerifiesWithTheTool) {
   // A statement written here, not by the tool: subjects hashed by sha256sum.
-  auto digest = [](const fs::path& file) { return RunCommand("sha256sum " + Quote(file)).output.substr(0, 64); };
+  auto digest = [](const fs::path& file) { return RunCommand("sha256sum " + ShellQuote(file)).output.substr(0, 64); };
   boost::json::object statement{
       {"_type", "https://in-toto.io/Statement/v1"},
       {"subject",
@@ -245,13 +235,13 @@ TEST_F(Attestation, TwoRunsSignByteIdenticalStatements) {
 
 TEST_F(Attestation, AFailingAuditIsSignedTooAndItsVerdictFailsVerification) {
   // Tampered weights: the audit fails (exit 1) and still signs what it found.
-  std::string weights = Slurp(rounds_[1].dir / "weights.safetensors");
+  std::string weights = ReadText(rounds_[1].dir / "weights.safetensors");
   weights.back() = static_cast<char>(weights.back() ^ 1);
-  Spit(rounds_[1].dir / "weights.safetensors", weights);
-  const CommandResult run = Audit("--attest " + Quote(keys_.key) + " --attestation-out " +
-                                  Quote(dir_.path() / "failed.dsse.json") + " " + Quote(rounds_[1].dir));
+  WriteText(rounds_[1].dir / "weights.safetensors", weights);
+  const CommandResult run = Audit("--attest " + ShellQuote(keys_.key) + " --attestation-out " +
+                                  ShellQuote(dir_.path() / "failed.dsse.json") + " " + ShellQuote(rounds_[1].dir));
   EXPECT_EQ(run.exit_code, 1) << run.output;
-  const std::string envelope = Slurp(dir_.path() / "failed.dsse.json");
+  const std::string envelope = ReadText(dir_.path() / "failed.dsse.json");
   const boost::json::value p = boost::json::parse(ReadEnvelope(envelope).payload).at("predicate");
   EXPECT_EQ(p.at("verdict"), "fail");
   EXPECT_EQ(p.at("findings").at(0).at("rule"), "hash-mismatch");
@@ -271,7 +261,7 @@ TEST_F(Attestation, NearMissAVerifiedStatementOfAnUnchangedInputHasNoFinding) {
   EXPECT_EQ(run.exit_code, 0) << run.output;
   EXPECT_EQ(run.output.find("attest-"), std::string::npos) << run.output;
   // The report lists the input's files as they hash now.
-  const std::string weights = Slurp(rounds_[1].dir / "weights.safetensors");
+  const std::string weights = ReadText(rounds_[1].dir / "weights.safetensors");
   EXPECT_NE(run.output.find("    weights.safetensors  " + std::to_string(weights.size()) + " bytes  sha256 " +
                             Sha256Hex(weights)),
             std::string::npos)
@@ -298,7 +288,7 @@ TEST_F(Attestation, FlippedSignatureByteIsRefused) {
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(run.output.find("[attest-signature-invalid CHECKPOINT_INTEGRITY]"), std::string::npos) << run.output;
   // A payload type changed after signing is the same refusal: the type is signed too.
-  Envelope retyped = ReadEnvelope(Slurp(dir_.path() / "r.dsse.json"));
+  Envelope retyped = ReadEnvelope(ReadText(dir_.path() / "r.dsse.json"));
   retyped.payload_type = "application/json";
   EXPECT_NE(Verify(WriteEnvelope(retyped), rounds_[1].dir).output.find("[attest-signature-invalid"), std::string::npos);
 }
@@ -331,10 +321,10 @@ TEST_F(Attestation, WrongPayloadTypeIsRefused) {
 
 TEST_F(Attestation, OneChangedByteOfTheInputIsASubjectMismatch) {
   const std::string envelope = Attest(1, "r.dsse.json");
-  const std::string before = Sha256Hex(Slurp(rounds_[1].dir / "weights.safetensors"));
-  std::string weights = Slurp(rounds_[1].dir / "weights.safetensors");
+  const std::string before = Sha256Hex(ReadText(rounds_[1].dir / "weights.safetensors"));
+  std::string weights = ReadText(rounds_[1].dir / "weights.safetensors");
   weights[weights.size() - 5] = static_cast<char>(weights[weights.size() - 5] ^ 0x10);
-  Spit(rounds_[1].dir / "weights.safetensors", weights);
+  WriteText(rounds_[1].dir / "weights.safetensors", weights);
   const CommandResult run = Verify(envelope, rounds_[1].dir);
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(
@@ -346,7 +336,7 @@ TEST_F(Attestation, OneChangedByteOfTheInputIsASubjectMismatch) {
   EXPECT_EQ(run.output.find("header.json: error"), std::string::npos) << run.output;
 
   // A file added after the audit is one too; so is a missing one.
-  Spit(rounds_[2].dir / "notes.txt", "hello");
+  WriteText(rounds_[2].dir / "notes.txt", "hello");
   // (the stray file fails round 2's audit: the statement is signed all the same)
   const CommandResult added = Verify(Attest(2, "r2.dsse.json", "", 1), rounds_[0].dir);
   EXPECT_NE(added.output.find("error: The statement's subject 'notes.txt' is not a file of the input now."),
@@ -397,7 +387,7 @@ TEST_F(Attestation, StatementAndEnvelopeThatDoNotParseAreRefused) {
 }
 
 TEST_F(Attestation, MalformedKeysAreUsageErrors) {
-  const std::string pem = Slurp(keys_.pub);
+  const std::string pem = ReadText(keys_.pub);
   struct Case {
     std::string text;
     std::string message;
@@ -408,13 +398,14 @@ TEST_F(Attestation, MalformedKeysAreUsageErrors) {
       {"-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA!!!\n-----END PUBLIC KEY-----\n", "the PEM body is not base64"},
       {"-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA\n-----END PUBLIC KEY-----\n",
        "the PEM body is not one DER SubjectPublicKeyInfo"},
-      {Slurp(keys_.key), "a PEM 'PRIVATE KEY' block, not 'PUBLIC KEY'"},
+      {ReadText(keys_.key), "a PEM 'PRIVATE KEY' block, not 'PUBLIC KEY'"},
       {"junk\n" + pem, "text before the PEM -----BEGIN line"},
   };
   for (const Case& c : cases) {
-    Spit(dir_.path() / "bad.pem", c.text);
-    const CommandResult run = Audit("--verify-attestation " + Quote(dir_.path() / "whatever.json") + " --trusted-key " +
-                                    Quote(dir_.path() / "bad.pem") + " " + Quote(rounds_[0].dir));
+    WriteText(dir_.path() / "bad.pem", c.text);
+    const CommandResult run =
+        Audit("--verify-attestation " + ShellQuote(dir_.path() / "whatever.json") + " --trusted-key " +
+              ShellQuote(dir_.path() / "bad.pem") + " " + ShellQuote(rounds_[0].dir));
     EXPECT_EQ(run.exit_code, 2) << c.message;
     EXPECT_NE(run.output.find("ckpt-audit: --trusted-key '" + (dir_.path() / "bad.pem").string() + "': " + c.message),
               std::string::npos)
@@ -422,14 +413,14 @@ TEST_F(Attestation, MalformedKeysAreUsageErrors) {
   }
   // An RSA key is named as what it is; a public key is no signing key.
   const CommandResult rsa = RunCommand("openssl genpkey -algorithm rsa -pkeyopt rsa_keygen_bits:1024 -out " +
-                                       Quote(dir_.path() / "rsa.pem") + " 2>&1");
+                                       ShellQuote(dir_.path() / "rsa.pem") + " 2>&1");
   ASSERT_EQ(rsa.exit_code, 0) << rsa.output;
-  CommandResult run = Audit("--attest " + Quote(dir_.path() / "rsa.pem") + " --attestation-out " +
-                            Quote(dir_.path() / "x.json") + " " + Quote(rounds_[0].dir));
+  CommandResult run = Audit("--attest " + ShellQuote(dir_.path() / "rsa.pem") + " --attestation-out " +
+                            ShellQuote(dir_.path() / "x.json") + " " + ShellQuote(rounds_[0].dir));
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.output.find("': an RSA key, not an Ed25519 key"), std::string::npos) << run.output;
-  run = Audit("--attest " + Quote(keys_.pub) + " --attestation-out " + Quote(dir_.path() / "x.json") + " " +
-              Quote(rounds_[0].dir));
+  run = Audit("--attest " + ShellQuote(keys_.pub) + " --attestation-out " + ShellQuote(dir_.path() / "x.json") + " " +
+              ShellQuote(rounds_[0].dir));
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.output.find("a PEM 'PUBLIC KEY' block, not 'PRIVATE KEY'"), std::string::npos) << run.output;
   EXPECT_FALSE(fs::exists(dir_.path() / "x.json"));
@@ -438,50 +429,51 @@ TEST_F(Attestation, MalformedKeysAreUsageErrors) {
 TEST_F(Attestation, APrivateKeyReadableByOthersIsAWarning) {
   fs::permissions(keys_.key,
                   fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
-  const CommandResult run = Audit("--attest " + Quote(keys_.key) + " --attestation-out " +
-                                  Quote(dir_.path() / "r.json") + " " + Quote(rounds_[0].dir));
+  const CommandResult run = Audit("--attest " + ShellQuote(keys_.key) + " --attestation-out " +
+                                  ShellQuote(dir_.path() / "r.json") + " " + ShellQuote(rounds_[0].dir));
   EXPECT_EQ(run.exit_code, 0);
   EXPECT_NE(run.output.find("ckpt-audit: warning: the private key '" + keys_.key.string() +
                             "' is readable by others than its owner; chmod 600 it"),
             std::string::npos)
       << run.output;
   fs::permissions(keys_.key, fs::perms::owner_read | fs::perms::owner_write);
-  EXPECT_EQ(Audit("--attest " + Quote(keys_.key) + " --attestation-out " + Quote(dir_.path() / "r.json") + " " +
-                  Quote(rounds_[0].dir))
+  EXPECT_EQ(Audit("--attest " + ShellQuote(keys_.key) + " --attestation-out " + ShellQuote(dir_.path() / "r.json") +
+                  " " + ShellQuote(rounds_[0].dir))
                 .output.find("warning: the private key"),
             std::string::npos);
 }
 
 TEST_F(Attestation, SeveralInputsSignOneStatementEachIntoAFolder) {
-  const CommandResult run = Audit("--attest " + Quote(keys_.key) + " --attestation-out " + Quote(dir_.path() / "out") +
-                                  " " + Quote(dir_.path() / "history"));  // a folder of rounds: three audits
+  const CommandResult run =
+      Audit("--attest " + ShellQuote(keys_.key) + " --attestation-out " + ShellQuote(dir_.path() / "out") + " " +
+            ShellQuote(dir_.path() / "history"));  // a folder of rounds: three audits
   EXPECT_EQ(run.exit_code, 0) << run.output;
   for (const char* name : {"round-0000", "round-0001", "round-0002"}) {
     const fs::path envelope = dir_.path() / "out" / (std::string(name) + ".audit.dsse.json");
     ASSERT_TRUE(fs::exists(envelope)) << envelope;
-    EXPECT_EQ(Verify(Slurp(envelope), dir_.path() / "history" / name).exit_code, 0);
+    EXPECT_EQ(Verify(ReadText(envelope), dir_.path() / "history" / name).exit_code, 0);
   }
   // Statements are never written into what is audited.
-  const CommandResult inside = Audit("--attest " + Quote(keys_.key) + " --attestation-out " +
-                                     Quote(rounds_[0].dir / "x.json") + " " + Quote(rounds_[0].dir));
+  const CommandResult inside = Audit("--attest " + ShellQuote(keys_.key) + " --attestation-out " +
+                                     ShellQuote(rounds_[0].dir / "x.json") + " " + ShellQuote(rounds_[0].dir));
   EXPECT_EQ(inside.exit_code, 2) << inside.output;
   EXPECT_FALSE(fs::exists(rounds_[0].dir / "x.json"));
 }
 
 TEST_F(Attestation, ATarOrASingleFileIsItsOwnSubject) {
   const fs::path tar = dir_.path() / "round-1.tar";
-  ASSERT_EQ(RunCommand("tar -cf " + Quote(tar) + " -C " + Quote(rounds_[1].dir) + " . 2>&1").exit_code, 0);
+  ASSERT_EQ(RunCommand("tar -cf " + ShellQuote(tar) + " -C " + ShellQuote(rounds_[1].dir) + " . 2>&1").exit_code, 0);
   const fs::path weights = dir_.path() / "model.safetensors";
   fs::copy_file(rounds_[1].dir / "weights.safetensors", weights);
   for (const fs::path& input : {tar, weights}) {
-    const CommandResult run = Audit("--attest " + Quote(keys_.key) + " --attestation-out " +
-                                    Quote(dir_.path() / "one.dsse.json") + " " + Quote(input));
+    const CommandResult run = Audit("--attest " + ShellQuote(keys_.key) + " --attestation-out " +
+                                    ShellQuote(dir_.path() / "one.dsse.json") + " " + ShellQuote(input));
     EXPECT_EQ(run.exit_code, 0) << run.output;
-    const std::string envelope = Slurp(dir_.path() / "one.dsse.json");
+    const std::string envelope = ReadText(dir_.path() / "one.dsse.json");
     const boost::json::value s = boost::json::parse(ReadEnvelope(envelope).payload);
     ASSERT_EQ(s.at("subject").as_array().size(), 1u);
     EXPECT_EQ(s.at("subject").at(0).at("name").as_string(), input.filename().string());
-    EXPECT_EQ(s.at("subject").at(0).at("digest").at("sha256").as_string(), Sha256Hex(Slurp(input)));
+    EXPECT_EQ(s.at("subject").at(0).at("digest").at("sha256").as_string(), Sha256Hex(ReadText(input)));
     EXPECT_EQ(Verify(envelope, input).exit_code, 0);
   }
 }
@@ -495,23 +487,24 @@ TEST(AttestedChain, FortySignedRoundsProveTheSameHistoryAsTheArtifacts) {
   std::vector<Round> rounds = WriteHistory(dir.path() / "history", 40);
   // Damage as real histories see it: round 17's weights changed after publishing (it fails
   // its audit, so round 18 links to an untrusted parent), and round 30 is missing (a gap).
-  std::string weights = Slurp(rounds[17].dir / "weights.safetensors");
+  std::string weights = ReadText(rounds[17].dir / "weights.safetensors");
   weights.back() = static_cast<char>(weights.back() ^ 1);
-  Spit(rounds[17].dir / "weights.safetensors", weights);
+  WriteText(rounds[17].dir / "weights.safetensors", weights);
   fs::remove_all(rounds[30].dir);
   fs::create_directories(dir.path() / "envelopes");
   for (std::size_t i = 0; i < rounds.size(); ++i) {
     if (i == 30) continue;
-    const CommandResult run = Audit("--attest " + Quote(keys.key) + " --attestation-out " +
-                                    Quote(dir.path() / "envelopes" / ("round-" + std::to_string(i) + ".dsse.json")) +
-                                    " " + Quote(rounds[i].dir));
+    const CommandResult run =
+        Audit("--attest " + ShellQuote(keys.key) + " --attestation-out " +
+              ShellQuote(dir.path() / "envelopes" / ("round-" + std::to_string(i) + ".dsse.json")) + " " +
+              ShellQuote(rounds[i].dir));
     ASSERT_TRUE(run.exit_code == 0 || (i == 17 && run.exit_code == 1)) << i << run.output;
   }
-  const CommandResult from_artifacts = Chain("--format json " + Quote(dir.path() / "history"));
+  const CommandResult from_artifacts = Chain("--format json " + ShellQuote(dir.path() / "history"));
   fs::rename(dir.path() / "history", dir.path() / "gone");  // nothing but the envelopes is left
   const auto start = std::chrono::steady_clock::now();
   const CommandResult from_envelopes =
-      Chain("--format json --trusted-key " + Quote(keys.pub) + " " + Quote(dir.path() / "envelopes"));
+      Chain("--format json --trusted-key " + ShellQuote(keys.pub) + " " + ShellQuote(dir.path() / "envelopes"));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << "envelope-only proof of 39 rounds: " << seconds << " s\n";
   EXPECT_EQ(from_artifacts.exit_code, 1);
@@ -556,19 +549,19 @@ TEST(AttestedChain, FortySignedRoundsProveTheSameHistoryAsTheArtifacts) {
 // wmcp_version are checked against the first new round as a parent's are.
 TEST_F(Attestation, ASignedStatementIsATrustedParent) {
   const std::vector<Round> more = WriteHistory(dir_.path() / "long", 6);
-  ASSERT_EQ(Audit("--attest " + Quote(keys_.key) + " --attestation-out " + Quote(dir_.path() / "r3.dsse.json") + " " +
-                  Quote(more[3].dir))
+  ASSERT_EQ(Audit("--attest " + ShellQuote(keys_.key) + " --attestation-out " +
+                  ShellQuote(dir_.path() / "r3.dsse.json") + " " + ShellQuote(more[3].dir))
                 .exit_code,
             0);
-  const std::string newer = " " + Quote(more[4].dir) + " " + Quote(more[5].dir);
-  CommandResult run =
-      Chain("--trusted-key " + Quote(keys_.pub) + " --trusted-parent " + Quote(dir_.path() / "r3.dsse.json") + newer);
+  const std::string newer = " " + ShellQuote(more[4].dir) + " " + ShellQuote(more[5].dir);
+  CommandResult run = Chain("--trusted-key " + ShellQuote(keys_.pub) + " --trusted-parent " +
+                            ShellQuote(dir_.path() / "r3.dsse.json") + newer);
   EXPECT_EQ(run.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("2 artifacts in the history (2 found): 2 passed, 0 failed; 0 findings"), std::string::npos)
       << run.output;
   // A statement signed by another key is no trusted parent: a usage error.
-  run = Chain("--trusted-key " + Quote(foreign_.pub) + " --trusted-parent " + Quote(dir_.path() / "r3.dsse.json") +
-              newer);
+  run = Chain("--trusted-key " + ShellQuote(foreign_.pub) + " --trusted-parent " +
+              ShellQuote(dir_.path() / "r3.dsse.json") + newer);
   EXPECT_EQ(run.exit_code, 2) << run.output;
   EXPECT_NE(run.output.find("is not a verified statement of a round that passed"), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("[attest-foreign-key]"), std::string::npos) << run.output;
@@ -585,19 +578,19 @@ class Derivation : public ::testing::Test {
     }
     keys_ = MakeKeyPair(dir_.path(), "airlock");
     const CommandResult made =
-        RunCommand("/usr/bin/python3 tests/torch/make_derivations.py " + Quote(dir_.path()) + " 2>&1");
+        RunCommand("/usr/bin/python3 tests/torch/make_derivations.py " + ShellQuote(dir_.path()) + " 2>&1");
     ASSERT_EQ(made.exit_code, 0) << made.output;
   }
   // Signs `form`'s record (edited by `edit`) and verifies it against the output and input.
   CommandResult Verify(const std::string& form, const std::function<void(boost::json::object&)>& edit = {},
                        bool with_input = true) {
-    boost::json::value statement = boost::json::parse(Slurp(dir_.path() / (form + ".payload.json")));
+    boost::json::value statement = boost::json::parse(ReadText(dir_.path() / (form + ".payload.json")));
     if (edit) edit(statement.as_object());
-    Spit(dir_.path() / "record.dsse.json",
-         SignWithOpenssl(dir_.path(), kInToto, boost::json::serialize(statement), keys_));
-    return Audit("--verify-derivation " + Quote(dir_.path() / "record.dsse.json") + " --trusted-key " +
-                 Quote(keys_.pub) + " " + Quote(dir_.path() / (form + ".safetensors")) +
-                 (with_input ? " --derived-from " + Quote(dir_.path() / (form + ".pt")) : std::string()));
+    WriteText(dir_.path() / "record.dsse.json",
+              SignWithOpenssl(dir_.path(), kInToto, boost::json::serialize(statement), keys_));
+    return Audit("--verify-derivation " + ShellQuote(dir_.path() / "record.dsse.json") + " --trusted-key " +
+                 ShellQuote(keys_.pub) + " " + ShellQuote(dir_.path() / (form + ".safetensors")) +
+                 (with_input ? " --derived-from " + ShellQuote(dir_.path() / (form + ".pt")) : std::string()));
   }
   static boost::json::object& Tensor(boost::json::object& statement, const std::string& name) {
     for (boost::json::value& t : statement["predicate"].as_object()["tensors"].as_array()) {
@@ -666,14 +659,14 @@ TEST_F(Derivation, SourceRangeThatDoesNotMatchIsRefused) {
 
 TEST_F(Derivation, InputOrOutputThatChangedIsRefused) {
   // One byte of the input (in a tensor's storage): its digest and that tensor's source.
-  std::string input = Slurp(dir_.path() / "legacy.pt");
-  const boost::json::value statement = boost::json::parse(Slurp(dir_.path() / "legacy.payload.json"));
+  std::string input = ReadText(dir_.path() / "legacy.pt");
+  const boost::json::value statement = boost::json::parse(ReadText(dir_.path() / "legacy.payload.json"));
   std::int64_t offset = 0;
   for (const boost::json::value& t : statement.at("predicate").at("tensors").as_array()) {
     if (t.at("name") == "encoder.weight") offset = t.at("source").at("offset_bytes").as_int64();
   }
   input[static_cast<std::size_t>(offset)] = static_cast<char>(input[static_cast<std::size_t>(offset)] ^ 1);
-  Spit(dir_.path() / "legacy.pt", input);
+  WriteText(dir_.path() / "legacy.pt", input);
   CommandResult run = Verify("legacy");
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(
@@ -684,9 +677,9 @@ TEST_F(Derivation, InputOrOutputThatChangedIsRefused) {
   EXPECT_NE(run.output.find("error: Tensor 'encoder.weight''s bytes in 'storage:"), std::string::npos) << run.output;
 
   // One byte of the output: the subject and the tensor it falls in.
-  std::string output = Slurp(dir_.path() / "zip.safetensors");
+  std::string output = ReadText(dir_.path() / "zip.safetensors");
   output.back() = static_cast<char>(output.back() ^ 1);
-  Spit(dir_.path() / "zip.safetensors", output);
+  WriteText(dir_.path() / "zip.safetensors", output);
   run = Verify("zip", {}, false);
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(run.output.find("error: The output's SHA-256 is " + Sha256Hex(output) +

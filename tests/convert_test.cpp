@@ -20,18 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void Spit(const fs::path& path, std::string_view text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-}
-
-std::string Quote(const fs::path& path) { return "'" + path.string() + "'"; }
-
 CommandResult Convert(const std::string& args) {
   return RunCommand(std::string(CKPT_CONVERT_BIN) + " " + args + " 2>&1");
 }
@@ -48,7 +36,7 @@ class ConvertTorch : public ::testing::Test {
     }
     dir_ = new TempDir();
     const CommandResult made =
-        RunCommand("/usr/bin/python3 tests/torch/make_convert_cases.py " + Quote(dir_->path()) + " 2>&1");
+        RunCommand("/usr/bin/python3 tests/torch/make_convert_cases.py " + ShellQuote(dir_->path()) + " 2>&1");
     ASSERT_EQ(made.exit_code, 0) << made.output;
   }
   static void TearDownTestSuite() {
@@ -60,8 +48,8 @@ class ConvertTorch : public ::testing::Test {
   }
   static fs::path Path(const std::string& name) { return dir_->path() / name; }
   static CommandResult Check(const std::string& input, const fs::path& output) {
-    return RunCommand("/usr/bin/python3 tests/torch/check_converted.py " + Quote(Path("expected.json")) + " " + input +
-                      " " + Quote(output) + " 2>&1");
+    return RunCommand("/usr/bin/python3 tests/torch/check_converted.py " + ShellQuote(Path("expected.json")) + " " +
+                      input + " " + ShellQuote(output) + " 2>&1");
   }
   static inline TempDir* dir_ = nullptr;
   static inline std::string missing_;
@@ -71,73 +59,73 @@ TEST_F(ConvertTorch, EveryCheckpointConvertsToWhatTorchLoadGives) {
   for (const char* input : {"zip.pt", "legacy.pt", "training.pt"}) {
     SCOPED_TRACE(input);
     const fs::path output = Path(std::string(input) + ".safetensors");
-    const CommandResult run = Convert(Quote(Path(input)) + " -o " + Quote(output));
+    const CommandResult run = Convert(ShellQuote(Path(input)) + " -o " + ShellQuote(output));
     EXPECT_EQ(run.exit_code, 0) << run.output;
     EXPECT_TRUE(Has(run.output, "ckpt-convert: wrote " + output.string() + " (12 tensors, 1 aliases)")) << run.output;
     const CommandResult checked = Check(input, output);
     EXPECT_EQ(checked.exit_code, 0) << checked.output;
     EXPECT_EQ(checked.output, "ok 12 tensors\n");
     // The output passes the audit of a plain safetensors file.
-    EXPECT_EQ(Audit(Quote(output)).exit_code, 0);
+    EXPECT_EQ(Audit(ShellQuote(output)).exit_code, 0);
   }
 }
 
 TEST_F(ConvertTorch, TwoConversionsGiveTheSameBytesAndRecord) {
   if (std::system("openssl version >/dev/null 2>&1") != 0) GTEST_SKIP() << "openssl is missing";
-  ASSERT_EQ(RunCommand("openssl genpkey -algorithm ed25519 -out " + Quote(Path("key.pem")) + " && chmod 600 " +
-                       Quote(Path("key.pem")) + " && openssl pkey -in " + Quote(Path("key.pem")) + " -pubout -out " +
-                       Quote(Path("pub.pem")))
+  ASSERT_EQ(RunCommand("openssl genpkey -algorithm ed25519 -out " + ShellQuote(Path("key.pem")) + " && chmod 600 " +
+                       ShellQuote(Path("key.pem")) + " && openssl pkey -in " + ShellQuote(Path("key.pem")) +
+                       " -pubout -out " + ShellQuote(Path("pub.pem")))
                 .exit_code,
             0);
   // Two runs into two folders, the same file names: byte-identical outputs and records.
   for (const char* folder : {"one", "two"}) {
     fs::create_directories(Path(folder));
     const CommandResult run =
-        Convert(Quote(Path("training.pt")) + " -o " + Quote(Path(folder) / "model.st") + " --attest " +
-                Quote(Path("key.pem")) + " --record " + Quote(Path(folder) / "model.dsse.json"));
+        Convert(ShellQuote(Path("training.pt")) + " -o " + ShellQuote(Path(folder) / "model.st") + " --attest " +
+                ShellQuote(Path("key.pem")) + " --record " + ShellQuote(Path(folder) / "model.dsse.json"));
     ASSERT_EQ(run.exit_code, 0) << run.output;
   }
-  EXPECT_EQ(Slurp(Path("one/model.st")), Slurp(Path("two/model.st")));
-  EXPECT_EQ(Slurp(Path("one/model.dsse.json")), Slurp(Path("two/model.dsse.json")));
+  EXPECT_EQ(ReadText(Path("one/model.st")), ReadText(Path("two/model.st")));
+  EXPECT_EQ(ReadText(Path("one/model.dsse.json")), ReadText(Path("two/model.dsse.json")));
   // A destination folder that does not exist is a tool error; nothing is written.
-  EXPECT_EQ(Convert(Quote(Path("training.pt")) + " -o " + Quote(Path("absent/model.st"))).exit_code, 2);
+  EXPECT_EQ(Convert(ShellQuote(Path("training.pt")) + " -o " + ShellQuote(Path("absent/model.st"))).exit_code, 2);
   EXPECT_FALSE(fs::exists(Path("absent")));
 
   // The record verifies, against the output alone and with the input; it lists what is not carried.
-  CommandResult verified =
-      Audit("--verify-derivation " + Quote(Path("one/model.dsse.json")) + " --trusted-key " + Quote(Path("pub.pem")) +
-            " " + Quote(Path("one/model.st")) + " --derived-from " + Quote(Path("training.pt")));
+  CommandResult verified = Audit("--verify-derivation " + ShellQuote(Path("one/model.dsse.json")) + " --trusted-key " +
+                                 ShellQuote(Path("pub.pem")) + " " + ShellQuote(Path("one/model.st")) +
+                                 " --derived-from " + ShellQuote(Path("training.pt")));
   EXPECT_EQ(verified.exit_code, 0) << verified.output;
-  EXPECT_EQ(Audit("--verify-derivation " + Quote(Path("one/model.dsse.json")) + " --trusted-key " +
-                  Quote(Path("pub.pem")) + " " + Quote(Path("two/model.st")))
+  EXPECT_EQ(Audit("--verify-derivation " + ShellQuote(Path("one/model.dsse.json")) + " --trusted-key " +
+                  ShellQuote(Path("pub.pem")) + " " + ShellQuote(Path("two/model.st")))
                 .exit_code,
             0);
-  const boost::json::value record = boost::json::parse(Slurp(Path("one/model.dsse.json")));
+  const boost::json::value record = boost::json::parse(ReadText(Path("one/model.dsse.json")));
   const boost::json::value statement =
       boost::json::parse(Base64Decode(std::string(record.at("payload").as_string())).value());
-  const boost::json::value expected = boost::json::parse(Slurp(Path("expected.json")));
+  const boost::json::value expected = boost::json::parse(ReadText(Path("expected.json")));
   EXPECT_EQ(statement.at("predicate").at("not_carried"), expected.at("training.pt").at("not_carried"));
   EXPECT_EQ(statement.at("predicate").at("aliases").at("model.tied.embedding").as_string(), "model.encoder.weight");
   EXPECT_EQ(statement.at("subject").at(0).at("name").as_string(), "model.st");
   // Any DSSE/Ed25519 verifier accepts it: openssl over the pre-authentication encoding.
   const std::string payload = Base64Decode(std::string(record.at("payload").as_string())).value();
   const std::string type = "application/vnd.in-toto+json";
-  Spit(Path("pae.bin"),
-       "DSSEv1 " + std::to_string(type.size()) + " " + type + " " + std::to_string(payload.size()) + " " + payload);
-  Spit(Path("sig.bin"), Base64Decode(std::string(record.at("signatures").at(0).at("sig").as_string())).value());
+  WriteText(Path("pae.bin"), "DSSEv1 " + std::to_string(type.size()) + " " + type + " " +
+                                 std::to_string(payload.size()) + " " + payload);
+  WriteText(Path("sig.bin"), Base64Decode(std::string(record.at("signatures").at(0).at("sig").as_string())).value());
   const CommandResult openssl =
-      RunCommand("openssl pkeyutl -verify -pubin -inkey " + Quote(Path("pub.pem")) + " -rawin -in " +
-                 Quote(Path("pae.bin")) + " -sigfile " + Quote(Path("sig.bin")) + " 2>&1");
+      RunCommand("openssl pkeyutl -verify -pubin -inkey " + ShellQuote(Path("pub.pem")) + " -rawin -in " +
+                 ShellQuote(Path("pae.bin")) + " -sigfile " + ShellQuote(Path("sig.bin")) + " 2>&1");
   EXPECT_TRUE(Has(openssl.output, "Signature Verified Successfully")) << openssl.output;
 
   // A Lensemble output's record names every file of the artifact.
-  const CommandResult artifact = Convert(Quote(Path("round.pt")) + " --lensemble " + Quote(Path("signed-artifact")) +
-                                         " --round 0 --parent none --wmcp w --config-hash " + std::string(64, '0') +
-                                         " --shard-size 4000 --attest " + Quote(Path("key.pem")) + " --record " +
-                                         Quote(Path("artifact.dsse.json")));
+  const CommandResult artifact = Convert(
+      ShellQuote(Path("round.pt")) + " --lensemble " + ShellQuote(Path("signed-artifact")) +
+      " --round 0 --parent none --wmcp w --config-hash " + std::string(64, '0') + " --shard-size 4000 --attest " +
+      ShellQuote(Path("key.pem")) + " --record " + ShellQuote(Path("artifact.dsse.json")));
   ASSERT_EQ(artifact.exit_code, 0) << artifact.output;
   const boost::json::value artifact_record = boost::json::parse(
-      Base64Decode(std::string(boost::json::parse(Slurp(Path("artifact.dsse.json"))).at("payload").as_string()))
+      Base64Decode(std::string(boost::json::parse(ReadText(Path("artifact.dsse.json"))).at("payload").as_string()))
           .value());
   std::set<std::string> named;
   for (const boost::json::value& s : artifact_record.at("subject").as_array())
@@ -161,7 +149,7 @@ TEST_F(ConvertTorch, RefusalsNameTheTensorAndLeaveNothing) {
              "error: Tensor 'b' overlaps tensor 'a' in one storage without being an exact "
              "alias of it. [convert-views-overlap CHECKPOINT_INTEGRITY]"}}) {
     const fs::path output = Path(std::string(c.input) + ".out");
-    const CommandResult run = Convert(Quote(Path(c.input)) + " -o " + Quote(output));
+    const CommandResult run = Convert(ShellQuote(Path(c.input)) + " -o " + ShellQuote(output));
     EXPECT_EQ(run.exit_code, 1) << run.output;
     EXPECT_TRUE(Has(run.output, c.line)) << run.output;
     EXPECT_FALSE(fs::exists(output));
@@ -175,23 +163,23 @@ TEST_F(ConvertTorch, LensembleArtifactsPassTheAuditWithTheIndependentContentHash
   const std::string parent(64, 'a');
   const std::string config(64, '0');
   const CommandResult expected =
-      RunCommand("/usr/bin/python3 tests/torch/lensemble_hash.py " + Quote(Path("round.pt")) + " wmcp-1.0 3 " + parent +
-                 " encoder,predictor 2>&1");
+      RunCommand("/usr/bin/python3 tests/torch/lensemble_hash.py " + ShellQuote(Path("round.pt")) + " wmcp-1.0 3 " +
+                 parent + " encoder,predictor 2>&1");
   ASSERT_EQ(expected.exit_code, 0) << expected.output;
   const std::string hash = expected.output.substr(0, 64);
   for (const char* shards : {"", " --shard-size 4000"}) {
     SCOPED_TRACE(shards);
     const fs::path dir = Path(std::string("artifact") + (shards[0] ? "-sharded" : ""));
-    std::string args = Quote(Path("round.pt"));
-    args.append(" --lensemble ").append(Quote(dir)).append(" --round 3 --parent ").append(parent);
+    std::string args = ShellQuote(Path("round.pt"));
+    args.append(" --lensemble ").append(ShellQuote(dir)).append(" --round 3 --parent ").append(parent);
     args.append(" --wmcp wmcp-1.0 --config-hash ").append(config).append(" --created-at 2026-11-30T00:00:00Z");
     const CommandResult run = Convert(args.append(shards));
     ASSERT_EQ(run.exit_code, 0) << run.output;
     EXPECT_TRUE(Has(run.output, "content_hash " + hash)) << run.output;
-    const CommandResult audited = Audit("--expect-hash " + hash + " " + Quote(dir));
+    const CommandResult audited = Audit("--expect-hash " + hash + " " + ShellQuote(dir));
     EXPECT_EQ(audited.exit_code, 0) << audited.output;
     EXPECT_TRUE(Has(audited.output, "content_hash " + hash + " (recomputed, matches header.json)")) << audited.output;
-    const boost::json::value header = boost::json::parse(Slurp(dir / "header.json"));
+    const boost::json::value header = boost::json::parse(ReadText(dir / "header.json"));
     EXPECT_EQ(header.at("schema_version").as_int64(), 2);
     EXPECT_EQ(header.at("hash_algorithm").as_string(), "sha256");
     EXPECT_EQ(header.at("round_index").as_int64(), 3);
@@ -212,14 +200,14 @@ TEST_F(ConvertTorch, LensembleArtifactsPassTheAuditWithTheIndependentContentHash
             "error: Tensor 'predictor.steps' is I64; a Lensemble artifact carries F32, BF16 and F16 tensors "
             "only. [convert-group-refused CHECKPOINT_INTEGRITY]"}}) {
     const fs::path dir = Path(input + ".artifact");
-    const CommandResult run = Convert(Quote(Path(input)) + " --lensemble " + Quote(dir) +
+    const CommandResult run = Convert(ShellQuote(Path(input)) + " --lensemble " + ShellQuote(dir) +
                                       " --round 0 --parent none --wmcp w --config-hash " + config);
     EXPECT_EQ(run.exit_code, 1) << run.output;
     EXPECT_TRUE(Has(run.output, line)) << run.output;
     EXPECT_FALSE(fs::exists(dir));
   }
   // The near miss: the same group widened on the command line converts.
-  EXPECT_EQ(Convert(Quote(Path("othergroup.pt")) + " --lensemble " + Quote(Path("widened")) +
+  EXPECT_EQ(Convert(ShellQuote(Path("othergroup.pt")) + " --lensemble " + ShellQuote(Path("widened")) +
                     " --round 0 --parent none --wmcp w --config-hash " + config + " --groups encoder,decoder")
                 .exit_code,
             0);
@@ -257,19 +245,19 @@ TEST(ConvertRefusals, MathBitBigEndianAndPayloadsAreRefused) {
                                    kReduce,
                                    kSetItem,
                                    kStop});
-  Spit(dir.path() / "neg.pt", TorchZip(negated, {{"0", OneTensorRecord()}}));
+  WriteText(dir.path() / "neg.pt", TorchZip(negated, {{"0", OneTensorRecord()}}));
   std::string conjugated = negated;
   conjugated.replace(conjugated.find(Str("neg")), Str("neg").size(), Str("conj"));
-  Spit(dir.path() / "conj.pt", TorchZip(conjugated, {{"0", OneTensorRecord()}}));
+  WriteText(dir.path() / "conj.pt", TorchZip(conjugated, {{"0", OneTensorRecord()}}));
   std::vector<ZipEntry> entries = TorchZipEntries(OneTensorPickle(), {{"0", OneTensorRecord()}});
   for (ZipEntry& e : entries) {
     if (e.name.ends_with("byteorder")) e.data = "big";
   }
-  Spit(dir.path() / "big.pt", BuildZip(entries));
-  Spit(dir.path() / "payload.pt",
-       TorchZip(StateDictPickle({{"w", "FloatStorage", "0", 6, 0, {2, 3}, {}}}, false,
-                                Cat({Global("posix", "system"), Str("id"), kTuple1, kReduce, kPop})),
-                {{"0", OneTensorRecord()}}));
+  WriteText(dir.path() / "big.pt", BuildZip(entries));
+  WriteText(dir.path() / "payload.pt",
+            TorchZip(StateDictPickle({{"w", "FloatStorage", "0", 6, 0, {2, 3}, {}}}, false,
+                                     Cat({Global("posix", "system"), Str("id"), kTuple1, kReduce, kPop})),
+                     {{"0", OneTensorRecord()}}));
   struct Case {
     const char* input;
     const char* line;
@@ -285,16 +273,17 @@ TEST(ConvertRefusals, MathBitBigEndianAndPayloadsAreRefused) {
                              "bytes are not what safetensors means. [convert-big-endian CHECKPOINT_INTEGRITY]"},
                         Case{"payload.pt", "[pickle-global-unsafe CHECKPOINT_INTEGRITY]"}}) {
     const fs::path output = dir.path() / (std::string(c.input) + ".safetensors");
-    const CommandResult run = Convert(Quote(dir.path() / c.input) + " -o " + Quote(output));
+    const CommandResult run = Convert(ShellQuote(dir.path() / c.input) + " -o " + ShellQuote(output));
     EXPECT_EQ(run.exit_code, 1) << c.input << run.output;
     EXPECT_TRUE(Has(run.output, c.line)) << c.input << run.output;
     EXPECT_FALSE(fs::exists(output)) << c.input;
   }
   // The near miss: the same checkpoint without the bit converts.
-  const CommandResult plain = Convert(Quote(dir.path() / "plain.pt") + " -o " + Quote(dir.path() / "plain.st"));
+  const CommandResult plain =
+      Convert(ShellQuote(dir.path() / "plain.pt") + " -o " + ShellQuote(dir.path() / "plain.st"));
   EXPECT_EQ(plain.exit_code, 2);  // missing input: a tool error, not a refusal
-  Spit(dir.path() / "plain.pt", OneTensorZip());
-  EXPECT_EQ(Convert(Quote(dir.path() / "plain.pt") + " -o " + Quote(dir.path() / "plain.st")).exit_code, 0);
+  WriteText(dir.path() / "plain.pt", OneTensorZip());
+  EXPECT_EQ(Convert(ShellQuote(dir.path() / "plain.pt") + " -o " + ShellQuote(dir.path() / "plain.st")).exit_code, 0);
   EXPECT_TRUE(fs::exists(dir.path() / "plain.st"));
 }
 
@@ -304,9 +293,9 @@ TEST(ConvertRefusals, AFileChangedWhileReadIsRefused) {
   pk::WriteTorchZipFile(input.string(), 64, 1 << 20);  // 256 MiB: the run outlasts the first touch
   const fs::path output = dir.path() / "big.safetensors";
   // Its times change every 20 ms while it is converted (as a writer still appending would).
-  const CommandResult run =
-      RunCommand("( while :; do touch " + Quote(input) + "; sleep 0.02; done ) & toucher=$!; " + CKPT_CONVERT_BIN +
-                 " " + Quote(input) + " -o " + Quote(output) + " 2>&1; status=$?; kill $toucher; exit $status");
+  const CommandResult run = RunCommand(
+      "( while :; do touch " + ShellQuote(input) + "; sleep 0.02; done ) & toucher=$!; " + CKPT_CONVERT_BIN + " " +
+      ShellQuote(input) + " -o " + ShellQuote(output) + " 2>&1; status=$?; kill $toucher; exit $status");
   EXPECT_EQ(run.exit_code, 1) << run.output;
   // The audit's own identity check judges it, naming the checkpoint.
   EXPECT_TRUE(Has(run.output, "error: 'big.pt' changed while being audited: its modification time")) << run.output;
@@ -316,19 +305,20 @@ TEST(ConvertRefusals, AFileChangedWhileReadIsRefused) {
 
 TEST(ConvertUsage, OutputsThatWouldOverwriteOrEscapeAreUsageErrors) {
   TempDir dir;
-  Spit(dir.path() / "plain.pt", pk::OneTensorZip());
-  EXPECT_EQ(Convert(Quote(dir.path() / "plain.pt") + " -o " + Quote(dir.path() / "plain.pt")).exit_code, 2);
-  EXPECT_EQ(Convert(Quote(dir.path() / "plain.pt")).exit_code, 2);
-  EXPECT_EQ(Convert(Quote(dir.path() / "plain.pt") + " -o x.st --attest k.pem").exit_code, 2);
+  WriteText(dir.path() / "plain.pt", pk::OneTensorZip());
+  EXPECT_EQ(Convert(ShellQuote(dir.path() / "plain.pt") + " -o " + ShellQuote(dir.path() / "plain.pt")).exit_code, 2);
+  EXPECT_EQ(Convert(ShellQuote(dir.path() / "plain.pt")).exit_code, 2);
+  EXPECT_EQ(Convert(ShellQuote(dir.path() / "plain.pt") + " -o x.st --attest k.pem").exit_code, 2);
   // An existing file is never replaced.
-  Spit(dir.path() / "taken.st", "keep me");
-  const CommandResult taken = Convert(Quote(dir.path() / "plain.pt") + " -o " + Quote(dir.path() / "taken.st"));
+  WriteText(dir.path() / "taken.st", "keep me");
+  const CommandResult taken =
+      Convert(ShellQuote(dir.path() / "plain.pt") + " -o " + ShellQuote(dir.path() / "taken.st"));
   EXPECT_EQ(taken.exit_code, 2) << taken.output;
   EXPECT_NE(taken.output.find("exists; ckpt-convert only writes new files"), std::string::npos) << taken.output;
-  EXPECT_EQ(Slurp(dir.path() / "taken.st"), "keep me");
-  Spit(dir.path() / "model.safetensors", Slurp(dir.path() / "plain.pt").substr(0, 0) + std::string(16, '\0'));
+  EXPECT_EQ(ReadText(dir.path() / "taken.st"), "keep me");
+  WriteText(dir.path() / "model.safetensors", ReadText(dir.path() / "plain.pt").substr(0, 0) + std::string(16, '\0'));
   const CommandResult not_pickle =
-      Convert(Quote(dir.path() / "model.safetensors") + " -o " + Quote(dir.path() / "out.st"));
+      Convert(ShellQuote(dir.path() / "model.safetensors") + " -o " + ShellQuote(dir.path() / "out.st"));
   EXPECT_NE(not_pickle.exit_code, 0) << not_pickle.output;
   EXPECT_FALSE(fs::exists(dir.path() / "out.st"));
 }

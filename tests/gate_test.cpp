@@ -19,18 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void Spit(const fs::path& path, std::string_view text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-}
-
-std::string Quote(const fs::path& path) { return "'" + path.string() + "'"; }
-
 bool Has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // The rules of the Jenkins xUnit plugin's junit-10.xsd that a report must keep, written out
@@ -139,10 +127,10 @@ class Gate : public ::testing::Test {
   void SetUp() override {
     rounds_ = WriteHistory(root() / "history", 3);
     // Round 2's created_at is not RFC 3339: header-created-at-invalid, an error no security rule guards.
-    boost::json::value header = boost::json::parse(Slurp(rounds_[2].dir / "header.json"));
+    boost::json::value header = boost::json::parse(ReadText(rounds_[2].dir / "header.json"));
     header.as_object()["created_at"] = "yesterday";
     const std::string text = boost::json::serialize(header);
-    Spit(rounds_[2].dir / "header.json", text);
+    WriteText(rounds_[2].dir / "header.json", text);
     // Columns count UTF-16 code units: every byte but a UTF-8 continuation byte starts one.
     const std::string before = text.substr(0, text.find("\"yesterday\""));
     const auto column = std::count_if(before.begin(), before.end(), [](char c) { return (c & 0xC0) != 0x80; }) + 1;
@@ -151,7 +139,7 @@ class Gate : public ::testing::Test {
   [[nodiscard]] const fs::path& root() const { return dir_.path(); }
   // Runs `tool` from the temporary folder, so reported paths are relative ("history/round-0002").
   CommandResult Run(const std::string& tool, const std::string& args) const {
-    return RunCommand("cd " + Quote(root()) + " && CKPT_TODAY=2026-11-30 " + tool + " " + args + " 2>&1");
+    return RunCommand("cd " + ShellQuote(root()) + " && CKPT_TODAY=2026-11-30 " + tool + " " + args + " 2>&1");
   }
   CommandResult Audit(const std::string& args) const { return Run(CKPT_AUDIT_BIN, args); }
   CommandResult Chain(const std::string& args) const { return Run(CKPT_CHAIN_BIN, args); }
@@ -163,7 +151,7 @@ class Gate : public ::testing::Test {
             {"ckpt-diff", [this](const std::string& a) { return Diff(a + " history/round-0001 history/round-0002"); }}};
   }
   void Baseline(const std::string& entries) const {
-    Spit(root() / "baseline.json", "{\"suppressions\": [" + entries + "]}");
+    WriteText(root() / "baseline.json", "{\"suppressions\": [" + entries + "]}");
   }
   TempDir dir_;
   std::vector<Round> rounds_;
@@ -206,7 +194,7 @@ TEST_F(Gate, SuppressedFindingsStayInEveryReportAndDoNotCount) {
 
     r = run("--baseline baseline.json --format sarif -o " + tool + ".sarif");
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    const boost::json::value sarif = boost::json::parse(Slurp(root() / (tool + ".sarif")));
+    const boost::json::value sarif = boost::json::parse(ReadText(root() / (tool + ".sarif")));
     bool found = false;
     for (const boost::json::value& result : sarif.at("runs").at(0).at("results").as_array()) {
       if (result.at("ruleId").as_string() != "header-created-at-invalid") continue;
@@ -236,9 +224,9 @@ TEST_F(Gate, SarifWithSuppressionsPassesTheOfficialValidators) {
   std::string files;
   for (const auto& [tool, run] : Tools()) {
     EXPECT_EQ(run("--baseline baseline.json --format sarif -o " + tool + ".sarif").exit_code, 0);
-    files += " " + Quote(root() / (tool + ".sarif"));
+    files += " " + ShellQuote(root() / (tool + ".sarif"));
   }
-  const CommandResult v = RunCommand(Quote(validator) + " --strict --require-multitool" + files + " 2>&1");
+  const CommandResult v = RunCommand(ShellQuote(validator) + " --strict --require-multitool" + files + " 2>&1");
   EXPECT_EQ(v.exit_code, 0) << v.output;
   EXPECT_TRUE(Has(v.output, "3 file(s) valid, 0 file(s) invalid")) << v.output;
 }
@@ -290,7 +278,7 @@ TEST_F(Gate, BaselinesThatCannotBeHonouredAreUsageErrors) {
       {R"({"suppressions": [], "suppressions": []})", "the key 'suppressions' appears twice in one object"},
   };
   for (const auto& [text, message] : cases) {
-    Spit(root() / "baseline.json", text);
+    WriteText(root() / "baseline.json", text);
     for (const auto& [tool, run] : Tools()) {
       const CommandResult r = run("--baseline baseline.json");
       EXPECT_EQ(r.exit_code, 2) << tool << text;
@@ -304,7 +292,7 @@ TEST_F(Gate, WriteBaselineAcceptsTheNonSecurityFindingsOfTheRun) {
   const CommandResult written = Audit(
       "--write-baseline accepted.json --expires 2099-06-30 --reason 'reviewed in #7' --no-hash history/round-0002");
   EXPECT_EQ(written.exit_code, 1) << written.output;  // the run itself is judged as before
-  const std::string text = Slurp(root() / "accepted.json");
+  const std::string text = ReadText(root() / "accepted.json");
   EXPECT_EQ(text,
             "{\n  \"suppressions\": [\n    {\"rule\":\"header-created-at-invalid\",\"path\":\"history/round-0002/"
             "header.json\",\"reason\":\"reviewed in #7\",\"expires\":\"2099-06-30\"}\n  ]\n}\n");
@@ -319,28 +307,28 @@ TEST_F(Gate, WriteBaselineAcceptsTheNonSecurityFindingsOfTheRun) {
 
 TEST_F(Gate, PolicyRaisesLowersAndTurnsOffRules) {
   // Lower a non-security error to a warning: the round passes, the finding says warning.
-  Spit(root() / "policy.json", R"({"severity": {"header-created-at-invalid": "warning"}})");
+  WriteText(root() / "policy.json", R"({"severity": {"header-created-at-invalid": "warning"}})");
   for (const auto& [tool, run] : Tools()) {
     const CommandResult r = run("--policy policy.json");
     EXPECT_EQ(r.exit_code, 0) << tool << r.output;
     EXPECT_TRUE(Has(r.output, where_ + ": warning: created_at is 'yesterday'")) << tool << r.output;
   }
   // Turn it off: no finding at all.
-  Spit(root() / "policy.json", R"({"severity": {"header-created-at-invalid": "off"}})");
+  WriteText(root() / "policy.json", R"({"severity": {"header-created-at-invalid": "off"}})");
   for (const auto& [tool, run] : Tools()) {
     const CommandResult r = run("--policy policy.json");
     EXPECT_EQ(r.exit_code, 0) << tool << r.output;
     EXPECT_FALSE(Has(r.output, "header-created-at-invalid")) << tool << r.output;
   }
   // Raise a security warning (--no-hash leaves the hash unverified) to an error.
-  Spit(root() / "policy.json", R"({"severity": {"hash-not-verified": "error"}})");
+  WriteText(root() / "policy.json", R"({"severity": {"hash-not-verified": "error"}})");
   CommandResult r = Audit("--policy policy.json --no-hash history/round-0001");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_TRUE(Has(r.output, ": error: ")) << r.output;
   EXPECT_TRUE(Has(r.output, "[hash-not-verified CHECKPOINT_INTEGRITY]")) << r.output;
   EXPECT_EQ(Audit("--no-hash history/round-0001").exit_code, 0);  // the near miss: a warning by default
   // fail_on from the file, unless the command line says otherwise.
-  Spit(root() / "policy.json", R"({"fail_on": "warning"})");
+  WriteText(root() / "policy.json", R"({"fail_on": "warning"})");
   EXPECT_EQ(Audit("--policy policy.json --no-hash history/round-0001").exit_code, 1);
   EXPECT_EQ(Audit("--policy policy.json --fail-on error --no-hash history/round-0001").exit_code, 0);
 }
@@ -360,7 +348,7 @@ TEST_F(Gate, PoliciesThatWeakenSecurityOrDoNotParseAreUsageErrors) {
       {R"([1])", "the file is an array, not a JSON object"},
   };
   for (const auto& [text, message] : cases) {
-    Spit(root() / "policy.json", text);
+    WriteText(root() / "policy.json", text);
     for (const auto& [tool, run] : Tools()) {
       const CommandResult r = run("--policy policy.json");
       EXPECT_EQ(r.exit_code, 2) << tool << text;
@@ -370,7 +358,7 @@ TEST_F(Gate, PoliciesThatWeakenSecurityOrDoNotParseAreUsageErrors) {
 }
 
 TEST_F(Gate, TheEffectivePolicyIsPrintedInJsonSarifAndSignedStatements) {
-  Spit(
+  WriteText(
       root() / "policy.json",
       R"({"severity": {"header-created-at-invalid": "warning"}, "allowed_groups": ["encoder", "predictor", "adapter"], "allow_wmcp_change": true})");
   auto policy_of = [](const boost::json::value& v) { return v.at("policy").as_object(); };
@@ -389,7 +377,7 @@ TEST_F(Gate, TheEffectivePolicyIsPrintedInJsonSarifAndSignedStatements) {
     EXPECT_TRUE(Has(run("--policy policy.json --format json").output, R"("header-created-at-invalid": "warning")"))
         << tool;
     run("--policy policy.json --format sarif -o p.sarif");
-    const boost::json::value sarif = boost::json::parse(Slurp(root() / "p.sarif"));
+    const boost::json::value sarif = boost::json::parse(ReadText(root() / "p.sarif"));
     EXPECT_EQ(sarif.at("runs").at(0).at("properties").at("policy").at("rules").at("fingerprint"),
               with.at("rules").at("fingerprint"))
         << tool;
@@ -400,16 +388,16 @@ TEST_F(Gate, TheEffectivePolicyIsPrintedInJsonSarifAndSignedStatements) {
 
 TEST_F(Gate, JunitOfEveryToolValidatesAgainstTheJunitSchema) {
   if (std::system("xmllint --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "xmllint missing (libxml2-utils)";
-  Spit(root() / "junit.xsd", kJunitXsd);
+  WriteText(root() / "junit.xsd", kJunitXsd);
   // A hostile name must stay text: markup characters and a control character in a round's path.
   fs::copy(rounds_[1].dir, root() / "history" / "<b>&'\"\x01", fs::copy_options::recursive);
   for (const auto& [tool, run] : Tools()) {
     const CommandResult r = run("--format junit -o " + tool + ".xml");
     EXPECT_EQ(r.exit_code, 1) << tool << r.output;
-    const CommandResult v = RunCommand("xmllint --noout --schema " + Quote(root() / "junit.xsd") + " " +
-                                       Quote(root() / (tool + ".xml")) + " 2>&1");
-    EXPECT_EQ(v.exit_code, 0) << tool << v.output << Slurp(root() / (tool + ".xml"));
-    const std::string xml = Slurp(root() / (tool + ".xml"));
+    const CommandResult v = RunCommand("xmllint --noout --schema " + ShellQuote(root() / "junit.xsd") + " " +
+                                       ShellQuote(root() / (tool + ".xml")) + " 2>&1");
+    EXPECT_EQ(v.exit_code, 0) << tool << v.output << ReadText(root() / (tool + ".xml"));
+    const std::string xml = ReadText(root() / (tool + ".xml"));
     EXPECT_TRUE(Has(xml, "<failure type=\"error\" message=\"1 finding at or above error\">")) << xml;
     EXPECT_TRUE(Has(xml, "created_at is &apos;yesterday&apos;")) << xml;
   }
@@ -423,8 +411,8 @@ TEST_F(Gate, GitlabCodeQualityOfEveryToolValidatesAgainstItsSchema) {
   if (std::system("/usr/bin/python3 -c 'import jsonschema' >/dev/null 2>&1") != 0) {
     GTEST_SKIP() << "python3-jsonschema missing (scripts/install-deps --test installs it)";
   }
-  Spit(root() / "codequality.schema.json", kGitlabSchema);
-  Spit(root() / "check.py", R"(
+  WriteText(root() / "codequality.schema.json", kGitlabSchema);
+  WriteText(root() / "check.py", R"(
 import json, sys, jsonschema
 schema = json.load(open(sys.argv[1]))
 report = json.load(open(sys.argv[2]))
@@ -435,11 +423,11 @@ print(len(report), 'issues')
 )");
   for (const auto& [tool, run] : Tools()) {
     EXPECT_EQ(run("--format gitlab -o " + tool + ".json").exit_code, 1) << tool;
-    const CommandResult v =
-        RunCommand("/usr/bin/python3 " + Quote(root() / "check.py") + " " + Quote(root() / "codequality.schema.json") +
-                   " " + Quote(root() / (tool + ".json")) + " 2>&1");
+    const CommandResult v = RunCommand("/usr/bin/python3 " + ShellQuote(root() / "check.py") + " " +
+                                       ShellQuote(root() / "codequality.schema.json") + " " +
+                                       ShellQuote(root() / (tool + ".json")) + " 2>&1");
     EXPECT_EQ(v.exit_code, 0) << tool << v.output;
-    const boost::json::value issues = boost::json::parse(Slurp(root() / (tool + ".json")));
+    const boost::json::value issues = boost::json::parse(ReadText(root() / (tool + ".json")));
     bool found = false;
     for (const boost::json::value& i : issues.as_array()) {
       if (i.at("check_name").as_string() != "header-created-at-invalid") continue;
@@ -463,11 +451,11 @@ TEST_F(Gate, JobsKeepTheReportByteIdentical) {
 }
 
 TEST_F(Gate, InputsFromAFileOrStandardInput) {
-  Spit(root() / "inputs.txt", "history/round-0000\n\nhistory/round-0001\r\n");
+  WriteText(root() / "inputs.txt", "history/round-0000\n\nhistory/round-0001\r\n");
   CommandResult r = Audit("--inputs-from inputs.txt");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(Has(r.output, "2 artifacts: 2 passed, 0 failed")) << r.output;
-  r = RunCommand("cd " + Quote(root()) + " && printf 'history/round-0002\\n' | " + CKPT_AUDIT_BIN +
+  r = RunCommand("cd " + ShellQuote(root()) + " && printf 'history/round-0002\\n' | " + CKPT_AUDIT_BIN +
                  " --inputs-from - history/round-0000 2>&1");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_TRUE(Has(r.output, "2 artifacts: 1 passed, 1 failed")) << r.output;
@@ -495,7 +483,7 @@ TEST_F(Gate, QuietPrintsOnlyWhatFails) {
 TEST_F(Gate, ProgressGoesToStandardErrorOnlyWhenAsked) {
   // Not a terminal: auto shows nothing; always shows the line (and clears it).
   CommandResult r =
-      RunCommand("cd " + Quote(root()) + " && " + CKPT_AUDIT_BIN + " --progress auto history/* 2>&1 >/dev/null");
+      RunCommand("cd " + ShellQuote(root()) + " && " + CKPT_AUDIT_BIN + " --progress auto history/* 2>&1 >/dev/null");
   EXPECT_EQ(r.output, "");
   EXPECT_EQ(Audit("--progress sometimes history/round-0000").exit_code, 2);
 }

@@ -28,18 +28,6 @@ CommandResult Tool(const std::string& tool, const std::string& args) {
   return RunCommand(Bin(tool.c_str()) + " " + args + " 2>/dev/null");
 }
 
-std::string Quote(const fs::path& path) {
-  std::string out = "'";
-  for (char c : path.string()) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out + "'";
-}
-
 // What a terminal or a browser must never receive from input.
 void ExpectDisplaySafe(const std::string& text, const std::string& what) {
   EXPECT_EQ(FindInvalidUtf8(text), std::nullopt) << what;
@@ -68,23 +56,24 @@ class ReportEscaping : public ::testing::Test {
 };
 
 TEST_F(ReportEscaping, TextDotAndMermaidShowNamesEscaped) {
-  CommandResult audit = Tool("ckpt-audit", Quote(art_));
+  CommandResult audit = Tool("ckpt-audit", ShellQuote(art_));
   EXPECT_EQ(audit.exit_code, 1);
   ExpectDisplaySafe(audit.output, "ckpt-audit text");
   EXPECT_NE(audit.output.find("art-x\\u001b[32mPASS\\u000d\\u000around 9 pass\\u202e\"q\\xff: FAIL"), std::string::npos)
       << audit.output;
   for (const char* format : {"text", "dot", "mermaid"}) {
-    CommandResult chain = Tool("ckpt-chain", std::string("--format ") + format + " " + Quote(dir_.path() / "history"));
+    CommandResult chain =
+        Tool("ckpt-chain", std::string("--format ") + format + " " + ShellQuote(dir_.path() / "history"));
     ExpectDisplaySafe(chain.output, std::string("ckpt-chain ") + format);
   }
-  CommandResult dot = Tool("ckpt-chain", "--format dot " + Quote(dir_.path() / "history"));
+  CommandResult dot = Tool("ckpt-chain", "--format dot " + ShellQuote(dir_.path() / "history"));
   if (std::system("command -v dot >/dev/null 2>&1") == 0) {
     std::ofstream(dir_.path() / "h.dot") << dot.output;
-    EXPECT_EQ(RunCommand("dot -Tsvg " + Quote(dir_.path() / "h.dot") + " >/dev/null 2>&1").exit_code, 0)
+    EXPECT_EQ(RunCommand("dot -Tsvg " + ShellQuote(dir_.path() / "h.dot") + " >/dev/null 2>&1").exit_code, 0)
         << "Graphviz must parse the DOT:\n"
         << dot.output;
   }
-  CommandResult mermaid = Tool("ckpt-chain", "--format mermaid " + Quote(dir_.path() / "history"));
+  CommandResult mermaid = Tool("ckpt-chain", "--format mermaid " + ShellQuote(dir_.path() / "history"));
   for (std::size_t at = mermaid.output.find("[\""); at != std::string::npos; at = mermaid.output.find("[\"", at + 1)) {
     const std::size_t close = mermaid.output.find("\"]", at + 2);
     ASSERT_NE(close, std::string::npos) << mermaid.output;
@@ -103,7 +92,8 @@ TEST_F(ReportEscaping, DeclaredHashesAndTensorNamesAreEscaped) {
   });
   WriteFiles(files, rounds_[1].dir);
   for (const char* format : {"text", "dot", "mermaid"}) {
-    CommandResult chain = Tool("ckpt-chain", std::string("--format ") + format + " " + Quote(dir_.path() / "history"));
+    CommandResult chain =
+        Tool("ckpt-chain", std::string("--format ") + format + " " + ShellQuote(dir_.path() / "history"));
     ExpectDisplaySafe(chain.output, std::string("ckpt-chain with a hostile hash, ") + format);
   }
   // ckpt-diff: a tensor name with the hostile characters (UTF-8 ones: JSON carries it).
@@ -115,7 +105,7 @@ TEST_F(ReportEscaping, DeclaredHashesAndTensorNamesAreEscaped) {
   b.parent_hash = ra.hash;
   b.tensors.back().data[0] ^= 1;
   WriteRound(dir_.path() / "pair", "b", b);
-  const std::string pair = Quote(dir_.path() / "pair" / "a") + " " + Quote(dir_.path() / "pair" / "b");
+  const std::string pair = ShellQuote(dir_.path() / "pair" / "a") + " " + ShellQuote(dir_.path() / "pair" / "b");
   CommandResult diff = Tool("ckpt-diff", pair);
   ExpectDisplaySafe(diff.output, "ckpt-diff text");
   EXPECT_NE(diff.output.find("encoder.\\u001b[32mPASS\\u000d\\u000a\\u202e\""), std::string::npos) << diff.output;
@@ -123,7 +113,7 @@ TEST_F(ReportEscaping, DeclaredHashesAndTensorNamesAreEscaped) {
 
 TEST_F(ReportEscaping, JsonAndSarifStayValidWithExactBytes) {
   for (const std::string format : {"json", "sarif"}) {
-    CommandResult audit = Tool("ckpt-audit", "--format " + format + " " + Quote(art_));
+    CommandResult audit = Tool("ckpt-audit", "--format " + format + " " + ShellQuote(art_));
     EXPECT_EQ(FindInvalidUtf8(audit.output), std::nullopt) << format;
     boost::system::error_code ec;
     boost::json::value report = boost::json::parse(audit.output, ec);
@@ -135,7 +125,7 @@ TEST_F(ReportEscaping, JsonAndSarifStayValidWithExactBytes) {
                 ToHex(std::span(reinterpret_cast<const std::uint8_t*>(raw.data()), raw.size())));
       EXPECT_EQ(std::string(artifact["path"].as_string()), ToValidUtf8(raw));
     }
-    CommandResult chain = Tool("ckpt-chain", "--format " + format + " " + Quote(dir_.path() / "history"));
+    CommandResult chain = Tool("ckpt-chain", "--format " + format + " " + ShellQuote(dir_.path() / "history"));
     EXPECT_EQ(FindInvalidUtf8(chain.output), std::nullopt) << format;
     boost::json::parse(chain.output, ec);
     EXPECT_FALSE(ec) << "ckpt-chain " << format << ":\n" << chain.output;

@@ -1,8 +1,10 @@
 // Running the tools as a user would, from tests.
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace ckpt::testing {
 
@@ -10,6 +12,13 @@ struct CommandResult {
   int exit_code = -1;  ///< -1 when the command did not exit normally
   std::string output;  ///< standard output (and standard error when the command redirects it)
 };
+
+/// `path` as one shell word: single-quoted, its own single quotes escaped.
+std::string ShellQuote(const std::filesystem::path& path);
+
+/// A file's whole content ("" when it cannot be read), and writing one.
+std::string ReadText(const std::filesystem::path& path);
+void WriteText(const std::filesystem::path& path, std::string_view text);
 
 /// Runs `command` with /bin/sh and captures its standard output.
 CommandResult RunCommand(const std::string& command);
