@@ -1,9 +1,5 @@
 #include "engine/attestation.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <boost/json.hpp>
 #include <cerrno>
 #include <cstring>
@@ -16,6 +12,7 @@
 #include "lib/core/text.h"
 #include "lib/hashing/sha256.h"
 #include "lib/io/directory_source.h"
+#include "lib/io/small_file.h"
 #include "rules/catalog.h"
 #include "rules/reader_rules.h"
 
@@ -23,40 +20,6 @@ namespace ckpt {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A whole file of at most `limit` bytes (never blocking on a FIFO), or why not.
-std::optional<std::string> ReadBounded(const std::string& path, std::size_t limit, std::string& error) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    error = "cannot open " + path + ": " + std::strerror(errno);
-    return std::nullopt;
-  }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    error = path + " is not a regular file";
-    return std::nullopt;
-  }
-  if (static_cast<std::uint64_t>(st.st_size) > limit) {
-    ::close(fd);
-    error = path + " is larger than " + std::to_string(limit >> 20) + " MiB";
-    return std::nullopt;
-  }
-  std::string text(static_cast<std::size_t>(st.st_size), '\0');
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::pread(fd, text.data() + done, text.size() - done, static_cast<off_t>(done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      error = "cannot read " + path + (n < 0 ? std::string(": ") + std::strerror(errno) : std::string(": it shrank"));
-      ::close(fd);
-      return std::nullopt;
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
-  return text;
-}
 
 // Findings about a signed file point at that file: its folder as the root, its name as the file.
 Location FileLocation(const std::string& path) {
@@ -95,15 +58,14 @@ template <class Statement>
 Opened<Statement> OpenSigned(const std::string& path, const attest::PublicKey& key, FindingSink& sink,
                              std::optional<Statement> (*parse)(std::string_view, const FileReporter&)) {
   Opened<Statement> out;
-  std::string error;
-  auto text = ReadBounded(path, attest::kMaxEnvelopeBytes, error);
-  if (!text) {
-    out.tool_error = error;
+  const SmallFile file = ReadSmallFile(path, attest::kMaxEnvelopeBytes);
+  if (!file.ok()) {
+    out.tool_error = path + " " + file.error;
     return out;
   }
   LocatedSink located(sink, FileLocation(path));
   const FileReporter report("", located);
-  if (auto payload = attest::OpenEnvelope(*text, key, report)) out.statement = parse(*payload, report);
+  if (auto payload = attest::OpenEnvelope(file.text, key, report)) out.statement = parse(*payload, report);
   return out;
 }
 

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <tuple>
 
 #include "lib/core/text.h"
 #include "lib/hashing/sha256.h"
+#include "lib/io/small_file.h"
 #include "rules/catalog.h"
 
 namespace ckpt {
@@ -16,25 +16,13 @@ namespace {
 
 constexpr std::size_t kMaxGateFileBytes = std::size_t{16} << 20;
 
+// A policy or baseline file's text, or the usage error saying why it cannot be read.
 std::variant<std::string, std::string> ReadGateFile(const std::string& path, const char* option) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
+  SmallFile file = ReadSmallFile(path, kMaxGateFileBytes);
+  if (!file.ok())
     return std::variant<std::string, std::string>(std::in_place_index<1>,
-                                                  std::string(option) + " '" + path + "' is not a readable file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  std::string text(kMaxGateFileBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (in.bad()) {
-    return std::variant<std::string, std::string>(std::in_place_index<1>,
-                                                  std::string(option) + " '" + path + "' cannot be read");
-  }
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > kMaxGateFileBytes) {
-    return std::variant<std::string, std::string>(std::in_place_index<1>,
-                                                  std::string(option) + " '" + path + "' is larger than 16 MiB");
-  }
-  return std::variant<std::string, std::string>(std::in_place_index<0>, std::move(text));
+                                                  std::string(option) + " '" + path + "' " + file.error);
+  return std::variant<std::string, std::string>(std::in_place_index<0>, std::move(file.text));
 }
 
 std::string EntryName(const Suppression& s) {

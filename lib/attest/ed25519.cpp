@@ -2,11 +2,11 @@
 
 #include <cryptopp/xed25519.h>
 
-#include <fstream>
 #include <optional>
 
 #include "lib/core/base64.h"
 #include "lib/hashing/sha256.h"
+#include "lib/io/small_file.h"
 
 namespace ckpt::attest {
 namespace {
@@ -135,14 +135,9 @@ std::array<std::uint8_t, 32> ToKey(std::string_view bytes) {
 }
 
 std::variant<std::string, KeyError> ReadKeyFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return KeyError{"cannot be read"};
-  std::string text(kMaxKeyFileBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (in.bad()) return KeyError{"cannot be read"};
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > kMaxKeyFileBytes) return KeyError{"is larger than 16 KiB: not a key file"};
-  return text;
+  SmallFile file = ReadSmallFile(path, kMaxKeyFileBytes);
+  if (!file.ok()) return KeyError{file.error};
+  return std::move(file.text);
 }
 
 }  // namespace
