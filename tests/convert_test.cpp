@@ -218,36 +218,9 @@ TEST_F(ConvertTorch, LensembleArtifactsPassTheAuditWithTheIndependentContentHash
 TEST(ConvertRefusals, MathBitBigEndianAndPayloadsAreRefused) {
   TempDir dir;
   using namespace pk;
-  const std::string pid =
-      Cat({kMark, Str("storage"), Global("torch", "FloatStorage"), Str("0"), Str("cpu"), Int(6), kTuple, kBinPersId});
-  const std::string negated = Cat({Proto(2),
-                                   kEmptyDict,
-                                   Str("n"),
-                                   Global("torch._utils", "_rebuild_tensor_v2"),
-                                   kMark,
-                                   pid,
-                                   Int(0),
-                                   kMark,
-                                   Int(6),
-                                   kTuple,
-                                   kMark,
-                                   Int(1),
-                                   kTuple,
-                                   kNewFalse,
-                                   Global("collections", "OrderedDict"),
-                                   kEmptyTuple,
-                                   kReduce,
-                                   kEmptyDict,
-                                   Str("neg"),
-                                   kNewTrue,
-                                   kSetItem,
-                                   kTuple,
-                                   kReduce,
-                                   kSetItem,
-                                   kStop});
+  const std::string negated = LazyBitTensorPickle("neg");
   WriteText(dir.path() / "neg.pt", TorchZip(negated, {{"0", OneTensorRecord()}}));
-  std::string conjugated = negated;
-  conjugated.replace(conjugated.find(Str("neg")), Str("neg").size(), Str("conj"));
+  const std::string conjugated = LazyBitTensorPickle("conj");
   WriteText(dir.path() / "conj.pt", TorchZip(conjugated, {{"0", OneTensorRecord()}}));
   std::vector<ZipEntry> entries = TorchZipEntries(OneTensorPickle(), {{"0", OneTensorRecord()}});
   for (ZipEntry& e : entries) {

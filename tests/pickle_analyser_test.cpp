@@ -516,33 +516,7 @@ TEST(PickleSemantics, APersistentIdThatIsAStringIsNotAStorage) {
 
 TEST(PickleSemantics, ConjugateAndNegativeBitsAreRecorded) {
   // _rebuild_tensor_v2's 7th argument, as torch 2 writes it for a lazy negative view.
-  const std::string pid =
-      Cat({kMark, Str("storage"), Global("torch", "FloatStorage"), Str("0"), Str("cpu"), Int(6), kTuple, kBinPersId});
-  const std::string data = Cat({Proto(2),
-                                kEmptyDict,
-                                Str("n"),
-                                Global("torch._utils", "_rebuild_tensor_v2"),
-                                kMark,
-                                pid,
-                                Int(0),
-                                kMark,
-                                Int(6),
-                                kTuple,
-                                kMark,
-                                Int(1),
-                                kTuple,
-                                kNewFalse,
-                                Global("collections", "OrderedDict"),
-                                kEmptyTuple,
-                                kReduce,
-                                kEmptyDict,
-                                Str("neg"),
-                                kNewTrue,
-                                kSetItem,
-                                kTuple,
-                                kReduce,
-                                kSetItem,
-                                kStop});
+  const std::string data = LazyBitTensorPickle("neg");
   const AuditResult r = AuditBytes("model.pt", TorchZip(data, {{"0", OneTensorRecord()}}));
   EXPECT_EQ(ErrorCount(r), 0U) << Describe(r);
   ASSERT_EQ(r.artifact.weights.at(0).tensors.size(), 1U);

@@ -138,6 +138,35 @@ std::string LegacyCheckpoint(const std::string& object_pickle,
 
 std::string OneTensorPickle() { return StateDictPickle({{"w", "FloatStorage", "0", 6, 0, {2, 3}, {}}}); }
 std::string OneTensorRecord() { return std::string(24, '\x01'); }
+std::string LazyBitTensorPickle(const std::string& bit) {
+  const std::string pid =
+      Cat({kMark, Str("storage"), Global("torch", "FloatStorage"), Str("0"), Str("cpu"), Int(6), kTuple, kBinPersId});
+  return Cat({Proto(2),
+              kEmptyDict,
+              Str("n"),
+              Global("torch._utils", "_rebuild_tensor_v2"),
+              kMark,
+              pid,
+              Int(0),
+              kMark,
+              Int(6),
+              kTuple,
+              kMark,
+              Int(1),
+              kTuple,
+              kNewFalse,
+              Global("collections", "OrderedDict"),
+              kEmptyTuple,
+              kReduce,
+              kEmptyDict,
+              Str(bit),
+              kNewTrue,
+              kSetItem,
+              kTuple,
+              kReduce,
+              kSetItem,
+              kStop});
+}
 std::string OneTensorZip() { return TorchZip(OneTensorPickle(), {{"0", OneTensorRecord()}}); }
 std::string OneTensorLegacy() {
   return LegacyCheckpoint(StateDictPickle({{"w", "FloatStorage", "0", 6, 0, {2, 3}, {}}}, true),

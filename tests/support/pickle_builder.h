@@ -92,6 +92,9 @@ std::string LegacyCheckpoint(const std::string& object_pickle,
 /// A valid one-tensor checkpoint of each container, and its record.
 std::string OneTensorPickle();  ///< 'w': FloatStorage '0' of 6, shape [2, 3]
 std::string OneTensorRecord();  ///< 24 bytes
+/// 'n': FloatStorage '0' of 6, shape [6], whose _rebuild_tensor_v2 metadata sets torch's lazy
+/// `bit` ("neg" or "conj") to True, as torch 2 writes a lazy view.
+std::string LazyBitTensorPickle(const std::string& bit);
 std::string OneTensorZip();
 std::string OneTensorLegacy();
 
