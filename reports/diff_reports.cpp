@@ -30,18 +30,78 @@ std::string SideText(const std::optional<TensorSide>& side) {
   return side ? side->dtype + Shape(side->shape) + " " + side->group : "-";
 }
 
-// Sort key: changed tensors by rel_l2 descending (undefined rel_l2 first: all-zero A), then the rest by name.
-std::vector<const TensorDiff*> Ordered(const DiffRun& run) {
-  std::vector<const TensorDiff*> order;
-  for (const TensorDiff& t : run.tensors) order.push_back(&t);
-  auto rank = [](const TensorDiff* t) {
-    if (t->status != TensorStatus::kChanged || !t->stats) return -1.0;
-    auto rel = t->stats->rel_l2();
-    return rel ? *rel : std::numeric_limits<double>::infinity();
-  };
-  std::stable_sort(order.begin(), order.end(),
-                   [&](const TensorDiff* x, const TensorDiff* y) { return rank(x) > rank(y); });
-  return order;
+std::string Rel(const std::optional<double>& rel) { return rel ? Num(*rel) : "undefined"; }
+
+// Pads to `width` characters (UTF-8 continuation bytes take no column).
+std::string Padded(std::string text, std::size_t width) {
+  std::size_t columns = 0;
+  for (char c : text) columns += (static_cast<unsigned char>(c) & 0xC0U) != 0x80U ? 1 : 0;
+  if (columns < width) text.append(width - columns, ' ');
+  return text;
+}
+
+// One table of roll-ups: key, tensors, counts of what moved, L2 and relative L2.
+void RollupTable(std::ostream& out, const char* title, const std::vector<DiffRollup>& rollups) {
+  out << Padded(title, 24) << " TENSORS  CHANGED  OTHER    L2           REL_L2\n";
+  for (const DiffRollup& r : rollups) {
+    const std::uint64_t other = r.count(TensorStatus::kLayoutChanged) + r.count(TensorStatus::kAdded) +
+                                r.count(TensorStatus::kRemoved) + r.count(TensorStatus::kUnreadable);
+    out << Padded(EscapeForDisplay(r.key.empty() ? "(none)" : r.key), 24) << " " << Padded(std::to_string(r.tensors), 8)
+        << " " << Padded(std::to_string(r.count(TensorStatus::kChanged)), 8) << " " << Padded(std::to_string(other), 8)
+        << " " << Padded(Num(r.l2()), 12) << " " << Rel(r.rel_l2());
+    if (r.non_finite_pairs) out << "  (" << r.non_finite_pairs << " NaN/Inf changes)";
+    if (r.unmeasured) out << "  (" << r.unmeasured << " unmeasured)";
+    out << "\n";
+  }
+}
+
+void SummaryText(std::ostream& out, const DiffSummary& summary) {
+  const DiffRollup& m = summary.model;
+  out << "summary: " << Plural(m.tensors, "tensor") << ":";
+  const char* separator = " ";
+  for (TensorStatus s : {TensorStatus::kChanged, TensorStatus::kLayoutChanged, TensorStatus::kAdded,
+                         TensorStatus::kRemoved, TensorStatus::kUnchanged, TensorStatus::kUnreadable}) {
+    if (m.count(s) == 0) continue;
+    out << separator << m.count(s) << " " << TensorStatusName(s);
+    separator = ", ";
+  }
+  out << "\nmodel: l2 " << Num(m.l2()) << ", rel_l2 " << Rel(m.rel_l2()) << ", max_abs " << Num(m.max_abs) << " ("
+      << m.changed_elements << " of " << m.compared_elements << " compared elements changed";
+  if (m.non_finite_pairs) out << "; " << m.non_finite_pairs << " changes involve NaN or Inf, left out of l2";
+  if (m.unmeasured) out << "; " << Plural(m.unmeasured, "changed tensor") << " without statistics";
+  out << ")\n";
+  if (summary.groups.size() > 1 || (summary.groups.size() == 1 && !summary.groups[0].key.empty())) {
+    RollupTable(out, "GROUP", summary.groups);
+  }
+  if (!summary.prefixes.empty()) {
+    RollupTable(out, ("PREFIX (" + std::to_string(summary.rollup_depth) + ")").c_str(), summary.prefixes);
+  }
+  if (!summary.top.empty()) {
+    out << "moved most (top " << summary.top.size() << " of " << m.count(TensorStatus::kChanged) << " changed):\n";
+    for (const TensorDiff* t : summary.top) {
+      out << "  " << Padded(t->stats ? Rel(t->stats->rel_l2()) : "unmeasured", 12) << " " << EscapeForDisplay(t->name)
+          << "\n";
+    }
+  }
+}
+
+boost::json::object RollupJson(const DiffRollup& r) {
+  boost::json::object counts;
+  for (TensorStatus s : {TensorStatus::kUnchanged, TensorStatus::kChanged, TensorStatus::kLayoutChanged,
+                         TensorStatus::kAdded, TensorStatus::kRemoved, TensorStatus::kUnreadable}) {
+    counts[TensorStatusName(s)] = r.count(s);
+  }
+  auto rel = r.rel_l2();
+  return {{"key", ToValidUtf8(r.key)},
+          {"tensors", r.tensors},
+          {"counts", std::move(counts)},
+          {"compared_elements", r.compared_elements},
+          {"changed_elements", r.changed_elements},
+          {"max_abs", r.max_abs},
+          {"l2", r.l2()},
+          {"rel_l2", rel ? boost::json::value(*rel) : boost::json::value(nullptr)},
+          {"non_finite_pairs", r.non_finite_pairs},
+          {"unmeasured", r.unmeasured}};
 }
 
 void AuditFindingsText(std::ostream& out, const char* side, const AuditResult& r, bool color) {
@@ -103,10 +163,11 @@ void WriteDiffText(std::ostream& out, const DiffRun& run, const ReportContext& c
     out << "header: " << EscapeForDisplay(h.field) << ": " << EscapeForDisplay(h.a.value_or("(absent)")) << " -> "
         << EscapeForDisplay(h.b.value_or("(absent)")) << "\n";
   }
+  const DiffSummary summary = SummarizeDiff(run.tensors, run.options.rollup_depth, run.options.top);
+  SummaryText(out, summary);
+  const std::vector<const TensorDiff*> listed = ListedTensors(run);
   out << "STATUS          REL_L2       MAX_ABS      CHANGED/NUMEL    NAME\n";
-  std::map<std::string_view, std::size_t> counts;
-  for (const TensorDiff* t : Ordered(run)) {
-    ++counts[TensorStatusName(t->status)];
+  for (const TensorDiff* t : listed) {
     std::string status(TensorStatusName(t->status));
     status.resize(15, ' ');
     std::string rel = "-", max_abs = "-", changed = "-";
@@ -125,11 +186,17 @@ void WriteDiffText(std::ostream& out, const DiffRun& run, const ReportContext& c
     }
     out << "\n";
   }
+  if (listed.size() < run.tensors.size()) {
+    out << "(" << Plural(run.tensors.size() - listed.size(), "tensor") << " not listed: "
+        << (run.options.top_given ? "--top " + std::to_string(run.options.top) : std::string("--changed-only"))
+        << ")\n";
+  }
   WriteFindingLines(out, "", "", run.findings, context.color);
   for (const DroppedFindings& d : run.dropped) out << DroppedLine(d) << "\n";
   out << Plural(run.tensors.size(), "tensor") << ":";
-  for (const char* s : {"changed", "layout_changed", "added", "removed", "unchanged", "unreadable"}) {
-    if (counts.count(s)) out << " " << counts[s] << " " << s;
+  for (TensorStatus s : {TensorStatus::kChanged, TensorStatus::kLayoutChanged, TensorStatus::kAdded,
+                         TensorStatus::kRemoved, TensorStatus::kUnchanged, TensorStatus::kUnreadable}) {
+    if (summary.model.count(s)) out << " " << summary.model.count(s) << " " << TensorStatusName(s);
   }
   std::uint64_t gate_findings = run.findings.size();
   for (const DroppedFindings& d : run.dropped) gate_findings += d.count;
@@ -160,8 +227,9 @@ boost::json::value DiffReportToJson(const DiffRun& run, const ReportContext& con
   boost::json::array header;
   for (const HeaderFieldDiff& h : run.header) header.push_back({{"field", h.field}, {"a", opt(h.a)}, {"b", opt(h.b)}});
   out["header_diff"] = std::move(header);
+  out["summary"] = DiffSummaryJson(run);
   boost::json::array tensors;
-  for (const TensorDiff* t : Ordered(run)) {
+  for (const TensorDiff* t : ListedTensors(run)) {
     boost::json::object item{
         {"name", t->name}, {"status", TensorStatusName(t->status)}, {"a", SideJson(t->a)}, {"b", SideJson(t->b)}};
     if (t->stats) {
@@ -187,6 +255,40 @@ boost::json::value DiffReportToJson(const DiffRun& run, const ReportContext& con
   out["dropped_findings"] = DroppedToJson(run.dropped);
   out["exit_code"] = DiffExitCode(run, context.threshold);
   return out;
+}
+
+std::vector<const TensorDiff*> ListedTensors(const DiffRun& run) {
+  std::vector<const TensorDiff*> listed;
+  std::size_t changed = 0;
+  for (const TensorDiff* t : RankedTensors(run.tensors)) {
+    const bool hidden = t->status == TensorStatus::kUnchanged && (run.options.changed_only || run.options.top_given);
+    if (hidden) continue;
+    if (t->status == TensorStatus::kChanged && run.options.top_given && changed++ >= run.options.top) continue;
+    listed.push_back(t);
+  }
+  return listed;
+}
+
+boost::json::object DiffSummaryJson(const DiffRun& run) {
+  const DiffSummary summary = SummarizeDiff(run.tensors, run.options.rollup_depth, run.options.top);
+  boost::json::array groups;
+  for (const DiffRollup& r : summary.groups) groups.push_back(RollupJson(r));
+  boost::json::array prefixes;
+  for (const DiffRollup& r : summary.prefixes) prefixes.push_back(RollupJson(r));
+  boost::json::array top;
+  for (const TensorDiff* t : summary.top) {
+    std::optional<double> rel = t->stats ? t->stats->rel_l2() : std::nullopt;
+    top.push_back({{"name", ToValidUtf8(t->name)},
+                   {"rel_l2", rel ? boost::json::value(*rel) : boost::json::value(nullptr)},
+                   {"l2", t->stats ? boost::json::value(t->stats->l2()) : boost::json::value(nullptr)},
+                   {"changed", t->stats ? boost::json::value(t->stats->changed) : boost::json::value(nullptr)},
+                   {"numel", t->stats ? boost::json::value(t->stats->numel) : boost::json::value(nullptr)}});
+  }
+  boost::json::object model = RollupJson(summary.model);
+  model.erase("key");
+  return {
+      {"model", std::move(model)},       {"groups", std::move(groups)}, {"rollup_depth", summary.rollup_depth},
+      {"prefixes", std::move(prefixes)}, {"top", std::move(top)},       {"listed_tensors", ListedTensors(run).size()}};
 }
 
 void WriteDiffJson(std::ostream& out, const DiffRun& run, const ReportContext& context) {

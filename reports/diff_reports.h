@@ -1,16 +1,22 @@
-// ckpt-diff reports: a text table sorted by rel_l2 (largest first) with a summary, and JSON
-// (tensors, header diff, link verdict, findings). Writers never parse.
+// ckpt-diff reports: a summary (whole model, groups, name prefixes, the tensors that moved
+// most), then a text table sorted by rel_l2 (largest first); JSON holds the same with the
+// header diff, link verdict and findings. Writers never parse.
 #pragma once
 
 #include <boost/json/value.hpp>
 #include <ostream>
 
 #include "engine/diff_run.h"
+#include "lib/diff/diff_summary.h"
 #include "reports/report_context.h"
 
 namespace ckpt::reports {
 
 void WriteDiffText(std::ostream& out, const DiffRun& run, const ReportContext& context);
+/// The rows of the tensor table in rank order, after --changed-only and --top.
+std::vector<const TensorDiff*> ListedTensors(const DiffRun& run);
+/// The diff's `summary` object (JSON report, SARIF run properties): model, groups, prefixes, top.
+boost::json::object DiffSummaryJson(const DiffRun& run);
 boost::json::value DiffReportToJson(const DiffRun& run, const ReportContext& context);
 void WriteDiffJson(std::ostream& out, const DiffRun& run, const ReportContext& context);
 

@@ -7,6 +7,7 @@
 
 #include "lib/core/text.h"
 #include "lib/hashing/sha256.h"
+#include "reports/diff_reports.h"
 #include "reports/json_pretty.h"
 #include "reports/text_report.h"
 #include "rules/catalog.h"
@@ -291,7 +292,7 @@ void WriteSarif(std::ostream& out, const SarifInput& input, const SarifOptions& 
       {"artifacts", std::move(artifacts)},
       {"results", std::move(results)},
       {"columnKind", "utf16CodeUnits"}};
-  boost::json::object properties;
+  boost::json::object properties = input.properties;
   if (!input.inputs.empty()) {  // what each input was, recognised by content
     boost::json::array inputs;
     for (const auto& [path, kind] : input.inputs) {
@@ -419,6 +420,7 @@ SarifInput SarifFromDiff(const DiffRun& run, FailThreshold threshold) {
   input.inputs.emplace_back(run.a.artifact.path, InputKindName(run.a.artifact.kind));
   input.inputs.emplace_back(run.b.artifact.path, InputKindName(run.b.artifact.kind));
   input.exit_code = DiffExitCode(run, threshold);
+  input.properties["summary"] = DiffSummaryJson(run);
   return input;
 }
 

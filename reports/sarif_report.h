@@ -3,6 +3,7 @@
 // adapters below, from the same findings the text and JSON reports show.
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <filesystem>
 #include <optional>
 #include <ostream>
@@ -41,6 +42,7 @@ struct SarifInput {
   std::string fallback_artifact;  ///< where run-level findings point (first input)
   /// Each input and its kind (inputs.md section 1): run properties `inputs`.
   std::vector<std::pair<std::string, std::string>> inputs;
+  boost::json::object properties;  ///< more run properties (ckpt-diff: its summary)
 };
 
 struct SarifOptions {

@@ -367,10 +367,10 @@ TEST(DiffGates, AllowChange) {
 TEST(DiffGates, MaxRelL2) {
   auto p = MakePair();
   DiffOptions quiet = Options();
-  quiet.max_rel_l2 = 2.0;
+  quiet.max_rel_l2 = {{"*", 2.0}};
   EXPECT_TRUE(RunDiff(p->a, p->b, quiet).findings.empty());
   DiffOptions fires = Options();
-  fires.max_rel_l2 = 0.2;  // weight: 1.05, bf16 tensor: 0.26, f16 bias: 0.10
+  fires.max_rel_l2 = {{"*", 0.2}};  // weight: 1.05, bf16 tensor: 0.26, f16 bias: 0.10
   DiffRun run = RunDiff(p->a, p->b, fires);
   std::set<std::string> flagged;
   for (const Finding& f : run.findings) {
@@ -384,7 +384,7 @@ TEST(DiffGates, MaxRelL2) {
     b.tensors[1].data = F32({1, 2, 3, 4, 5, std::numeric_limits<float>::quiet_NaN()});
   });
   DiffOptions huge = Options();
-  huge.max_rel_l2 = 1e9;
+  huge.max_rel_l2 = {{"*", 1e9}};
   EXPECT_EQ(RunDiff(q->a, q->b, huge).findings.size(), 1u);
 }
 
@@ -412,7 +412,7 @@ TEST(DiffGates, ChangesInvolvingNanOrInfExceedEveryThreshold) {
     b.tensors[1].data = F32({1, 2, 3, 4, 5, c.to});
     WriteRound(dir.path(), "b", b);
     DiffOptions zero = Options();
-    zero.max_rel_l2 = 0;
+    zero.max_rel_l2 = {{"*", 0}};
     DiffRun run = RunDiff((dir.path() / "a").string(), (dir.path() / "b").string(), zero);
     if (!c.fires) {
       EXPECT_TRUE(run.findings.empty()) << c.what;

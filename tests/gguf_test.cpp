@@ -140,7 +140,7 @@ TEST(Gguf, DiffComparesTensorByTensorStatisticsForFloatsBytesForTheRest) {
   for (bool hash : {true, false}) {
     DiffOptions options;
     options.policy.compute_hash = hash;
-    options.max_rel_l2 = 1.0;
+    options.max_rel_l2 = {{"*", 1.0}};
     const DiffRun run = RunDiff((dir.path() / "a.gguf").string(), (dir.path() / "b.gguf").string(), options);
     std::map<std::string, const TensorDiff*> by_name;
     for (const TensorDiff& t : run.tensors) by_name[t.name] = &t;

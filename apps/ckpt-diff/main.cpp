@@ -8,6 +8,7 @@
 
 #include "apps/common/cli.h"
 #include "engine/diff_run.h"
+#include "lib/core/text.h"
 #include "lib/findings/gate.h"
 #include "reports/ci_reports.h"
 #include "reports/diff_reports.h"
@@ -24,6 +25,8 @@ the parent link (is B's parent_hash A's recomputed content hash, is B's round A'
 and every tensor of the union of both manifests, with one status: unchanged, changed
 (with exact statistics: numel, changed, max_abs, l2, rel_l2, NaN/Inf appearing),
 layout_changed, added, removed (or unreadable when one side's bytes cannot be read).
+A summary comes first: the whole model's L2 and relative L2, counts by status, the same per
+manifest group and per name prefix (--rollup), and the tensors that moved most (--top).
 
 Exit status:
   0  no finding at or above --fail-on
@@ -37,23 +40,41 @@ Options)";
 
 int main(int argc, char** argv) try {
   ckpt::cli::CommonCli cli("ckpt-diff", {"text", "json", "sarif", "junit", "gitlab"}, kUsage);
-  double max_rel_l2 = 0;
+  std::vector<std::string> max_rel_l2;
+  unsigned rollup = 2;
+  std::size_t top = 10;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::string> allow_change;
   cli.options().add_options()(
       "allow-change", po::value(&allow_change)->value_name("GLOB"),
       "gate: only tensors matching a glob may change, appear or vanish (repeatable; '*' also matches '.')")(
-      "max-rel-l2", po::value(&max_rel_l2)->value_name("X"),
-      "gate: a changed tensor's rel_l2 must not exceed X; NaN/Inf appearing always exceeds")(
+      "max-rel-l2", po::value(&max_rel_l2)->value_name("[PATTERN=]X"),
+      "gate: a changed tensor's rel_l2 must not exceed X; with PATTERN, only for tensors of that group, "
+      "dotted name prefix or name glob (repeatable; the most specific pattern wins; X = 0 freezes: any changed "
+      "bit, added, removed or re-laid-out tensor fails). NaN/Inf appearing always exceeds")(
       "require-child", "gate: B must be the child of A")(
+      "rollup", po::value(&rollup)->value_name("N"),
+      "summary: roll tensors up by their first N name components, e.g. 3 for 'encoder.layers.3' (default 2; 0: "
+      "no prefix roll-up)")(
+      "top", po::value(&top)->value_name("K"),
+      "summary: the K changed tensors that moved most (default 10); given, the tensor table lists only those "
+      "and every added, removed, re-laid-out or unreadable tensor")(
+      "changed-only", "the tensor table leaves out unchanged tensors (the summary still counts them)")(
       "jobs,j", po::value(&jobs)->value_name("N"), "threads for hashing and comparing (default: number of cores)")(
       "no-hash", "do not recompute content hashes (the link uses A's declared hash)");
   std::vector<std::string> paths;
   if (auto stop = cli.Parse(argc, argv, paths)) return *stop;
   if (paths.size() != 2) return cli.UsageError("give exactly two artifacts, A and B");
   if (jobs == 0 || jobs > 1024) return cli.UsageError("--jobs must be between 1 and 1024");
-  if (cli.Has("max-rel-l2") && !(std::isfinite(max_rel_l2) && max_rel_l2 >= 0)) {
-    return cli.UsageError("--max-rel-l2 must be a finite number >= 0");
+  if (rollup > 64) return cli.UsageError("--rollup must be between 0 and 64");
+  if (top > 1000000) return cli.UsageError("--top must be at most 1000000");
+  std::vector<ckpt::RelL2Limit> command_line_limits;
+  for (const std::string& text : max_rel_l2) {
+    auto parsed = ckpt::ParseRelL2Limit(text);
+    if (const auto* error = std::get_if<std::string>(&parsed)) {
+      return cli.UsageError("--max-rel-l2 " + ckpt::QuoteForMessage(text) + ": " + *error);
+    }
+    command_line_limits = ckpt::MergeRelL2Limits(std::move(command_line_limits), {std::get<ckpt::RelL2Limit>(parsed)});
   }
   std::error_code ec;
   if (std::filesystem::equivalent(paths[0], paths[1], ec) && !ec) {
@@ -64,9 +85,17 @@ int main(int argc, char** argv) try {
   diff.jobs = jobs;
   diff.policy.compute_hash = !cli.Has("no-hash");
   diff.allow_change = allow_change;
-  if (cli.Has("max-rel-l2")) diff.max_rel_l2 = max_rel_l2;
   diff.require_child = cli.Has("require-child");
+  diff.rollup_depth = rollup;
+  diff.top = top;
+  diff.top_given = cli.Has("top");
+  diff.changed_only = cli.Has("changed-only");
   if (auto stop = cli.ApplyAllowGroups(diff.policy)) return *stop;
+  // The policy file's limits, each replaced by a command-line limit of the same pattern.
+  if (const ckpt::ResolvedGate* gate = cli.gate()) {
+    for (const auto& [pattern, limit] : gate->policy.max_rel_l2) diff.max_rel_l2.push_back({pattern, limit});
+  }
+  diff.max_rel_l2 = ckpt::MergeRelL2Limits(std::move(diff.max_rel_l2), command_line_limits);
 
   ckpt::DiffRun run = ckpt::RunDiff(paths[0], paths[1], diff);
   for (ckpt::Finding& f : cli.ExpiredEntryFindings()) run.findings.push_back(std::move(f));
@@ -80,7 +109,12 @@ int main(int argc, char** argv) try {
     if (auto failed = cli.WriteBaseline(accepted)) return *failed;
   }
 
-  const ckpt::reports::ReportContext context = cli.Context();
+  ckpt::reports::ReportContext context = cli.Context();
+  if (context.policy) {  // the limits in force belong to the effective policy
+    boost::json::object limits;
+    for (const ckpt::RelL2Limit& l : diff.max_rel_l2) limits[ckpt::ToValidUtf8(l.pattern)] = l.limit;
+    (*context.policy)["max_rel_l2"] = std::move(limits);
+  }
   auto write_failed = cli.WriteReport([&](std::ostream& out, const std::string& format) {
     ckpt::reports::ReportContext shown = context;
     shown.color = shown.color && &out == &std::cout;  // colour only on the terminal

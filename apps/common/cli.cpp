@@ -66,8 +66,9 @@ CommonCli::CommonCli(std::string tool, std::vector<std::string> formats, const c
       "accept the findings FILE lists until their expiry: kept in reports, marked suppressed, not counted "
       "(security rules cannot be suppressed)")(
       "policy", po::value(&policy_file_)->value_name("FILE"),
-      "the organisation's policy (JSON): fail_on, allowed_groups, action_head_patterns, allow_wmcp_change and "
-      "per-rule severity (raise any rule; lower or turn off only non-security rules)")(
+      "the organisation's policy (JSON): fail_on, allowed_groups, action_head_patterns, allow_wmcp_change, "
+      "max_rel_l2 (ckpt-diff: a number or {pattern: number}) and per-rule severity (raise any rule; lower or turn off "
+      "only non-security rules)")(
       "write-baseline", po::value(&write_baseline_)->value_name("FILE"),
       "write a baseline accepting the current non-security findings (needs --expires and --reason)")(
       "expires", po::value(&expires_)->value_name("DATE"),

@@ -124,10 +124,14 @@ void CompareTensors(std::vector<TensorDiff>& tensors, unsigned jobs) {
   }
   std::vector<char> differs(tensors.size(), 0);
   std::vector<char> failed(tensors.size(), 0);
+  // ||A||^2 of the windows found equal: an unchanged tensor's norm still weighs in the
+  // roll-ups' relative L2 (a changed tensor's comes from its statistics below).
+  std::vector<DiffStats> equal_part(tensors.size());
   ParallelFor(candidates.size(), jobs, [&](std::size_t k) {
     const std::size_t i = candidates[k];
     const TensorSide& a = *tensors[i].a;
     const TensorSide& b = *tensors[i].b;
+    const std::optional<ElementType> type = ElementTypeOf(a.dtype);
     Windows& w = MyWindows();
     for (std::uint64_t at = 0; at < a.length; at += kWindow) {
       const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kWindow, a.length - at));
@@ -139,6 +143,7 @@ void CompareTensors(std::vector<TensorDiff>& tensors, unsigned jobs) {
         differs[i] = 1;
         return;
       }
+      if (type) equal_part[i].Accumulate(*type, std::span(w.a).first(n), std::span(w.a).first(n));
     }
   });
   // Phase 2: statistics for changed tensors, window by window across threads.
@@ -154,6 +159,7 @@ void CompareTensors(std::vector<TensorDiff>& tensors, unsigned jobs) {
     }
     if (!differs[i]) {
       tensors[i].status = TensorStatus::kUnchanged;
+      if (ElementTypeOf(tensors[i].a->dtype)) tensors[i].a_squared = equal_part[i].squared_a;
       continue;
     }
     if (!ElementTypeOf(tensors[i].a->dtype)) continue;  // bytes differ; no statistics for its dtype
@@ -179,7 +185,11 @@ void CompareTensors(std::vector<TensorDiff>& tensors, unsigned jobs) {
     t.stats->Merge(partial[k]);
   }
   for (std::size_t i : candidates) {
-    if (tensors[i].status != TensorStatus::kChanged) tensors[i].stats.reset();
+    if (tensors[i].status != TensorStatus::kChanged) {
+      tensors[i].stats.reset();
+    } else if (tensors[i].stats) {
+      tensors[i].a_squared = tensors[i].stats->squared_a;
+    }
   }
 }
 
@@ -450,11 +460,15 @@ void FusedHashAndCompare(std::vector<TensorDiff>& tensors, const HashPlan* plan_
       t.status = TensorStatus::kUnreadable;
     } else if (!ElementTypeOf(t.a->dtype)) {  // bytes only: changed, without statistics
       if (!h.bytes_differ[0] && !h.bytes_differ[1]) t.status = TensorStatus::kUnchanged;
-    } else if (h.half[0].changed + h.half[1].changed == 0) {  // every element bit-identical
-      t.status = TensorStatus::kUnchanged;
     } else {
-      t.stats = h.half[0];
-      t.stats->Merge(h.half[1]);
+      DiffStats merged = h.half[0];
+      merged.Merge(h.half[1]);
+      t.a_squared = merged.squared_a;
+      if (merged.changed == 0) {  // every element bit-identical
+        t.status = TensorStatus::kUnchanged;
+      } else {
+        t.stats = merged;
+      }
     }
   }
   for (SideWork& w : work) {

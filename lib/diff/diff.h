@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lib/artifact/audit_result.h"
+#include "lib/diff/rel_l2_limits.h"
 #include "lib/diff/tensor_stats.h"
 #include "lib/hashing/content_hash.h"
 
@@ -40,6 +41,9 @@ struct TensorDiff {
   std::optional<TensorSide> a;
   std::optional<TensorSide> b;
   std::optional<DiffStats> stats;  ///< kChanged only
+  /// Sum of a^2 over A's finite elements, for every compared tensor with statistics
+  /// (unchanged ones too): what rolled-up relative L2 figures divide by.
+  std::optional<CompensatedSum> a_squared;
 };
 
 struct HeaderFieldDiff {
@@ -62,8 +66,13 @@ struct DiffOptions {
   Policy policy;
   unsigned jobs = 1;
   std::vector<std::string> allow_change;  ///< --allow-change globs (fnmatch; '*' also matches '.')
-  std::optional<double> max_rel_l2;       ///< --max-rel-l2
+  std::vector<RelL2Limit> max_rel_l2;     ///< --max-rel-l2 and the policy's max_rel_l2
   bool require_child = false;             ///< --require-child
+  // What the reports show (the comparison itself is the same):
+  unsigned rollup_depth = 2;  ///< --rollup N: name components per prefix roll-up (0: none)
+  std::size_t top = 10;       ///< --top K: changed tensors listed as moving most
+  bool top_given = false;     ///< --top was given: the tensor table holds those K alone
+  bool changed_only = false;  ///< --changed-only: unchanged tensors are counted, not listed
 };
 
 struct DiffRun {

@@ -3,6 +3,8 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <ctime>
 #include <set>
@@ -141,6 +143,27 @@ std::variant<PolicyFile, std::string> ParsePolicy(std::string_view text) {
       if (!m.value.is(Type::kBool))
         return "allow_wmcp_change is " + m.value.Describe() + ", not true or false" + At(doc, m.value.offset());
       out.allow_wmcp_change = m.value.boolean();
+    } else if (m.key == "max_rel_l2") {
+      auto limit = [&](const Value& v, const std::string& pattern) -> std::optional<std::string> {
+        double x = 0;
+        const std::string_view raw = v.Raw();
+        const auto [end, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), x);
+        if (!v.is(Type::kNumber) || ec != std::errc() || end != raw.data() + raw.size() || !std::isfinite(x) || x < 0) {
+          return "max_rel_l2" + (pattern == "*" ? std::string() : " of " + QuoteForMessage(pattern)) + " is " +
+                 v.Describe() + ", not a finite number >= 0" + At(doc, v.offset());
+        }
+        out.max_rel_l2.emplace_back(pattern, x);
+        return std::nullopt;
+      };
+      if (m.value.is(Type::kObject)) {
+        for (const json::Member& r : m.value.Members()) {
+          if (r.key.empty())
+            return "max_rel_l2 has an empty pattern (use \"*\" for every tensor)" + At(doc, r.key_offset);
+          if (auto error = limit(r.value, r.key)) return *error;
+        }
+      } else if (auto error = limit(m.value, "*")) {
+        return *error;
+      }
     } else if (m.key == "severity") {
       if (!m.value.is(Type::kObject))
         return "severity is " + m.value.Describe() + ", not an object of rule ids" + At(doc, m.value.offset());

@@ -30,6 +30,8 @@ struct PolicyFile {
   std::optional<std::vector<std::string>> action_head_patterns;
   std::optional<bool> allow_wmcp_change;
   std::vector<std::pair<std::string, std::string>> severity;  ///< rule id -> error|warning|note|off
+  /// ckpt-diff's limits: a number (pattern "*") or an object of pattern -> number, each finite, >= 0.
+  std::vector<std::pair<std::string, double>> max_rel_l2;
 };
 std::variant<PolicyFile, std::string> ParsePolicy(std::string_view text);
 

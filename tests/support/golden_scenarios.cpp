@@ -28,7 +28,7 @@ ChainRun RunGapAndFork(const fs::path& root, const ChainRunOptions& options) {
 DiffRun RunGatedDiff(const fs::path& root, DiffOptions options) {
   WriteHistory(root, 3);
   options.require_child = true;
-  options.max_rel_l2 = 1e-6;
+  options.max_rel_l2 = {{"*", 1e-6}};
   options.allow_change = {"encoder.*"};
   const fs::path absolute = fs::absolute(root);
   return RunDiff((absolute / "round-0000").string(), (absolute / "round-0002").string(), options);
