@@ -362,6 +362,7 @@ ChainNode NodeFromEnvelope(const std::string& path, const attest::PublicKey& key
     node.parent_hash = p.parent_hash;
     node.round_index = p.round_index;
     node.wmcp_version = p.wmcp_version;
+    node.schema_version = p.schema_version;
   }
   node.audit_findings = std::move(sink.findings());
   node.audit_dropped = sink.dropped();

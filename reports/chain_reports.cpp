@@ -92,49 +92,292 @@ std::string MermaidEscape(std::string_view text) {
 // The first 12 characters of a hash, raw: each picture escapes it its own way.
 std::string RawShort(const std::string& hash) { return hash.empty() ? "-" : hash.substr(0, 12); }
 
+// Splits `text` into lines of at most `width` code points, breaking after '-', '/', '.' or
+// '_' where one is near the end of a line.
+std::vector<std::string> Wrap(std::string_view text, std::size_t width) {
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t columns = 0;
+  std::size_t last_break = std::string::npos;  // byte position in `line` after a break character
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const bool starts_code_point = (static_cast<unsigned char>(c) & 0xC0U) != 0x80U;
+    if (starts_code_point && columns == width) {
+      if (last_break != std::string::npos && last_break > line.size() / 2) {
+        lines.push_back(line.substr(0, last_break));
+        line.erase(0, last_break);
+      } else {
+        lines.push_back(line);
+        line.clear();
+      }
+      columns = 0;
+      for (char k : line) columns += (static_cast<unsigned char>(k) & 0xC0U) != 0x80U ? 1 : 0;
+      last_break = std::string::npos;
+    }
+    line.push_back(c);
+    if (starts_code_point) ++columns;
+    if (c == '-' || c == '/' || c == '.' || c == '_') last_break = line.size();
+  }
+  if (!line.empty() || lines.empty()) lines.push_back(line);
+  return lines;
+}
+
+// The last `max_chars` code points of a path, "..." in front when cut.
+std::string PathTail(std::string_view path, std::size_t max_chars) {
+  std::size_t columns = 0;
+  for (std::size_t i = path.size(); i > 0; --i) {
+    if ((static_cast<unsigned char>(path[i - 1]) & 0xC0U) != 0x80U && ++columns == max_chars) {
+      return i == 1 ? std::string(path) : "..." + std::string(path.substr(i - 1));
+    }
+  }
+  return std::string(path);
+}
+
+// The rule id a failed node's picture shows: its first finding that fails it.
+std::string FirstFailingRule(const ChainRun& run, std::size_t node, FailThreshold threshold) {
+  const Severity bar = threshold.value_or(Severity::kError);
+  for (const Finding& f : run.graph.nodes[node].audit_findings) {
+    if (f.counts() && AtOrAbove(f.severity(), bar)) return std::string(f.rule->id);
+  }
+  for (const DroppedFindings& d : run.graph.nodes[node].audit_dropped) {
+    if (d.counts() && AtOrAbove(d.severity(), bar)) return std::string(d.rule->id);
+  }
+  for (const ChainFinding& f : run.findings) {
+    if (f.node == node && f.finding.counts() && AtOrAbove(f.finding.severity(), bar)) {
+      return std::string(f.finding.rule->id);
+    }
+  }
+  return "";
+}
+
+// Where each round of the history goes in a picture that reads at page width: rows of
+// kRoundsPerRow rounds (by round index), each row left to right; a missing run of rounds is
+// one box in its place; nodes of the same round (a fork) side by side; a row holding more than
+// kCellsPerRow boxes continues on the next; artifacts with no round come last.
+constexpr std::uint64_t kRoundsPerRow = 8;
+constexpr std::size_t kCellsPerRow = 10;
+constexpr std::size_t kLabelWidth = 16;  // code points per label line
+
+struct ChainLayout {
+  struct Cell {
+    std::string id;
+    std::optional<std::size_t> node;  ///< a node of the graph; else a gap or the trusted parent
+    bool fork = false;
+    bool trusted_parent = false;
+    std::vector<std::string> lines;  ///< raw text: each picture escapes it its own way
+  };
+  struct Link {
+    std::size_t from = 0;
+    std::size_t to = 0;
+    bool gap = false;
+    bool untrusted = false;
+    std::optional<std::string> wmcp_change;  ///< "wmcp A -> B"
+  };
+  std::vector<Cell> cells;
+  std::vector<std::vector<std::size_t>> rows;  ///< cell indices, left to right
+  std::vector<std::size_t> row_of;             ///< per cell
+  std::vector<Link> links;
+};
+
+ChainLayout LayoutChain(const ChainRun& run, FailThreshold threshold) {
+  const ChainGraph& g = run.graph;
+  const Marks marks = MarksOf(run);
+  ChainLayout layout;
+  // Sort key per cell: the round it stands for (nullopt: no round, last), then its place
+  // within the round (gaps and the trusted parent before the nodes), then history order.
+  struct Placed {
+    std::optional<std::uint64_t> round;
+    int order = 0;
+    std::size_t sequence = 0;
+    std::size_t cell = 0;
+  };
+  std::vector<Placed> placed;
+  std::map<std::size_t, std::size_t> cell_of_node;
+  std::set<std::uint64_t> present;
+  for (std::size_t i : marks.nodes) {
+    const ChainNode& n = g.nodes[i];
+    ChainLayout::Cell cell;
+    cell.id = "n" + std::to_string(i);
+    cell.node = i;
+    cell.fork = marks.forks.count(i) > 0;
+    cell.lines.push_back("round " + RoundText(n));
+    const Verdict v = NodeVerdict(run, i, threshold);
+    if (v == Verdict::kError || !n.tool_errors.empty()) {
+      cell.lines.emplace_back("unreadable");
+      for (std::string& line : Wrap(PathTail(n.path, 2 * kLabelWidth), kLabelWidth)) cell.lines.push_back(line);
+    } else {
+      // An artifact with no round (a header that does not parse) is known by its path.
+      if (n.round_index) {
+        cell.lines.push_back(RawShort(n.ShownHash()));
+      } else {
+        for (std::string& line : Wrap(PathTail(n.path, 2 * kLabelWidth), kLabelWidth)) cell.lines.push_back(line);
+      }
+      if (v == Verdict::kFail) {
+        const std::string rule = FirstFailingRule(run, i, threshold);
+        std::vector<std::string> wrapped = Wrap("fail: " + rule, kLabelWidth);
+        cell.lines.insert(cell.lines.end(), wrapped.begin(), wrapped.end());
+      } else {
+        cell.lines.emplace_back(VerdictWord(v));
+      }
+    }
+    if (cell.fork) cell.lines.emplace_back("(fork)");
+    cell_of_node[i] = layout.cells.size();
+    placed.push_back({n.round_index, 2, placed.size(), layout.cells.size()});
+    layout.cells.push_back(std::move(cell));
+    if (n.round_index) present.insert(*n.round_index);
+  }
+  std::optional<std::size_t> trusted_cell;
+  if (g.trusted_parent) {
+    ChainLayout::Cell cell;
+    cell.id = "trusted";
+    cell.trusted_parent = true;
+    cell.lines = {"proven parent", RawShort(*g.trusted_parent)};
+    if (g.trusted_parent_round)
+      cell.lines.insert(cell.lines.begin() + 1, "round " + std::to_string(*g.trusted_parent_round));
+    trusted_cell = layout.cells.size();
+    std::optional<std::uint64_t> round = g.trusted_parent_round;
+    if (!round && !present.empty()) round = *present.begin();
+    placed.push_back({round, 0, placed.size(), layout.cells.size()});
+    layout.cells.push_back(std::move(cell));
+    if (g.trusted_parent_round) present.insert(*g.trusted_parent_round);
+  }
+  // Runs of missing rounds between the first and the last present: one box each, in place.
+  std::map<std::uint64_t, std::size_t> gap_cell_ending_at;  // last missing round -> cell
+  std::optional<std::uint64_t> previous;
+  for (std::uint64_t r : present) {
+    if (previous && r > *previous + 1) {
+      const std::uint64_t first = *previous + 1;
+      const std::uint64_t last = r - 1;
+      ChainLayout::Cell cell;
+      cell.id = "gap" + std::to_string(layout.cells.size());
+      cell.lines.push_back(first == last ? "round " + std::to_string(first)
+                                         : "rounds " + std::to_string(first) + "-" + std::to_string(last));
+      cell.lines.emplace_back("missing");
+      gap_cell_ending_at[last] = layout.cells.size();
+      placed.push_back({first, 0, placed.size(), layout.cells.size()});
+      layout.cells.push_back(std::move(cell));
+    }
+    previous = r;
+  }
+  // Missing parents: drawn into the run before the child's round when there is one, else as
+  // a box of their own just before the child.
+  for (const auto& [hash, children] : marks.gaps) {
+    std::optional<std::size_t> gap;
+    for (std::size_t child : children) {
+      const auto& round = g.nodes[child].round_index;
+      if (round && *round > 0 && gap_cell_ending_at.count(*round - 1)) gap = gap_cell_ending_at[*round - 1];
+    }
+    if (gap && layout.cells[*gap].lines.size() == 2) {
+      layout.cells[*gap].lines.push_back(RawShort(hash));
+    } else {
+      ChainLayout::Cell cell;
+      cell.id = "gap" + std::to_string(layout.cells.size());
+      cell.lines = {"missing parent", RawShort(hash)};
+      gap = layout.cells.size();
+      const std::size_t first_child = children.front();
+      placed.push_back({g.nodes[first_child].round_index, 1, placed.size(), layout.cells.size()});
+      layout.cells.push_back(std::move(cell));
+    }
+    for (std::size_t child : children) layout.links.push_back({*gap, cell_of_node[child], true, false, std::nullopt});
+  }
+  if (trusted_cell) {
+    for (std::size_t i : marks.nodes) {
+      if (g.OnTrustedParent(i)) layout.links.push_back({*trusted_cell, cell_of_node[i], false, false, std::nullopt});
+    }
+  }
+  for (const ChainEdge& e : g.edges) {
+    if (!g.InScope(e.child) || !g.InScope(e.parent)) continue;
+    ChainLayout::Link link{cell_of_node[e.parent], cell_of_node[e.child], false, !e.trusted, std::nullopt};
+    const auto& from = g.nodes[e.parent].wmcp_version;
+    const auto& to = g.nodes[e.child].wmcp_version;
+    if (from && to && *from != *to) link.wmcp_change = "wmcp " + PathTail(*from, 10) + " -> " + PathTail(*to, 10);
+    layout.links.push_back(std::move(link));
+  }
+  std::sort(placed.begin(), placed.end(), [](const Placed& x, const Placed& y) {
+    const std::uint64_t rx = x.round.value_or(UINT64_MAX), ry = y.round.value_or(UINT64_MAX);
+    return std::tuple(!x.round, rx, x.order, x.sequence) < std::tuple(!y.round, ry, y.order, y.sequence);
+  });
+  const std::uint64_t base = present.empty() ? 0 : *present.begin();
+  layout.row_of.resize(layout.cells.size());
+  std::optional<std::uint64_t> current_block;
+  bool current_unplaced = false;
+  for (const Placed& p : placed) {
+    const bool unplaced = !p.round;
+    const std::uint64_t block = unplaced ? 0 : (*p.round - std::min(base, *p.round)) / kRoundsPerRow;
+    const bool new_row = layout.rows.empty() || unplaced != current_unplaced || (!unplaced && block != current_block) ||
+                         layout.rows.back().size() >= kCellsPerRow;
+    if (new_row) layout.rows.emplace_back();
+    current_block = block;
+    current_unplaced = unplaced;
+    layout.row_of[p.cell] = layout.rows.size() - 1;
+    layout.rows.back().push_back(p.cell);
+  }
+  return layout;
+}
+
 }  // namespace
 
-void WriteChainText(std::ostream& out, const ChainRun& run, const ReportContext& context) {
+std::string ChainSummaryLine(const ChainRun& run, const ReportContext& context) {
   const ChainGraph& g = run.graph;
-  out << "ROUND  HASH          PARENT        VERDICT  PATH\n";
   std::size_t passed = 0, failed = 0, errored = 0, findings = 0;
+  std::set<std::uint64_t> rounds;
   for (std::size_t i : run.history) {
     const ChainNode& n = g.nodes[i];
     const Verdict v = NodeVerdict(run, i, context.threshold);
     (v == Verdict::kPass ? passed : v == Verdict::kFail ? failed : errored)++;
+    for (const Finding& f : n.audit_findings) findings += f.counts() ? 1U : 0U;
+    for (const DroppedFindings& d : n.audit_dropped) findings += d.counts() ? d.count : 0;
+    if (n.round_index) rounds.insert(*n.round_index);
+  }
+  for (const ChainFinding& f : run.findings) findings += f.finding.counts() ? 1U : 0U;
+  std::string line = Plural(run.history.size(), "artifact") + " in the " + (g.lineage_only ? "lineage" : "history") +
+                     " (" + std::to_string(g.nodes.size()) + " found): " + std::to_string(passed) + " passed, " +
+                     std::to_string(failed) + " failed";
+  if (errored) line += ", " + std::to_string(errored) + " not audited";
+  if (!rounds.empty()) {
+    const std::uint64_t missing = (*rounds.rbegin() - *rounds.begin()) - (rounds.size() - 1);
+    line += "; rounds " + std::to_string(*rounds.begin()) + "-" + std::to_string(*rounds.rbegin());
+    if (missing > 0) line += " (" + std::to_string(missing) + " missing)";
+  }
+  if (g.trusted_parent) {
+    line += g.trusted_parent_round ? "; on the proven round " + std::to_string(*g.trusted_parent_round) + " "
+                                   : std::string("; on the proven parent ");
+    line += Short(*g.trusted_parent);
+  }
+  line += "; " + Plural(findings, "finding");
+  return line;
+}
+
+void WriteChainText(std::ostream& out, const ChainRun& run, const ReportContext& context) {
+  const ChainGraph& g = run.graph;
+  out << "ROUND  HASH          PARENT        SCHEMA  WMCP          CREATED_AT            VERDICT  PATH\n";
+  for (std::size_t i : run.history) {
+    const ChainNode& n = g.nodes[i];
+    const Verdict v = NodeVerdict(run, i, context.threshold);
     out << Pad(RoundText(n), 5) << "  " << Pad(Short(n.ShownHash()), 12) << "  "
         << Pad(n.parent_present && !n.parent_hash ? std::string("(genesis)") : Short(n.parent_hash.value_or("")), 12)
-        << "  " << Pad(std::string(VerdictWord(v)), 7) << "  " << EscapeForDisplay(n.path) << "\n";
-    findings += static_cast<std::size_t>(
-        std::count_if(n.audit_findings.begin(), n.audit_findings.end(), [](const Finding& f) { return f.counts(); }));
+        << "  " << Pad(n.schema_version ? std::to_string(*n.schema_version) : "-", 6) << "  "
+        << Pad(n.wmcp_version ? EscapeForDisplay(PathTail(*n.wmcp_version, 12)) : "-", 12) << "  "
+        << Pad(n.created_at ? EscapeForDisplay(PathTail(*n.created_at, 20)) : "-", 20) << "  "
+        << Pad(std::string(VerdictWord(v)), 7) << "  " << EscapeForDisplay(n.path) << "\n";
     WriteFindingLines(out, "       ", n.path, n.audit_findings, context.color);
-    for (const DroppedFindings& d : n.audit_dropped) {
-      findings += d.count;
-      out << "       " << DroppedLine(d) << "\n";
-    }
+    for (const DroppedFindings& d : n.audit_dropped) out << "       " << DroppedLine(d) << "\n";
     std::vector<Finding> on_node;
     for (const ChainFinding& f : run.findings) {
-      if (f.node != i) continue;
-      if (f.finding.counts()) ++findings;
-      on_node.push_back(f.finding);
+      if (f.node == i) on_node.push_back(f.finding);
     }
     WriteFindingLines(out, "       ", "", on_node, context.color);
     for (const std::string& e : n.tool_errors) out << "       tool error: " << EscapeForDisplay(e) << "\n";
   }
   std::vector<Finding> on_run;
   for (const ChainFinding& f : run.findings) {
-    if (f.node) continue;
-    if (f.finding.counts()) ++findings;
-    on_run.push_back(f.finding);
+    if (!f.node) on_run.push_back(f.finding);
   }
   WriteFindingLines(out, "", "", on_run, context.color);
   for (const std::string& e : run.discovery_errors) out << "tool error: " << EscapeForDisplay(e) << "\n";
   if (g.nodes.empty()) out << "tool error: no artifact (a directory holding header.json) was found\n";
-  out << Plural(run.history.size(), "artifact") << " in the " << (g.lineage_only ? "lineage" : "history") << " ("
-      << g.nodes.size() << " found): " << passed << " passed, " << failed << " failed";
-  if (errored) out << ", " << errored << " not audited";
-  out << "; " << Plural(findings, "finding") << " (" << ThresholdText(context.threshold) << "; " << context.tool_name
-      << " " << context.version << ")" << (g.hashes_recomputed ? "" : "; hashes NOT recomputed (--no-hash)") << "\n";
+  out << ChainSummaryLine(run, context) << " (" << ThresholdText(context.threshold) << "; " << context.tool_name << " "
+      << context.version << ")" << (g.hashes_recomputed ? "" : "; hashes NOT recomputed (--no-hash)") << "\n";
 }
 
 boost::json::value ChainReportToJson(const ChainRun& run, const ReportContext& context) {
@@ -164,6 +407,8 @@ boost::json::value ChainReportToJson(const ChainRun& run, const ReportContext& c
     item["parent"] = (g.parent_of[i] && position.count(*g.parent_of[i])) ? boost::json::value(position[*g.parent_of[i]])
                                                                          : boost::json::value(nullptr);
     item["wmcp_version"] = opt(n.wmcp_version);
+    item["schema_version"] = n.schema_version ? boost::json::value(*n.schema_version) : boost::json::value(nullptr);
+    item["created_at"] = opt(n.created_at);
     item["verdict"] = VerdictName(NodeVerdict(run, i, context.threshold));
     boost::json::array findings;
     for (const Finding& f : n.audit_findings) {
@@ -219,31 +464,67 @@ void WriteChainJson(std::ostream& out, const ChainRun& run, const ReportContext&
 
 void WriteChainDot(std::ostream& out, const ChainRun& run, const ReportContext& context) {
   const ChainGraph& g = run.graph;
-  const Marks marks = MarksOf(run);
-  out << "digraph history {\n  rankdir=LR;\n  node [shape=box, style=\"rounded,filled\", fontname=\"monospace\"];\n";
-  for (std::size_t i : marks.nodes) {
-    const ChainNode& n = g.nodes[i];
-    const Verdict v = NodeVerdict(run, i, context.threshold);
-    const char* fill = v == Verdict::kPass ? "#d4edda" : v == Verdict::kFail ? "#f8d7da" : "#e2e3e5";
-    out << "  n" << i << " [label=\"round " << RoundText(n) << "\\n"
-        << DotEscape(RawShort(n.ShownHash())) << "\\n"
-        << VerdictWord(v) << "\", fillcolor=\"" << fill << "\", tooltip=\"" << DotEscape(n.path) << "\"";
-    if (marks.forks.count(i)) out << ", color=\"#e67e22\", penwidth=3, xlabel=\"fork\"";
+  const ChainLayout layout = LayoutChain(run, context.threshold);
+  out << "digraph history {\n"
+         "  graph [rankdir=TB, newrank=true, nodesep=0.25, ranksep=0.45, fontname=\"monospace\", fontsize=12, "
+         "labelloc=t, labeljust=l, label=\""
+      << DotEscape(ChainSummaryLine(run, context)) << "\"];\n"
+      << "  node [shape=box, style=\"rounded,filled\", fontname=\"monospace\", fontsize=10, margin=\"0.08,0.04\"];\n"
+         "  edge [arrowsize=0.6, fontname=\"monospace\", fontsize=10];\n";
+  // The legend: one table, above the first row.
+  out << "  legend [shape=plaintext, style=\"\", margin=0, label=<<TABLE BORDER=\"0\" CELLBORDER=\"1\" "
+         "CELLSPACING=\"4\" CELLPADDING=\"3\"><TR>"
+         "<TD BGCOLOR=\"#d4edda\">pass</TD><TD BGCOLOR=\"#f8d7da\">fail: first rule</TD>"
+         "<TD BGCOLOR=\"#e2e3e5\">not audited</TD><TD BORDER=\"1\" STYLE=\"dashed\" COLOR=\"#c0392b\">missing "
+         "round</TD><TD COLOR=\"#e67e22\" BORDER=\"3\">fork</TD><TD STYLE=\"dashed\" COLOR=\"#2e7d32\">proven "
+         "parent</TD><TD><FONT COLOR=\"#c0392b\">- - &gt; untrusted "
+         "link</FONT></TD><TD><FONT COLOR=\"#8e44ad\">&#8594; wmcp changed</FONT></TD>"
+         "</TR></TABLE>>];\n";
+  for (const ChainLayout::Cell& cell : layout.cells) {
+    out << "  " << cell.id << " [label=\"";
+    for (std::size_t k = 0; k < cell.lines.size(); ++k) out << (k ? "\\n" : "") << DotEscape(cell.lines[k]);
+    out << "\"";
+    if (cell.node) {
+      const ChainNode& n = g.nodes[*cell.node];
+      const Verdict v = NodeVerdict(run, *cell.node, context.threshold);
+      const char* fill = v == Verdict::kPass ? "#d4edda" : v == Verdict::kFail ? "#f8d7da" : "#e2e3e5";
+      out << ", fillcolor=\"" << fill << "\", tooltip=\"" << DotEscape(n.path) << "\"";
+      if (cell.fork) out << ", color=\"#e67e22\", penwidth=3";
+    } else if (cell.trusted_parent) {
+      out << ", style=\"rounded,dashed\", fillcolor=\"white\", color=\"#2e7d32\"";
+    } else {
+      out << ", style=\"dashed\", fillcolor=\"white\", color=\"#c0392b\", fontcolor=\"#c0392b\"";
+    }
     out << "];\n";
   }
-  std::size_t gap_id = 0;
-  for (const auto& [hash, children] : marks.gaps) {
-    out << "  gap" << gap_id << " [label=\"missing\\n"
-        << DotEscape(RawShort(hash)) << "\", style=\"dashed\", fillcolor=\"white\", color=\"#c0392b\"];\n";
-    for (std::size_t child : children)
-      out << "  gap" << gap_id << " -> n" << child << " [style=dashed, color=\"#c0392b\"];\n";
-    ++gap_id;
+  // Rows: one rank each, in order left to right (invisible edges keep the order), stacked
+  // under the legend by invisible edges between their first cells.
+  std::string above = "legend";
+  for (const std::vector<std::size_t>& row : layout.rows) {
+    out << "  { rank=same;";
+    for (std::size_t c : row) out << " " << layout.cells[c].id << ";";
+    out << " }\n";
+    for (std::size_t k = 0; k + 1 < row.size(); ++k) {
+      out << "  " << layout.cells[row[k]].id << " -> " << layout.cells[row[k + 1]].id << " [style=invis];\n";
+    }
+    out << "  " << above << " -> " << layout.cells[row.front()].id << " [style=invis];\n";
+    above = layout.cells[row.front()].id;
   }
-  for (const ChainEdge& e : g.edges) {
-    if (!g.InScope(e.child) || !g.InScope(e.parent)) continue;
-    out << "  n" << e.parent << " -> n" << e.child;
-    if (!e.trusted) out << " [style=dashed, color=\"#c0392b\", label=\"untrusted\"]";
-    out << ";\n";
+  for (const ChainLayout::Link& link : layout.links) {
+    const std::string& from = layout.cells[link.from].id;
+    const std::string& to = layout.cells[link.to].id;
+    std::vector<std::string> attributes;
+    if (layout.row_of[link.from] != layout.row_of[link.to]) attributes.emplace_back("constraint=false");
+    if (link.gap) attributes.emplace_back("style=dashed, color=\"#c0392b\"");
+    if (link.untrusted)
+      attributes.emplace_back("style=dashed, color=\"#c0392b\", fontcolor=\"#c0392b\", label=\"untrusted\"");
+    if (link.wmcp_change) {
+      attributes.push_back("color=\"#8e44ad\", fontcolor=\"#8e44ad\", penwidth=2, label=\"" +
+                           DotEscape(*link.wmcp_change) + "\"");
+    }
+    out << "  " << from << " -> " << to;
+    for (std::size_t k = 0; k < attributes.size(); ++k) out << (k ? ", " : " [") << attributes[k];
+    out << (attributes.empty() ? "" : "]") << ";\n";
   }
   out << "}\n";
 }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <boost/json.hpp>
 #include <chrono>
 #include <fstream>
 #include <functional>
@@ -519,30 +520,202 @@ TEST(ChainCli, UnreachableWorkingDirectoryIsNoUsageError) {
   }
 }
 
-TEST(ChainCli, DotRendersWithGraphvizForAForkAndAGap) {
+// ---- pictures (issue 16 item 2): rows that wrap at page width, checked on Graphviz's own layout
+
+// One box of the rendered picture: its label (lines joined by '|') and centre in points.
+struct RenderedBox {
+  std::string name;
+  std::string label;
+  double x = 0, y = 0;
+};
+struct Rendered {
+  std::vector<RenderedBox> boxes;
+  std::uint32_t png_width = 0;
+  std::string dot;
+  [[nodiscard]] const RenderedBox& Named(const std::string& label_start) const {
+    for (const RenderedBox& b : boxes) {
+      if (b.label.rfind(label_start, 0) == 0) return b;
+    }
+    throw std::logic_error("no box labelled " + label_start);
+  }
+  [[nodiscard]] const RenderedBox& Node(const std::string& name) const {
+    for (const RenderedBox& b : boxes) {
+      if (b.name == name) return b;
+    }
+    throw std::logic_error("no node " + name);
+  }
+  [[nodiscard]] std::vector<const RenderedBox*> AllNamed(const std::string& label_start) const {
+    std::vector<const RenderedBox*> out;
+    for (const RenderedBox& b : boxes) {
+      if (b.label.rfind(label_start, 0) == 0) out.push_back(&b);
+    }
+    return out;
+  }
+};
+
+std::uint32_t PngWidth(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  unsigned char header[24] = {};
+  in.read(reinterpret_cast<char*>(header), sizeof header);
+  EXPECT_EQ(std::string(reinterpret_cast<char*>(header) + 12, 4), "IHDR");
+  return std::uint32_t{header[16]} << 24 | std::uint32_t{header[17]} << 16 | std::uint32_t{header[18]} << 8 |
+         std::uint32_t{header[19]};
+}
+
+Rendered RenderChain(const std::filesystem::path& history, const std::filesystem::path& out) {
+  Rendered r;
+  const std::string dot = (out / "history.dot").string();
+  Cli("--format dot -o " + dot + " " + history.string());
+  r.dot = ReadText(dot);
+  const std::string png = (out / "history.png").string();
+  EXPECT_EQ(std::system(("dot -Tpng " + dot + " -o " + png).c_str()), 0) << r.dot;
+  r.png_width = PngWidth(png);
+  CommandResult json = RunCommand("dot -Tjson " + dot);
+  EXPECT_EQ(json.exit_code, 0) << json.output;
+  const boost::json::value layout = boost::json::parse(json.output);
+  for (const auto& object : layout.at("objects").as_array()) {
+    const auto& o = object.as_object();
+    if (!o.contains("pos") || !o.contains("label")) continue;  // subgraphs
+    RenderedBox box;
+    box.name = std::string(o.at("name").as_string());
+    box.label = std::string(o.at("label").as_string());
+    for (std::size_t at = box.label.find("\\n"); at != std::string::npos; at = box.label.find("\\n", at)) {
+      box.label.replace(at, 2, "|");
+    }
+    const std::string pos(o.at("pos").as_string());
+    box.x = std::stod(pos.substr(0, pos.find(',')));
+    box.y = std::stod(pos.substr(pos.find(',') + 1));
+    r.boxes.push_back(std::move(box));
+  }
+  return r;
+}
+
+bool HaveGraphviz() { return std::system("command -v dot >/dev/null 2>&1") == 0; }
+
+TEST(ChainPicture, ACleanFortyRoundHistoryWrapsIntoRowsOfEight) {
+  if (!HaveGraphviz()) GTEST_SKIP() << "Graphviz dot not installed (scripts/install-deps --test installs it)";
+  TempDir dir;
+  WriteHistory(dir.path() / "h", 40);
+  const Rendered r = RenderChain(dir.path() / "h", dir.path());
+  EXPECT_LE(r.png_width, 2400u) << "dot -Tpng is " << r.png_width << " px wide";
+  EXPECT_NE(
+      r.dot.find("label=\"40 artifacts in the history (40 found): 40 passed, 0 failed; rounds 0-39; 0 findings\""),
+      std::string::npos)
+      << r.dot;
+  std::vector<double> row_y;
+  for (int round = 0; round < 40; ++round) {
+    const RenderedBox& box = r.Named("round " + std::to_string(round) + "|");
+    EXPECT_NE(box.label.find("|pass"), std::string::npos) << box.label;
+    if (round % 8 == 0) {
+      if (!row_y.empty()) {
+        EXPECT_LT(box.y, row_y.back()) << "row " << round / 8 << " lies below the one before";
+      }
+      row_y.push_back(box.y);
+      continue;
+    }
+    const RenderedBox& left = r.Named("round " + std::to_string(round - 1) + "|");
+    EXPECT_EQ(box.y, left.y) << "round " << round << " shares its row";
+    EXPECT_GT(box.x, left.x) << "round " << round << " lies right of round " << round - 1;
+  }
+  EXPECT_EQ(row_y.size(), 5u);
+  EXPECT_GT(r.Node("legend").y, row_y.front()) << "the legend lies above the first row";
+}
+
+TEST(ChainPicture, GapsForksFailuresAndWmcpChangesAreDrawnInPlace) {
+  if (!HaveGraphviz()) GTEST_SKIP() << "Graphviz dot not installed (scripts/install-deps --test installs it)";
+  TempDir dir;
+  const std::filesystem::path h = dir.path() / "h";
+  std::vector<Round> rounds;
+  std::optional<std::string> parent;
+  for (std::uint64_t i = 0; i < 40; ++i) {
+    ArtifactSpec spec = RoundSpec(i, parent);
+    if (i >= 34) spec.wmcp_version = "wmcp-2.0";  // the link 33 -> 34 changes it
+    char name[32];
+    std::snprintf(name, sizeof name, "round-%04llu", static_cast<unsigned long long>(i));
+    rounds.push_back(WriteRound(h, name, spec));
+    parent = rounds.back().hash;
+  }
+  ArtifactSpec fork = RoundSpec(22, rounds[21].hash);
+  fork.tensors[0].data[0] ^= 1;
+  WriteRound(h, "fork-0022", fork);
+  std::filesystem::remove_all(rounds[13].dir);
+  std::filesystem::remove_all(rounds[14].dir);
+  {
+    std::fstream f(rounds[30].dir / "weights.safetensors", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(-1, std::ios::end);
+    f.put('\x7f');
+  }
+  std::filesystem::create_directories(h / "broken-round");
+  WriteText((h / "broken-round" / "header.json").string(), "{");
+
+  const Rendered r = RenderChain(h, dir.path());
+  EXPECT_LE(r.png_width, 2400u) << "dot -Tpng is " << r.png_width << " px wide";
+  // The missing rounds: one box in their place, between rounds 12 and 15 on their row.
+  const RenderedBox& gap = r.Named("rounds 13-14|missing|" + rounds[14].hash.substr(0, 12));
+  EXPECT_EQ(gap.y, r.Named("round 12|").y);
+  EXPECT_GT(gap.x, r.Named("round 12|").x);
+  EXPECT_LT(gap.x, r.Named("round 15|").x);
+  EXPECT_NE(r.Named("round 15|").label.find("|fail: chain-gap"), std::string::npos);
+  // The fork: both rounds 22 side by side, nothing between them.
+  const auto twins = r.AllNamed("round 22|");
+  ASSERT_EQ(twins.size(), 2u);
+  EXPECT_EQ(twins[0]->y, twins[1]->y);
+  for (const RenderedBox& b : r.boxes) {
+    if (b.y != twins[0]->y || &b == twins[0] || &b == twins[1]) continue;
+    EXPECT_FALSE(b.x > std::min(twins[0]->x, twins[1]->x) && b.x < std::max(twins[0]->x, twins[1]->x)) << b.label;
+  }
+  EXPECT_NE(r.Named("round 21|").label.find("(fork)"), std::string::npos);
+  // Failed rounds name their first failing rule; the unreadable artifact its path.
+  EXPECT_NE(r.Named("round 30|").label.find("|fail: hash-|mismatch"), std::string::npos) << r.Named("round 30|").label;
+  EXPECT_NE(r.Named("round 31|").label.find("|fail: chain-|parent-"), std::string::npos) << r.Named("round 31|").label;
+  std::string unplaced = r.Named("round ?|").label;
+  EXPECT_NE(unplaced.find("|fail: layout-no-|weights"), std::string::npos) << unplaced;
+  std::erase(unplaced, '|');
+  EXPECT_NE(unplaced.find("/h/broken-round"), std::string::npos) << "known by its path: " << unplaced;
+  EXPECT_LT(r.Named("round ?|").y, r.Named("round 39|").y) << "artifacts with no round come last";
+  // The wmcp change sits on its edge; the legend explains every mark.
+  EXPECT_NE(r.dot.find("n33 -> n34 [color=\"#8e44ad\", fontcolor=\"#8e44ad\", penwidth=2, label=\"wmcp wmcp-1.0 -> "
+                       "wmcp-2.0\"]"),
+            std::string::npos)
+      << r.dot;
+  for (const char* legend : {">pass<", ">fail: first rule<", ">not audited<", ">missing round<", ">fork<",
+                             "untrusted link<", "wmcp changed<"}) {
+    EXPECT_NE(r.dot.find(legend), std::string::npos) << legend;
+  }
+  EXPECT_NE(r.dot.find("label=\"40 artifacts in the history (40 found): 34 passed, 6 failed; rounds 0-39 (2 "
+                       "missing); 7 findings\""),
+            std::string::npos)
+      << r.dot;
+}
+
+TEST(ChainPicture, HostileNamesCannotCloseALabel) {
+  TempDir dir;
+  auto rounds = WriteHistory(dir.path() / "h", 2);
+  const std::filesystem::path hostile = dir.path() / "h" / "x\"];evil[label=\"\xE2\x80\xAE\\";
+  std::filesystem::create_directories(hostile);
+  WriteText((hostile / "header.json").string(), "{");
+  CommandResult r = Cli("--format dot " + (dir.path() / "h").string());
+  EXPECT_NE(r.output.find("x\\\"];evil[label=\\\"\\\\u202e\\\\\"]"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("\xE2\x80\xAE"), std::string::npos) << "bidi controls are escaped";
+  if (!HaveGraphviz()) return;
+  const Rendered picture = RenderChain(dir.path() / "h", dir.path());
+  std::set<std::string> names;
+  for (const RenderedBox& b : picture.boxes) names.insert(b.name);
+  EXPECT_EQ(names, (std::set<std::string>{"legend", "n0", "n1", "n2"})) << "no node the input named";
+  EXPECT_NE(picture.Named("round ?|").label.find("x\"];evil[label"), std::string::npos) << "text, not markup";
+}
+
+TEST(ChainCli, MermaidMarksGapsAndForks) {
   TempDir dir;
   auto rounds = WriteHistory(dir.path() / "h", 6);
   std::filesystem::remove_all(rounds[3].dir);  // gap
   ArtifactSpec other = RoundSpec(2, rounds[1].hash);
   other.tensors[0].data[0] ^= 1;
   WriteRound(dir.path() / "h", "fork-2", other);  // fork at round 1
-  const std::string dot = (dir.path() / "history.dot").string();
-  CommandResult r = Cli("--format dot -o " + dot + " " + (dir.path() / "h").string());
-  EXPECT_EQ(r.exit_code, 1) << r.output;
-  std::ifstream in(dot);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_NE(text.find("missing\\n" + rounds[3].hash.substr(0, 12)), std::string::npos) << text;
-  EXPECT_NE(text.find("fork"), std::string::npos) << text;
   CommandResult mermaid = Cli("--format mermaid " + (dir.path() / "h").string());
   EXPECT_NE(mermaid.output.find("flowchart LR"), std::string::npos);
   EXPECT_NE(mermaid.output.find(":::gap"), std::string::npos);
-  if (std::system("command -v dot >/dev/null 2>&1") != 0)
-    GTEST_SKIP() << "Graphviz dot not installed: render check skipped";
-  const std::string svg = (dir.path() / "history.svg").string();
-  ASSERT_EQ(std::system(("dot -Tsvg " + dot + " -o " + svg).c_str()), 0) << text;
-  std::ifstream svg_in(svg);
-  std::string svg_text((std::istreambuf_iterator<char>(svg_in)), std::istreambuf_iterator<char>());
-  EXPECT_NE(svg_text.find("<svg"), std::string::npos);
+  EXPECT_NE(mermaid.output.find("class n"), std::string::npos);
 }
 
 // Ten thousand artifacts, timed, are under the perf label (tests/perf_test.cpp); here a

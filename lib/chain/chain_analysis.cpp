@@ -55,6 +55,10 @@ ChainNode SummarizeAudit(AuditResult&& result, bool hashes_recomputed) {
   node.computed_hash = a.computed_hash;
   node.parent_location.artifact = node.hash_location.artifact = node.path;
   node.parent_location.file = node.hash_location.file = "header.json";
+  if (a.header) {
+    node.schema_version = a.header->schema_version;
+    node.created_at = a.header->created_at;
+  }
   if (a.header && a.header->version_supported) {
     const Header& h = *a.header;
     node.declared_hash = h.content_hash;

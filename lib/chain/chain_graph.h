@@ -29,6 +29,8 @@ struct ChainNode {
   std::optional<std::string> parent_hash;  ///< nullopt with parent_present: null (genesis)
   std::optional<std::uint64_t> round_index;
   std::optional<std::string> wmcp_version;
+  std::optional<std::uint64_t> schema_version;  ///< as written
+  std::optional<std::string> created_at;        ///< as written (absent from signed statements)
 
   /// The hash children may link to: the recomputed hash of an artifact that passed its
   /// audit, or (with --no-hash) its declared hash. Failed artifacts offer none.
