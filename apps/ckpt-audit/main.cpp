@@ -19,6 +19,7 @@
 #include "lib/core/text.h"
 #include "lib/findings/gate.h"
 #include "reports/ci_reports.h"
+#include "reports/html_report.h"
 #include "reports/json_report.h"
 #include "reports/rule_catalog_report.h"
 #include "reports/sarif_report.h"
@@ -101,7 +102,7 @@ std::string StatementName(const std::string& input) {
 }  // namespace
 
 int main(int argc, char** argv) try {
-  ckpt::cli::CommonCli cli("ckpt-audit", {"text", "json", "sarif", "junit", "gitlab"}, kUsage);
+  ckpt::cli::CommonCli cli("ckpt-audit", {"text", "json", "sarif", "junit", "gitlab", "html"}, kUsage);
   std::vector<std::string> expect_hashes;
   cli.options().add_options()(
       "expect-hash", po::value(&expect_hashes)->value_name("[PATH=]HEX"),
@@ -171,6 +172,8 @@ int main(int argc, char** argv) try {
         ckpt::reports::WriteAuditJunit(out, results, shown);
       } else if (format == "gitlab") {
         ckpt::reports::WriteAuditGitlab(out, results, shown);
+      } else if (format == "html") {
+        ckpt::reports::WriteAuditHtml(out, results, shown);
       } else {
         ckpt::reports::WriteTextReport(out, results, shown);
       }

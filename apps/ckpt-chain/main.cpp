@@ -2,20 +2,26 @@
 // library, writes one report. Exit codes: 0 the chain holds, 1 findings at or above
 // --fail-on, 2 tool error.
 #include <iostream>
+#include <sstream>
 #include <thread>
 
 #include "apps/common/cli.h"
+#include "apps/common/graphviz.h"
 #include "engine/attestation.h"
 #include "engine/chain_run.h"
 #include "lib/core/text.h"
 #include "lib/findings/gate.h"
 #include "reports/chain_reports.h"
 #include "reports/ci_reports.h"
+#include "reports/html_report.h"
 #include "reports/sarif_report.h"
 
 namespace po = boost::program_options;
 
 namespace {
+
+// The HTML report draws histories up to this size; longer ones get the table alone.
+constexpr std::size_t kMostRoundsDrawn = 1000;
 
 constexpr const char* kUsage = R"(Usage: ckpt-chain [options] PATH...
        ckpt-chain --trusted-key PUB [options] ENVELOPE|FOLDER...
@@ -42,7 +48,8 @@ Options)";
 }  // namespace
 
 int main(int argc, char** argv) try {
-  ckpt::cli::CommonCli cli("ckpt-chain", {"text", "json", "sarif", "junit", "gitlab", "dot", "mermaid"}, kUsage);
+  ckpt::cli::CommonCli cli("ckpt-chain", {"text", "json", "sarif", "junit", "gitlab", "html", "dot", "mermaid"},
+                           kUsage);
   std::string head;
   std::string genesis;
   std::string trusted_key;
@@ -140,6 +147,15 @@ int main(int argc, char** argv) try {
       ckpt::reports::WriteChainDot(out, run, shown);
     } else if (format == "mermaid") {
       ckpt::reports::WriteChainMermaid(out, run, shown);
+    } else if (format == "html") {
+      // The picture when Graphviz is installed and the history small enough to draw.
+      std::optional<std::string> svg;
+      if (!run.history.empty() && run.history.size() <= kMostRoundsDrawn) {
+        std::ostringstream dot;
+        ckpt::reports::WriteChainDot(dot, run, shown);
+        if (auto rendered = ckpt::cli::RenderSvg(dot.str())) svg = ckpt::reports::InlineSvg(*rendered);
+      }
+      ckpt::reports::WriteChainHtml(out, run, shown, svg);
     } else {
       ckpt::reports::WriteChainText(out, run, shown);
     }

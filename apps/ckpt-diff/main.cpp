@@ -12,6 +12,7 @@
 #include "lib/findings/gate.h"
 #include "reports/ci_reports.h"
 #include "reports/diff_reports.h"
+#include "reports/html_report.h"
 #include "reports/sarif_report.h"
 
 namespace po = boost::program_options;
@@ -39,7 +40,7 @@ Options)";
 }  // namespace
 
 int main(int argc, char** argv) try {
-  ckpt::cli::CommonCli cli("ckpt-diff", {"text", "json", "sarif", "junit", "gitlab"}, kUsage);
+  ckpt::cli::CommonCli cli("ckpt-diff", {"text", "json", "sarif", "junit", "gitlab", "html"}, kUsage);
   std::vector<std::string> max_rel_l2;
   unsigned rollup = 2;
   std::size_t top = 10;
@@ -124,6 +125,8 @@ int main(int argc, char** argv) try {
       ckpt::reports::WriteDiffJunit(out, run, shown);
     } else if (format == "gitlab") {
       ckpt::reports::WriteDiffGitlab(out, run, shown);
+    } else if (format == "html") {
+      ckpt::reports::WriteDiffHtml(out, run, shown);
     } else if (format == "sarif") {
       ckpt::reports::WriteSarif(out, ckpt::reports::SarifFromDiff(run, shown.threshold), cli.sarif(), shown);
     } else {
