@@ -199,30 +199,7 @@ std::string XmlEscape(std::string_view text) {
     if (end < text.size()) shown.push_back('\n');
     at = end + 1;
   }
-  std::string out;
-  out.reserve(shown.size());
-  for (char c : shown) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out.push_back(c);
-    }
-  }
-  return out;
+  return EscapeMarkup(shown);
 }
 
 void WriteAuditJunit(std::ostream& out, std::span<const AuditResult> results, const ReportContext& context) {

@@ -57,16 +57,9 @@ void RollupTable(std::ostream& out, const char* title, const std::vector<DiffRol
 
 void SummaryText(std::ostream& out, const DiffSummary& summary) {
   const DiffRollup& m = summary.model;
-  out << "summary: " << Plural(m.tensors, "tensor") << ":";
-  const char* separator = " ";
-  for (TensorStatus s : {TensorStatus::kChanged, TensorStatus::kLayoutChanged, TensorStatus::kAdded,
-                         TensorStatus::kRemoved, TensorStatus::kUnchanged, TensorStatus::kUnreadable}) {
-    if (m.count(s) == 0) continue;
-    out << separator << m.count(s) << " " << TensorStatusName(s);
-    separator = ", ";
-  }
-  out << "\nmodel: l2 " << Num(m.l2()) << ", rel_l2 " << Rel(m.rel_l2()) << ", max_abs " << Num(m.max_abs) << " ("
-      << m.changed_elements << " of " << m.compared_elements << " compared elements changed";
+  out << "summary: " << StatusCounts(m) << "\nmodel: l2 " << Num(m.l2()) << ", rel_l2 " << Rel(m.rel_l2())
+      << ", max_abs " << Num(m.max_abs) << " (" << m.changed_elements << " of " << m.compared_elements
+      << " compared elements changed";
   if (m.non_finite_pairs) out << "; " << m.non_finite_pairs << " changes involve NaN or Inf, left out of l2";
   if (m.unmeasured) out << "; " << Plural(m.unmeasured, "changed tensor") << " without statistics";
   out << ")\n";
@@ -254,6 +247,18 @@ boost::json::value DiffReportToJson(const DiffRun& run, const ReportContext& con
   out["findings"] = std::move(findings);
   out["dropped_findings"] = DroppedToJson(run.dropped);
   out["exit_code"] = DiffExitCode(run, context.threshold);
+  return out;
+}
+
+std::string StatusCounts(const DiffRollup& rollup) {
+  std::string out = Plural(rollup.tensors, "tensor") + ":";
+  const char* separator = " ";
+  for (TensorStatus s : {TensorStatus::kChanged, TensorStatus::kLayoutChanged, TensorStatus::kAdded,
+                         TensorStatus::kRemoved, TensorStatus::kUnchanged, TensorStatus::kUnreadable}) {
+    if (rollup.count(s) == 0) continue;
+    out += separator + std::to_string(rollup.count(s)) + " " + std::string(TensorStatusName(s));
+    separator = ", ";
+  }
   return out;
 }
 

@@ -214,31 +214,7 @@ void RollupBars(std::ostream& out, const char* title, const std::vector<DiffRoll
 
 }  // namespace
 
-std::string HtmlEscape(std::string_view text) {
-  std::string out;
-  for (char c : EscapeForDisplay(text)) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out.push_back(c);
-    }
-  }
-  return out;
-}
+std::string HtmlEscape(std::string_view text) { return EscapeMarkup(EscapeForDisplay(text)); }
 
 namespace {
 
@@ -354,14 +330,7 @@ void WriteDiffHtml(std::ostream& out, const DiffRun& run, const ReportContext& c
                       : exit_code == 1 ? Verdict::kFail
                                        : Verdict::kError)
       << " A <code>" << HtmlEscape(run.a.artifact.path) << "</code> &rarr; B <code>" << HtmlEscape(run.b.artifact.path)
-      << "</code><br>" << Plural(m.tensors, "tensor") << ":";
-  const char* separator = " ";
-  for (TensorStatus s : {TensorStatus::kChanged, TensorStatus::kLayoutChanged, TensorStatus::kAdded,
-                         TensorStatus::kRemoved, TensorStatus::kUnchanged, TensorStatus::kUnreadable}) {
-    if (m.count(s) == 0) continue;
-    out << separator << m.count(s) << " " << TensorStatusName(s);
-    separator = ", ";
-  }
+      << "</code><br>" << StatusCounts(m);
   const auto rel = m.rel_l2();
   out << "<br>whole model: l2 " << Num(m.l2()) << ", rel_l2 " << (rel ? Num(*rel) : "undefined") << ", max_abs "
       << Num(m.max_abs) << " (" << m.changed_elements << " of " << m.compared_elements << " compared elements changed)";

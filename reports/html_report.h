@@ -19,7 +19,7 @@
 
 namespace ckpt::reports {
 
-/// `text` display-escaped (EscapeForDisplay), then with & < > " ' as character references.
+/// `text` display-escaped (EscapeForDisplay), then markup-escaped (EscapeMarkup).
 std::string HtmlEscape(std::string_view text);
 
 void WriteAuditHtml(std::ostream& out, std::span<const AuditResult> results, const ReportContext& context);

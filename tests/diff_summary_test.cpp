@@ -22,16 +22,6 @@
 namespace ckpt::testing {
 namespace {
 
-std::string F32(std::initializer_list<float> values) {
-  std::string out;
-  for (float v : values) {
-    char b[4];
-    std::memcpy(b, &v, 4);
-    out.append(b, 4);
-  }
-  return out;
-}
-
 // A (round 0) and B (round 1, its child):
 //   encoder.layers.0.w  {1,2,3,4} -> {1,2,3,5}   changed: diff^2 1, ||a||^2 30
 //   encoder.layers.1.w  {3,4}     -> {3,4}       unchanged: ||a||^2 25

@@ -23,16 +23,6 @@
 namespace ckpt::testing {
 namespace {
 
-std::string F32(std::initializer_list<float> values) {
-  std::string out;
-  for (float v : values) {
-    char b[4];
-    std::memcpy(b, &v, 4);
-    out.append(b, 4);
-  }
-  return out;
-}
-
 std::string U16(std::initializer_list<std::uint16_t> bits) {
   std::string out;
   for (std::uint16_t v : bits) {

@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 // directories too).
 const std::string kHostile = "x<script>alert(1)<&\"'\xE2\x80\xAE\x1b<img src=x onerror=alert(2)>";
 const std::string kHostileEscaped =
-    "x&lt;script&gt;alert(1)&lt;&amp;&quot;&#39;\\u202e\\u001b&lt;img src=x onerror=alert(2)&gt;";
+    "x&lt;script&gt;alert(1)&lt;&amp;&quot;&apos;\\u202e\\u001b&lt;img src=x onerror=alert(2)&gt;";
 
 std::string Bin(const char* tool) { return (fs::path(CKPT_AUDIT_BIN).parent_path() / tool).string(); }
 

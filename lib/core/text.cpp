@@ -141,6 +141,33 @@ std::string Escape(std::string_view text, bool for_display) {
 
 std::string EscapeForDisplay(std::string_view text) { return Escape(text, true); }
 
+std::string EscapeMarkup(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        out.push_back(c);
+    }
+  }
+  return out;
+}
+
 std::string ToValidUtf8(std::string_view text) {
   if (!FindInvalidUtf8(text)) return std::string(text);
   return Escape(text, false);

@@ -40,6 +40,10 @@ bool IsBidiOrSeparator(std::uint32_t code_point);
 /// lines, colours or PASS verdicts nor reorder what is shown. Other text passes unchanged.
 std::string EscapeForDisplay(std::string_view text);
 
+/// `text` with & < > " ' written as the character references HTML and XML both read
+/// (&amp; &lt; &gt; &quot; &apos;). Apply EscapeForDisplay first for text from input.
+std::string EscapeMarkup(std::string_view text);
+
 /// `text` with each byte that is not part of well-formed UTF-8 written as the four
 /// characters \xNN: always valid UTF-8, for JSON strings.
 std::string ToValidUtf8(std::string_view text);

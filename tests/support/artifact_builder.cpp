@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <stdexcept>
 
@@ -38,6 +39,16 @@ std::string SafetensorsDtype(const std::string& d) {
 }
 
 std::uint64_t ItemSize(const std::string& d) { return d == "float32" ? 4 : 2; }
+
+std::string F32(std::initializer_list<float> values) {
+  std::string out;
+  for (float v : values) {
+    char b[4];
+    std::memcpy(b, &v, 4);
+    out.append(b, 4);
+  }
+  return out;
+}
 
 ArtifactSpec ArtifactSpec::Clean() {
   ArtifactSpec spec;

@@ -6,6 +6,7 @@
 #include <boost/json.hpp>
 #include <cstdint>
 #include <filesystem>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -49,6 +50,9 @@ struct ArtifactSpec {
   /// header.json, weight file(s) and, when sharded, weights.index.json.
   [[nodiscard]] Files Build() const;
 };
+
+/// Little-endian float32 element bytes, for TensorSpec::data.
+std::string F32(std::initializer_list<float> values);
 
 /// Manifest dtype token -> safetensors token ("float32" -> "F32").
 std::string SafetensorsDtype(const std::string& manifest_dtype);
