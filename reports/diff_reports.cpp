@@ -85,7 +85,7 @@ boost::json::object RollupJson(const DiffRollup& r) {
     counts[TensorStatusName(s)] = r.count(s);
   }
   auto rel = r.rel_l2();
-  return {{"key", ToValidUtf8(r.key)},
+  return {{"key", r.key},
           {"tensors", r.tensors},
           {"counts", std::move(counts)},
           {"compared_elements", r.compared_elements},
@@ -283,7 +283,7 @@ boost::json::object DiffSummaryJson(const DiffRun& run) {
   boost::json::array top;
   for (const TensorDiff* t : summary.top) {
     std::optional<double> rel = t->stats ? t->stats->rel_l2() : std::nullopt;
-    top.push_back({{"name", ToValidUtf8(t->name)},
+    top.push_back({{"name", t->name},
                    {"rel_l2", rel ? boost::json::value(*rel) : boost::json::value(nullptr)},
                    {"l2", t->stats ? boost::json::value(t->stats->l2()) : boost::json::value(nullptr)},
                    {"changed", t->stats ? boost::json::value(t->stats->changed) : boost::json::value(nullptr)},
