@@ -169,10 +169,9 @@ void WriteDiffText(std::ostream& out, const DiffRun& run, const ReportContext& c
       max_abs = Num(t->stats->max_abs);
       changed = std::to_string(t->stats->changed) + "/" + std::to_string(t->stats->numel);
     }
-    rel.resize(12, ' ');
-    max_abs.resize(12, ' ');
-    changed.resize(16, ' ');
-    out << status << " " << rel << " " << max_abs << " " << changed << " " << EscapeForDisplay(t->name);
+    // Padded, never cut: 11069504/268435456 is a figure, not a column overflow to hide.
+    out << status << " " << Padded(rel, 12) << " " << Padded(max_abs, 12) << " " << Padded(changed, 16) << " "
+        << EscapeForDisplay(t->name);
     if (t->status == TensorStatus::kLayoutChanged) out << "  (" << SideText(t->a) << " -> " << SideText(t->b) << ")";
     if (t->stats && (t->stats->nan_appeared || t->stats->inf_appeared)) {
       out << "  (" << t->stats->nan_appeared << " NaN, " << t->stats->inf_appeared << " Inf appeared)";

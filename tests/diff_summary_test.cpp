@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <set>
+#include <sstream>
 
 #include "engine/diff_run.h"
 #include "lib/diff/rel_l2_limits.h"
@@ -128,6 +129,28 @@ TEST(DiffSummary, RollupDepthAndTop) {
   EXPECT_EQ(NamePrefix("a.b.c", 2), "a.b");
   EXPECT_EQ(NamePrefix("a", 2), "a");
   EXPECT_EQ(NamePrefix("a.b", 5), "a.b");
+}
+
+TEST(DiffSummary, LargeCountsAreShownWhole) {
+  // A 268435456-element tensor of which 11069504 changed: the text table must not cut it.
+  DiffRun run;
+  TensorDiff t;
+  t.name = "encoder.w";
+  t.status = TensorStatus::kChanged;
+  t.a = TensorSide{"encoder", "float32", {268435456}};
+  t.b = t.a;
+  t.stats.emplace();
+  t.stats->numel = 268435456;
+  t.stats->changed = 11069504;
+  t.stats->squared_diff.Add(4);
+  t.stats->squared_a.Add(16);
+  t.a_squared = t.stats->squared_a;
+  run.tensors.push_back(t);
+  std::ostringstream out;
+  reports::WriteDiffText(out, run, reports::ReportContext{});
+  EXPECT_NE(out.str().find("changed         0.5          0            11069504/268435456 encoder.w\n"),
+            std::string::npos)
+      << out.str();
 }
 
 TEST(DiffSummary, NonFiniteChangesAreCountedAndLeftOutOfL2) {
