@@ -16,14 +16,6 @@ namespace {
 // Hashes shown may be declared ones, i.e. any string the input chose: always escaped.
 std::string Short(const std::string& hash) { return hash.empty() ? "-" : EscapeForDisplay(hash.substr(0, 12)); }
 
-// Pads `text` to `width` display columns (escaped text is ASCII or whole code points).
-std::string Pad(std::string text, std::size_t width) {
-  std::size_t columns = 0;
-  for (char c : text) columns += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
-  if (columns < width) text.append(width - columns, ' ');
-  return text;
-}
-
 std::string RoundText(const ChainNode& node) { return node.round_index ? std::to_string(*node.round_index) : "?"; }
 
 // What the pictures mark on each node of the scope.
@@ -101,7 +93,7 @@ std::vector<std::string> Wrap(std::string_view text, std::size_t width) {
   std::size_t last_break = std::string::npos;  // byte position in `line` after a break character
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
-    const bool starts_code_point = (static_cast<unsigned char>(c) & 0xC0U) != 0x80U;
+    const bool starts_code_point = StartsCodePoint(c);
     if (starts_code_point && columns == width) {
       if (last_break != std::string::npos && last_break > line.size() / 2) {
         lines.push_back(line.substr(0, last_break));
@@ -110,8 +102,7 @@ std::vector<std::string> Wrap(std::string_view text, std::size_t width) {
         lines.push_back(line);
         line.clear();
       }
-      columns = 0;
-      for (char k : line) columns += (static_cast<unsigned char>(k) & 0xC0U) != 0x80U ? 1 : 0;
+      columns = static_cast<std::size_t>(std::count_if(line.begin(), line.end(), StartsCodePoint));
       last_break = std::string::npos;
     }
     line.push_back(c);
@@ -126,7 +117,7 @@ std::vector<std::string> Wrap(std::string_view text, std::size_t width) {
 std::string PathTail(std::string_view path, std::size_t max_chars) {
   std::size_t columns = 0;
   for (std::size_t i = path.size(); i > 0; --i) {
-    if ((static_cast<unsigned char>(path[i - 1]) & 0xC0U) != 0x80U && ++columns == max_chars) {
+    if (StartsCodePoint(path[i - 1]) && ++columns == max_chars) {
       return i == 1 ? std::string(path) : "..." + std::string(path.substr(i - 1));
     }
   }
@@ -354,12 +345,13 @@ void WriteChainText(std::ostream& out, const ChainRun& run, const ReportContext&
   for (std::size_t i : run.history) {
     const ChainNode& n = g.nodes[i];
     const Verdict v = NodeVerdict(run, i, context.threshold);
-    out << Pad(RoundText(n), 5) << "  " << Pad(Short(n.ShownHash()), 12) << "  "
-        << Pad(n.parent_present && !n.parent_hash ? std::string("(genesis)") : Short(n.parent_hash.value_or("")), 12)
-        << "  " << Pad(n.schema_version ? std::to_string(*n.schema_version) : "-", 6) << "  "
-        << Pad(n.wmcp_version ? EscapeForDisplay(PathTail(*n.wmcp_version, 12)) : "-", 12) << "  "
-        << Pad(n.created_at ? EscapeForDisplay(PathTail(*n.created_at, 20)) : "-", 20) << "  "
-        << Pad(std::string(VerdictWord(v)), 7) << "  " << EscapeForDisplay(n.path) << "\n";
+    out << PadToColumns(RoundText(n), 5) << "  " << PadToColumns(Short(n.ShownHash()), 12) << "  "
+        << PadToColumns(
+               n.parent_present && !n.parent_hash ? std::string("(genesis)") : Short(n.parent_hash.value_or("")), 12)
+        << "  " << PadToColumns(n.schema_version ? std::to_string(*n.schema_version) : "-", 6) << "  "
+        << PadToColumns(n.wmcp_version ? EscapeForDisplay(PathTail(*n.wmcp_version, 12)) : "-", 12) << "  "
+        << PadToColumns(n.created_at ? EscapeForDisplay(PathTail(*n.created_at, 20)) : "-", 20) << "  "
+        << PadToColumns(std::string(VerdictWord(v)), 7) << "  " << EscapeForDisplay(n.path) << "\n";
     WriteFindingLines(out, "       ", n.path, n.audit_findings, context.color);
     for (const DroppedFindings& d : n.audit_dropped) out << "       " << DroppedLine(d) << "\n";
     std::vector<Finding> on_node;

@@ -32,23 +32,15 @@ std::string SideText(const std::optional<TensorSide>& side) {
 
 std::string Rel(const std::optional<double>& rel) { return rel ? Num(*rel) : "undefined"; }
 
-// Pads to `width` characters (UTF-8 continuation bytes take no column).
-std::string Padded(std::string text, std::size_t width) {
-  std::size_t columns = 0;
-  for (char c : text) columns += (static_cast<unsigned char>(c) & 0xC0U) != 0x80U ? 1 : 0;
-  if (columns < width) text.append(width - columns, ' ');
-  return text;
-}
-
 // One table of roll-ups: key, tensors, counts of what moved, L2 and relative L2.
 void RollupTable(std::ostream& out, const char* title, const std::vector<DiffRollup>& rollups) {
-  out << Padded(title, 24) << " TENSORS  CHANGED  OTHER    L2           REL_L2\n";
+  out << PadToColumns(title, 24) << " TENSORS  CHANGED  OTHER    L2           REL_L2\n";
   for (const DiffRollup& r : rollups) {
-    const std::uint64_t other = r.count(TensorStatus::kLayoutChanged) + r.count(TensorStatus::kAdded) +
-                                r.count(TensorStatus::kRemoved) + r.count(TensorStatus::kUnreadable);
-    out << Padded(EscapeForDisplay(r.key.empty() ? "(none)" : r.key), 24) << " " << Padded(std::to_string(r.tensors), 8)
-        << " " << Padded(std::to_string(r.count(TensorStatus::kChanged)), 8) << " " << Padded(std::to_string(other), 8)
-        << " " << Padded(Num(r.l2()), 12) << " " << Rel(r.rel_l2());
+    out << PadToColumns(EscapeForDisplay(r.key.empty() ? "(none)" : r.key), 24) << " "
+        << PadToColumns(std::to_string(r.tensors), 8) << " "
+        << PadToColumns(std::to_string(r.count(TensorStatus::kChanged)), 8) << " "
+        << PadToColumns(std::to_string(r.others()), 8) << " " << PadToColumns(Num(r.l2()), 12) << " "
+        << Rel(r.rel_l2());
     if (r.non_finite_pairs) out << "  (" << r.non_finite_pairs << " NaN/Inf changes)";
     if (r.unmeasured) out << "  (" << r.unmeasured << " unmeasured)";
     out << "\n";
@@ -72,8 +64,8 @@ void SummaryText(std::ostream& out, const DiffSummary& summary) {
   if (!summary.top.empty()) {
     out << "moved most (top " << summary.top.size() << " of " << m.count(TensorStatus::kChanged) << " changed):\n";
     for (const TensorDiff* t : summary.top) {
-      out << "  " << Padded(t->stats ? Rel(t->stats->rel_l2()) : "unmeasured", 12) << " " << EscapeForDisplay(t->name)
-          << "\n";
+      out << "  " << PadToColumns(t->stats ? Rel(t->stats->rel_l2()) : "unmeasured", 12) << " "
+          << EscapeForDisplay(t->name) << "\n";
     }
   }
 }
@@ -170,8 +162,8 @@ void WriteDiffText(std::ostream& out, const DiffRun& run, const ReportContext& c
       changed = std::to_string(t->stats->changed) + "/" + std::to_string(t->stats->numel);
     }
     // Padded, never cut: 11069504/268435456 is a figure, not a column overflow to hide.
-    out << status << " " << Padded(rel, 12) << " " << Padded(max_abs, 12) << " " << Padded(changed, 16) << " "
-        << EscapeForDisplay(t->name);
+    out << status << " " << PadToColumns(rel, 12) << " " << PadToColumns(max_abs, 12) << " "
+        << PadToColumns(changed, 16) << " " << EscapeForDisplay(t->name);
     if (t->status == TensorStatus::kLayoutChanged) out << "  (" << SideText(t->a) << " -> " << SideText(t->b) << ")";
     if (t->stats && (t->stats->nan_appeared || t->stats->inf_appeared)) {
       out << "  (" << t->stats->nan_appeared << " NaN, " << t->stats->inf_appeared << " Inf appeared)";
@@ -185,11 +177,7 @@ void WriteDiffText(std::ostream& out, const DiffRun& run, const ReportContext& c
   }
   WriteFindingLines(out, "", "", run.findings, context.color);
   for (const DroppedFindings& d : run.dropped) out << DroppedLine(d) << "\n";
-  out << Plural(run.tensors.size(), "tensor") << ":";
-  for (TensorStatus s : {TensorStatus::kChanged, TensorStatus::kLayoutChanged, TensorStatus::kAdded,
-                         TensorStatus::kRemoved, TensorStatus::kUnchanged, TensorStatus::kUnreadable}) {
-    if (summary.model.count(s)) out << " " << summary.model.count(s) << " " << TensorStatusName(s);
-  }
+  out << StatusCounts(summary.model, " ");
   std::uint64_t gate_findings = run.findings.size();
   for (const DroppedFindings& d : run.dropped) gate_findings += d.count;
   out << "; " << Plural(gate_findings, "gate finding") << " (" << ThresholdText(context.threshold) << "; "
@@ -249,14 +237,14 @@ boost::json::value DiffReportToJson(const DiffRun& run, const ReportContext& con
   return out;
 }
 
-std::string StatusCounts(const DiffRollup& rollup) {
+std::string StatusCounts(const DiffRollup& rollup, std::string_view separator) {
   std::string out = Plural(rollup.tensors, "tensor") + ":";
-  const char* separator = " ";
+  std::string_view before = " ";
   for (TensorStatus s : {TensorStatus::kChanged, TensorStatus::kLayoutChanged, TensorStatus::kAdded,
                          TensorStatus::kRemoved, TensorStatus::kUnchanged, TensorStatus::kUnreadable}) {
     if (rollup.count(s) == 0) continue;
-    out += separator + std::to_string(rollup.count(s)) + " " + std::string(TensorStatusName(s));
-    separator = ", ";
+    out += std::string(before) + std::to_string(rollup.count(s)) + " " + std::string(TensorStatusName(s));
+    before = separator;
   }
   return out;
 }

@@ -13,8 +13,8 @@
 namespace ckpt::reports {
 
 void WriteDiffText(std::ostream& out, const DiffRun& run, const ReportContext& context);
-/// "6 tensors: 3 changed, 1 added, 2 unchanged".
-std::string StatusCounts(const DiffRollup& rollup);
+/// "6 tensors: 3 changed, 1 added, 2 unchanged" (`separator` between the counts).
+std::string StatusCounts(const DiffRollup& rollup, std::string_view separator = ", ");
 /// The rows of the tensor table in rank order, after --changed-only and --top.
 std::vector<const TensorDiff*> ListedTensors(const DiffRun& run);
 /// The diff's `summary` object (JSON report, SARIF run properties): model, groups, prefixes, top.

@@ -61,6 +61,11 @@ std::string VerdictBadge(Verdict v) {
   return "<span class=\"verdict " + name + "\">" + name + "</span>";
 }
 
+// The page's overall verdict, from the tool's documented exit status.
+std::string ExitBadge(int exit_code) {
+  return VerdictBadge(exit_code == 0 ? Verdict::kPass : exit_code == 1 ? Verdict::kFail : Verdict::kError);
+}
+
 void BeginPage(std::ostream& out, const std::string& title) {
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
@@ -201,12 +206,10 @@ void RollupBars(std::ostream& out, const char* title, const std::vector<DiffRoll
       << "</th><th>tensors</th><th>changed</th><th>other</th><th>l2</th><th>rel_l2</th><th>rel_l2 (log scale, 6 "
          "decades)</th></tr>\n";
   for (const DiffRollup& r : rollups) {
-    const std::uint64_t other = r.count(TensorStatus::kLayoutChanged) + r.count(TensorStatus::kAdded) +
-                                r.count(TensorStatus::kRemoved) + r.count(TensorStatus::kUnreadable);
     const auto rel = r.rel_l2();
     out << "<tr><td><code>" << HtmlEscape(r.key.empty() ? "(none)" : r.key) << "</code></td><td class=\"num\">"
         << r.tensors << "</td><td class=\"num\">" << r.count(TensorStatus::kChanged) << "</td><td class=\"num\">"
-        << other << "</td><td class=\"num\">" << Num(r.l2()) << "</td><td class=\"num\">"
+        << r.others() << "</td><td class=\"num\">" << Num(r.l2()) << "</td><td class=\"num\">"
         << (rel ? Num(*rel) : "undefined") << "</td><td>" << (rel ? Bar(*rel, max) : "") << "</td></tr>\n";
   }
   out << "</table>\n";
@@ -296,12 +299,8 @@ void WriteAuditHtml(std::ostream& out, std::span<const AuditResult> results, con
   const int exit_code = ExitCodeOf(results, context.threshold);
   std::size_t passed = 0;
   for (const AuditResult& r : results) passed += VerdictOf(r, context.threshold) == Verdict::kPass ? 1U : 0U;
-  out << "<div class=\"summary\">"
-      << VerdictBadge(exit_code == 0   ? Verdict::kPass
-                      : exit_code == 1 ? Verdict::kFail
-                                       : Verdict::kError)
-      << " " << passed << " of " << Plural(results.size(), "input") << " passed (exit status " << exit_code
-      << ")</div>\n";
+  out << "<div class=\"summary\">" << ExitBadge(exit_code) << " " << passed << " of " << Plural(results.size(), "input")
+      << " passed (exit status " << exit_code << ")</div>\n";
   out << "<h2>Inputs</h2>\n<table>\n<tr><th>verdict</th><th>input</th><th>kind</th><th>errors</th><th>warnings</th>"
          "<th>notes</th><th>suppressed</th></tr>\n";
   std::vector<Listed> findings;
@@ -325,12 +324,8 @@ void WriteDiffHtml(std::ostream& out, const DiffRun& run, const ReportContext& c
   const int exit_code = DiffExitCode(run, context.threshold);
   const DiffSummary summary = SummarizeDiff(run.tensors, run.options.rollup_depth, run.options.top);
   const DiffRollup& m = summary.model;
-  out << "<div class=\"summary\">"
-      << VerdictBadge(exit_code == 0   ? Verdict::kPass
-                      : exit_code == 1 ? Verdict::kFail
-                                       : Verdict::kError)
-      << " A <code>" << HtmlEscape(run.a.artifact.path) << "</code> &rarr; B <code>" << HtmlEscape(run.b.artifact.path)
-      << "</code><br>" << StatusCounts(m);
+  out << "<div class=\"summary\">" << ExitBadge(exit_code) << " A <code>" << HtmlEscape(run.a.artifact.path)
+      << "</code> &rarr; B <code>" << HtmlEscape(run.b.artifact.path) << "</code><br>" << StatusCounts(m);
   const auto rel = m.rel_l2();
   out << "<br>whole model: l2 " << Num(m.l2()) << ", rel_l2 " << (rel ? Num(*rel) : "undefined") << ", max_abs "
       << Num(m.max_abs) << " (" << m.changed_elements << " of " << m.compared_elements << " compared elements changed)";
@@ -408,11 +403,8 @@ void WriteChainHtml(std::ostream& out, const ChainRun& run, const ReportContext&
   BeginPage(out, context.tool_name + " report");
   const ChainGraph& g = run.graph;
   const int exit_code = ChainExitCode(run, context.threshold);
-  out << "<div class=\"summary\">"
-      << VerdictBadge(exit_code == 0   ? Verdict::kPass
-                      : exit_code == 1 ? Verdict::kFail
-                                       : Verdict::kError)
-      << " " << HtmlEscape(ChainSummaryLine(run, context)) << " (exit status " << exit_code << ")</div>\n";
+  out << "<div class=\"summary\">" << ExitBadge(exit_code) << " " << HtmlEscape(ChainSummaryLine(run, context))
+      << " (exit status " << exit_code << ")</div>\n";
   if (svg) out << "<h2>History</h2>\n<div class=\"picture\">\n" << *svg << "\n</div>\n";
   out << "<h2>Rounds</h2>\n<table>\n<tr><th>round</th><th>hash</th><th>parent</th><th>schema</th><th>wmcp</th>"
          "<th>created_at</th><th>verdict</th><th>path</th></tr>\n";

@@ -1,5 +1,7 @@
 #include "reports/text_report.h"
 
+#include <algorithm>
+
 #include "lib/core/text.h"
 
 namespace ckpt::reports {
@@ -61,6 +63,12 @@ std::string DroppedLine(const DroppedFindings& d) {
          (d.count == 1 ? "finding" : "findings") + " in " + EscapeForDisplay(d.file.empty() ? "the artifact" : d.file) +
          ", not shown (at most " + std::to_string(FindingSink::kMaxPerRuleAndFile) +
          " per rule and file are kept, and --max-findings caps each artifact)";
+}
+
+std::string PadToColumns(std::string text, std::size_t width) {
+  const auto columns = static_cast<std::size_t>(std::count_if(text.begin(), text.end(), StartsCodePoint));
+  if (columns < width) text.append(width - columns, ' ');
+  return text;
 }
 
 std::string ThresholdText(FailThreshold threshold) {

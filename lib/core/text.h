@@ -29,6 +29,10 @@ std::optional<std::size_t> FindInvalidUtf8(std::string_view text);
 /// U+007F-U+009F).
 bool HasControlCharacter(std::string_view text);
 
+/// True for a byte that begins a UTF-8 code point (not a continuation byte): what counts
+/// one column when text is padded or wrapped.
+inline bool StartsCodePoint(char c) { return (static_cast<unsigned char>(c) & 0xC0U) != 0x80U; }
+
 /// True for the code points that reorder or hide text on a terminal or a web page:
 /// bidirectional controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) and the
 /// line and paragraph separators U+2028, U+2029.

@@ -18,11 +18,9 @@ std::optional<double> DiffRollup::rel_l2() const {
 void DiffRollup::Add(const TensorDiff& t) {
   ++counts[static_cast<std::size_t>(t.status)];
   ++tensors;
-  if (t.a_squared) squared_a.Merge(*t.a_squared);
-  if (t.a_squared && t.a) {
-    std::uint64_t numel = 1;
-    for (std::uint64_t d : t.a->shape) numel = d != 0 && numel > UINT64_MAX / d ? UINT64_MAX : numel * d;
-    compared_elements += t.stats ? t.stats->numel : numel;
+  if (t.a_squared && t.a) {  // compared with statistics: its dtype has an element size
+    squared_a.Merge(*t.a_squared);
+    compared_elements += t.a->length / ElementSize(*ElementTypeOf(t.a->dtype));
   }
   if (t.status != TensorStatus::kChanged) return;
   if (!t.stats) {

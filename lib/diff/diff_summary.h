@@ -30,6 +30,11 @@ struct DiffRollup {
   CompensatedSum squared_diff;
   CompensatedSum squared_a;
   [[nodiscard]] std::uint64_t count(TensorStatus s) const { return counts[static_cast<std::size_t>(s)]; }
+  /// Tensors that changed other than in value: re-laid-out, added, removed, unreadable.
+  [[nodiscard]] std::uint64_t others() const {
+    return count(TensorStatus::kLayoutChanged) + count(TensorStatus::kAdded) + count(TensorStatus::kRemoved) +
+           count(TensorStatus::kUnreadable);
+  }
   [[nodiscard]] double l2() const;
   /// nullopt when ||A|| is 0 over the compared tensors (nothing to be relative to).
   [[nodiscard]] std::optional<double> rel_l2() const;
