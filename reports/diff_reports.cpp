@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <boost/json.hpp>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 
 #include "lib/core/text.h"
@@ -13,12 +12,6 @@
 
 namespace ckpt::reports {
 namespace {
-
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
 
 std::string Shape(const std::vector<std::uint64_t>& shape) {
   std::string s = "[";
@@ -30,7 +23,7 @@ std::string SideText(const std::optional<TensorSide>& side) {
   return side ? side->dtype + Shape(side->shape) + " " + side->group : "-";
 }
 
-std::string Rel(const std::optional<double>& rel) { return rel ? Num(*rel) : "undefined"; }
+std::string Rel(const std::optional<double>& rel) { return rel ? FormatNumber(*rel) : "undefined"; }
 
 // One table of roll-ups: key, tensors, counts of what moved, L2 and relative L2.
 void RollupTable(std::ostream& out, const char* title, const std::vector<DiffRollup>& rollups) {
@@ -39,7 +32,7 @@ void RollupTable(std::ostream& out, const char* title, const std::vector<DiffRol
     out << PadToColumns(EscapeForDisplay(r.key.empty() ? "(none)" : r.key), 24) << " "
         << PadToColumns(std::to_string(r.tensors), 8) << " "
         << PadToColumns(std::to_string(r.count(TensorStatus::kChanged)), 8) << " "
-        << PadToColumns(std::to_string(r.others()), 8) << " " << PadToColumns(Num(r.l2()), 12) << " "
+        << PadToColumns(std::to_string(r.others()), 8) << " " << PadToColumns(FormatNumber(r.l2()), 12) << " "
         << Rel(r.rel_l2());
     if (r.non_finite_pairs) out << "  (" << r.non_finite_pairs << " NaN/Inf changes)";
     if (r.unmeasured) out << "  (" << r.unmeasured << " unmeasured)";
@@ -49,8 +42,8 @@ void RollupTable(std::ostream& out, const char* title, const std::vector<DiffRol
 
 void SummaryText(std::ostream& out, const DiffSummary& summary) {
   const DiffRollup& m = summary.model;
-  out << "summary: " << StatusCounts(m) << "\nmodel: l2 " << Num(m.l2()) << ", rel_l2 " << Rel(m.rel_l2())
-      << ", max_abs " << Num(m.max_abs) << " (" << m.changed_elements << " of " << m.compared_elements
+  out << "summary: " << StatusCounts(m) << "\nmodel: l2 " << FormatNumber(m.l2()) << ", rel_l2 " << Rel(m.rel_l2())
+      << ", max_abs " << FormatNumber(m.max_abs) << " (" << m.changed_elements << " of " << m.compared_elements
       << " compared elements changed";
   if (m.non_finite_pairs) out << "; " << m.non_finite_pairs << " changes involve NaN or Inf, left out of l2";
   if (m.unmeasured) out << "; " << Plural(m.unmeasured, "changed tensor") << " without statistics";
@@ -157,8 +150,8 @@ void WriteDiffText(std::ostream& out, const DiffRun& run, const ReportContext& c
     status.resize(15, ' ');
     std::string rel = "-", max_abs = "-", changed = "-";
     if (t->stats) {
-      rel = t->stats->rel_l2() ? Num(*t->stats->rel_l2()) : "undefined";
-      max_abs = Num(t->stats->max_abs);
+      rel = t->stats->rel_l2() ? FormatNumber(*t->stats->rel_l2()) : "undefined";
+      max_abs = FormatNumber(t->stats->max_abs);
       changed = std::to_string(t->stats->changed) + "/" + std::to_string(t->stats->numel);
     }
     // Padded, never cut: 11069504/268435456 is a figure, not a column overflow to hide.

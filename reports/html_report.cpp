@@ -50,12 +50,6 @@ ul.findings li { margin: 2px 0; }
 footer { margin-top: 32px; color: #777; font-size: 12px; }
 )";
 
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
 std::string VerdictBadge(Verdict v) {
   const std::string name(VerdictName(v));
   return "<span class=\"verdict " + name + "\">" + name + "</span>";
@@ -209,8 +203,8 @@ void RollupBars(std::ostream& out, const char* title, const std::vector<DiffRoll
     const auto rel = r.rel_l2();
     out << "<tr><td><code>" << HtmlEscape(r.key.empty() ? "(none)" : r.key) << "</code></td><td class=\"num\">"
         << r.tensors << "</td><td class=\"num\">" << r.count(TensorStatus::kChanged) << "</td><td class=\"num\">"
-        << r.others() << "</td><td class=\"num\">" << Num(r.l2()) << "</td><td class=\"num\">"
-        << (rel ? Num(*rel) : "undefined") << "</td><td>" << (rel ? Bar(*rel, max) : "") << "</td></tr>\n";
+        << r.others() << "</td><td class=\"num\">" << FormatNumber(r.l2()) << "</td><td class=\"num\">"
+        << (rel ? FormatNumber(*rel) : "undefined") << "</td><td>" << (rel ? Bar(*rel, max) : "") << "</td></tr>\n";
   }
   out << "</table>\n";
 }
@@ -327,8 +321,9 @@ void WriteDiffHtml(std::ostream& out, const DiffRun& run, const ReportContext& c
   out << "<div class=\"summary\">" << ExitBadge(exit_code) << " A <code>" << HtmlEscape(run.a.artifact.path)
       << "</code> &rarr; B <code>" << HtmlEscape(run.b.artifact.path) << "</code><br>" << StatusCounts(m);
   const auto rel = m.rel_l2();
-  out << "<br>whole model: l2 " << Num(m.l2()) << ", rel_l2 " << (rel ? Num(*rel) : "undefined") << ", max_abs "
-      << Num(m.max_abs) << " (" << m.changed_elements << " of " << m.compared_elements << " compared elements changed)";
+  out << "<br>whole model: l2 " << FormatNumber(m.l2()) << ", rel_l2 " << (rel ? FormatNumber(*rel) : "undefined")
+      << ", max_abs " << FormatNumber(m.max_abs) << " (" << m.changed_elements << " of " << m.compared_elements
+      << " compared elements changed)";
   const bool lensemble =
       InputKinds::Lensemble().Has(run.a.artifact.kind) && InputKinds::Lensemble().Has(run.b.artifact.kind);
   if (lensemble) out << "<br>B " << (run.link.is_child() ? "is" : "is <b>not</b>") << " the child of A";
@@ -355,7 +350,7 @@ void WriteDiffHtml(std::ostream& out, const DiffRun& run, const ReportContext& c
       const bool measured = t->stats && t->stats->rel_l2() && t->stats->non_finite_pairs == 0;
       const double r = measured ? *t->stats->rel_l2() : 0;
       out << "<tr><td><code>" << HtmlEscape(t->name) << "</code></td><td class=\"num\">"
-          << (measured                                 ? Num(r)
+          << (measured                                 ? FormatNumber(r)
               : t->stats && t->stats->non_finite_pairs ? "NaN/Inf"
                                                        : "undefined")
           << "</td><td class=\"num\">"
@@ -383,8 +378,9 @@ void WriteDiffHtml(std::ostream& out, const DiffRun& run, const ReportContext& c
     out << "<tr><td>" << TensorStatusName(t->status) << "</td>";
     if (t->stats) {
       const auto r = t->stats->rel_l2();
-      out << "<td class=\"num\">" << (r ? Num(*r) : "undefined") << "</td><td class=\"num\">" << Num(t->stats->max_abs)
-          << "</td><td class=\"num\">" << t->stats->changed << "/" << t->stats->numel << "</td>";
+      out << "<td class=\"num\">" << (r ? FormatNumber(*r) : "undefined") << "</td><td class=\"num\">"
+          << FormatNumber(t->stats->max_abs) << "</td><td class=\"num\">" << t->stats->changed << "/" << t->stats->numel
+          << "</td>";
     } else {
       out << "<td></td><td></td><td></td>";
     }

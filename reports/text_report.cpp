@@ -1,6 +1,7 @@
 #include "reports/text_report.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "lib/core/text.h"
 
@@ -63,6 +64,12 @@ std::string DroppedLine(const DroppedFindings& d) {
          (d.count == 1 ? "finding" : "findings") + " in " + EscapeForDisplay(d.file.empty() ? "the artifact" : d.file) +
          ", not shown (at most " + std::to_string(FindingSink::kMaxPerRuleAndFile) +
          " per rule and file are kept, and --max-findings caps each artifact)";
+}
+
+std::string FormatNumber(double value) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", value);
+  return buf;
 }
 
 std::string PadToColumns(std::string text, std::size_t width) {

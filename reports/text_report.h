@@ -24,6 +24,9 @@ void WriteFindingLines(std::ostream& out, const std::string& indent, const std::
 /// "... and 5 more header-field-type findings in header.json, not shown (...)".
 std::string DroppedLine(const DroppedFindings& dropped);
 
+/// A statistic as the reports print it: "%.6g".
+std::string FormatNumber(double value);
+
 /// `text` padded with spaces to `width` columns, one per code point; never cut.
 std::string PadToColumns(std::string text, std::size_t width);
 

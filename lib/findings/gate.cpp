@@ -3,11 +3,10 @@
 #include <fnmatch.h>
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 #include <cstdlib>
 #include <ctime>
 #include <set>
+#include <variant>
 
 #include "lib/core/text.h"
 #include "lib/json/strict_parser.h"
@@ -145,14 +144,13 @@ std::variant<PolicyFile, std::string> ParsePolicy(std::string_view text) {
       out.allow_wmcp_change = m.value.boolean();
     } else if (m.key == "max_rel_l2") {
       auto limit = [&](const Value& v, const std::string& pattern) -> std::optional<std::string> {
-        double x = 0;
-        const std::string_view raw = v.Raw();
-        const auto [end, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), x);
-        if (!v.is(Type::kNumber) || ec != std::errc() || end != raw.data() + raw.size() || !std::isfinite(x) || x < 0) {
+        // A JSON number token holds no '=': ParseRelL2Limit reads it as the limit alone.
+        auto number = v.is(Type::kNumber) ? ParseRelL2Limit(v.Raw()) : std::variant<RelL2Limit, std::string>("");
+        if (!std::holds_alternative<RelL2Limit>(number)) {
           return "max_rel_l2" + (pattern == "*" ? std::string() : " of " + QuoteForMessage(pattern)) + " is " +
                  v.Describe() + ", not a finite number >= 0" + At(doc, v.offset());
         }
-        out.max_rel_l2.emplace_back(pattern, x);
+        out.max_rel_l2.push_back({pattern, std::get<RelL2Limit>(number).limit});
         return std::nullopt;
       };
       if (m.value.is(Type::kObject)) {

@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "lib/diff/rel_l2_limits.h"
 #include "lib/findings/finding.h"
 
 namespace ckpt {
@@ -31,7 +32,7 @@ struct PolicyFile {
   std::optional<bool> allow_wmcp_change;
   std::vector<std::pair<std::string, std::string>> severity;  ///< rule id -> error|warning|note|off
   /// ckpt-diff's limits: a number (pattern "*") or an object of pattern -> number, each finite, >= 0.
-  std::vector<std::pair<std::string, double>> max_rel_l2;
+  std::vector<RelL2Limit> max_rel_l2;
 };
 std::variant<PolicyFile, std::string> ParsePolicy(std::string_view text);
 
