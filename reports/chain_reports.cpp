@@ -84,6 +84,19 @@ std::string MermaidEscape(std::string_view text) {
 // The first 12 characters of a hash, raw: each picture escapes it its own way.
 std::string RawShort(const std::string& hash) { return hash.empty() ? "-" : hash.substr(0, 12); }
 
+// The verdicts of the rounds in scope.
+struct VerdictCounts {
+  std::size_t passed = 0, failed = 0, errored = 0;
+};
+VerdictCounts CountVerdicts(const ChainRun& run, FailThreshold threshold) {
+  VerdictCounts c;
+  for (std::size_t i : run.history) {
+    const Verdict v = NodeVerdict(run, i, threshold);
+    (v == Verdict::kPass ? c.passed : v == Verdict::kFail ? c.failed : c.errored)++;
+  }
+  return c;
+}
+
 // Splits `text` into lines of at most `width` code points, breaking after '-', '/', '.' or
 // '_' where one is near the end of a line.
 std::vector<std::string> Wrap(std::string_view text, std::size_t width) {
@@ -310,21 +323,20 @@ ChainLayout LayoutChain(const ChainRun& run, FailThreshold threshold) {
 
 std::string ChainSummaryLine(const ChainRun& run, const ReportContext& context) {
   const ChainGraph& g = run.graph;
-  std::size_t passed = 0, failed = 0, errored = 0, findings = 0;
+  const VerdictCounts verdicts = CountVerdicts(run, context.threshold);
+  std::size_t findings = 0;
   std::set<std::uint64_t> rounds;
   for (std::size_t i : run.history) {
     const ChainNode& n = g.nodes[i];
-    const Verdict v = NodeVerdict(run, i, context.threshold);
-    (v == Verdict::kPass ? passed : v == Verdict::kFail ? failed : errored)++;
     for (const Finding& f : n.audit_findings) findings += f.counts() ? 1U : 0U;
     for (const DroppedFindings& d : n.audit_dropped) findings += d.counts() ? d.count : 0;
     if (n.round_index) rounds.insert(*n.round_index);
   }
   for (const ChainFinding& f : run.findings) findings += f.finding.counts() ? 1U : 0U;
   std::string line = Plural(run.history.size(), "artifact") + " in the " + (g.lineage_only ? "lineage" : "history") +
-                     " (" + std::to_string(g.nodes.size()) + " found): " + std::to_string(passed) + " passed, " +
-                     std::to_string(failed) + " failed";
-  if (errored) line += ", " + std::to_string(errored) + " not audited";
+                     " (" + std::to_string(g.nodes.size()) + " found): " + std::to_string(verdicts.passed) +
+                     " passed, " + std::to_string(verdicts.failed) + " failed";
+  if (verdicts.errored) line += ", " + std::to_string(verdicts.errored) + " not audited";
   if (!rounds.empty()) {
     const std::uint64_t missing = (*rounds.rbegin() - *rounds.begin()) - (rounds.size() - 1);
     line += "; rounds " + std::to_string(*rounds.begin()) + "-" + std::to_string(*rounds.rbegin());
@@ -436,16 +448,12 @@ boost::json::value ChainReportToJson(const ChainRun& run, const ReportContext& c
   boost::json::array errors;
   for (const std::string& e : run.discovery_errors) errors.push_back(boost::json::value(e));
   out["tool_errors"] = std::move(errors);
-  std::size_t passed = 0, failed = 0, errored = 0;
-  for (std::size_t i : run.history) {
-    Verdict v = NodeVerdict(run, i, context.threshold);
-    (v == Verdict::kPass ? passed : v == Verdict::kFail ? failed : errored)++;
-  }
+  const VerdictCounts verdicts = CountVerdicts(run, context.threshold);
   out["summary"] = {{"found", g.nodes.size()},
                     {"in_scope", run.history.size()},
-                    {"passed", passed},
-                    {"failed", failed},
-                    {"errors", errored}};
+                    {"passed", verdicts.passed},
+                    {"failed", verdicts.failed},
+                    {"errors", verdicts.errored}};
   out["exit_code"] = ChainExitCode(run, context.threshold);
   return out;
 }
