@@ -200,9 +200,10 @@ boost::json::value DiffReportToJson(const DiffRun& run, const ReportContext& con
   boost::json::array header;
   for (const HeaderFieldDiff& h : run.header) header.push_back({{"field", h.field}, {"a", opt(h.a)}, {"b", opt(h.b)}});
   out["header_diff"] = std::move(header);
-  out["summary"] = DiffSummaryJson(run);
+  const std::vector<const TensorDiff*> listed = ListedTensors(run);
+  out["summary"] = DiffSummaryJson(run, listed.size());
   boost::json::array tensors;
-  for (const TensorDiff* t : ListedTensors(run)) {
+  for (const TensorDiff* t : listed) {
     boost::json::object item{
         {"name", t->name}, {"status", TensorStatusName(t->status)}, {"a", SideJson(t->a)}, {"b", SideJson(t->b)}};
     if (t->stats) {
@@ -254,7 +255,7 @@ std::vector<const TensorDiff*> ListedTensors(const DiffRun& run) {
   return listed;
 }
 
-boost::json::object DiffSummaryJson(const DiffRun& run) {
+boost::json::object DiffSummaryJson(const DiffRun& run, std::size_t listed_tensors) {
   const DiffSummary summary = SummarizeDiff(run.tensors, run.options.rollup_depth, run.options.top);
   boost::json::array groups;
   for (const DiffRollup& r : summary.groups) groups.push_back(RollupJson(r));
@@ -271,9 +272,8 @@ boost::json::object DiffSummaryJson(const DiffRun& run) {
   }
   boost::json::object model = RollupJson(summary.model);
   model.erase("key");
-  return {
-      {"model", std::move(model)},       {"groups", std::move(groups)}, {"rollup_depth", summary.rollup_depth},
-      {"prefixes", std::move(prefixes)}, {"top", std::move(top)},       {"listed_tensors", ListedTensors(run).size()}};
+  return {{"model", std::move(model)},       {"groups", std::move(groups)}, {"rollup_depth", summary.rollup_depth},
+          {"prefixes", std::move(prefixes)}, {"top", std::move(top)},       {"listed_tensors", listed_tensors}};
 }
 
 void WriteDiffJson(std::ostream& out, const DiffRun& run, const ReportContext& context) {

@@ -17,8 +17,9 @@ void WriteDiffText(std::ostream& out, const DiffRun& run, const ReportContext& c
 std::string StatusCounts(const DiffRollup& rollup, std::string_view separator = ", ");
 /// The rows of the tensor table in rank order, after --changed-only and --top.
 std::vector<const TensorDiff*> ListedTensors(const DiffRun& run);
-/// The diff's `summary` object (JSON report, SARIF run properties): model, groups, prefixes, top.
-boost::json::object DiffSummaryJson(const DiffRun& run);
+/// The diff's `summary` object (JSON report, SARIF run properties): model, groups, prefixes,
+/// top, and how many tensors the table lists (`ListedTensors(run).size()`).
+boost::json::object DiffSummaryJson(const DiffRun& run, std::size_t listed_tensors);
 boost::json::value DiffReportToJson(const DiffRun& run, const ReportContext& context);
 void WriteDiffJson(std::ostream& out, const DiffRun& run, const ReportContext& context);
 

@@ -420,7 +420,7 @@ SarifInput SarifFromDiff(const DiffRun& run, FailThreshold threshold) {
   input.inputs.emplace_back(run.a.artifact.path, InputKindName(run.a.artifact.kind));
   input.inputs.emplace_back(run.b.artifact.path, InputKindName(run.b.artifact.kind));
   input.exit_code = DiffExitCode(run, threshold);
-  input.properties["summary"] = DiffSummaryJson(run);
+  input.properties["summary"] = DiffSummaryJson(run, ListedTensors(run).size());
   return input;
 }
 
