@@ -269,7 +269,7 @@ constexpr std::size_t kRing = 4;
 // One side's hasher and ring of read windows.
 struct SideWork {
   std::optional<ContentHasher> hasher;
-  std::vector<std::byte> buffer = std::vector<std::byte>(kRing * (kFusedWindow + 64));
+  std::vector<std::byte> buffer = std::vector<std::byte>(kRing * kFusedWindow);
   std::optional<boost::system::error_code> hash_error;
   std::array<std::span<const std::byte>, kRing> window{};
   std::array<bool, kRing> read_failed{};
@@ -277,10 +277,9 @@ struct SideWork {
 
   [[nodiscard]] bool hashing(const SideStep& step) const { return step.hashed && hasher && !hash_error; }
 
-  // Reads `n` bytes at `offset` of `side` into ring slot `slot` (aligned for the hasher).
+  // Reads `n` bytes at `offset` of `side` into ring slot `slot`.
   void Read(const TensorSide& side, std::uint64_t offset, std::size_t n, std::size_t slot) {
-    const std::size_t at = slot * (kFusedWindow + 64) + (hasher ? hasher->Alignment() : 0);
-    const std::span<std::byte> target = std::span(buffer).subspan(at, n);
+    const std::span<std::byte> target = std::span(buffer).subspan(slot * kFusedWindow, n);
     read_failed[slot] = !side.file->ReadAt(side.offset + offset, target).has_value();
     window[slot] = target;
     if (digests && !read_failed[slot]) digests->Take(side.file, side.offset + offset, target);

@@ -97,12 +97,6 @@ std::string ContentHasher::Finish() {
 
 namespace {
 
-// Bytes the stream holds before a tensor's element bytes: str(name) str(group) str(dtype)
-// u64(rank) u64(dim)... (ContentHasher::BeginTensor).
-std::uint64_t TensorPreamble(const ManifestEntry& e) {
-  return 8 + e.name.size() + 8 + e.group.size() + 8 + e.dtype.size() + 8 + 8 * e.shape.size();
-}
-
 // Two SHA-256 streams over one read of the tensor bytes: the content hash (stream 0) and
 // the file digests (stream 1), each on its own thread. The threads share the reading as
 // well: each reads every other window into the shared ring, so the copy out of the page
@@ -112,8 +106,8 @@ class SharedPass {
  public:
   static constexpr std::size_t kSlots = 6;
 
-  SharedPass(const std::vector<const HashPlan::Tensor*>& order, std::uint64_t stream_start, std::size_t window)
-      : order_(order), stream_start_(stream_start), window_(window), buffer_(kSlots * (window + 64)) {}
+  SharedPass(const std::vector<const HashPlan::Tensor*>& order, std::size_t window)
+      : order_(order), window_(window), buffer_(kSlots * window) {}
 
   struct Window {
     std::size_t tensor = 0;
@@ -164,9 +158,8 @@ class SharedPass {
  private:
   struct Cursor {
     std::size_t tensor = 0;
-    std::uint64_t done = 0;      // bytes of the tensor before this window
-    std::uint64_t position = 0;  // stream position of this window's first byte
-    std::uint64_t index = 0;     // window number
+    std::uint64_t done = 0;   // bytes of the tensor before this window
+    std::uint64_t index = 0;  // window number
     bool end = false;
   };
   struct Slot {
@@ -176,7 +169,6 @@ class SharedPass {
 
   Cursor Start() const {
     Cursor c;
-    c.position = stream_start_ + (order_.empty() ? 0 : TensorPreamble(*order_[0]->entry));
     c.end = order_.empty();
     return c;
   }
@@ -185,9 +177,7 @@ class SharedPass {
   }
   void Step(Cursor& c) const {
     if (c.end) return;
-    const std::size_t n = Length(c);
-    c.position += n;
-    c.done += n;
+    c.done += Length(c);
     ++c.index;
     if (c.done < order_[c.tensor]->length) return;
     if (++c.tensor == order_.size()) {
@@ -195,7 +185,6 @@ class SharedPass {
       return;
     }
     c.done = 0;
-    c.position += TensorPreamble(*order_[c.tensor]->entry);
   }
   bool Room(std::uint64_t index) const { return std::min(processed_[0], processed_[1]) + kSlots > index; }
   bool Ready(std::uint64_t index) const { return slots_[index % kSlots].index == index; }
@@ -206,13 +195,12 @@ class SharedPass {
     changed_.wait(lock, [&] { return failed_ || ready(); });
   }
 
-  // Reads window `c` into its slot (placed for the content hash's alignment).
+  // Reads window `c` into its slot.
   bool Read(const Cursor& c) {
     const HashPlan::Tensor& t = *order_[c.tensor];
     const std::size_t n = Length(c);
     const std::size_t slot = static_cast<std::size_t>(c.index % kSlots);
-    const std::size_t at = slot * (window_ + 64) + static_cast<std::size_t>(c.position % 64);
-    const std::span<std::byte> target = std::span(buffer_).subspan(at, n);
+    const std::span<std::byte> target = std::span(buffer_).subspan(slot * window_, n);
     if (auto read = t.file->ReadAt(t.offset + c.done, target); !read) {
       std::lock_guard lock(mutex_);
       failed_ = true;
@@ -238,7 +226,6 @@ class SharedPass {
   }
 
   const std::vector<const HashPlan::Tensor*>& order_;
-  std::uint64_t stream_start_;
   std::size_t window_;
   std::vector<std::byte> buffer_;
   std::array<Slot, kSlots> slots_{};
@@ -249,16 +236,15 @@ class SharedPass {
   std::optional<boost::system::error_code> error_;
 };
 
-// The reads of ComputeContentHash, done on a thread of their own one window ahead of the
-// hashing: a ring of kSlots windows, each placed at the offset that keeps SHA-256 aligned
-// (the stream position of every window is known in advance from the plan).
+// The reads of ComputeContentHash, done on a thread of their own a few windows ahead of the
+// hashing: a ring of kSlots windows.
 class ReadAhead {
  public:
   static constexpr std::size_t kSlots = 4;
 
-  ReadAhead(const std::vector<const HashPlan::Tensor*>& order, std::uint64_t stream_start, std::size_t window)
-      : order_(order), window_(window), buffer_(kSlots * (window + 64)) {
-    thread_ = std::thread([this, stream_start] { Run(stream_start); });
+  ReadAhead(const std::vector<const HashPlan::Tensor*>& order, std::size_t window)
+      : order_(order), window_(window), buffer_(kSlots * window) {
+    thread_ = std::thread([this] { Run(); });
   }
   ~ReadAhead() {
     {
@@ -296,10 +282,9 @@ class ReadAhead {
   }
 
  private:
-  void Run(std::uint64_t position) {
+  void Run() {
     for (std::size_t i = 0; i < order_.size(); ++i) {
       const HashPlan::Tensor& t = *order_[i];
-      position += TensorPreamble(*t.entry);
       std::uint64_t done = 0;
       do {  // a tensor without bytes still has its (empty) first window
         const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(window_, t.length - done));
@@ -311,8 +296,8 @@ class ReadAhead {
           slot_index = produced_;
         }
         Window& w = slots_[slot_index % kSlots];
-        const std::size_t at = (slot_index % kSlots) * (window_ + 64) + static_cast<std::size_t>(position % 64);
-        const std::span<std::byte> target = std::span(buffer_).subspan(at, n);
+        const std::span<std::byte> target =
+            std::span(buffer_).subspan(static_cast<std::size_t>(slot_index % kSlots) * window_, n);
         w = Window{i,           done == 0, i + 1 == order_.size() && done + n == t.length,
                    target,      t.file,    t.offset + done,
                    std::nullopt};
@@ -325,7 +310,6 @@ class ReadAhead {
         changed_.notify_all();
         if (failed) return;
         done += n;
-        position += n;
       } while (done < t.length);
     }
   }
@@ -356,12 +340,12 @@ IoResult<std::string> ComputeContentHash(const HashPlan& plan, std::span<FileDig
   if (!overlap) {  // one thread: read, hash, digest, window by window
     std::optional<WindowDigests> digest;
     if (!digests.empty()) digest.emplace(digests);
-    std::vector<std::byte> buffer(window + 64);
+    std::vector<std::byte> buffer(window);
     for (const HashPlan::Tensor* t : hasher.order()) {
       hasher.BeginTensor(*t);
       for (std::uint64_t done = 0; done < t->length;) {
         const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(window, t->length - done));
-        const std::span<std::byte> target(buffer.data() + hasher.Alignment(), n);
+        const std::span<std::byte> target(buffer.data(), n);
         if (auto read = t->file->ReadAt(t->offset + done, target); !read) return read.error();
         hasher.Update(target);
         if (digest) digest->Take(t->file, t->offset + done, target);
@@ -371,12 +355,8 @@ IoResult<std::string> ComputeContentHash(const HashPlan& plan, std::span<FileDig
     if (digest) digest->Finish();
     return hasher.Finish();
   }
-  // SHA-256 hashes straight from the input only when, after completing a pending partial
-  // block, the input is word aligned; otherwise every block is copied first (about 10%
-  // slower). So each window starts at an offset equal to the bytes pending in the block,
-  // computed from the plan, since windows are read ahead of the hashing.
   if (digests.empty()) {
-    ReadAhead reads(hasher.order(), hasher.BytesHashed(), window);
+    ReadAhead reads(hasher.order(), window);
     for (;;) {
       const ReadAhead::Window& w = reads.Next();
       if (w.error) return *w.error;
@@ -390,7 +370,7 @@ IoResult<std::string> ComputeContentHash(const HashPlan& plan, std::span<FileDig
   }
   // With file digests: one read, two streams on two threads (SharedPass).
   WindowDigests digest(digests);
-  SharedPass pass(hasher.order(), hasher.BytesHashed(), window);
+  SharedPass pass(hasher.order(), window);
   std::optional<boost::system::error_code> digest_error;
   std::thread digester([&] {
     digest_error = pass.Run(1, [&](const SharedPass::Window& w) { digest.Take(w.file, w.offset, w.bytes); });

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <map>
 #include <optional>
 #include <span>
@@ -51,10 +50,6 @@ class ContentHasher {
   /// The plan's tensors in hashing order (ascending by the UTF-8 bytes of their names).
   [[nodiscard]] const std::vector<const HashPlan::Tensor*>& order() const { return order_; }
   void BeginTensor(const HashPlan::Tensor& tensor);
-  /// Where in a buffer the next window should start so SHA-256 reads it aligned (0..63).
-  [[nodiscard]] std::size_t Alignment() const { return static_cast<std::size_t>(hash_.bytes_hashed() % 64); }
-  /// Bytes of the stream hashed so far.
-  [[nodiscard]] std::uint64_t BytesHashed() const { return hash_.bytes_hashed(); }
   void Update(std::span<const std::byte> bytes) { hash_.Update(bytes); }
   /// Appends the structure frame and returns the hex digest.
   std::string Finish();
@@ -99,26 +94,7 @@ class WindowDigests {
       state.abandoned = true;
       return;
     }
-    // SHA-256 reads its input in place only when, after the pending partial block, the input
-    // is word aligned (else it copies block by block, about 40% slower here); the window is
-    // placed for the content hash's stream, not this one, so copy it once to where this
-    // stream's blocks fall aligned.
-    const auto at = static_cast<std::size_t>(state.next % 64);
-    const auto block_end = reinterpret_cast<std::uintptr_t>(bytes.data()) + (64 - at) % 64;
-    if (block_end % alignof(std::uint32_t) == 0) {  // already where this stream reads in place
-      state.hash.Update(bytes);
-      state.next += bytes.size();
-      return;
-    }
-    // Copied in chunks small enough to stay in the core's cache between the copy and the hash.
-    constexpr std::size_t kChunk = 64 << 10;  // a multiple of 64: the offset in the block stays `at`
-    if (aligned_.size() < kChunk + 128) aligned_.resize(kChunk + 128);
-    std::byte* base = aligned_.data() + ((64 - reinterpret_cast<std::uintptr_t>(aligned_.data()) % 64) % 64) + at;
-    for (std::size_t done = 0; done < bytes.size(); done += kChunk) {
-      const std::size_t n = std::min(kChunk, bytes.size() - done);
-      std::memcpy(base, bytes.data() + done, n);
-      state.hash.Update(std::span<const std::byte>(base, n));
-    }
+    state.hash.Update(bytes);
     state.next += bytes.size();
   }
 
@@ -159,7 +135,6 @@ class WindowDigests {
   std::span<FileDigestRequest> requests_;
   std::vector<State> states_;
   std::map<const RandomAccessFile*, std::size_t> index_;
-  std::vector<std::byte> aligned_;
   std::vector<std::byte> gap_ = std::vector<std::byte>(64 << 10);
 };
 

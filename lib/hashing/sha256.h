@@ -1,4 +1,5 @@
-// SHA-256 through Crypto++ (which uses the CPU's SHA extensions when present).
+// SHA-256 through Crypto++'s compression function (which uses the CPU's SHA extensions when
+// present), with the buffering and padding here so input of any alignment is hashed in place.
 #pragma once
 
 #include <array>
@@ -25,6 +26,9 @@ class Sha256 {
 
   /// True when the CPU's SHA extensions are used (reported by benchmarks).
   static bool UsesHardware();
+  /// Makes every unaligned input go through aligned copies, as on CPUs without the SHA
+  /// extensions, so tests cover that path on any machine.
+  static void CopyUnalignedInputForTesting(bool copy);
 
  private:
   struct Impl;
