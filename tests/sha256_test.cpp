@@ -35,6 +35,12 @@ std::string Hex(std::string_view text) {
 
 TEST(Sha256, FipsExamples) {
   EXPECT_EQ(Hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  Sha256 empty_updates;  // an empty span (null data) is no input at all, before and after bytes
+  empty_updates.Update(std::span<const std::byte>());
+  empty_updates.Update("ab");
+  empty_updates.Update(std::span<const std::byte>());
+  empty_updates.Update("c");
+  EXPECT_EQ(empty_updates.FinalHex(), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   EXPECT_EQ(Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   EXPECT_EQ(Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");

