@@ -169,7 +169,8 @@ TEST(Perf, AuditTimeIsLinearInTheShardCount) {
 
 // Issue 9, acceptance 3: SARIF's file digests are computed beside the content hash, from the
 // same reads, on the other core: --format sarif costs about what --format json does
-// (measured 1.04x on 1 GiB on an idle machine). The bound is what a busy machine allows
+// (measured 1.03-1.07x on 1 GiB, medians of 8-10 alternating runs: the two streams and the
+// reads share both cores, where JSON's reads run on the idle one). The bound is what a busy machine allows
 // while still catching a second, serial read of the bytes (about 2x).
 TEST(Perf, SarifCostsAboutWhatJsonCosts) {
   CKPT_SKIP_IN_SANITIZER_BUILD();
@@ -286,7 +287,7 @@ TEST(Perf, DiffWithHashesCostsAboutWhatHashingBothCosts) {
 // Issue 10, acceptance 3: an artifact audited as a tar costs what the same artifact costs as
 // a directory (members are read in place at their offsets: measured 1.0x on 1 GiB), and
 // --format sarif with every file's digest costs at most a little more than --format json
-// (measured 1.12-1.17x on 1 GiB: one read of every byte feeds both SHA-256 streams, each on
+// (measured 1.03-1.07x on 1 GiB: one read of every byte feeds both SHA-256 streams, each on
 // its own core, and the two threads share the reads). Peak RSS stays small.
 TEST(Perf, TarCostsWhatTheDirectoryCosts) {
   CKPT_SKIP_IN_SANITIZER_BUILD();
