@@ -1,19 +1,14 @@
 #include "lib/diff/diff_summary.h"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 #include <map>
 
 namespace ckpt {
 
-double DiffRollup::l2() const { return std::sqrt(std::max(0.0, squared_diff.Value())); }
+double DiffRollup::l2() const { return RootOf(squared_diff); }
 
-std::optional<double> DiffRollup::rel_l2() const {
-  const double norm = std::sqrt(std::max(0.0, squared_a.Value()));
-  if (norm == 0) return std::nullopt;
-  return l2() / norm;
-}
+std::optional<double> DiffRollup::rel_l2() const { return RelativeL2(squared_diff, squared_a); }
 
 void DiffRollup::Add(const TensorDiff& t) {
   ++counts[static_cast<std::size_t>(t.status)];

@@ -441,12 +441,16 @@ void DiffStats::Merge(const DiffStats& other) {
   non_finite_pairs += other.non_finite_pairs;
 }
 
-double DiffStats::l2() const { return std::sqrt(squared_diff.Value()); }
+double RootOf(const CompensatedSum& squares) { return std::sqrt(std::max(0.0, squares.Value())); }
 
-std::optional<double> DiffStats::rel_l2() const {
-  const double norm = std::sqrt(squared_a.Value());
+std::optional<double> RelativeL2(const CompensatedSum& squared_diff, const CompensatedSum& squared_a) {
+  const double norm = RootOf(squared_a);
   if (norm == 0) return std::nullopt;
-  return l2() / norm;
+  return RootOf(squared_diff) / norm;
 }
+
+double DiffStats::l2() const { return RootOf(squared_diff); }
+
+std::optional<double> DiffStats::rel_l2() const { return RelativeL2(squared_diff, squared_a); }
 
 }  // namespace ckpt

@@ -37,6 +37,12 @@ struct CompensatedSum {
   [[nodiscard]] double Value() const { return sum + compensation; }
 };
 
+/// sqrt of a sum of squares (never negative, whatever rounding left in the sum).
+double RootOf(const CompensatedSum& squares);
+/// sqrt(squared_diff) / sqrt(squared_a): how far B moved relative to A's size; nullopt when
+/// ||a|| = 0. One definition for a tensor and for every roll-up of tensors.
+std::optional<double> RelativeL2(const CompensatedSum& squared_diff, const CompensatedSum& squared_a);
+
 struct DiffStats {
   std::uint64_t numel = 0;
   std::uint64_t changed = 0;           ///< elements whose bits differ
