@@ -23,8 +23,6 @@ std::string SideText(const std::optional<TensorSide>& side) {
   return side ? side->dtype + Shape(side->shape) + " " + side->group : "-";
 }
 
-std::string Rel(const std::optional<double>& rel) { return rel ? FormatNumber(*rel) : "undefined"; }
-
 // One table of roll-ups: key, tensors, counts of what moved, L2 and relative L2.
 void RollupTable(std::ostream& out, const char* title, const std::vector<DiffRollup>& rollups) {
   out << PadToColumns(title, 24) << " TENSORS  CHANGED  OTHER    L2           REL_L2\n";
@@ -33,7 +31,7 @@ void RollupTable(std::ostream& out, const char* title, const std::vector<DiffRol
         << PadToColumns(std::to_string(r.tensors), 8) << " "
         << PadToColumns(std::to_string(r.count(TensorStatus::kChanged)), 8) << " "
         << PadToColumns(std::to_string(r.others()), 8) << " " << PadToColumns(FormatNumber(r.l2()), 12) << " "
-        << Rel(r.rel_l2());
+        << FormatRelL2(r.rel_l2());
     if (r.non_finite_pairs) out << "  (" << r.non_finite_pairs << " NaN/Inf changes)";
     if (r.unmeasured) out << "  (" << r.unmeasured << " unmeasured)";
     out << "\n";
@@ -42,9 +40,9 @@ void RollupTable(std::ostream& out, const char* title, const std::vector<DiffRol
 
 void SummaryText(std::ostream& out, const DiffSummary& summary) {
   const DiffRollup& m = summary.model;
-  out << "summary: " << StatusCounts(m) << "\nmodel: l2 " << FormatNumber(m.l2()) << ", rel_l2 " << Rel(m.rel_l2())
-      << ", max_abs " << FormatNumber(m.max_abs) << " (" << m.changed_elements << " of " << m.compared_elements
-      << " compared elements changed";
+  out << "summary: " << StatusCounts(m) << "\nmodel: l2 " << FormatNumber(m.l2()) << ", rel_l2 "
+      << FormatRelL2(m.rel_l2()) << ", max_abs " << FormatNumber(m.max_abs) << " (" << m.changed_elements << " of "
+      << m.compared_elements << " compared elements changed";
   if (m.non_finite_pairs) out << "; " << m.non_finite_pairs << " changes involve NaN or Inf, left out of l2";
   if (m.unmeasured) out << "; " << Plural(m.unmeasured, "changed tensor") << " without statistics";
   out << ")\n";
@@ -57,7 +55,7 @@ void SummaryText(std::ostream& out, const DiffSummary& summary) {
   if (!summary.top.empty()) {
     out << "moved most (top " << summary.top.size() << " of " << m.count(TensorStatus::kChanged) << " changed):\n";
     for (const TensorDiff* t : summary.top) {
-      out << "  " << PadToColumns(t->stats ? Rel(t->stats->rel_l2()) : "unmeasured", 12) << " "
+      out << "  " << PadToColumns(t->stats ? FormatRelL2(t->stats->rel_l2()) : "unmeasured", 12) << " "
           << EscapeForDisplay(t->name) << "\n";
     }
   }
@@ -150,7 +148,7 @@ void WriteDiffText(std::ostream& out, const DiffRun& run, const ReportContext& c
     status.resize(15, ' ');
     std::string rel = "-", max_abs = "-", changed = "-";
     if (t->stats) {
-      rel = t->stats->rel_l2() ? FormatNumber(*t->stats->rel_l2()) : "undefined";
+      rel = FormatRelL2(t->stats->rel_l2());
       max_abs = FormatNumber(t->stats->max_abs);
       changed = std::to_string(t->stats->changed) + "/" + std::to_string(t->stats->numel);
     }

@@ -204,7 +204,7 @@ void RollupBars(std::ostream& out, const char* title, const std::vector<DiffRoll
     out << "<tr><td><code>" << HtmlEscape(r.key.empty() ? "(none)" : r.key) << "</code></td><td class=\"num\">"
         << r.tensors << "</td><td class=\"num\">" << r.count(TensorStatus::kChanged) << "</td><td class=\"num\">"
         << r.others() << "</td><td class=\"num\">" << FormatNumber(r.l2()) << "</td><td class=\"num\">"
-        << (rel ? FormatNumber(*rel) : "undefined") << "</td><td>" << (rel ? Bar(*rel, max) : "") << "</td></tr>\n";
+        << FormatRelL2(rel) << "</td><td>" << (rel ? Bar(*rel, max) : "") << "</td></tr>\n";
   }
   out << "</table>\n";
 }
@@ -320,9 +320,8 @@ void WriteDiffHtml(std::ostream& out, const DiffRun& run, const ReportContext& c
   const DiffRollup& m = summary.model;
   out << "<div class=\"summary\">" << ExitBadge(exit_code) << " A <code>" << HtmlEscape(run.a.artifact.path)
       << "</code> &rarr; B <code>" << HtmlEscape(run.b.artifact.path) << "</code><br>" << StatusCounts(m);
-  const auto rel = m.rel_l2();
-  out << "<br>whole model: l2 " << FormatNumber(m.l2()) << ", rel_l2 " << (rel ? FormatNumber(*rel) : "undefined")
-      << ", max_abs " << FormatNumber(m.max_abs) << " (" << m.changed_elements << " of " << m.compared_elements
+  out << "<br>whole model: l2 " << FormatNumber(m.l2()) << ", rel_l2 " << FormatRelL2(m.rel_l2()) << ", max_abs "
+      << FormatNumber(m.max_abs) << " (" << m.changed_elements << " of " << m.compared_elements
       << " compared elements changed)";
   const bool lensemble =
       InputKinds::Lensemble().Has(run.a.artifact.kind) && InputKinds::Lensemble().Has(run.b.artifact.kind);
@@ -377,8 +376,7 @@ void WriteDiffHtml(std::ostream& out, const DiffRun& run, const ReportContext& c
   for (const TensorDiff* t : listed) {
     out << "<tr><td>" << TensorStatusName(t->status) << "</td>";
     if (t->stats) {
-      const auto r = t->stats->rel_l2();
-      out << "<td class=\"num\">" << (r ? FormatNumber(*r) : "undefined") << "</td><td class=\"num\">"
+      out << "<td class=\"num\">" << FormatRelL2(t->stats->rel_l2()) << "</td><td class=\"num\">"
           << FormatNumber(t->stats->max_abs) << "</td><td class=\"num\">" << t->stats->changed << "/" << t->stats->numel
           << "</td>";
     } else {

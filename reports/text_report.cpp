@@ -72,6 +72,8 @@ std::string FormatNumber(double value) {
   return buf;
 }
 
+std::string FormatRelL2(const std::optional<double>& rel_l2) { return rel_l2 ? FormatNumber(*rel_l2) : "undefined"; }
+
 std::string PadToColumns(std::string text, std::size_t width) {
   const auto columns = static_cast<std::size_t>(std::count_if(text.begin(), text.end(), StartsCodePoint));
   if (columns < width) text.append(width - columns, ' ');

@@ -26,6 +26,8 @@ std::string DroppedLine(const DroppedFindings& dropped);
 
 /// A statistic as the reports print it: "%.6g".
 std::string FormatNumber(double value);
+/// A relative L2 as the reports print it: FormatNumber, or "undefined" (||a|| = 0).
+std::string FormatRelL2(const std::optional<double>& rel_l2);
 
 /// `text` padded with spaces to `width` columns, one per code point; never cut.
 std::string PadToColumns(std::string text, std::size_t width);
