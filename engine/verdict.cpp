@@ -71,10 +71,18 @@ SeverityCounts CountFindings(const AuditResult& result) {
     }
   };
   for (const Finding& f : result.findings) {
-    if (f.counts()) add(f.severity(), 1);
+    if (f.counts()) {
+      add(f.severity(), 1);
+    } else {
+      ++counts.suppressed;
+    }
   }
   for (const DroppedFindings& d : result.dropped) {
-    if (d.counts()) add(d.severity(), d.count);
+    if (d.counts()) {
+      add(d.severity(), d.count);
+    } else {
+      counts.suppressed += d.count;
+    }
   }
   return counts;
 }

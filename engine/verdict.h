@@ -37,10 +37,12 @@ inline constexpr int kExitToolError = 2;  ///< bad usage, missing path, nothing 
 /// 2 if any artifact could not be audited, else 1 if any failed (never with --fail-on none), else 0.
 int ExitCodeOf(std::span<const AuditResult> results, FailThreshold threshold);
 
+/// Findings (kept and dropped) that count, by severity, and those the baseline suppressed.
 struct SeverityCounts {
   std::size_t errors = 0;
   std::size_t warnings = 0;
   std::size_t notes = 0;
+  std::size_t suppressed = 0;
 };
 SeverityCounts CountFindings(const AuditResult& result);
 

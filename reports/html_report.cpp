@@ -145,25 +145,7 @@ void FindingsByRule(std::ostream& out, const std::vector<Listed>& findings, cons
   }
 }
 
-struct Counts {
-  std::uint64_t errors = 0, warnings = 0, notes = 0, suppressed = 0;
-  void Add(Severity s, bool counts, std::uint64_t n = 1) {
-    if (!counts) {
-      suppressed += n;
-      return;
-    }
-    (s == Severity::kError ? errors : s == Severity::kWarning ? warnings : notes) += n;
-  }
-};
-
-Counts CountOf(const std::vector<Finding>& findings, const std::vector<DroppedFindings>& dropped) {
-  Counts c;
-  for (const Finding& f : findings) c.Add(f.severity(), f.counts());
-  for (const DroppedFindings& d : dropped) c.Add(d.severity(), d.counts(), d.count);
-  return c;
-}
-
-void CountCells(std::ostream& out, const Counts& c) {
+void CountCells(std::ostream& out, const SeverityCounts& c) {
   out << "<td class=\"num\">" << c.errors << "</td><td class=\"num\">" << c.warnings << "</td><td class=\"num\">"
       << c.notes << "</td><td class=\"num\">" << c.suppressed << "</td>";
 }
@@ -302,7 +284,7 @@ void WriteAuditHtml(std::ostream& out, std::span<const AuditResult> results, con
   for (const AuditResult& r : results) {
     out << "<tr><td>" << VerdictBadge(VerdictOf(r, context.threshold)) << "</td><td><code>"
         << HtmlEscape(r.artifact.path) << "</code></td><td>" << HtmlEscape(InputKindName(r.artifact.kind)) << "</td>";
-    CountCells(out, CountOf(r.findings, r.dropped));
+    CountCells(out, CountFindings(r));
     out << "</tr>\n";
     for (const Finding& f : r.findings) findings.push_back({&f, r.artifact.path});
     for (const DroppedFindings& d : r.dropped) dropped.push_back({&d, r.artifact.path});
