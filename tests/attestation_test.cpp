@@ -4,6 +4,7 @@
 // torch.save checkpoints and their conversions come from tests/torch/make_derivations.py.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <boost/json.hpp>
 #include <chrono>
 #include <filesystem>
@@ -274,6 +275,31 @@ TEST_F(Attestation, FlippedPayloadByteIsRefused) {
   const CommandResult run = Verify(WriteEnvelope(e), rounds_[1].dir);
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(run.output.find("check.dsse.json@" /* the signature's offset */), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("error: The signature for trusted key " + keys_.keyid.substr(0, 16) +
+                            " does not verify over this payload and payload type: the envelope changed after it "
+                            "was signed. [attest-signature-invalid CHECKPOINT_INTEGRITY]"),
+            std::string::npos)
+      << run.output;
+}
+
+// S + L is a second encoding of a valid signature: lax verifiers accept it, openssl and
+// RFC 8032 refuse it, and so does the tool (one statement, one signature encoding).
+TEST_F(Attestation, ASignatureWhoseScalarIsNotReducedIsRefused) {
+  Envelope e = ReadEnvelope(Attest(1, "r.dsse.json"));
+  ASSERT_TRUE(OpensslVerifies(dir_.path(), e, keys_));
+  static constexpr std::array<unsigned, 32> kOrder = {0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7,
+                                                      0xa2, 0xde, 0xf9, 0xde, 0x14, 0,    0,    0,    0,    0,    0,
+                                                      0,    0,    0,    0,    0,    0,    0,    0,    0,    0x10};
+  unsigned carry = 0;
+  for (std::size_t i = 0; i < 32; ++i) {
+    const unsigned sum = static_cast<unsigned char>(e.sig[32 + i]) + kOrder[i] + carry;
+    e.sig[32 + i] = static_cast<char>(sum & 0xFF);
+    carry = sum >> 8;
+  }
+  ASSERT_EQ(carry, 0U);
+  EXPECT_FALSE(OpensslVerifies(dir_.path(), e, keys_)) << "openssl refuses S + L";
+  const CommandResult run = Verify(WriteEnvelope(e), rounds_[1].dir);
+  EXPECT_EQ(run.exit_code, 1) << run.output;
   EXPECT_NE(run.output.find("error: The signature for trusted key " + keys_.keyid.substr(0, 16) +
                             " does not verify over this payload and payload type: the envelope changed after it "
                             "was signed. [attest-signature-invalid CHECKPOINT_INTEGRITY]"),

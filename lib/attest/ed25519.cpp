@@ -2,6 +2,7 @@
 
 #include <cryptopp/xed25519.h>
 
+#include <array>
 #include <optional>
 
 #include "lib/core/base64.h"
@@ -242,8 +243,67 @@ std::string Sign(const PrivateKey& key, std::string_view message) {
   return signature;
 }
 
+namespace {
+
+// The group order L = 2^252 + 27742317777372353535851937790883648493, little-endian.
+constexpr std::array<std::uint8_t, 32> kGroupOrder = {0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7,
+                                                      0xa2, 0xde, 0xf9, 0xde, 0x14, 0,    0,    0,    0,    0,    0,
+                                                      0,    0,    0,    0,    0,    0,    0,    0,    0,    0x10};
+
+// S < L (RFC 8032 section 5.1.7): S + L verifies in a lax verifier, a second encoding of one
+// signature.
+bool ScalarIsReduced(const std::uint8_t* s) {
+  for (std::size_t i = 32; i-- > 0;) {
+    if (s[i] != kGroupOrder[i]) return s[i] < kGroupOrder[i];
+  }
+  return false;  // S == L
+}
+
+// A point encoding whose y (the low 255 bits) is below p = 2^255 - 19.
+bool PointIsCanonical(const std::uint8_t* p) {
+  if ((p[31] & 0x7f) != 0x7f) return true;
+  for (std::size_t i = 30; i >= 1; --i) {
+    if (p[i] != 0xff) return true;
+  }
+  return p[0] < 0xed;
+}
+
+// The encodings of the points of order 1, 2, 4 and 8 (the sign bit ignored), as libsodium
+// lists them: a public key among them verifies signatures of messages it never signed.
+bool HasSmallOrder(const std::uint8_t* p) {
+  static constexpr std::array<std::array<std::uint8_t, 32>, 7> kSmallOrder = {{
+      {0},
+      {1},
+      {0x26, 0xe8, 0x95, 0x8f, 0xc2, 0xb2, 0x27, 0xb0, 0x45, 0xc3, 0xf4, 0x89, 0xf2, 0xef, 0x98, 0xf0,
+       0xd5, 0xdf, 0xac, 0x05, 0xd3, 0xc6, 0x33, 0x39, 0xb1, 0x38, 0x02, 0x88, 0x6d, 0x53, 0xfc, 0x05},
+      {0xc7, 0x17, 0x6a, 0x70, 0x3d, 0x4d, 0xd8, 0x4f, 0xba, 0x3c, 0x0b, 0x76, 0x0d, 0x10, 0x67, 0x0f,
+       0x2a, 0x20, 0x53, 0xfa, 0x2c, 0x39, 0xcc, 0xc6, 0x4e, 0xc7, 0xfd, 0x77, 0x92, 0xac, 0x03, 0x7a},
+      {0xec, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+       0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f},
+      {0xed, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+       0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f},
+      {0xee, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+       0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f},
+  }};
+  for (const auto& point : kSmallOrder) {
+    bool same = (p[31] & 0x7f) == point[31];
+    for (std::size_t i = 0; i < 31 && same; ++i) same = p[i] == point[i];
+    if (same) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 bool Verify(const PublicKey& key, std::string_view message, std::string_view signature) {
   if (signature.size() != CryptoPP::ed25519Verifier::SIGNATURE_LENGTH) return false;
+  // RFC 8032's strict checks, before Crypto++'s equation (which accepts S >= L): one
+  // statement has one valid signature encoding, as openssl verifies.
+  const auto* sig = reinterpret_cast<const std::uint8_t*>(signature.data());
+  if (!ScalarIsReduced(sig + 32) || !PointIsCanonical(sig) || !PointIsCanonical(key.bytes.data()) ||
+      HasSmallOrder(key.bytes.data()) || HasSmallOrder(sig)) {
+    return false;
+  }
   CryptoPP::ed25519Verifier verifier(key.bytes.data());
   return verifier.VerifyMessage(reinterpret_cast<const CryptoPP::byte*>(message.data()), message.size(),
                                 reinterpret_cast<const CryptoPP::byte*>(signature.data()), signature.size());
