@@ -106,6 +106,7 @@
   X(index, index_wrong_shard, "index-wrong-shard", Checked) \
   X(input, input_compressed, "input-compressed", Read) \
   X(input, input_name_mismatch, "input-name-mismatch", Read) \
+  X(input, input_polyglot, "input-polyglot", Read) \
   X(input, input_unrecognised, "input-unrecognised", Read) \
   X(layout, layout_file_changed, "layout-file-changed", Checked) \
   X(layout, layout_header_missing, "layout-header-missing", Checked) \
@@ -147,6 +148,7 @@
   X(pickle, pickle_dtype_unsupported, "pickle-dtype-unsupported", Read) \
   X(pickle, pickle_extension_code, "pickle-extension-code", Read) \
   X(pickle, pickle_format_note, "pickle-format-note", Checked) \
+  X(pickle, pickle_frame_invalid, "pickle-frame-invalid", Read) \
   X(pickle, pickle_global_unsafe, "pickle-global-unsafe", Read) \
   X(pickle, pickle_nested_loader, "pickle-nested-loader", Read) \
   X(pickle, pickle_scanner_import, "pickle-scanner-import", Read) \
@@ -207,6 +209,7 @@
   X(weights, weights_metadata_content_hash, "weights-metadata-content-hash", Checked) \
   X(weights, weights_metadata_schema_version, "weights-metadata-schema-version", Checked) \
   X(weights, weights_tensor_in_two_files, "weights-tensor-in-two-files", Checked) \
+  X(zip, zip_ambiguous, "zip-ambiguous", Read) \
   X(zip, zip_crc_mismatch, "zip-crc-mismatch", Read) \
   X(zip, zip_header_mismatch, "zip-header-mismatch", Read) \
   X(zip, zip_member_compressed, "zip-member-compressed", Read) \

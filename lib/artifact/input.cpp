@@ -9,6 +9,7 @@
 #include "lib/core/text.h"
 #include "lib/formats/gguf_reader.h"
 #include "lib/formats/layout.h"
+#include "lib/formats/polyglot.h"
 #include "lib/formats/tar_reader.h"
 #include "lib/formats/zip_reader.h"
 #include "lib/io/directory_source.h"
@@ -150,6 +151,10 @@ OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink) {
   switch (classified.kind) {
     case InputKind::kLensembleTar: {
       std::shared_ptr<RandomAccessFile> tar(std::move(*file));
+      if (auto checked = CheckPolyglot(*tar, "", std::nullopt, sink); !checked) {
+        in.tool_error = Describe("cannot read " + path, checked.error());
+        return in;
+      }
       auto index = ReadTar(*tar, sink);
       if (!index) {
         in.tool_error = Describe("cannot read " + path, index.error());

@@ -12,6 +12,7 @@
 #include "lib/formats/layout.h"
 #include "lib/formats/layout_profile.h"
 #include "lib/formats/model_folder_reader.h"
+#include "lib/formats/polyglot.h"
 #include "lib/formats/shard_index_reader.h"
 #include "lib/formats/torch_checkpoint.h"
 #include "lib/formats/weight_formats.h"
@@ -152,6 +153,10 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
       continue;
     }
     InventoryItem item = ClassifyInventoryFile(entry.name, std::span(head).first(length), (*file)->size(), *classified);
+    if (auto checked = CheckPolyglot(**file, entry.name, LoaderForName(entry.name), sink);
+        !checked && checked.error().value() != kFileChangedErrno) {
+      tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, checked.error()));
+    }
     if (item.kind == InventoryClass::kArchive && IsTorchZip(**file)) {
       // torch loads any zip holding <folder>/data.pkl, whatever its first member (a file with
       // no end record is not a zip: ClassifyFile looked for one already).
@@ -227,6 +232,12 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
       continue;
     }
     artifact.files.push_back({name, (*file)->identity(), std::nullopt, std::nullopt, std::nullopt, std::nullopt});
+    // One meaning, or refuse: a weight file that another reader would read as another container.
+    const auto loader = kind == InputKind::kModelFolder ? LoaderForName(name) : std::nullopt;
+    if (auto checked = CheckPolyglot(**file, name, loader, sink);
+        !checked && checked.error().value() != kFileChangedErrno) {
+      tool_errors.push_back(Describe("cannot read " + display_path + "/" += name, checked.error()));
+    }
     auto weights = IsPickleFamily(kind)       ? ReadPickleFamily(kind, name, std::move(*file), sink)
                    : kind == InputKind::kGguf ? ReadGguf(name, std::move(*file), sink)
                                               : AcceptedWeightFormat().read(name, std::move(*file), sink);

@@ -24,6 +24,14 @@ bool IsLowerHex64(std::string_view text) {
   return true;
 }
 
+std::string AsciiLower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
 bool NormalizeHex(std::string& text, std::size_t min_digits, std::size_t max_digits) {
   if (text.size() < min_digits || text.size() > max_digits) return false;
   for (char& c : text) {

@@ -18,6 +18,10 @@ bool IsLowerHex64(std::string_view text);
 /// Lower-cases `text` in place; true when it is min_digits to max_digits hex digits.
 bool NormalizeHex(std::string& text, std::size_t min_digits, std::size_t max_digits);
 
+/// `text` with ASCII letters lower-cased (other bytes as they are): names compared as miniz
+/// compares them.
+std::string AsciiLower(std::string_view text);
+
 /// "1 byte", "3 bytes".
 std::string Plural(std::uint64_t n, std::string_view word);
 

@@ -68,6 +68,7 @@ namespace ckpt {
   X(IndexTooLarge)                   \
   X(InputCompressed)                 \
   X(InputNameMismatch)               \
+  X(InputPolyglot)                   \
   X(InputUnrecognised)               \
   X(ModelIndexInvalid)               \
   X(NumpyHeaderInvalid)              \
@@ -78,6 +79,7 @@ namespace ckpt {
   X(PickleCallUnsafe)                \
   X(PickleDtypeUnsupported)          \
   X(PickleExtensionCode)             \
+  X(PickleFrameInvalid)              \
   X(PickleGlobalUnsafe)              \
   X(PickleNestedLoader)              \
   X(PickleScannerImport)             \
@@ -129,6 +131,7 @@ namespace ckpt {
   X(WeightsFormatNumpy)              \
   X(WeightsFormatPickle)             \
   X(WeightsFormatZip)                \
+  X(ZipAmbiguous)                    \
   X(ZipCrcMismatch)                  \
   X(ZipHeaderMismatch)               \
   X(ZipMemberCompressed)             \

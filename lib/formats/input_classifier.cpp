@@ -108,10 +108,10 @@ ClassifiedFile ClassifyFileHead(std::span<const std::byte> head, std::uint64_t s
     out.kind = family;
     if (family == InputKind::kTorchLegacy) out.description = "a legacy torch.save checkpoint (stacked pickles)";
     if (family == InputKind::kTorchZip) out.description = "a zip archive (torch.save format)";
-  } else if (out.kind == InputKind::kUnknown && !head.empty() && last_byte &&
-             std::to_integer<char>(*last_byte) == '.' && pickle::IsOpcode(head[0])) {
-    // An opcode first and STOP last: a pickle without a PROTO opcode (protocols 0 and 1
-    // write none, and CPython runs any opcode in any stream).
+  } else if (out.kind == InputKind::kUnknown && !head.empty() && pickle::IsOpcode(head[0]) && last_byte) {
+    // An opcode first: perhaps a pickle without a PROTO opcode (protocols 0 and 1 write none,
+    // and CPython runs any opcode in any stream) up to a STOP, whatever follows it;
+    // ClassifyFile confirms it by a syntax walk.
     out.kind = InputKind::kPickle;
     out.description = std::string(kHeaderlessPickle);
   }

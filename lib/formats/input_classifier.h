@@ -23,15 +23,16 @@ struct ClassifiedFile {
   const WeightFormat* refused_format = nullptr;  ///< for the pickle family, GGUF and the unknown: its label
 };
 
-/// Classifies a file from its first bytes (at most kClassifyLength), its size and its last
-/// byte (a protocol 0/1 pickle starts with one of its opcodes and ends with STOP, '.').
+/// Classifies a file from its first bytes (at most kClassifyLength), its size and, when the
+/// caller will confirm a headerless pickle by ClassifyFile's syntax walk, its last byte (a
+/// protocol 0/1 pickle starts with one of its opcodes; without a last byte no such guess is made).
 ClassifiedFile ClassifyFileHead(std::span<const std::byte> head, std::uint64_t size,
                                 std::optional<std::byte> last_byte = std::nullopt);
 
 /// Classifies an opened file: ClassifyFileHead on its first and last bytes, then what needs
 /// more than the head: a zip found by its end record behind other bytes, and a pickle
-/// without a PROTO header confirmed by a syntax walk (text that merely starts with an
-/// opcode letter and ends with '.' is not one). An I/O failure is the error.
+/// without a PROTO header confirmed by a syntax walk up to its first STOP (text that merely
+/// starts with an opcode letter is not one). An I/O failure is the error.
 IoResult<ClassifiedFile> ClassifyFile(const RandomAccessFile& file);
 
 /// The safetensors row: the first 8 bytes give N with 2 <= N <= 100,000,000 and

@@ -523,9 +523,7 @@ IoResult<bool> ParsesAsPickles(const RandomAccessFile& file, std::uint64_t max_b
     for (std::size_t i = b.size(); i-- > 0;) v = (v << 8) | static_cast<unsigned char>(b[i]);
     return v;
   };
-  bool stopped_at_end = false;
   while (cursor.position() < limit) {
-    stopped_at_end = false;
     auto code = take(1);
     if (!code) return Failed(code.error());
     if (!*code) return false;
@@ -651,9 +649,11 @@ IoResult<bool> ParsesAsPickles(const RandomAccessFile& file, std::uint64_t max_b
         if (!ok) return false;
       }
     }
-    stopped_at_end = op == '.';
+    // CPython's unpickler returns at the first STOP, having imported and called whatever came
+    // before it: a pickle up to there, whatever follows (its trailing bytes are a finding).
+    if (op == '.') return true;
   }
-  return cursor.position() >= limit && (stopped_at_end || limit < size);
+  return cursor.position() >= limit && limit < size;  // no refusal within the walk's bound
 }
 
 Analyser::Analyser(std::string file, DiagnosticSink& sink, StorageMode mode)
@@ -923,6 +923,14 @@ class Analyser::Machine {
   std::uint64_t memo_count_ = 0;  ///< len(memo): the keys written
   int proto_ = 0;
   std::uint64_t op_at_ = 0;
+  // The current FRAME's end (0: none yet) and whether a framing finding was reported.
+  std::uint64_t frame_end_ = 0;
+  bool frame_reported_ = false;
+  void FrameInvalid(std::uint64_t at, const std::string& message) {
+    if (frame_reported_) return;
+    frame_reported_ = true;
+    a_.Report(Diag::kPickleFrameInvalid, at, message);
+  }
   const char* op_name_ = "";
 };
 
@@ -1518,6 +1526,12 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
   Budget& budget = a_.budget_;
   try {
     while (true) {
+      // The previous opcode's bytes must lie inside its frame or wholly outside it: CPython
+      // reads a file's frames whole, and an opcode running past one reads differently.
+      if (frame_end_ != 0 && op_at_ < frame_end_ && pos_ > frame_end_) {
+        FrameInvalid(op_at_, OpName() + " runs past the end of its FRAME (byte " + std::to_string(frame_end_) +
+                                 "): pickle.load from a file and pickle.loads read different opcodes from here.");
+      }
       op_at_ = pos_;
       if (++budget.opcodes > Budget::kMaxOpcodes) {
         budget.exceeded = true;
@@ -1643,6 +1657,11 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
                       " values and " + std::to_string(marks_.size()) + " open marks on the stack.");
           }
           result.end = pos_;
+          if (frame_end_ > pos_) {
+            FrameInvalid(op_at_, "The FRAME holding STOP at byte " + std::to_string(op_at_) + " runs on to byte " +
+                                     std::to_string(frame_end_) +
+                                     ": a file reader has read past this pickle's end, a bytes reader has not.");
+          }
           return result;
         }
         case '0': {
@@ -2064,6 +2083,12 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
                       std::to_string(end_ - pos_) + " left (pickle data was truncated).");
             throw Stop{};
           }
+          if (frame_end_ > op_at_) {
+            FrameInvalid(op_at_, OpName() + " starts a new frame inside the previous one, which runs to byte " +
+                                     std::to_string(frame_end_) +
+                                     ": frame lengths must end where the next FRAME starts.");
+          }
+          frame_end_ = pos_ + n;
           break;
         }
         case 0x97:

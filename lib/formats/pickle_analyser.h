@@ -119,11 +119,12 @@ struct PickleEnd {
 /// Whether `byte` is an opcode of some protocol (0-5): what a pickle can start with.
 bool IsOpcode(std::byte byte);
 
-/// Whether the whole of `file` (at most `max_bytes` of it; longer counts as yes) is a run of
-/// pickles: opcodes with well-formed arguments (decimal INT/LONG/GET/PUT lines, quoted
-/// STRING lines, identifier-like GLOBAL/INST lines, lengths that fit), each ending in STOP,
-/// the last at the end of the file. Recognises pickles without a PROTO header (protocols 0
-/// and 1) without mistaking text for one. No semantics: the Analyser does those.
+/// Whether `file` from offset 0 is a pickle up to its first STOP (within `max_bytes`; a walk
+/// that reaches the bound without a refusal counts as yes): opcodes with well-formed
+/// arguments (decimal INT/LONG/GET/PUT lines, quoted STRING lines, identifier-like
+/// GLOBAL/INST lines, lengths that fit), then STOP, whatever follows it, as CPython's
+/// unpickler reads a file. Recognises pickles without a PROTO header (protocols 0 and 1)
+/// without mistaking text for one. No semantics: the Analyser does those.
 IoResult<bool> ParsesAsPickles(const RandomAccessFile& file, std::uint64_t max_bytes);
 
 class Analyser {

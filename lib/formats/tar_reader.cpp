@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
-#include <map>
 #include <optional>
 #include <string_view>
+#include <unordered_map>
 
 #include "lib/core/checked_math.h"
 #include "lib/core/text.h"
@@ -344,11 +344,18 @@ class TarReader {
       return std::optional<std::uint64_t>();
     }
     std::string ustar_name = CString(block, kName);
-    if (magic == Magic::kPosix) {
-      const std::string prefix = CString(block, kPrefix);
-      if (!prefix.empty()) ustar_name = prefix + "/" + ustar_name;
-    }
+    const std::string prefix = CString(block, kPrefix);
     const char type = At(block, kTypeflag);
+    if (magic == Magic::kPosix && !prefix.empty()) ustar_name = prefix + "/" + ustar_name;
+    if (magic == Magic::kGnu && !prefix.empty() && type != 'L' && type != 'K' && type != 'S') {
+      // GNU tar keeps times there and ignores it; Python's tarfile joins any non-empty prefix
+      // to the name whatever the magic: two readers, two names.
+      Report(Diag::kTarNameConflict, at,
+             "member " + QuoteForMessage(ustar_name) + " has a GNU header whose POSIX prefix field holds " +
+                 QuoteForMessage(prefix) + ": GNU tar names it " + QuoteForMessage(ustar_name) + ", Python's tarfile " +
+                 QuoteForMessage(prefix + "/" + ustar_name));
+      return std::optional<std::uint64_t>();
+    }
     const std::string shown = QuoteForMessage(pending.long_name                  ? *pending.long_name
                                               : pending.pax && pending.pax->path ? *pending.pax->path
                                                                                  : ustar_name);
@@ -376,7 +383,11 @@ class TarReader {
     // Where the data ends and the next header starts, checked against the file.
     const std::uint64_t data_offset = at + kTarBlock;
     std::uint64_t data_size = header_size;
-    if (type != 'x' && type != 'g' && pending.pax && pending.pax->size) {
+    // A pending pax size is for the member proper: an extension record's own size is its
+    // header's, always (GNU tar, bsdtar and tarfile agree; a reader that applied it to a
+    // following 'L' record would locate every later header elsewhere).
+    const bool extension_record = type == 'x' || type == 'g' || type == 'L' || type == 'K';
+    if (!extension_record && pending.pax && pending.pax->size) {
       if (header_size != 0 && header_size != *pending.pax->size) {
         Report(Diag::kTarSizeConflict, at,
                "member " + shown + " has size " + std::to_string(header_size) + " in its header but " +
@@ -598,7 +609,8 @@ class TarReader {
     }
     if (!top_known && named.front().member->type == '5') top = named.front().name;
     index_.top_folder = top;
-    std::map<std::string, const TarMember*> seen;
+    std::unordered_map<std::string, TarMember*> seen;  // linear in the member count, duplicates or not
+    seen.reserve(named.size());
     for (Named& n : named) {
       TarMember& m = *n.member;
       const std::string quoted = QuoteForMessage(m.name);
@@ -639,9 +651,7 @@ class TarReader {
         Report(Diag::kTarDuplicateMember, m.header_offset,
                "member " + quoted + " appears twice (first at byte " + std::to_string(it->second->header_offset) +
                    "): readers disagree on which copy is the file");
-        for (TarMember& other : index_.members) {
-          if (&other == it->second) other.admitted = false;
-        }
+        it->second->admitted = false;
         continue;
       }
       m.entry_name = std::string(rest);

@@ -55,6 +55,50 @@ IoResult<std::optional<std::uint64_t>> FindEndRecord(const RandomAccessFile& fil
   return std::optional<std::uint64_t>();
 }
 
+// The end record miniz and zipfile use: the last end-record signature in the tail with 22
+// bytes after it, whatever its comment length says.
+std::optional<std::size_t> LastEndSignature(std::span<const std::byte> tail) {
+  if (tail.size() < kEndLength) return std::nullopt;
+  for (std::size_t i = tail.size() - kEndLength + 1; i-- > 0;) {
+    if (Le(&tail[i], 4) == kEndSignature) return i;
+  }
+  return std::nullopt;
+}
+
+// An I/O failure as an IoResult<bool> (whose bool constructor would otherwise be ambiguous).
+IoResult<bool> Failed(const boost::system::error_code& error) {
+  return IoResult<bool>(boost::system::in_place_error, error);
+}
+
+// Whether 4 bytes at `at` are `signature`.
+IoResult<bool> SignatureAt(const RandomAccessFile& file, std::uint64_t at, std::uint32_t signature) {
+  std::array<std::byte, 4> bytes{};
+  if (at > file.size() || file.size() - at < bytes.size()) return false;
+  if (auto read = file.ReadAt(at, bytes); !read) return Failed(read.error());
+  return Le(bytes.data(), 4) == signature;
+}
+
+// Whether the end record at `at` (22 bytes in `record`) describes a directory a reader would
+// open: an empty archive, or a central directory inside the file (where recorded, or right
+// before the record) that starts with its signature.
+IoResult<bool> EndRecordParses(const RandomAccessFile& file, std::uint64_t at, const std::byte* record) {
+  const std::uint64_t entries = Le(record + 10, 2);
+  const std::uint64_t cd_size = Le(record + 12, 4);
+  const std::uint64_t cd_offset = Le(record + 16, 4);
+  if (entries == 0 && cd_size == 0) return true;
+  if (cd_size <= at) {
+    auto before = SignatureAt(file, at - cd_size, kCentralSignature);
+    if (!before) return Failed(before.error());
+    if (*before) return true;
+  }
+  return SignatureAt(file, cd_offset, kCentralSignature);
+}
+
+// Whether a zip64 locator at `at` (20 bytes in `record`) points at a zip64 end record.
+IoResult<bool> LocatorParses(const RandomAccessFile& file, const std::byte* record) {
+  return SignatureAt(file, Le(record + 8, 8), kEnd64Signature);
+}
+
 }  // namespace
 
 bool HasZipEndRecord(const RandomAccessFile& file) {
@@ -62,6 +106,22 @@ bool HasZipEndRecord(const RandomAccessFile& file) {
   std::uint64_t tail_start = 0;
   auto end = FindEndRecord(file, tail, tail_start);
   return end && end->has_value();
+}
+
+IoResult<std::optional<std::uint64_t>> FindReadableZipDirectory(const RandomAccessFile& file) {
+  const std::uint64_t size = file.size();
+  if (size < kEndLength) return std::optional<std::uint64_t>();
+  const std::uint64_t span = std::min<std::uint64_t>(size, kEndLength + kMaxCommentLength);
+  std::vector<std::byte> tail(static_cast<std::size_t>(span));
+  if (auto read = file.ReadAt(size - span, tail); !read) return read.error();
+  const auto last = LastEndSignature(tail);
+  if (!last) return std::optional<std::uint64_t>();
+  const std::uint64_t at = size - span + *last;
+  auto parses = EndRecordParses(file, at, &tail[*last]);
+  if (!parses) return parses.error();
+  // An empty archive's end record is 22 bytes any file may hold; a directory must list something.
+  if (!*parses || Le(&tail[*last + 10], 2) == 0) return std::optional<std::uint64_t>();
+  return std::optional<std::uint64_t>(at);
 }
 
 IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std::string& display,
@@ -79,6 +139,30 @@ IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std:
            "lists them (truncated, or bytes appended after the archive).");
     return dir;
   }
+  // miniz and zipfile take the last signature, whatever its comment length: the record that
+  // reaches the end exactly must be that one, and no other record in the tail may parse.
+  if (const auto last = LastEndSignature(tail); last && tail_start + *last != **end_at) {
+    report(Diag::kZipAmbiguous, tail_start + *last,
+           "The zip has a second end-of-central-directory record at byte " + std::to_string(tail_start + *last) +
+               ", after the one at byte " + std::to_string(**end_at) +
+               " whose comment reaches the end: miniz (torch.load), zipfile and unzip read the last one.");
+    return dir;
+  }
+  for (std::size_t i = 0; i + kEndLength <= tail.size(); ++i) {
+    const std::uint64_t at = tail_start + i;
+    const std::uint32_t signature = static_cast<std::uint32_t>(Le(&tail[i], 4));
+    if (at == **end_at || (signature != kEndSignature && signature != kLocator64Signature)) continue;
+    if (signature == kLocator64Signature && at + 20 == **end_at) continue;  // the record's own locator
+    auto parses = signature == kEndSignature ? EndRecordParses(file, at, &tail[i]) : LocatorParses(file, &tail[i]);
+    if (!parses) return parses.error();
+    if (!*parses) continue;
+    report(Diag::kZipAmbiguous, at,
+           std::string("The zip has a second ") +
+               (signature == kEndSignature ? "end-of-central-directory record" : "zip64 locator") + " at byte " +
+               std::to_string(at) + " that points at a directory, besides the end record at byte " +
+               std::to_string(**end_at) + ": readers that search differently list different members.");
+    return dir;
+  }
   const std::byte* e = &tail[static_cast<std::size_t>(**end_at - tail_start)];
   EndRecord end;
   end.offset = **end_at;
@@ -90,9 +174,14 @@ IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std:
     report(Diag::kZipStructure, end.offset, "The zip's end record describes a multi-disk (spanned) archive.");
     return dir;
   }
-  // A zip64 locator just before the end record points at the zip64 end record.
-  if (end.offset >= 20 && end.offset - 20 >= tail_start && Le(e - 20, 4) == kLocator64Signature) {
-    const std::uint64_t record = Le(e - 20 + 8, 8);
+  // A zip64 locator just before the end record points at the zip64 end record; miniz follows
+  // it wherever it lies, so it is read from the file, not from the tail buffer.
+  std::array<std::byte, 20> locator{};
+  if (end.offset >= 20) {
+    if (auto read = file.ReadAt(end.offset - 20, locator); !read) return read.error();
+  }
+  if (end.offset >= 20 && Le(locator.data(), 4) == kLocator64Signature) {
+    const std::uint64_t record = Le(locator.data() + 8, 8);
     std::array<std::byte, 56> z{};
     if (record > size || size - record < z.size() || record + z.size() > end.offset - 20) {
       report(Diag::kZipStructure, end.offset - 20,
@@ -159,6 +248,8 @@ IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std:
   dir.found = true;
   std::size_t at = 0;
   std::map<std::string, std::uint64_t> first_by_name;
+  std::map<std::string, std::pair<std::string, std::uint64_t>> first_by_folded_name;  // ASCII case folded
+  bool all_located = true;
   for (std::uint64_t i = 0; i < end.entries; ++i) {
     const std::uint64_t abs = cd_start + at;
     if (cd.size() - at < 46 || Le(&cd[at], 4) != kCentralSignature) {
@@ -239,6 +330,12 @@ IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std:
       report(Diag::kZipStructure, abs,
              "Member " + shown + " appears twice in the central directory (first at byte " +
                  std::to_string(it->second) + "): readers keep different copies.");
+    } else if (auto [folded, new_fold] = first_by_folded_name.emplace(AsciiLower(m.name), std::pair{m.name, abs});
+               !new_fold) {
+      report(Diag::kZipAmbiguous, abs,
+             "Member " + shown + " and member " + QuoteForMessage(folded->second.first) + " (at byte " +
+                 std::to_string(folded->second.second) +
+                 ") differ only in case: miniz (torch.load) finds records without case, zipfile and unzip with it.");
     }
     // The local header, where the data starts.
     auto header = CheckedAdd(local, dir.archive_start);
@@ -282,6 +379,7 @@ IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std:
       differences.push_back("method " + std::to_string(local_method) + " vs " + std::to_string(m.method));
     }
     const auto data_end = CheckedAdd(m.data_offset, m.compressed_size);
+    if (data_end) m.record_end = *data_end;
     if (!data_end || *data_end > cd_start) {
       report(Diag::kZipStructure, *header,
              "The " + std::to_string(m.compressed_size) + " data bytes of member " + shown + " at byte " +
@@ -304,6 +402,7 @@ IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std:
         local_crc = Le(&dd[k], 4);
         local_csize = Le(&dd[k + 4], width);
         local_size = Le(&dd[k + 4 + width], width);
+        m.record_end = *data_end + k + 4 + 2 * width;
       }
     }
     if (local_crc != m.crc32) differences.push_back("CRC-32 " + Hex32(local_crc) + " vs " + Hex32(m.crc32));
@@ -327,6 +426,17 @@ IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std:
     m.located = true;
     dir.members.push_back(std::move(m));
   }
+  if (dir.members.size() == end.entries && at != cd.size()) {
+    const bool another_entry = cd.size() - at >= 4 && Le(&cd[at], 4) == kCentralSignature;
+    report(Diag::kZipAmbiguous, cd_start + at,
+           another_entry ? "The zip's central directory holds entries beyond the " + std::to_string(end.entries) +
+                               " its end record counts, from byte " + std::to_string(cd_start + at) +
+                               ": a reader that walks the directory lists members the others do not."
+                         : std::to_string(cd.size() - at) + " bytes at byte " + std::to_string(cd_start + at) +
+                               " are left over in the zip's central directory after its " +
+                               std::to_string(end.entries) + " entries.");
+  }
+  for (const ZipMember& m : dir.members) all_located &= m.located;
   // Members must not share bytes: two names over one region read as two different files.
   std::vector<const ZipMember*> by_offset;
   for (const ZipMember& m : dir.members) {
@@ -339,6 +449,28 @@ IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std:
       report(Diag::kZipStructure, by_offset[i]->header_offset,
              "Member " + QuoteForMessage(by_offset[i]->name) + " overlaps member " +
                  QuoteForMessage(by_offset[i - 1]->name) + ".");
+    }
+  }
+  // Every byte from the archive's start to its directory belongs to a member's record: bytes
+  // no entry claims can be a record that a reader walking local headers finds.
+  if (all_located && dir.found) {
+    std::uint64_t claimed_to = dir.archive_start;
+    for (const ZipMember* m : by_offset) {
+      if (m->header_offset > claimed_to) {
+        report(Diag::kZipAmbiguous, claimed_to,
+               std::to_string(m->header_offset - claimed_to) + " bytes at byte " + std::to_string(claimed_to) +
+                   ", before member " + QuoteForMessage(m->name) +
+                   ", belong to no entry of the central directory: a reader that walks local headers sees "
+                   "another archive.");
+        claimed_to = m->record_end;
+        break;
+      }
+      claimed_to = std::max(claimed_to, m->record_end);
+    }
+    if (claimed_to < cd_start && !by_offset.empty() && claimed_to == by_offset.back()->record_end) {
+      report(Diag::kZipAmbiguous, claimed_to,
+             std::to_string(cd_start - claimed_to) + " bytes at byte " + std::to_string(claimed_to) +
+                 ", between the last member and the central directory, belong to no entry.");
     }
   }
   return dir;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ struct ZipMember {
   std::uint64_t data_offset = 0;    ///< first byte of its data
   std::uint64_t compressed_size = 0;
   std::uint64_t size = 0;
+  std::uint64_t record_end = 0;  ///< past its data and data descriptor: where the next record may start
   std::uint32_t crc32 = 0;
   std::uint16_t method = 0;
   std::uint16_t flags = 0;
@@ -41,5 +43,10 @@ IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std:
 /// Whether the last 64 KiB of the file hold an end-of-central-directory record whose
 /// comment reaches the end: a zip whatever precedes it.
 bool HasZipEndRecord(const RandomAccessFile& file);
+
+/// The offset of the end record that miniz and zipfile would use (the last signature in the
+/// final 65,557 bytes with 22 bytes after it) when it lists members of a central directory
+/// that lies in the file: a zip any of them would open, whatever the file's first bytes.
+IoResult<std::optional<std::uint64_t>> FindReadableZipDirectory(const RandomAccessFile& file);
 
 }  // namespace ckpt

@@ -672,6 +672,10 @@ std::vector<FireCase> AllFireCases() {
     t.members[1].pax_path = true;
     t.members[1].ustar_name = "header.json";
   });
+  tar_case("tar-name-conflict", "GNU header with a POSIX prefix (tarfile joins it)", [](TarSpec& t) {
+    t.gnu_magic = true;
+    t.members[1].prefix_field = "../../escaped";
+  });
   tar_case("tar-size-conflict", "pax size differs", [](TarSpec& t) {
     t.members[1].pax_records = {{"size", std::to_string(t.members[1].data.size() - 1)}};
   });
@@ -889,6 +893,23 @@ std::vector<FireCase> AllFireCases() {
   });
   pickle_case("input-name-mismatch", "pickle named safetensors", "model.safetensors",
               [] { return Proto(2) + kEmptyDict + kStop; });
+  pickle_case("input-polyglot", "safetensors whose tensor bytes end in a zip", "model.safetensors", [] {
+    const std::string zip = OneTensorZip();
+    return SafetensorsFile(R"({"w":{"dtype":"U8","shape":[)" + std::to_string(zip.size()) + R"(],"data_offsets":[0,)" +
+                               std::to_string(zip.size()) + "]}}",
+                           zip);
+  });
+  pickle_case("zip-ambiguous", "names equal but for case", "model.pt", [] {
+    auto entries = TorchZipEntries(OneTensorPickle(), {{"0", OneTensorRecord()}});
+    ZipEntry shadow;
+    shadow.name = "archive/DATA.PKL";
+    shadow.data = SystemPickle("touch /tmp/x");
+    entries.push_back(shadow);
+    return BuildZip(entries);
+  });
+  pickle_case("pickle-frame-invalid", "GLOBAL straddling a FRAME boundary", "a.pkl", [touch] {
+    return Proto(4) + std::string("\x95\x03\0\0\0\0\0\0\0", 9) + CallWithStr("posix", "system", touch) + kStop;
+  });
 
   // GGUF files (inputs.md section 5): each a file input written by the test GGUF writer.
   auto gguf_case = [&c, &CI](std::string rule, std::string variant, const std::function<gg::Spec()>& edit,

@@ -410,6 +410,10 @@ std::vector<NearMiss> AllNearMisses() {
       m.ustar_name = "r?und/" + m.name.substr(top.size());
     }
   });
+  tar_near("tar-name-conflict", "GNU headers, NUL prefix fields, a GNU long name", [](TarSpec& t) {
+    t.gnu_magic = true;
+    t.members[1].gnu_long_name = true;
+  });
   tar_near("tar-size-conflict", "pax size with a zero header size", [](TarSpec& t) {
     t.members[1].pax_records = {{"size", std::to_string(t.members[1].data.size())}};
     t.members[1].header_size = 0;
@@ -613,6 +617,20 @@ std::vector<NearMiss> AllNearMisses() {
     return BuildZip(entries);
   });
   pickle_near("zip-crc-mismatch", "every CRC-32 right", "model.pt", [] { return OneTensorZip(); });
+  pickle_near("zip-ambiguous", "a zip with an archive comment", "model.pt", [] {
+    std::string zip = OneTensorZip();
+    const std::string comment = "written by a tool that signs its archives";
+    zip[zip.size() - 2] = static_cast<char>(comment.size());
+    return zip + comment;
+  });
+  pickle_near("input-polyglot", "tensor bytes holding stray zip signatures", "model.safetensors", [] {
+    std::string data(512, '\x33');
+    data.replace(100, 4, std::string("PK\x03\x04", 4));
+    data.replace(data.size() - 30, 4, std::string("PK\x05\x06", 4));
+    return SafetensorsFile(R"({"w":{"dtype":"U8","shape":[512],"data_offsets":[0,512]}})", data);
+  });
+  pickle_near("pickle-frame-invalid", "one frame ending right after STOP", "a.pkl",
+              [] { return Proto(4) + std::string("\x95\x02\0\0\0\0\0\0\0", 9) + kEmptyDict + kStop; });
   pickle_near("zip-member-unexpected", "every record torch 2 writes", "model.pt", [] {
     auto entries = TorchZipEntries(OneTensorPickle(), {{"0", OneTensorRecord()}});
     for (const char* extra : {"archive/.data/version", "archive/.format_version", "archive/.storage_alignment",

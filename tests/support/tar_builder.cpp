@@ -31,6 +31,7 @@ struct HeaderOptions {
   bool break_checksum = false;
   bool signed_checksum = false;
   std::string uname = "user";
+  std::string prefix_field;
 };
 
 std::string Header(const std::string& ustar_name, char type, std::uint64_t size, const std::string& linkname,
@@ -62,6 +63,7 @@ std::string Header(const std::string& ustar_name, char type, std::uint64_t size,
                          8));
     PutField(b, 345, 155, prefix);
   }
+  if (!options.prefix_field.empty()) PutField(b, 345, 155, options.prefix_field);
   PutField(b, 265, 32, options.uname);
   PutField(b, 297, 32, "user");
   std::memset(b.data() + 148, ' ', 8);
@@ -114,7 +116,7 @@ std::string BuildTar(const TarSpec& spec) {
     std::string ustar = m.ustar_name ? *m.ustar_name : m.name;
     if ((m.pax_path || m.gnu_long_name) && !m.ustar_name) ustar = m.name.substr(0, 100);
     out += Header(ustar, m.type, m.header_size.value_or(m.data.size()), m.linkname, spec.gnu_magic, m.raw_size_field,
-                  {m.break_checksum, m.signed_checksum, m.uname});
+                  {m.break_checksum, m.signed_checksum, m.uname, m.prefix_field});
     out += PadToBlock(m.data);
   }
   out.append(static_cast<std::size_t>(spec.end_blocks) * kBlock, '\0');

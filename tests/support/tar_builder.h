@@ -28,6 +28,7 @@ struct TarMemberSpec {
   bool signed_checksum = false;  ///< the checksum old Sun tar wrote (bytes summed as signed)
   bool duplicate_pax = false;    ///< write its 'x' header twice
   std::string uname = "user";
+  std::string prefix_field;  ///< bytes 345.. written verbatim, whatever the magic (GNU tar keeps times there)
 };
 
 struct TarSpec {

@@ -1,0 +1,180 @@
+#include "lib/formats/polyglot.h"
+
+#include <array>
+
+#include "lib/core/byte_reader.h"
+#include "lib/core/text.h"
+#include "lib/formats/input_classifier.h"
+#include "lib/formats/pickle_analyser.h"
+#include "lib/formats/zip_reader.h"
+
+namespace ckpt {
+namespace {
+
+constexpr std::string_view kZipLocalMagic("PK\x03\x04", 4);
+constexpr std::string_view kNumpyMagic("\x93NUMPY", 6);
+constexpr std::uint64_t kPickleWalkBound = std::uint64_t{64} << 20;
+
+// The container a reading yields, compared across readers.
+enum class Container : std::uint8_t { kNone, kSafetensors, kZip, kPickle, kNumpy, kGguf, kTar };
+
+std::string_view ContainerName(Container c) {
+  switch (c) {
+    case Container::kSafetensors:
+      return "a safetensors file";
+    case Container::kZip:
+      return "a zip archive";
+    case Container::kPickle:
+      return "a pickle";
+    case Container::kNumpy:
+      return "a NumPy array";
+    case Container::kGguf:
+      return "a GGUF file";
+    case Container::kTar:
+      return "a tar archive";
+    case Container::kNone:
+      break;
+  }
+  return "nothing";
+}
+
+Container ContainerOf(InputKind kind) {
+  switch (kind) {
+    case InputKind::kSafetensors:
+      return Container::kSafetensors;
+    case InputKind::kTorchZip:
+      return Container::kZip;
+    case InputKind::kTorchLegacy:
+    case InputKind::kPickle:
+      return Container::kPickle;
+    case InputKind::kNumpy:
+      return Container::kNumpy;
+    case InputKind::kGguf:
+      return Container::kGguf;
+    case InputKind::kLensembleTar:
+      return Container::kTar;
+    default:
+      return Container::kNone;
+  }
+}
+
+std::string_view LoaderName(NamedLoader loader) {
+  switch (loader) {
+    case NamedLoader::kTorch:
+      return "torch.load";
+    case NamedLoader::kNumpy:
+      return "numpy.load";
+    case NamedLoader::kPickle:
+      return "joblib/pickle.load";
+    case NamedLoader::kSafetensors:
+      return "the safetensors reader";
+    case NamedLoader::kGguf:
+      return "ggml's loader";
+  }
+  return "a loader";
+}
+
+bool StartsWith(std::span<const std::byte> head, std::string_view magic) {
+  return head.size() >= magic.size() && AsStringView(head.first(magic.size())) == magic;
+}
+
+// An opcode that CPython's unpickler can run first, on an empty stack: it pushes a value or
+// a mark (every other opcode fails at once there).
+bool CanStartPickle(std::byte first) {
+  constexpr std::string_view kPushers = "(NIJKLMFGSTUVXBCcid]})\x80\x88\x89\x8a\x8b\x8c\x8d\x8e\x8f\x95\x96\x97\x98";
+  return kPushers.find(std::to_integer<char>(first)) != std::string_view::npos;
+}
+
+IoResult<bool> ParsesAsPickle(const RandomAccessFile& file, std::span<const std::byte> head) {
+  if (head.empty() || !CanStartPickle(head[0])) return false;
+  return pickle::ParsesAsPickles(file, kPickleWalkBound);
+}
+
+// What the loader `loader` would read `file` as: kNone when it would fail.
+IoResult<Container> ReadingOf(NamedLoader loader, const RandomAccessFile& file, std::span<const std::byte> head,
+                              Container content) {
+  auto zip = [&]() -> IoResult<Container> {
+    auto dir = FindReadableZipDirectory(file);
+    if (!dir) return dir.error();
+    return dir->has_value() ? Container::kZip : Container::kNone;
+  };
+  auto pickled = [&]() -> IoResult<Container> {
+    if (content == Container::kPickle) return Container::kPickle;
+    auto parses = ParsesAsPickle(file, head);
+    if (!parses) return parses.error();
+    return *parses ? Container::kPickle : Container::kNone;
+  };
+  switch (loader) {
+    case NamedLoader::kTorch:
+      return StartsWith(head, kZipLocalMagic) ? zip() : pickled();
+    case NamedLoader::kNumpy:
+      if (StartsWith(head, kNumpyMagic)) return Container::kNumpy;
+      return StartsWith(head, kZipLocalMagic) ? zip() : IoResult<Container>(Container::kNone);
+    case NamedLoader::kPickle:
+      return pickled();
+    case NamedLoader::kSafetensors:
+      return LooksLikeSafetensors(head, file.size()) ? Container::kSafetensors : Container::kNone;
+    case NamedLoader::kGguf:
+      return StartsWith(head, "GGUF") ? Container::kGguf : Container::kNone;
+  }
+  return Container::kNone;
+}
+
+}  // namespace
+
+std::optional<NamedLoader> LoaderForName(std::string_view name) {
+  const std::string base = AsciiLower(name.substr(name.rfind('/') + 1));
+  auto ends = [&](std::string_view suffix) { return base.size() > suffix.size() && base.ends_with(suffix); };
+  if (ends(".bin") || ends(".pt") || ends(".pth") || ends(".ckpt")) return NamedLoader::kTorch;
+  if (ends(".npy") || ends(".npz")) return NamedLoader::kNumpy;
+  if (ends(".pkl") || ends(".joblib")) return NamedLoader::kPickle;
+  if (ends(".safetensors")) return NamedLoader::kSafetensors;
+  if (ends(".gguf")) return NamedLoader::kGguf;
+  return std::nullopt;
+}
+
+IoResult<void> CheckPolyglot(const RandomAccessFile& file, const std::string& display,
+                             std::optional<NamedLoader> loader, DiagnosticSink& sink) {
+  auto classified = ClassifyFile(file);
+  if (!classified) return classified.error();
+  const Container content = ContainerOf(classified->kind);
+  if (content == Container::kNone) return {};  // refused for what it is already
+  std::array<std::byte, kClassifyLength> head_bytes{};
+  const auto length = static_cast<std::size_t>(std::min<std::uint64_t>(file.size(), head_bytes.size()));
+  if (auto read = file.ReadAt(0, std::span(head_bytes).first(length)); !read) return read.error();
+  const std::span<const std::byte> head = std::span(head_bytes).first(length);
+  const FileReporter report(display, sink);
+  const std::string shown = display.empty() ? "The file" : QuoteForMessage(display);
+  const std::string what(ContainerName(content));
+
+  if (content != Container::kZip && StartsWith(head, kZipLocalMagic)) {
+    report(Diag::kInputPolyglot, 0,
+           shown + " is " + what +
+               " that starts with a zip local header (PK\\x03\\x04): torch.load and numpy.load read it as a zip "
+               "archive, not as " +
+               what + ".");
+    return {};
+  }
+  if (content != Container::kZip) {
+    auto end = FindReadableZipDirectory(file);
+    if (!end) return end.error();
+    if (end->has_value()) {
+      report(Diag::kInputPolyglot, **end,
+             shown + " is " + what + " and also a zip archive: an end record at byte " + std::to_string(**end) +
+                 " points at a central directory, which zipfile and miniz list.");
+      return {};
+    }
+  }
+  if (loader) {
+    auto reading = ReadingOf(*loader, file, head, content);
+    if (!reading) return reading.error();
+    if (*reading != Container::kNone && *reading != content) {
+      report(Diag::kInputPolyglot, 0,
+             shown + " is " + what + ", and " + std::string(LoaderName(*loader)) +
+                 ", which its name selects, reads it as " + std::string(ContainerName(*reading)) + ".");
+    }
+  }
+  return {};
+}
+
+}  // namespace ckpt

@@ -1,0 +1,35 @@
+// One meaning, or refuse (inputs.md section 1a): a file that is one container by its first
+// bytes and also holds a second, complete container where another reader looks for one. The
+// readers answered for are those loaders use: zipfile and miniz find a zip from its end,
+// torch.load and numpy.load take a zip by its first bytes, and in a model folder a file's
+// name selects its loader. Reports Diag::kInputPolyglot; a stray signature without a
+// directory behind it (tensor bytes are random) is not a second container.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "lib/findings/diagnostic.h"
+#include "lib/io/artifact_source.h"
+
+namespace ckpt {
+
+/// What the check reads of each file beyond its first 512 bytes: the final 65,557 bytes, where
+/// miniz and zipfile look for an end record (22 bytes and a comment of up to 65,535).
+inline constexpr std::uint64_t kZipSearchWindow = 65'557;
+
+/// The loader a file name selects in a model folder (transformers, diffusers, numpy, joblib).
+enum class NamedLoader : std::uint8_t { kTorch, kNumpy, kPickle, kSafetensors, kGguf };
+
+/// `*.bin`, `*.pt`, `*.pth`, `*.ckpt`: torch.load; `*.npy`, `*.npz`: numpy.load; `*.pkl`,
+/// `*.joblib`: joblib/pickle; `*.safetensors`; `*.gguf`. Nothing for other names.
+std::optional<NamedLoader> LoaderForName(std::string_view name);
+
+/// Checks `file` (shown as `display`; "" for the input file itself) for a second reading;
+/// with `loader`, also reads it as that loader would. An I/O failure is the error.
+IoResult<void> CheckPolyglot(const RandomAccessFile& file, const std::string& display,
+                             std::optional<NamedLoader> loader, DiagnosticSink& sink);
+
+}  // namespace ckpt
