@@ -152,6 +152,24 @@ TEST(PickleBypasses, Row01PickleRenamedSafetensorsOrBin) {
   ExpectSystemCall(AuditBytes("config.p", SystemPickle(kTouch)));
 }
 
+// A protocol 0/1 pickle is a pickle up to its first STOP whatever follows (CPython's
+// unpickler stops there, having imported and called): one byte more used to make it
+// "unknown", and a model folder of such .bin files passed with no finding.
+TEST(PickleBypasses, AProtocolZeroPickleFollowedByOneByteIsStillAPickle) {
+  const std::string protocol0 = "cposix\nsystem\n(S'" + kTouch + "'\ntR.";
+  const AuditResult file = AuditBytes("model.bin", protocol0 + "x");
+  EXPECT_EQ(file.artifact.kind, InputKind::kPickle) << Describe(file);
+  ExpectSystemCall(file);
+  EXPECT_TRUE(HasFinding(file, "pickle-trailing-data", "")) << Describe(file);
+  const AuditResult folder =
+      AuditInput({{"config.json", "{}"}, {"pytorch_model.bin", protocol0 + "\n"}, {"optimizer.bin", protocol0 + "x"}},
+                 InputForm::kFolder, "model");
+  EXPECT_EQ(FindingsOf(folder, "pickle-call-unsafe").size(), 2U) << Describe(folder);
+  // Text that starts with an opcode letter is not one: nothing parses up to a STOP.
+  const AuditResult text = AuditBytes("notes.bin", "hello, world.\n");
+  EXPECT_EQ(text.artifact.kind, InputKind::kUnknown) << Describe(text);
+}
+
 TEST(PickleBypasses, Row02LocalNameDiffersFromCentralName) {
   std::vector<ZipEntry> entries = TorchZipEntries(StateDictWithPayload(), {{"0", OneTensorRecord()}});
   entries[0].local_name = "archive/data.pkx";
