@@ -64,6 +64,11 @@ boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext
   hash["declared"] = h ? OptionalString(h->content_hash) : boost::json::value(nullptr);
   hash["computed"] = OptionalString(a.computed_hash);
   hash["expected"] = OptionalString(a.policy.expected_hash);
+  if (a.policy.expected_hash) {
+    // What the pin is compared with, for every kind (inputs.md section 1b).
+    const Artifact::PinTarget target = a.PinnedValue();
+    hash["pin"] = {{"compared_with", target.key}, {"value", OptionalString(target.value)}};
+  }
   if (!a.computed_hash) hash["not_computed_reason"] = a.hash_not_computed_reason;
   out["content_hash"] = std::move(hash);
   // The verdict is bound to these identities (recorded at open, checked after the last read).

@@ -201,6 +201,12 @@ void WriteTextReport(std::ostream& out, std::span<const AuditResult> results, co
     } else {
       out << "  content_hash " << EscapeForDisplay(a.hash_not_computed_reason) << "\n";
     }
+    if (a.policy.expected_hash && !lensemble) {
+      // What the pin was compared with (a Lensemble pin is the content hash line above).
+      const Artifact::PinTarget target = a.PinnedValue();
+      out << "  --expect-hash compared with the " << target.what << " "
+          << (target.value ? *target.value : EscapeForDisplay(target.not_computed_reason)) << "\n";
+    }
     if (!context.quiet) WriteInventory(out, a);
     WriteFindingLines(out, "  ", a.path, r.findings, context.color);
     for (const DroppedFindings& d : r.dropped) out << "  " << DroppedLine(d) << "\n";

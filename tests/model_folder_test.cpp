@@ -12,6 +12,7 @@
 #include "tests/support/artifact_builder.h"
 #include "tests/support/audit_helpers.h"
 #include "tests/support/model_folder_builder.h"
+#include "tests/support/process.h"
 #include "tests/support/tar_builder.h"
 
 namespace ckpt::testing {
@@ -21,6 +22,57 @@ namespace fs = std::filesystem;
 
 AuditResult AuditFolder(const Files& files, const std::string& input = "model") {
   return AuditInput(files, InputForm::kFolder, input);
+}
+
+// --expect-hash applies to every input (inputs.md 1b): a file's SHA-256 and a model folder's
+// root digest, computed here independently (sha256 over the raw digests in path order,
+// component by component, leaving out .git* and model.sig at the top), never silently.
+TEST(ModelFolders, ExpectHashPinsAFilesSha256AndAFoldersRootDigest) {
+  TempDir tmp;
+  ModelFolderSpec spec;
+  spec.shards = 2;
+  Files files = spec.Build();
+  files["a/b.txt"] = "sorted before a-b";
+  files["a-b.txt"] = "sorted after a/b";
+  files[".gitattributes"] = "*.safetensors filter=lfs";
+  WriteFiles(files, tmp.path() / "model");
+  const CommandResult digest = RunCommand(
+      "cd " + ShellQuote(tmp.path() / "model") +
+      " && /usr/bin/python3 -c \"import hashlib,os\n"
+      "paths=[os.path.relpath(os.path.join(d,f)) for d,_,fs in os.walk('.') for f in fs]\n"
+      "paths=[p for p in paths if not (p.startswith('.git') or p=='model.sig')]\n"
+      "paths.sort(key=lambda p: [c.encode() for c in p.split('/')])\n"
+      "print(hashlib.sha256(b''.join(hashlib.sha256(open(p,'rb').read()).digest() for p in paths)).hexdigest())\"");
+  ASSERT_EQ(digest.exit_code, 0) << digest.output;
+  const std::string root = digest.output.substr(0, 64);
+  Policy pinned;
+  pinned.expected_hash = root;
+  const AuditResult right = AuditPath((tmp.path() / "model").string(), pinned);
+  EXPECT_TRUE(FindingsOf(right, "hash-unexpected").empty()) << Describe(right);
+  EXPECT_EQ(right.artifact.PinnedValue().value.value_or(""), root);
+  pinned.expected_hash = std::string(64, 'a');
+  const AuditResult wrong = AuditPath((tmp.path() / "model").string(), pinned);
+  ASSERT_EQ(FindingsOf(wrong, "hash-unexpected").size(), 1U) << Describe(wrong);
+  EXPECT_EQ(FindingsOf(wrong, "hash-unexpected")[0]->message,
+            "The root digest is " + root + " but --expect-hash pinned " + std::string(64, 'a') + ".");
+
+  // A single safetensors file: its SHA-256.
+  const fs::path file = tmp.path() / "model" / "model-00001-of-00002.safetensors";
+  const std::string sha = RunCommand("sha256sum " + ShellQuote(file)).output.substr(0, 64);
+  pinned.expected_hash = sha;
+  EXPECT_TRUE(FindingsOf(AuditPath(file.string(), pinned), "hash-unexpected").empty());
+  pinned.expected_hash = std::string(64, 'b');
+  const AuditResult other = AuditPath(file.string(), pinned);
+  ASSERT_EQ(FindingsOf(other, "hash-unexpected").size(), 1U) << Describe(other);
+  EXPECT_EQ(FindingsOf(other, "hash-unexpected")[0]->message,
+            "The SHA-256 of the file is " + sha + " but --expect-hash pinned " + std::string(64, 'b') + ".");
+  // With --no-hash nothing is compared, and that is said.
+  pinned.compute_hash = false;
+  const AuditResult structure = AuditPath(file.string(), pinned);
+  ASSERT_EQ(FindingsOf(structure, "hash-unexpected").size(), 1U) << Describe(structure);
+  EXPECT_EQ(FindingsOf(structure, "hash-unexpected")[0]->message,
+            "--expect-hash pinned " + std::string(64, 'b') +
+                " but the SHA-256 of the file was not computed (--no-hash): the pin was not compared.");
 }
 
 TEST(ModelFolders, SaveAndHubLayoutsPassAndListEveryTensor) {

@@ -1,6 +1,9 @@
 #include "lib/artifact/artifact.h"
 
 #include <algorithm>
+#include <array>
+
+#include "lib/hashing/sha256.h"
 
 namespace ckpt {
 
@@ -111,6 +114,80 @@ std::optional<Artifact::ReadableTensor> Artifact::FindReadableTensor(std::string
 
 bool Artifact::HasEntry(std::string_view name) const {
   return std::any_of(entries.begin(), entries.end(), [&](const DirectoryEntry& e) { return e.name == name; });
+}
+
+namespace {
+
+// Paths the root digest leaves out at the folder's top (model_signing's defaults).
+bool LeftOutOfRootDigest(std::string_view name) {
+  return name.starts_with(".git/") || name.starts_with(".github/") || name == ".gitattributes" ||
+         name == ".gitignore" || name == "model.sig";
+}
+
+// POSIX paths compared component by component, each by its UTF-8 bytes ("a/b" before "a-b").
+bool PathBefore(std::string_view a, std::string_view b) {
+  while (true) {
+    const std::size_t sa = a.find('/');
+    const std::size_t sb = b.find('/');
+    const std::string_view ca = a.substr(0, sa);
+    const std::string_view cb = b.substr(0, sb);
+    if (ca != cb) return ca < cb;
+    if (sa == std::string_view::npos || sb == std::string_view::npos) return sa == std::string_view::npos && sb != sa;
+    a.remove_prefix(sa + 1);
+    b.remove_prefix(sb + 1);
+  }
+}
+
+}  // namespace
+
+Artifact::PinTarget Artifact::PinnedValue() const {
+  PinTarget target;
+  if (InputKinds::Lensemble().Has(kind)) {
+    target.what = "content hash";
+    target.key = "content-hash";
+    target.value = computed_hash;
+    target.not_computed_reason = hash_not_computed_reason;
+    return target;
+  }
+  if (kind != InputKind::kModelFolder) {
+    target.what = "SHA-256 of the file";
+    target.key = "file-sha256";
+    if (files.empty()) {
+      target.not_computed_reason = "not computed (the file was not read)";
+    } else if (!files.front().sha256) {
+      target.not_computed_reason =
+          policy.compute_hash ? "not computed (the file was not read whole)" : "not computed (--no-hash)";
+    } else {
+      target.value = files.front().sha256;
+    }
+    return target;
+  }
+  target.what = "root digest";
+  target.key = "root-digest";
+  std::vector<const AdmittedFile*> digested;
+  for (const AdmittedFile& f : files) {
+    if (LeftOutOfRootDigest(f.name)) continue;
+    if (!f.sha256) {
+      target.not_computed_reason = policy.compute_hash ? "not computed ('" + f.name + "' was not read whole)"
+                                                       : std::string("not computed (--no-hash)");
+      return target;
+    }
+    digested.push_back(&f);
+  }
+  std::sort(digested.begin(), digested.end(),
+            [](const AdmittedFile* a, const AdmittedFile* b) { return PathBefore(a->name, b->name); });
+  Sha256 root;
+  for (const AdmittedFile* f : digested) {
+    // The raw 32-byte digest of each file, from its lowercase hex.
+    std::array<std::byte, 32> raw{};
+    auto nibble = [](char c) { return static_cast<unsigned>(c <= '9' ? c - '0' : c - 'a' + 10); };
+    for (std::size_t i = 0; i < raw.size() && 2 * i + 1 < f->sha256->size(); ++i) {
+      raw[i] = static_cast<std::byte>((nibble((*f->sha256)[2 * i]) << 4) | nibble((*f->sha256)[2 * i + 1]));
+    }
+    root.Update(std::span<const std::byte>(raw));
+  }
+  target.value = root.FinalHex();
+  return target;
 }
 
 }  // namespace ckpt

@@ -317,6 +317,16 @@ struct Artifact {
   [[nodiscard]] std::optional<ReadableTensor> FindReadableTensor(std::string_view name) const;
   [[nodiscard]] bool HasEntry(std::string_view name) const;
 
+  /// What `--expect-hash` is compared with (inputs.md section 1b): a Lensemble artifact's
+  /// recomputed content hash, a single file's SHA-256, a model folder's root digest.
+  struct PinTarget {
+    std::string_view what;             ///< "content hash", "SHA-256 of the file", "root digest"
+    std::string_view key;              ///< the reports' name: "content-hash", "file-sha256", "root-digest"
+    std::optional<std::string> value;  ///< nullopt when it was not computed
+    std::string not_computed_reason;   ///< why, when value is nullopt
+  };
+  [[nodiscard]] PinTarget PinnedValue() const;
+
  private:
   struct TensorRef {
     std::uint32_t file;
