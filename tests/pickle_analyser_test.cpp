@@ -99,6 +99,23 @@ TEST(PickleSemantics, PutStoresTheTopAndGetOfAMissingKeyFails) {
   EXPECT_TRUE(HasFinding(r, "pickle-global-unsafe", "not a known string"));
 }
 
+// Values CPython cannot load are refused (inputs.md 6): a list as a dict key, a set added to
+// itself; a tuple key and a dict holding itself as a value are fine.
+TEST(PickleSemantics, UnhashableKeysAndSelfInsertedSetsAreRefused) {
+  const AuditResult list_key = AuditBytes("a.pkl", Proto(2) + kEmptyDict + kEmptyList + Int(1) + kSetItem + kStop);
+  EXPECT_TRUE(HasFinding(list_key, "pickle-stream-malformed",
+                         "SETITEM at byte 6 (SETITEM) uses [] as a dict key: it is unhashable, so CPython's "
+                         "unpickler fails here."))
+      << Describe(list_key);
+  const AuditResult self_set =
+      AuditBytes("a.pkl", Proto(4) + "\x8f" + kMemoize + kMark + std::string("h\0", 2) + "\x90" + kStop);
+  EXPECT_TRUE(HasFinding(self_set, "pickle-stream-malformed", "(the container itself) as a set member"))
+      << Describe(self_set);
+  const AuditResult fine =
+      AuditBytes("a.pkl", Proto(2) + kEmptyDict + BinPut(0) + Int(1) + kTuple1 + BinGet(0) + kSetItem + kStop);
+  EXPECT_FALSE(Fails(fine)) << Describe(fine);
+}
+
 TEST(PickleSemantics, MemoizeUsesTheNumberOfKeysWritten) {
   // PUT 5 makes len(memo) 1: MEMOIZE then writes keys 1 and 2, not 6 and 7.
   const std::string s = Proto(4) + ShortStr("x") + BinPut(5) + kPop + ShortStr("posix") + kMemoize + kPop +

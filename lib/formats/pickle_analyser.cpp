@@ -1518,7 +1518,21 @@ void Analyser::Machine::AddItems(ValueId target, const std::vector<ValueId>& ite
     }
     return;
   }
-  a_.AppendItems(t, items);
+  // Keys and set members must be hashable: CPython raises TypeError for a list, dict, set or
+  // bytearray (a dict or set added to itself among them), so the stream has no meaning past here.
+  const bool keyed = t.kind == Kind::kDict || t.kind == Kind::kSet;
+  const std::size_t step = t.kind == Kind::kDict ? 2 : 1;
+  for (std::size_t i = 0; keyed && i < items.size(); i += step) {
+    const Kind k = a_.values_[items[i]].kind;
+    if (k == Kind::kList || k == Kind::kDict || k == Kind::kSet || k == Kind::kByteArray) {
+      Malformed(OpName() + " (" + opcode + ") uses " + a_.Render(items[i]) +
+                (items[i] == target ? " (the container itself)" : "") + " as a " +
+                (t.kind == Kind::kDict ? "dict key" : "set member") +
+                ": it is unhashable, so CPython's unpickler fails here.");
+      return;
+    }
+  }
+  a_.AppendItems(a_.values_[target], items);
 }
 
 IoResult<PickleEnd> Analyser::Machine::Run() {
