@@ -11,7 +11,8 @@
 #include "tests/support/artifact_builder.h"
 
 int main(int argc, char** argv) try {
-  if (argc < 2 || argc > 5) {
+  // An option where OUT_DIR belongs (--help) is a usage error, never a folder to write.
+  if (argc < 2 || argc > 5 || argv[1][0] == '-') {
     std::cerr << "usage: ckpt-make-artifact OUT_DIR [TENSORS [BYTES_PER_TENSOR [SHARDS]]]\n";
     return 2;
   }
