@@ -147,6 +147,15 @@ inline std::vector<const WeightFile*> MappedShards(const Artifact& artifact, con
   return out;
 }
 
+/// The tensor names the pickle analysis listed for the file a pickle index maps as `file`
+/// (pytorch_model.bin.index.json); nullptr when no analysed pickle-based file has that name.
+inline const std::vector<std::string>* PickleShardTensors(const Artifact& artifact, const ModelIndex& index,
+                                                          std::string_view file) {
+  if (!artifact.model || !IsBareFileName(file)) return nullptr;
+  auto it = artifact.model->pickle_tensors.find(InFolder(index.folder, file));
+  return it == artifact.model->pickle_tensors.end() ? nullptr : &it->second;
+}
+
 /// Location of a weight_map entry's key (or its value) in an index.
 inline Location MappingLocation(const ModelIndex& index, const ShardIndex::Mapping& m, bool value = false) {
   Location loc = index.json.At(value ? m.value_offset : m.offset, "/weight_map/" + json::EscapePointerToken(m.tensor));

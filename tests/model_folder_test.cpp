@@ -12,6 +12,7 @@
 #include "tests/support/artifact_builder.h"
 #include "tests/support/audit_helpers.h"
 #include "tests/support/model_folder_builder.h"
+#include "tests/support/pickle_builder.h"
 #include "tests/support/process.h"
 #include "tests/support/tar_builder.h"
 
@@ -73,6 +74,58 @@ TEST(ModelFolders, ExpectHashPinsAFilesSha256AndAFoldersRootDigest) {
   EXPECT_EQ(FindingsOf(structure, "hash-unexpected")[0]->message,
             "--expect-hash pinned " + std::string(64, 'b') +
                 " but the SHA-256 of the file was not computed (--no-hash): the pin was not compared.");
+}
+
+// pytorch_model.bin.index.json is read like a safetensors index (inputs.md section 4): a
+// weight_map value outside the folder used to pass unread.
+TEST(ModelFolders, PickleShardIndexesAreReadLikeSafetensorsIndexes) {
+  auto shard = [](const std::vector<std::string>& names) {
+    std::vector<pk::TensorSpec> tensors;
+    std::map<std::string, std::string> records;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      tensors.push_back({names[i], "FloatStorage", std::to_string(i), 2, 0, {2}, {}});
+      records[std::to_string(i)] = std::string(8, '\0');
+    }
+    return pk::TorchZip(pk::StateDictPickle(tensors), records);
+  };
+  auto folder = [&](const std::string& weight_map) {
+    return Files{{"config.json", R"({"model_type": "bert"})"},
+                 {"pytorch_model-00001-of-00002.bin", shard({"a.weight", "a.bias"})},
+                 {"pytorch_model-00002-of-00002.bin", shard({"b.weight"})},
+                 {"pytorch_model.bin.index.json", R"({"metadata": {}, "weight_map": {)" + weight_map + "}}"}};
+  };
+  const std::string good =
+      R"("a.weight": "pytorch_model-00001-of-00002.bin", "a.bias": "pytorch_model-00001-of-00002.bin", )"
+      R"("b.weight": "pytorch_model-00002-of-00002.bin")";
+  const AuditResult clean = AuditFolder(folder(good));
+  for (const char* rule :
+       {"model-index-path-escape", "model-shard-missing", "model-index-wrong-shard", "model-tensor-unmapped"}) {
+    EXPECT_TRUE(FindingsOf(clean, rule).empty()) << rule << "\n" << Describe(clean);
+  }
+  const AuditResult escape = AuditFolder(
+      folder(R"("a.weight": "pytorch_model-00001-of-00002.bin", "a.bias": "pytorch_model-00001-of-00002.bin", )"
+             R"("b.weight": "../outside/x.bin")"));
+  ASSERT_EQ(FindingsOf(escape, "model-index-path-escape").size(), 1U) << Describe(escape);
+  EXPECT_EQ(FindingsOf(escape, "model-index-path-escape")[0]->message,
+            "weight_map maps tensor 'b.weight' to '../outside/x.bin', which is not a file name in the index's "
+            "folder: a loader would open a file elsewhere.");
+  const AuditResult unmapped = AuditFolder(
+      folder(R"("a.weight": "pytorch_model-00001-of-00002.bin", "b.weight": "pytorch_model-00002-of-00002.bin")"));
+  ASSERT_EQ(FindingsOf(unmapped, "model-tensor-unmapped").size(), 1U) << Describe(unmapped);
+  EXPECT_EQ(FindingsOf(unmapped, "model-tensor-unmapped")[0]->message,
+            "tensor 'a.bias' of 'pytorch_model-00001-of-00002.bin' is not in the weight_map of "
+            "'pytorch_model.bin.index.json'.");
+  const AuditResult wrong = AuditFolder(
+      folder(R"("a.weight": "pytorch_model-00002-of-00002.bin", "a.bias": "pytorch_model-00001-of-00002.bin", )"
+             R"("b.weight": "pytorch_model-00002-of-00002.bin", "c.weight": "pytorch_model-00003-of-00002.bin")"));
+  EXPECT_TRUE(HasFinding(wrong, "model-index-wrong-shard",
+                         "weight_map sends tensor 'a.weight' to 'pytorch_model-00002-of-00002.bin' but it is stored "
+                         "in 'pytorch_model-00001-of-00002.bin'."))
+      << Describe(wrong);
+  EXPECT_TRUE(HasFinding(wrong, "model-shard-missing",
+                         "'pytorch_model.bin.index.json' maps 1 tensor to 'pytorch_model-00003-of-00002.bin', which is "
+                         "not in the folder."))
+      << Describe(wrong);
 }
 
 TEST(ModelFolders, SaveAndHubLayoutsPassAndListEveryTensor) {

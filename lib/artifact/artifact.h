@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -236,6 +237,10 @@ struct ModelFolder {
   };
   std::vector<Link> links;
   std::vector<ModelIndex> indexes;
+  /// pytorch_model.bin.index.json and its like: indexes of pickle-based shards.
+  std::vector<ModelIndex> pickle_indexes;
+  /// Every pickle-based file analysed, with the names of the tensors the analysis listed.
+  std::map<std::string, std::vector<std::string>, std::less<>> pickle_tensors;
   std::vector<InventoryItem> inventory;                              ///< every regular file, in path order
   std::vector<std::pair<std::string, std::string>> remote_code;      ///< file, what runs code
   std::vector<std::pair<std::string, std::string>> invalid_configs;  ///< file, why it is not valid JSON

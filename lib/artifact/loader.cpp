@@ -66,18 +66,27 @@ bool IsTorchZip(const RandomAccessFile& file) {
 
 // Analyses the pickle-based file `name` of `source` for its diagnostics alone (a pickle in
 // a Lensemble artifact or a model folder: its findings say what loading it would do).
-void AnalysePickleFamily(const ArtifactSource& source, const std::string& name, DiagnosticSink& sink,
-                         std::vector<std::string>& tool_errors, const std::string& display_path) {
+// Returns the names of the tensors the analysis listed (nothing when it could not run).
+std::optional<std::vector<std::string>> AnalysePickleFamily(const ArtifactSource& source, const std::string& name,
+                                                            DiagnosticSink& sink, std::vector<std::string>& tool_errors,
+                                                            const std::string& display_path) {
   auto file = source.Open(name);
-  if (!file) return;  // reported where it was first opened
+  if (!file) return std::nullopt;  // reported where it was first opened
   auto classified = ClassifyFile(**file);
-  if (!classified) return;  // the identity check or the reader reports the file
+  if (!classified) return std::nullopt;  // the identity check or the reader reports the file
   const InputKind kind = classified->kind;
-  if (!IsPickleFamily(kind)) return;
+  if (!IsPickleFamily(kind)) return std::nullopt;
   auto read = ReadPickleFamily(kind, name, std::move(*file), sink);
-  if (!read && read.error().value() != kFileChangedErrno) {
-    tool_errors.push_back(Describe("cannot read " + display_path + "/" + name, read.error()));
+  if (!read) {
+    if (read.error().value() != kFileChangedErrno) {
+      tool_errors.push_back(Describe("cannot read " + display_path + "/" + name, read.error()));
+    }
+    return std::nullopt;
   }
+  std::vector<std::string> tensors;
+  tensors.reserve(read->tensors.size());
+  for (const StoredTensor& t : read->tensors) tensors.push_back(t.name);
+  return tensors;
 }
 
 // Everything of a model folder besides its weight files (read already): its links, shard
@@ -125,7 +134,7 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
     AdmittedFile admitted{entry.name, (*file)->identity(), std::nullopt, std::nullopt, std::nullopt, std::nullopt};
     if (auto it = blob_of.find(entry.name); it != blob_of.end()) admitted.blob_digest = it->second;
     artifact.files.push_back(std::move(admitted));
-    if (IsModelIndexName(entry.name)) {
+    if (IsModelIndexName(entry.name) || IsPickleIndexName(entry.name)) {
       auto index = ReadModelIndex(entry.name, **file, sink);
       if (!index) {
         if (index.error().value() != kFileChangedErrno) {
@@ -134,7 +143,7 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
         continue;
       }
       model.inventory.push_back({entry.name, entry.size, "a shard index", InventoryClass::kIndex});
-      model.indexes.push_back(std::move(*index));
+      (IsPickleIndexName(entry.name) ? model.pickle_indexes : model.indexes).push_back(std::move(*index));
       continue;
     }
     std::array<std::byte, kClassifyLength> head{};
@@ -170,7 +179,9 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
     } else if (item.kind == InventoryClass::kPythonSource) {
       model.remote_code.emplace_back(entry.name, "Python source shipped with the model");
     } else if (item.kind == InventoryClass::kPickleFamily) {
-      AnalysePickleFamily(source, entry.name, sink, tool_errors, artifact.path);
+      if (auto tensors = AnalysePickleFamily(source, entry.name, sink, tool_errors, artifact.path)) {
+        model.pickle_tensors.emplace(entry.name, std::move(*tensors));
+      }
     } else if (item.kind == InventoryClass::kGguf) {
       // Analysed for its findings, like a pickle-based file (inputs.md section 4).
       auto gguf = ReadGguf(entry.name, std::move(*file), sink);
@@ -244,7 +255,7 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
     if (weights && !weights->valid && !weights->pickle && !weights->gguf && !IsPickleFamily(kind)) {
       // A pickle where weights belong stays an error whatever it holds, and its analysis
       // says what loading it would do.
-      AnalysePickleFamily(source, name, sink, tool_errors, display_path);
+      (void)AnalysePickleFamily(source, name, sink, tool_errors, display_path);
     }
     if (!weights) {
       if (weights.error().value() != kFileChangedErrno) {

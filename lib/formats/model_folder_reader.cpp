@@ -44,13 +44,24 @@ bool IsModelIndexName(std::string_view path) {
   return base.size() > kIndexSuffix.size() && EndsWith(base, kIndexSuffix);
 }
 
+bool IsPickleIndexName(std::string_view path) {
+  const std::string_view base = BaseName(path);
+  for (std::string_view suffix : {std::string_view(".bin.index.json"), std::string_view(".pt.index.json")}) {
+    if (base.size() > suffix.size() && EndsWith(base, suffix)) return true;
+  }
+  return false;
+}
+
 IoResult<ModelIndex> ReadModelIndex(const std::string& name, const RandomAccessFile& file, DiagnosticSink& sink) {
   ModelIndex index;
   index.json.name = name;
   const std::size_t slash = name.rfind('/');
   index.folder = slash == std::string::npos ? "" : name.substr(0, slash);
   const std::string_view base = BaseName(name);
-  index.prefix = std::string(base.substr(0, base.size() - kIndexSuffix.size()));
+  // The prefix before ".safetensors.index.json" (or ".bin.index.json", ".pt.index.json").
+  std::string_view prefix = base.substr(0, base.size() - std::string_view(".index.json").size());
+  prefix = prefix.substr(0, prefix.rfind('.') == std::string_view::npos ? prefix.size() : prefix.rfind('.'));
+  index.prefix = std::string(prefix);
   const Diag invalid = Diag::kModelIndexInvalid;
   const JsonFileDiagnostics json_rules{invalid, invalid, invalid, invalid, invalid, invalid};
   if (auto read = ReadJsonFile(file, json_rules, index.json, sink); !read) return read.error();

@@ -17,6 +17,9 @@ namespace ckpt {
 
 /// True for `<prefix>.safetensors.index.json` (the file name, any folder).
 bool IsModelIndexName(std::string_view path);
+/// `<prefix>.bin.index.json`, `<prefix>.pt.index.json` (pytorch_model.bin.index.json): an
+/// index of pickle-based shards, read as a safetensors index is (inputs.md section 4).
+bool IsPickleIndexName(std::string_view path);
 
 /// Reads a shard index: bounded, strict JSON (no duplicate keys), an object with an
 /// optional `metadata` object (`total_size` a JSON integer when present) and a

@@ -3,6 +3,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <vector>
 
 #include "rules/catalog.h"
 #include "rules/rule_helpers.h"
@@ -27,7 +28,11 @@ const RuleInfo kRule{
 
 void Check(const Artifact& artifact, FindingSink& sink) {
   if (!artifact.model) return;
-  for (const ModelIndex& index : artifact.model->indexes) {
+  std::vector<const ModelIndex*> all;
+  for (const ModelIndex& index : artifact.model->indexes) all.push_back(&index);
+  for (const ModelIndex& index : artifact.model->pickle_indexes) all.push_back(&index);  // pytorch_model.bin.index.json
+  for (const ModelIndex* each : all) {
+    const ModelIndex& index = *each;
     if (!index.weight_map) continue;
     for (const ShardIndex::Mapping& m : *index.weight_map) {
       if (IsBareFileName(m.file)) continue;

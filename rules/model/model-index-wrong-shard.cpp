@@ -47,6 +47,29 @@ void Check(const Artifact& artifact, FindingSink& sink) {
       });
     }
   }
+  for (const ModelIndex& index : artifact.model->pickle_indexes) {
+    if (!index.weight_map) continue;
+    // Which mapped file holds each tensor, from the pickle analyses.
+    std::map<std::string_view, std::string_view> holder;
+    for (const ShardIndex::Mapping& m : *index.weight_map) {
+      if (const auto* tensors = PickleShardTensors(artifact, index, m.file)) {
+        for (const std::string& t : *tensors) holder.emplace(t, m.file);
+      }
+    }
+    for (const ShardIndex::Mapping& m : *index.weight_map) {
+      const auto* tensors = PickleShardTensors(artifact, index, m.file);
+      if (tensors == nullptr || std::find(tensors->begin(), tensors->end(), m.tensor) != tensors->end()) continue;
+      auto actual = holder.find(m.tensor);
+      sink.ReportWith(kRule, index.json.name, [&] {
+        return std::pair(MappingLocation(index, m, true),
+                         "weight_map sends tensor " + QuoteForMessage(m.tensor) + " to " + QuoteForMessage(m.file) +
+                             " but " +
+                             (actual != holder.end() ? "it is stored in " + QuoteForMessage(actual->second)
+                                                     : std::string("no mapped file stores it")) +
+                             ".");
+      });
+    }
+  }
 }
 
 }  // namespace ckpt::rules::model_index_wrong_shard

@@ -42,6 +42,28 @@ void Check(const Artifact& artifact, FindingSink& sink) {
       }
     }
   }
+  for (const ModelIndex& index : artifact.model->pickle_indexes) {
+    if (!index.weight_map) continue;
+    std::set<std::string_view> mapped;
+    std::set<std::string_view> files;
+    for (const ShardIndex::Mapping& m : *index.weight_map) {
+      mapped.insert(m.tensor);
+      files.insert(m.file);
+    }
+    for (std::string_view file : files) {
+      const auto* tensors = PickleShardTensors(artifact, index, file);
+      if (tensors == nullptr) continue;
+      const std::string path = InFolder(index.folder, file);
+      for (const std::string& t : *tensors) {
+        if (mapped.count(t)) continue;
+        sink.ReportWith(kRule, path, [&] {
+          return std::pair(FileLocation(path), "tensor " + QuoteForMessage(t) + " of " + QuoteForMessage(path) +
+                                                   " is not in the weight_map of " + QuoteForMessage(index.json.name) +
+                                                   ".");
+        });
+      }
+    }
+  }
 }
 
 }  // namespace ckpt::rules::model_tensor_unmapped
