@@ -106,6 +106,7 @@
   X(index, index_wrong_shard, "index-wrong-shard", Checked) \
   X(input, input_compressed, "input-compressed", Read) \
   X(input, input_name_mismatch, "input-name-mismatch", Read) \
+  X(input, input_no_weights, "input-no-weights", Checked) \
   X(input, input_polyglot, "input-polyglot", Read) \
   X(input, input_unrecognised, "input-unrecognised", Read) \
   X(layout, layout_file_changed, "layout-file-changed", Checked) \

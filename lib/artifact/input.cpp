@@ -92,7 +92,13 @@ OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink) {
     }
     bool has_header = false;
     for (const DirectoryEntry& e : *entries) has_header |= e.name == kHeaderFileName;
-    if (has_header) {
+    // A folder of Lensemble names alone is a Lensemble artifact that lost its header.json,
+    // not a model folder that passes without one (inputs.md section 1b).
+    const bool lensemble_names =
+        !entries->empty() && std::all_of(entries->begin(), entries->end(), [](const DirectoryEntry& e) {
+          return e.kind == EntryKind::kRegular && (e.name == kShardIndexFileName || IsWeightFileName(e.name));
+        });
+    if (has_header || lensemble_names) {
       in.kind = InputKind::kLensemble;
       in.description = "a Lensemble artifact directory";
       in.source = std::move(*dir);

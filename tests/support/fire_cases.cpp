@@ -707,6 +707,9 @@ std::vector<FireCase> AllFireCases() {
     fc.input_name = "model";
     c.push_back(std::move(fc));
   };
+  model_case("input-no-weights", "configuration and a model card only", [] {
+    return Files{{"config.json", R"({"model_type": "bert"})"}, {"README.md", "# a model card\n"}};
+  });
   auto cache_case = [&](std::string rule, std::string variant, const std::function<Files()>& make) {
     FireCase fc{std::move(rule), CI, std::move(variant), make};
     fc.form = InputForm::kFolder;

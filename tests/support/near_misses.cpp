@@ -447,6 +447,11 @@ std::vector<NearMiss> AllNearMisses() {
     spec.shards = shards;
     return spec.Build();
   };
+  model_near("input-no-weights", "configuration beside one safetensors file", [] {
+    return Files{{"config.json", R"({"model_type": "bert"})"},
+                 {"model.safetensors",
+                  SafetensorsFile(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", std::string(4, '\0'))}};
+  });
   model_near("model-index-invalid", "metadata without total_size", [&] {
     Files f = sharded(2);
     boost::json::value index = boost::json::parse(f.at("model.safetensors.index.json"));
