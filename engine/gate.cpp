@@ -107,6 +107,11 @@ std::optional<std::string> ApplyPolicyFile(const ResolvedGate& gate, Policy& pol
       }
     }
   }
+  if (p.expect_kinds && policy.expected_kinds.empty()) {  // --expect-kind replaces the file's list
+    for (const std::string& name : *p.expect_kinds) {
+      if (auto kind = InputKindFromName(name)) policy.expected_kinds.push_back(*kind);
+    }
+  }
   if (p.action_head_patterns) {
     // Patterns only add: an organisation can name more action heads, never fewer.
     for (const std::string& pattern : *p.action_head_patterns) {
@@ -177,6 +182,11 @@ boost::json::object EffectivePolicyJson(const Policy& policy, FailThreshold thre
     }
   }
   out["severity"] = std::move(severity);
+  if (!policy.expected_kinds.empty()) {
+    boost::json::array kinds;
+    for (InputKind k : policy.expected_kinds) kinds.push_back(boost::json::value(InputKindName(k)));
+    out["expected_kinds"] = std::move(kinds);
+  }
   out["policy_file"] = gate != nullptr && gate->policy_path ? boost::json::value(ToValidUtf8(*gate->policy_path))
                                                             : boost::json::value(nullptr);
   if (gate != nullptr && gate->baseline_path) {

@@ -105,6 +105,7 @@
   X(index, index_total_size, "index-total-size", Checked) \
   X(index, index_wrong_shard, "index-wrong-shard", Checked) \
   X(input, input_compressed, "input-compressed", Read) \
+  X(input, input_kind_unexpected, "input-kind-unexpected", Checked) \
   X(input, input_name_mismatch, "input-name-mismatch", Read) \
   X(input, input_no_weights, "input-no-weights", Checked) \
   X(input, input_polyglot, "input-polyglot", Read) \

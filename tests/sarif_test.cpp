@@ -361,7 +361,7 @@ TEST(SarifValidation, EveryToolsOutputPassesTheOfficialValidators) {
   WriteFiles(Clean(), root / "clean");
   // 2. every audit rule firing at least once across the fixture set, written by the
   //    ckpt-audit binary: default-policy cases in one run, the policy cases in another.
-  std::string default_dirs, policy_dirs, no_hash_dirs, pins;
+  std::string default_dirs, policy_dirs, no_hash_dirs, pins, kind_dirs, kinds;
   std::set<std::string> expected_rules;
   int index = 0;
   for (const FireCase& fc : AllFireCases()) {
@@ -370,6 +370,13 @@ TEST(SarifValidation, EveryToolsOutputPassesTheOfficialValidators) {
     const fs::path input = WriteInput(fc.make(), fc.form, fc.input_name, fc.entries, root / case_dir);
     const std::string name = fs::relative(input, root).string();
     const bool needs_policy = !fc.policy.extra_allowed_groups.empty() || fc.policy.expected_hash;
+    if (!fc.policy.expected_kinds.empty()) {  // --expect-kind cases: one run of their own
+      kind_dirs += " " + name;
+      kinds.clear();
+      for (InputKind k : fc.policy.expected_kinds) kinds += " --expect-kind " + std::string(InputKindName(k));
+      expected_rules.insert(fc.rule);
+      continue;
+    }
     (!fc.policy.compute_hash ? no_hash_dirs : needs_policy ? policy_dirs : default_dirs) += " " + name;
     if (fc.policy.expected_hash) pins += " --expect-hash " + name + "=" + *fc.policy.expected_hash;
     expected_rules.insert(fc.rule);
@@ -383,8 +390,11 @@ TEST(SarifValidation, EveryToolsOutputPassesTheOfficialValidators) {
   EXPECT_EQ(Shell(cd + bin + "/ckpt-audit --format sarif --sarif-category structure --no-hash --fail-on warning " +
                   "-o no-hash-rules.sarif" + no_hash_dirs),
             1);
+  EXPECT_EQ(Shell(cd + bin + "/ckpt-audit --format sarif --sarif-category kinds" + kinds + " -o kind-rules.sarif" +
+                  kind_dirs),
+            1);
   std::set<std::string> fired;
-  for (const char* file : {"all-rules.sarif", "policy-rules.sarif", "no-hash-rules.sarif"}) {
+  for (const char* file : {"all-rules.sarif", "policy-rules.sarif", "no-hash-rules.sarif", "kind-rules.sarif"}) {
     std::ifstream in(root / file);
     boost::json::object run =
         FirstRun(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
@@ -419,7 +429,8 @@ TEST(SarifValidation, EveryToolsOutputPassesTheOfficialValidators) {
                   "-o diff.sarif history/round-0000 history/round-0002"),
             1);
   const std::string files =
-      "clean.sarif all-rules.sarif policy-rules.sarif chain.sarif diff.sarif inputs.sarif stray-tar.sarif";
+      "clean.sarif all-rules.sarif policy-rules.sarif kind-rules.sarif chain.sarif diff.sarif inputs.sarif "
+      "stray-tar.sarif";
   EXPECT_EQ(Shell(cd + validator + " --strict --require-multitool " + files + " > validate.log 2>&1"), 0) << [&] {
     std::ifstream log(root / "validate.log");
     return std::string((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());

@@ -104,7 +104,11 @@ std::string StatementName(const std::string& input) {
 int main(int argc, char** argv) try {
   ckpt::cli::CommonCli cli("ckpt-audit", {"text", "json", "sarif", "junit", "gitlab", "html"}, kUsage);
   std::vector<std::string> expect_hashes;
+  std::vector<std::string> expect_kinds;
   cli.options().add_options()(
+      "expect-kind", po::value(&expect_kinds)->value_name("KIND"),
+      "the input must be of this kind (repeatable: lensemble, lensemble-tar, safetensors, model-folder, gguf, "
+      "torch-zip, torch-legacy, pickle, numpy); any other is input-kind-unexpected")(
       "expect-hash", po::value(&expect_hashes)->value_name("[PATH=]HEX"),
       "the recomputed content hash must equal HEX (64 hex digits); with several artifacts, name each as "
       "PATH=HEX (repeatable)")("no-hash",
@@ -157,6 +161,11 @@ int main(int argc, char** argv) try {
 
   ckpt::Policy policy;
   policy.compute_hash = !cli.Has("no-hash");
+  for (const std::string& name : expect_kinds) {
+    auto kind = ckpt::InputKindFromName(name);
+    if (!kind) return cli.UsageError("--expect-kind '" + name + "' is not an input kind");
+    policy.expected_kinds.push_back(*kind);
+  }
   if (auto stop = cli.ApplyAllowGroups(policy)) return *stop;
   ckpt::reports::ReportContext context = cli.Context();
   context.quiet = cli.Has("quiet");

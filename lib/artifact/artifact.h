@@ -255,6 +255,7 @@ struct Policy {
   std::vector<std::string> extra_allowed_groups;  ///< added by --allow-group: the report says so
   std::vector<std::string> action_head_patterns{"action_head", "action_heads", "act_head"};
   std::optional<std::string> expected_hash;  ///< --expect-hash
+  std::vector<InputKind> expected_kinds;     ///< --expect-kind, policy expect_kinds: empty admits every kind
   bool compute_hash = true;                  ///< false with --no-hash
   std::size_t max_findings = 0;              ///< --max-findings: kept per artifact (0: no limit); the rest counted
   bool digest_files = false;                 ///< record each file's SHA-256 (SARIF artifacts[]) during the audit

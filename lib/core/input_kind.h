@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string_view>
 
 namespace ckpt {
@@ -23,6 +24,8 @@ enum class InputKind : std::uint8_t {
 
 /// The JSON `kind`: "lensemble", "lensemble-tar", "safetensors", "model-folder", ...
 std::string_view InputKindName(InputKind kind);
+/// The kind a JSON `kind` name stands for (--expect-kind); nullopt for any other name.
+std::optional<InputKind> InputKindFromName(std::string_view name);
 
 /// A set of input kinds (which inputs a rule applies to).
 class InputKinds {

@@ -102,4 +102,12 @@ std::string_view InputKindName(InputKind kind) {
   return "unknown";
 }
 
+std::optional<InputKind> InputKindFromName(std::string_view name) {
+  for (auto k = static_cast<unsigned>(InputKind::kLensemble); k <= static_cast<unsigned>(InputKind::kUnknown); ++k) {
+    const auto kind = static_cast<InputKind>(k);
+    if (InputKindName(kind) == name) return kind;
+  }
+  return std::nullopt;
+}
+
 }  // namespace ckpt

@@ -133,6 +133,16 @@ std::variant<PolicyFile, std::string> ParsePolicy(std::string_view text) {
       if (!m.value.is(Type::kString))
         return "fail_on is " + m.value.Describe() + ", not a string" + At(doc, m.value.offset());
       out.fail_on = m.value.String();
+    } else if (m.key == "expect_kinds") {
+      auto list = Strings(doc, m.value, m.key);
+      if (auto* error = std::get_if<std::string>(&list)) return *error;
+      for (const std::string& kind : std::get<std::vector<std::string>>(list)) {
+        if (!InputKindFromName(kind)) {
+          return "expect_kinds names " + QuoteForMessage(kind) + ", which is not an input kind" +
+                 At(doc, m.value.offset());
+        }
+      }
+      out.expect_kinds = std::move(std::get<std::vector<std::string>>(list));
     } else if (m.key == "allowed_groups" || m.key == "action_head_patterns") {
       auto list = Strings(doc, m.value, m.key);
       if (auto* error = std::get_if<std::string>(&list)) return *error;

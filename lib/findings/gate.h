@@ -30,6 +30,7 @@ struct PolicyFile {
   std::optional<std::vector<std::string>> allowed_groups;
   std::optional<std::vector<std::string>> action_head_patterns;
   std::optional<bool> allow_wmcp_change;
+  std::optional<std::vector<std::string>> expect_kinds;       ///< the input kinds a gate admits (--expect-kind)
   std::vector<std::pair<std::string, std::string>> severity;  ///< rule id -> error|warning|note|off
   /// ckpt-diff's limits: a number (pattern "*") or an object of pattern -> number, each finite, >= 0.
   std::vector<RelL2Limit> max_rel_l2;

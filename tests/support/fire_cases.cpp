@@ -896,6 +896,14 @@ std::vector<FireCase> AllFireCases() {
   });
   pickle_case("input-name-mismatch", "pickle named safetensors", "model.safetensors",
               [] { return Proto(2) + kEmptyDict + kStop; });
+  {
+    FireCase fc{"input-kind-unexpected", CI, "a pickle where safetensors are expected", [] {
+                  return Files{{"state.pkl", Proto(2) + kEmptyDict + kStop}};
+                }};
+    fc.form = InputForm::kFile;
+    fc.policy.expected_kinds = {InputKind::kSafetensors, InputKind::kLensemble};
+    c.push_back(std::move(fc));
+  }
   pickle_case("input-polyglot", "safetensors whose tensor bytes end in a zip", "model.safetensors", [] {
     const std::string zip = OneTensorZip();
     return SafetensorsFile(R"({"w":{"dtype":"U8","shape":[)" + std::to_string(zip.size()) + R"(],"data_offsets":[0,)" +

@@ -622,6 +622,16 @@ std::vector<NearMiss> AllNearMisses() {
     return BuildZip(entries);
   });
   pickle_near("zip-crc-mismatch", "every CRC-32 right", "model.pt", [] { return OneTensorZip(); });
+  {
+    NearMiss m{"input-kind-unexpected", "a safetensors file where safetensors are expected", [] {
+                 return Files{
+                     {"model.safetensors", SafetensorsFile(R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})",
+                                                           std::string(4, '\0'))}};
+               }};
+    m.form = InputForm::kFile;
+    m.policy.expected_kinds = {InputKind::kSafetensors};
+    n.push_back(std::move(m));
+  }
   pickle_near("zip-ambiguous", "a zip with an archive comment", "model.pt", [] {
     std::string zip = OneTensorZip();
     const std::string comment = "written by a tool that signs its archives";
