@@ -88,8 +88,9 @@ bool IsSingleFileKind(InputKind kind) {
   return kind != InputKind::kLensemble && kind != InputKind::kLensembleTar && kind != InputKind::kModelFolder;
 }
 
-void CompareSubjects(const std::vector<attest::Subject>& signed_subjects, const std::vector<attest::Subject>& now,
+void CompareSubjects(const std::vector<attest::Subject>& signed_subjects, const attest::InputFiles& input,
                      const std::string& input_path, FindingSink& sink) {
+  const std::vector<attest::Subject>& now = input.files;
   std::map<std::string, const attest::Subject*> current;
   for (const attest::Subject& s : now) current.emplace(s.name, &s);
   std::map<std::string, const attest::Subject*> recorded;
@@ -100,9 +101,14 @@ void CompareSubjects(const std::vector<attest::Subject>& signed_subjects, const 
     at.file = file;
     sink.Report(rules::attest_subject_mismatch::kRule, std::move(at), std::move(message));
   };
+  std::map<std::string, std::string> unaccounted(input.unaccounted.begin(), input.unaccounted.end());
   for (const auto& [name, s] : recorded) {
     auto it = current.find(name);
-    if (it == current.end()) {
+    if (it == current.end() && unaccounted.contains(name)) {
+      report(name, "The statement's subject " + QuoteForMessage(name) + " is " + unaccounted.at(name) +
+                       " now, not the file it signed.");
+      unaccounted.erase(name);
+    } else if (it == current.end()) {
       report(name, "The statement's subject " + QuoteForMessage(name) + " is not a file of the input now.");
     } else if (it->second->sha256 != s->sha256) {
       report(name, "File " + QuoteForMessage(name) + " hashes to " + it->second->sha256 + " now, but the statement " +
@@ -114,6 +120,11 @@ void CompareSubjects(const std::vector<attest::Subject>& signed_subjects, const 
       report(name, "File " + QuoteForMessage(name) + " of the input is not among the statement's subjects: it was " +
                        "added after the audit.");
     }
+  }
+  // Entries no statement can name: each is more than the signed input holds.
+  for (const auto& [name, what] : unaccounted) {
+    report(name, "Entry " + QuoteForMessage(name) + " of the input is " + what +
+                     ", which no statement's subjects account for: the input is not what was signed.");
   }
 }
 
@@ -185,6 +196,12 @@ InputSubjects SubjectsOfAudit(const AuditResult& result) {
         auto it = known.find(IsSingleFileKind(a.kind) ? std::string() : name);
         return it == known.end() ? std::nullopt : std::optional<std::string>(it->second);
       });
+  if (!files.error && !files.unaccounted.empty()) {
+    // A statement names regular files only; an input with anything else cannot be signed
+    // as it is (its verification would fail, and a link may point outside the input).
+    files.error = "cannot sign " + QuoteForMessage(a.path) + ": " + QuoteForMessage(files.unaccounted.front().first) +
+                  " is " + files.unaccounted.front().second + ", and a statement names regular files only";
+  }
   return {std::move(files.files), std::move(files.error)};
 }
 
@@ -205,7 +222,7 @@ AuditResult VerifyAttestation(const std::string& envelope_path, const attest::Pu
       result.tool_errors.push_back(*now.error);
       return result;
     }
-    CompareSubjects(statement->subjects, now.files, input_path, sink);
+    CompareSubjects(statement->subjects, now, input_path, sink);
     // The report lists the input's files as they hash now.
     result.artifact.kind = KindNamed(statement->predicate.kind);
     std::error_code ec;

@@ -3,12 +3,14 @@
 // verifies Ed25519 over the DSSE pre-authentication encoding, and computes key ids; real
 // torch.save checkpoints and their conversions come from tests/torch/make_derivations.py.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <array>
 #include <boost/json.hpp>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 
 #include "lib/attest/dsse.h"
@@ -373,6 +375,48 @@ TEST_F(Attestation, OneChangedByteOfTheInputIsASubjectMismatch) {
                               "added after the audit."),
             std::string::npos)
       << extra.output;
+}
+
+// Every entry of a signed input is accounted for (attestations.md 2): a link to a folder
+// holding a pickle, an empty folder, a FIFO or a dangling link added after signing is a
+// subject mismatch, never a pass; and an input holding one cannot be signed.
+TEST_F(Attestation, EntriesAddedAfterSigningThatAreNotFilesAreMismatches) {
+  const std::string envelope = Attest(1, "r.dsse.json");
+  const fs::path round = rounds_[1].dir;
+  fs::create_directories(dir_.path() / "elsewhere");
+  WriteText(dir_.path() / "elsewhere" / "diffusion_pytorch_model.bin", std::string("\x80\x02cposix\nsystem\n.", 17));
+  struct Added {
+    const char* name;
+    std::function<void()> add;
+    std::string what;
+  };
+  const std::vector<Added> cases = {
+      {"unet", [&] { fs::create_directory_symlink("../../elsewhere", round / "unet"); },
+       "a symbolic link to '../../elsewhere'"},
+      {"empty", [&] { fs::create_directory(round / "empty"); }, "an empty directory"},
+      {"pipe", [&] { ASSERT_EQ(::mkfifo((round / "pipe").c_str(), 0644), 0); }, "a FIFO"},
+      {"dangling", [&] { fs::create_symlink("no-such-file", round / "dangling"); },
+       "a symbolic link to 'no-such-file'"},
+  };
+  for (const Added& c : cases) {
+    c.add();
+    const CommandResult run = Verify(envelope, round);
+    EXPECT_EQ(run.exit_code, 1) << c.name << "\n" << run.output;
+    EXPECT_NE(run.output.find("Entry '" + std::string(c.name) + "' of the input is " + c.what +
+                              ", which no statement's subjects account for: the input is not what was signed. "
+                              "[attest-subject-mismatch CHECKPOINT_INTEGRITY]"),
+              std::string::npos)
+        << c.name << "\n"
+        << run.output;
+    // Such an input cannot be signed as it is.
+    const CommandResult sign = Audit("--attest " + ShellQuote(keys_.key) + " --attestation-out " +
+                                     ShellQuote(dir_.path() / "again.dsse.json") + " " + ShellQuote(round));
+    EXPECT_NE(sign.exit_code, 0) << sign.output;
+    EXPECT_NE(sign.output.find("' is " + c.what + ", and a statement names regular files only"), std::string::npos)
+        << sign.output;
+    fs::remove(round / c.name);
+  }
+  EXPECT_EQ(Verify(envelope, round).exit_code, 0) << "near miss: the input as signed";
 }
 
 TEST_F(Attestation, UnknownPredicateTypeIsRefused) {

@@ -68,17 +68,31 @@ InputFiles DigestInputFiles(const std::string& path,
     for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
       const fs::file_status own = it->symlink_status(ec);
       if (ec) break;
-      if (fs::is_symlink(own)) {
-        std::error_code target_ec;
-        if (!fs::is_regular_file(fs::status(it->path(), target_ec)) || target_ec) continue;
-      } else if (!fs::is_regular_file(own)) {
-        continue;
-      }
-      if (found.size() >= kMaxInputFiles) {
-        out.error = QuoteForMessage(path) + " holds more than " + std::to_string(kMaxInputFiles) + " files";
+      if (found.size() + out.unaccounted.size() >= kMaxInputFiles) {
+        out.error = QuoteForMessage(path) + " holds more than " + std::to_string(kMaxInputFiles) + " entries";
         return out;
       }
-      found.emplace_back(it->path().lexically_relative(root).generic_string(), it->path());
+      const std::string name = it->path().lexically_relative(root).generic_string();
+      if (fs::is_symlink(own)) {
+        // Never followed: a link is an entry no subject names (it may point anywhere).
+        std::error_code target_ec;
+        const fs::path target = fs::read_symlink(it->path(), target_ec);
+        out.unaccounted.emplace_back(name, "a symbolic link to " + QuoteForMessage(target.string()));
+        continue;
+      }
+      if (fs::is_directory(own)) {
+        std::error_code empty_ec;
+        if (fs::is_empty(it->path(), empty_ec) && !empty_ec) out.unaccounted.emplace_back(name, "an empty directory");
+        continue;
+      }
+      if (!fs::is_regular_file(own)) {
+        out.unaccounted.emplace_back(name, fs::is_fifo(own)                                       ? "a FIFO"
+                                           : fs::is_socket(own)                                   ? "a socket"
+                                           : fs::is_block_file(own) || fs::is_character_file(own) ? "a device"
+                                                                                                  : "a special file");
+        continue;
+      }
+      found.emplace_back(name, it->path());
     }
     if (ec) {
       out.error = "cannot list " + QuoteForMessage(path) + ": " + ec.message();
@@ -89,6 +103,8 @@ InputFiles DigestInputFiles(const std::string& path,
     return out;
   }
   std::sort(found.begin(), found.end());
+  std::sort(out.unaccounted.begin(), out.unaccounted.end());
+  for (auto& entry : out.unaccounted) entry.first = ToValidUtf8(entry.first);
   for (auto& [name, file] : found) {
     std::optional<std::string> digest = known ? known(name) : std::nullopt;
     std::uint64_t size = 0;

@@ -1,8 +1,9 @@
 // The files of an input as a signed statement's subjects name them (attestations.md
 // section 2): a single file or a tar by its own file name; a directory by every regular
-// file under it (recursively; a symlink counts as the file it points to, as a Hugging Face
-// snapshot's do; symlinked directories are not entered), named relative to it with '/',
-// sorted by name bytes. Attesting and verifying list an input the same way.
+// file under it (recursively, never following a link), named relative to it with '/',
+// sorted by name bytes. Every other entry (a link, a FIFO, a device, a socket, an empty
+// directory) is listed as unaccounted: no statement can name it, so verifying reports it and
+// attesting refuses the input. Attesting and verifying list an input the same way.
 #pragma once
 
 #include <functional>
@@ -19,7 +20,9 @@ namespace ckpt::attest {
 inline constexpr std::size_t kMaxInputFiles = 100000;
 
 struct InputFiles {
-  std::vector<Subject> files;        ///< sorted by name, each with its SHA-256
+  std::vector<Subject> files;  ///< sorted by name, each with its SHA-256
+  /// Entries that are not regular files (and empty directories): name, what it is. Sorted.
+  std::vector<std::pair<std::string, std::string>> unaccounted;
   std::optional<std::string> error;  ///< the input could not be listed or read: a tool error
 };
 
