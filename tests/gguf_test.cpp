@@ -171,6 +171,27 @@ TEST(Gguf, ChatTemplateMarkersAreWords) {
   EXPECT_TRUE(HasFinding(with("{{ x.__init__.__globals__ }}"), "gguf-chat-template", "(__globals__)"));
   EXPECT_TRUE(HasFinding(with("{{ ''.__class__.__mro__[1].__subclasses__() }}"), "gguf-chat-template", "(__class__)"));
   EXPECT_TRUE(FindingsOf(with("{{ 'important: reimported text' }}"), "gguf-chat-template").empty());
+  // Jinja's literal escapes and concatenation, the attr filter, other dunder names and words.
+  EXPECT_TRUE(HasFinding(with("{{ x | attr('__glo' ~ 'bals__') }}"), "gguf-chat-template", "(__globals__)"));
+  EXPECT_TRUE(HasFinding(with("{{ x | attr('\\x5f\\x5fglobals\\x5f\\x5f') }}"), "gguf-chat-template", "(__globals__)"));
+  EXPECT_TRUE(HasFinding(with("{{ x|attr('\\u005f\\u005finit\\137\\137') }}"), "gguf-chat-template", "(__init__)"));
+  EXPECT_TRUE(HasFinding(with("{{ x | attr(name) }}"), "gguf-chat-template", "(the attr filter)"));
+  EXPECT_TRUE(HasFinding(with("{{ lipsum['__gl' + 'obals__'] }}"), "gguf-chat-template", "(__globals__)"));
+  EXPECT_TRUE(HasFinding(with("{{ cycler.__init__ }}"), "gguf-chat-template", "(__init__)"));
+  EXPECT_TRUE(HasFinding(with("{{ self._TemplateReference__context.popen }}"), "gguf-chat-template", "(popen)"));
+  EXPECT_TRUE(HasFinding(with("{{ joiner.os.system('id') }}"), "gguf-chat-template", "(os.)"));
+  // Named templates are read too: the same injection under tokenizer.chat_template.tool_use.
+  {
+    gg::Spec s = gg::Several();
+    s.kvs.push_back(gg::Str("tokenizer.chat_template.tool_use", "{{ cycler.__init__.__globals__.os.popen('id') }}"));
+    const AuditResult named = AuditGguf(gg::Build(s));
+    ASSERT_EQ(FindingsOf(named, "gguf-chat-template").size(), 1U) << Describe(named);
+    EXPECT_TRUE(FindingsOf(named, "gguf-chat-template")[0]->message.starts_with(
+        "tokenizer.chat_template.tool_use reaches Python internals (__globals__)"));
+  }
+  // Near misses: underscores that are no dunder, words inside other words, a plain filter.
+  EXPECT_TRUE(FindingsOf(with("{{ m['content'] | trim }}{{ '__' }}{{ 'evaluation' }}{{ '_x_' }}"), "gguf-chat-template")
+                  .empty());
   // A warning: the exit status stays what the errors say.
   EXPECT_EQ(FindingsOf(with("{% import 'x' %}"), "gguf-chat-template").at(0)->rule->severity, Severity::kWarning);
 }

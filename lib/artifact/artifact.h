@@ -103,7 +103,13 @@ struct GgufFacts {
   std::vector<Entry> metadata;  ///< in file order
   std::optional<std::string> chat_template;
   std::uint64_t chat_template_offset = 0;
-  std::optional<std::uint64_t> split_no;  ///< 0-based, as llama.cpp's gguf-split writes it
+  struct ChatTemplate {
+    std::string key;  ///< tokenizer.chat_template or tokenizer.chat_template.NAME
+    std::string text;
+    std::uint64_t offset = 0;
+  };
+  std::vector<ChatTemplate> chat_templates;  ///< every template key, the named ones too
+  std::optional<std::uint64_t> split_no;     ///< 0-based, as llama.cpp's gguf-split writes it
   std::optional<std::uint64_t> split_count;
   std::optional<std::uint64_t> split_tensors_count;
   bool layout_valid = false;  ///< every tensor located where ggml's loader reads it

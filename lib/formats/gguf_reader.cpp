@@ -11,6 +11,7 @@
 
 #include "lib/core/checked_math.h"
 #include "lib/core/text.h"
+#include "lib/formats/chat_template.h"
 #include "lib/io/file_cursor.h"
 
 namespace ckpt {
@@ -31,6 +32,7 @@ constexpr std::array<GgmlType, 36> kTypes{{
 
 constexpr std::uint64_t kMaxSize = std::uint64_t{1} << 63;  // dims, counts and sizes stay below
 constexpr std::uint64_t kMaxNameBytes = 63;                 // GGML_MAX_NAME holds 64 with the NUL
+constexpr std::size_t kMaxChatTemplates = 64;               // template keys kept to be read (the rest listed)
 
 // Value types 0..12 and the fewest bytes one of them takes (an array: type + count).
 enum ValueType : std::uint32_t {
@@ -152,9 +154,12 @@ void Reader::Value(std::uint32_t type, std::uint64_t at, GgufFacts::Entry& entry
                       " is not UTF-8 without NUL.");
         }
         if (out.size() < 240) out += QuoteForMessage(s, 200);
-        if (top && entry.key == "tokenizer.chat_template") {
-          facts_.chat_template = std::move(s);
-          facts_.chat_template_offset = here;
+        if (top && (entry.key == "tokenizer.chat_template" || entry.key.starts_with("tokenizer.chat_template."))) {
+          if (facts_.chat_templates.size() < kMaxChatTemplates) facts_.chat_templates.push_back({entry.key, s, here});
+          if (entry.key == "tokenizer.chat_template") {
+            facts_.chat_template = std::move(s);
+            facts_.chat_template_offset = here;
+          }
         }
         return;
       }
@@ -477,24 +482,12 @@ IoResult<void> Reader::Read(WeightFile& wf) {
       }
     }
     facts_.layout_valid = layout;
-    if (facts_.chat_template) {
-      const std::string& text = *facts_.chat_template;
-      // A marker counts as a word of its own ("important" is not `import`; `__import__` is).
-      auto found = [&](std::string_view marker) {
-        for (std::size_t at = text.find(marker); at != std::string::npos; at = text.find(marker, at + 1)) {
-          const auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
-          const bool left = at == 0 || !alnum(text[at - 1]);
-          const bool right = at + marker.size() == text.size() || !alnum(text[at + marker.size()]);
-          if (left && right) return true;
-        }
-        return false;
-      };
-      for (std::string_view marker : {"__class__", "__globals__", "__subclasses__", "__builtins__", "import"}) {
-        if (!found(marker)) continue;
-        report_(Diag::kGgufChatTemplate, facts_.chat_template_offset,
-                "tokenizer.chat_template reaches Python internals (" + std::string(marker) +
+    // Every template, the named ones (tool_use, rag, ...) too, read as Jinja reads its literals.
+    for (const GgufFacts::ChatTemplate& t : facts_.chat_templates) {
+      if (auto hazard = FindChatTemplateHazard(t.text)) {
+        report_(Diag::kGgufChatTemplate, t.offset,
+                t.key + " reaches Python internals (" + *hazard +
                     "): rendering it in a Jinja sandbox that leaks them runs code.");
-        break;
       }
     }
   } catch (const Stop&) {
