@@ -20,6 +20,7 @@
 #include "lib/hashing/content_hash.h"
 #include "lib/hashing/sha256.h"
 #include "lib/io/directory_source.h"
+#include "lib/io/place_new.h"
 #include "rules/catalog.h"
 #include "rules/reader_rules.h"
 
@@ -51,7 +52,11 @@ class TempFile {
     if (::fchmod(fd_, 0666 & ~mask) != 0 || ::fsync(fd_) != 0) return false;
     ::close(fd_);
     fd_ = -1;
-    if (::rename(path_.c_str(), target_.c_str()) != 0) return false;
+    // Never replaces: a destination created meanwhile stops the move (EEXIST).
+    if (const int error = PlaceNew(path_, target_.string()); error != 0) {
+      errno = error;
+      return false;
+    }
     kept_ = true;
     return true;
   }
@@ -546,9 +551,10 @@ ConvertResult ConvertCheckpoint(const std::string& input, const ConvertOptions& 
   bool placed = false;
   if (options.lensemble) {
     for (int fd : fds) ::fsync(fd);
-    // rename(2) onto an existing directory would replace an empty one: refuse any.
-    std::error_code ec;
-    placed = !fs::exists(options.lensemble->dir, ec) && ::rename(folder.c_str(), options.lensemble->dir.c_str()) == 0;
+    // Never onto anything, not even an empty directory made meanwhile.
+    const int error = PlaceNew(folder, options.lensemble->dir);
+    placed = error == 0;
+    if (!placed) errno = error;
     if (placed) {
       folder_guard.kept = true;
       ::chmod(options.lensemble->dir.c_str(), 0755);
@@ -556,8 +562,17 @@ ConvertResult ConvertCheckpoint(const std::string& input, const ConvertOptions& 
   } else {
     placed = single->Keep();
   }
-  if (!placed || (record && !record->Keep())) {
+  if (!placed) {
     out.input.tool_errors.push_back("cannot move the output into place: " + std::string(std::strerror(errno)));
+    return out;
+  }
+  if (record && !record->Keep()) {
+    // The record could not be placed (its name was taken meanwhile): take the output back, so
+    // that a failed run leaves nothing of its own at the destination.
+    const std::string why = std::strerror(errno);
+    std::error_code ec;
+    fs::remove_all(options.lensemble ? fs::path(options.lensemble->dir) : fs::path(options.output), ec);
+    out.input.tool_errors.push_back("cannot move the derivation record into place: " + why);
     return out;
   }
   out.written = true;

@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <set>
 
 #include "lib/core/base64.h"
+#include "lib/io/place_new.h"
 #include "tests/support/artifact_builder.h"
 #include "tests/support/pickle_builder.h"
 #include "tests/support/process.h"
@@ -294,6 +296,40 @@ TEST(ConvertUsage, OutputsThatWouldOverwriteOrEscapeAreUsageErrors) {
       Convert(ShellQuote(dir.path() / "model.safetensors") + " -o " + ShellQuote(dir.path() / "out.st"));
   EXPECT_NE(not_pickle.exit_code, 0) << not_pickle.output;
   EXPECT_FALSE(fs::exists(dir.path() / "out.st"));
+  // The output, the record and the input are three different paths, folders resolved.
+  fs::create_directories(dir.path() / "sub");
+  TempDir keys;
+  ASSERT_EQ(std::system(("openssl genpkey -algorithm ed25519 -out " + ShellQuote(keys.path() / "k.pem")).c_str()), 0);
+  const std::string attest = " --attest " + ShellQuote(keys.path() / "k.pem");
+  const CommandResult same = Convert(ShellQuote(dir.path() / "plain.pt") + " -o " + ShellQuote(dir.path() / "x.st") +
+                                     attest + " --record " + ShellQuote(dir.path() / "sub" / ".." / "x.st"));
+  EXPECT_EQ(same.exit_code, 2) << same.output;
+  EXPECT_NE(same.output.find("names the output itself; give the record its own path"), std::string::npos)
+      << same.output;
+  EXPECT_FALSE(fs::exists(dir.path() / "x.st"));
+  const CommandResult record_input =
+      Convert(ShellQuote(dir.path() / "plain.pt") + " -o " + ShellQuote(dir.path() / "y.st") + attest + " --record " +
+              ShellQuote(dir.path() / "sub" / ".." / "plain.pt"));
+  EXPECT_EQ(record_input.exit_code, 2) << record_input.output;
+}
+
+// The move into place never replaces what appeared at the destination meanwhile (the
+// check at option parsing cannot see a file created after it): files and folders alike.
+TEST(ConvertUsage, PlacingNeverReplacesADestinationCreatedMeanwhile) {
+  TempDir dir;
+  WriteText(dir.path() / "new.tmp", "converted");
+  WriteText(dir.path() / "out.st", "created meanwhile");
+  EXPECT_EQ(PlaceNew((dir.path() / "new.tmp").string(), (dir.path() / "out.st").string()), EEXIST);
+  EXPECT_EQ(ReadText(dir.path() / "out.st"), "created meanwhile");
+  EXPECT_EQ(ReadText(dir.path() / "new.tmp"), "converted");
+  fs::create_directories(dir.path() / "artifact.tmp");
+  fs::create_directories(dir.path() / "artifact");  // empty: rename(2) alone would replace it
+  EXPECT_EQ(PlaceNew((dir.path() / "artifact.tmp").string(), (dir.path() / "artifact").string()), EEXIST);
+  EXPECT_TRUE(fs::exists(dir.path() / "artifact.tmp"));
+  // Near miss: a free destination is taken.
+  EXPECT_EQ(PlaceNew((dir.path() / "new.tmp").string(), (dir.path() / "free.st").string()), 0);
+  EXPECT_EQ(ReadText(dir.path() / "free.st"), "converted");
+  EXPECT_FALSE(fs::exists(dir.path() / "new.tmp"));
 }
 
 }  // namespace

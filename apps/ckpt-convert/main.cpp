@@ -122,6 +122,26 @@ int main(int argc, char** argv) try {
     }
   }
   if (cli.Has("attest") != cli.Has("record")) return cli.UsageError("--attest KEY and --record RECORD go together");
+  {
+    // The output, the record and the input are three different paths, compared with their
+    // folders resolved (conversion.md): -o X --record X would leave only the record.
+    auto resolved = [](const std::string& p) {
+      std::error_code ec;
+      const std::filesystem::path path = std::filesystem::absolute(p, ec);
+      return std::filesystem::weakly_canonical(path.parent_path(), ec) / path.filename();
+    };
+    const auto out_path = resolved(output);
+    if (cli.Has("record") && resolved(record) == out_path) {
+      return cli.UsageError("--record '" + record + "' names the output itself; give the record its own path");
+    }
+    for (const std::string& input : inputs) {
+      if (resolved(input) == out_path)
+        return cli.UsageError("-o names the input itself; ckpt-convert only writes new files");
+      if (cli.Has("record") && resolved(input) == resolved(record)) {
+        return cli.UsageError("--record names the input itself; ckpt-convert only writes new files");
+      }
+    }
+  }
   if (auto refused = cli.RefuseInsideInputs(output, inputs, "-o")) return *refused;
   std::error_code ec;
   if (std::filesystem::equivalent(inputs.front(), output, ec) && !ec) {
