@@ -27,7 +27,8 @@ std::variant<std::string, std::string> ReadGateFile(const std::string& path, con
 
 std::string EntryName(const Suppression& s) {
   return "entry " + std::to_string(s.index + 1) + " (rule " + QuoteForMessage(s.rule) +
-         (s.path ? ", path " + QuoteForMessage(*s.path) : std::string()) + ")";
+         (s.path ? ", path " + QuoteForMessage(*s.path) : std::string()) +
+         (s.path_glob ? ", path_glob " + QuoteForMessage(*s.path_glob) : std::string()) + ")";
 }
 
 }  // namespace

@@ -116,7 +116,8 @@ boost::json::object SuppressionToJson(const Suppression& s) {
   return {{"reason", s.reason},
           {"expires", s.expires},
           {"entry", s.index + 1},
-          {"path", s.path ? boost::json::value(*s.path) : boost::json::value(nullptr)}};
+          {"path", s.path ? boost::json::value(*s.path) : boost::json::value(nullptr)},
+          {"path_glob", s.path_glob ? boost::json::value(*s.path_glob) : boost::json::value(nullptr)}};
 }
 
 boost::json::array DroppedToJson(const std::vector<DroppedFindings>& dropped) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <boost/json.hpp>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 
@@ -139,7 +140,7 @@ class Gate : public ::testing::Test {
   [[nodiscard]] const fs::path& root() const { return dir_.path(); }
   // Runs `tool` from the temporary folder, so reported paths are relative ("history/round-0002").
   CommandResult Run(const std::string& tool, const std::string& args) const {
-    return RunCommand("cd " + ShellQuote(root()) + " && CKPT_TODAY=2026-11-30 " + tool + " " + args + " 2>&1");
+    return RunCommand("cd " + ShellQuote(root()) + " && " + tool + " " + args + " 2>&1");
   }
   CommandResult Audit(const std::string& args) const { return Run(CKPT_AUDIT_BIN, args); }
   CommandResult Chain(const std::string& args) const { return Run(CKPT_CHAIN_BIN, args); }
@@ -159,7 +160,7 @@ class Gate : public ::testing::Test {
 };
 
 constexpr const char* kAccepted =
-    R"({"rule": "header-created-at-invalid", "path": "*round-0002/header.json", "reason": "tracked in #12", "expires": "2099-12-31"})";
+    R"({"rule": "header-created-at-invalid", "path_glob": "*round-0002/header.json", "reason": "tracked in #12", "expires": "2099-12-31"})";
 
 TEST_F(Gate, NearMissWithoutABaselineTheFindingFailsEveryTool) {
   for (const auto& [tool, run] : Tools()) {
@@ -190,7 +191,7 @@ TEST_F(Gate, SuppressedFindingsStayInEveryReportAndDoNotCount) {
     EXPECT_EQ(r.exit_code, 0);
     EXPECT_TRUE(Has(r.output, R"("suppressed": {)")) << r.output;
     EXPECT_TRUE(Has(r.output, R"("reason": "tracked in #12")")) << r.output;
-    EXPECT_TRUE(Has(r.output, R"("path": "*round-0002/header.json")")) << r.output;
+    EXPECT_TRUE(Has(r.output, R"("path_glob": "*round-0002/header.json")")) << r.output;
 
     r = run("--baseline baseline.json --format sarif -o " + tool + ".sarif");
     EXPECT_EQ(r.exit_code, 0) << r.output;
@@ -233,7 +234,7 @@ TEST_F(Gate, SarifWithSuppressionsPassesTheOfficialValidators) {
 
 TEST_F(Gate, PathGlobThatDoesNotMatchSuppressesNothing) {
   Baseline(
-      R"({"rule": "header-created-at-invalid", "path": "*round-0001/*", "reason": "other round", "expires": "2099-12-31"})");
+      R"({"rule": "header-created-at-invalid", "path_glob": "*round-0001/*", "reason": "other round", "expires": "2099-12-31"})");
   for (const auto& [tool, run] : Tools()) {
     const CommandResult r = run("--baseline baseline.json");
     EXPECT_EQ(r.exit_code, 1) << tool << r.output;
@@ -244,21 +245,61 @@ TEST_F(Gate, PathGlobThatDoesNotMatchSuppressesNothing) {
   for (const auto& [tool, run] : Tools()) EXPECT_EQ(run("--baseline baseline.json").exit_code, 0) << tool;
 }
 
+// Today and yesterday in UTC, as the tools judge expiry (from the clock: nothing overrides it).
+std::string UtcDate(std::time_t at) {
+  std::tm utc{};
+  gmtime_r(&at, &utc);
+  char text[16];
+  std::strftime(text, sizeof text, "%Y-%m-%d", &utc);
+  return text;
+}
+
 TEST_F(Gate, AnExpiredEntrySuppressesNothingAndIsReported) {
-  Baseline(
-      R"({"rule": "header-created-at-invalid", "path": "*round-0002/*", "reason": "was fine", "expires": "2026-11-29"})");
+  const std::time_t now = std::time(nullptr);
+  const std::string today = UtcDate(now);
+  const std::string yesterday = UtcDate(now - 24 * 3600);
+  Baseline(R"({"rule": "header-created-at-invalid", "path_glob": "*round-0002/*", "reason": "was fine", "expires": ")" +
+           yesterday + R"("})");
   for (const auto& [tool, run] : Tools()) {
     const CommandResult r = run("--baseline baseline.json");
     EXPECT_EQ(r.exit_code, 1) << tool << r.output;
     EXPECT_TRUE(Has(r.output,
-                    "./baseline.json: warning: Baseline entry 1 (rule 'header-created-at-invalid', path "
-                    "'*round-0002/*') expired on 2026-11-29 (today is 2026-11-30): it suppresses nothing "
-                    "now. Its reason was: 'was fine'. [baseline-entry-expired ARTIFACT_INVALID]"))
+                    "./baseline.json: warning: Baseline entry 1 (rule 'header-created-at-invalid', path_glob "
+                    "'*round-0002/*') expired on " +
+                        yesterday + " (today is " + today +
+                        "): it suppresses nothing now. Its reason was: 'was fine'. [baseline-entry-expired "
+                        "ARTIFACT_INVALID]"))
         << tool << r.output;
   }
-  // The last day it names still suppresses.
-  Baseline(R"({"rule": "header-created-at-invalid", "reason": "until today", "expires": "2026-11-30"})");
+  // The last day it names still suppresses; and no environment variable revives an expired entry.
+  Baseline(R"({"rule": "header-created-at-invalid", "reason": "until today", "expires": ")" + today + R"("})");
   EXPECT_EQ(Audit("--baseline baseline.json history/round-0002").exit_code, 0);
+  Baseline(R"({"rule": "header-created-at-invalid", "reason": "expired", "expires": ")" + yesterday + R"("})");
+  EXPECT_EQ(Run("CKPT_TODAY=2000-01-01 " + std::string(CKPT_AUDIT_BIN), "--baseline baseline.json history/round-0002")
+                .exit_code,
+            1);
+}
+
+// A written path is matched literally: a baseline written for a round named 'r[12]'
+// suppresses that round, not r1 and r2. Patterns go in path_glob, where a person writes them.
+TEST_F(Gate, WrittenPathsMatchLiterallyAndGlobsHaveAFieldOfTheirOwn) {
+  for (const char* name : {"r[12]", "r1", "r2"}) {
+    fs::create_directories(root() / "rounds" / name);
+    fs::copy(rounds_[2].dir, root() / "rounds" / name);
+  }
+  const CommandResult written =
+      Audit("--write-baseline accepted.json --expires 2099-06-30 --reason 'reviewed' 'rounds/r[12]'");
+  EXPECT_EQ(written.exit_code, 1) << written.output;
+  EXPECT_TRUE(Has(ReadText(root() / "accepted.json"), R"("path":"rounds/r[12]/header.json")"));
+  EXPECT_EQ(Audit("--baseline accepted.json 'rounds/r[12]'").exit_code, 0);
+  EXPECT_EQ(Audit("--baseline accepted.json rounds/r1").exit_code, 1);
+  EXPECT_EQ(Audit("--baseline accepted.json rounds/r2").exit_code, 1);
+  Baseline(
+      R"({"rule": "header-created-at-invalid", "path_glob": "rounds/r[12]/*", "reason": "both", "expires": "2099-12-31"})");
+  EXPECT_EQ(Audit("--baseline baseline.json rounds/r1 rounds/r2").exit_code, 0);
+  Baseline(
+      R"({"rule": "header-created-at-invalid", "path": "rounds/r1/header.json", "path_glob": "rounds/*", "reason": "x", "expires": "2099-12-31"})");
+  EXPECT_EQ(Audit("--baseline baseline.json rounds/r1").exit_code, 2);
 }
 
 TEST_F(Gate, BaselinesThatCannotBeHonouredAreUsageErrors) {

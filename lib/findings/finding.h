@@ -74,7 +74,8 @@ struct Location {
 /// marked, and count toward no verdict or exit code until the entry expires.
 struct Suppression {
   std::string rule;
-  std::optional<std::string> path;  ///< glob over the reported file path; nullopt: any
+  std::optional<std::string> path;       ///< the reported file path, matched literally
+  std::optional<std::string> path_glob;  ///< a glob a person wrote over the reported path (fnmatch)
   std::string reason;
   std::string expires;    ///< YYYY-MM-DD, the last day it suppresses
   std::size_t index = 0;  ///< 0-based position in the baseline file

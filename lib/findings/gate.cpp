@@ -65,7 +65,7 @@ bool IsCalendarDate(std::string_view text) {
 }
 
 std::string TodayUtc() {
-  if (const char* fixed = std::getenv("CKPT_TODAY"); fixed != nullptr && IsCalendarDate(fixed)) return fixed;
+  // The clock alone: no environment variable may change a verdict.
   const std::time_t now = std::time(nullptr);
   std::tm utc{};
   gmtime_r(&now, &utc);
@@ -93,7 +93,7 @@ std::variant<BaselineFile, std::string> ParseBaseline(std::string_view text) {
       std::set<std::string> seen;
       for (const json::Member& f : item.Members()) {
         seen.insert(f.key);
-        if (f.key != "rule" && f.key != "path" && f.key != "reason" && f.key != "expires") {
+        if (f.key != "rule" && f.key != "path" && f.key != "path_glob" && f.key != "reason" && f.key != "expires") {
           return where + " has the unknown key " + QuoteForMessage(f.key) + At(doc, f.key_offset);
         }
         if (!f.value.is(Type::kString) || f.value.String().empty()) {
@@ -103,6 +103,7 @@ std::variant<BaselineFile, std::string> ParseBaseline(std::string_view text) {
         const std::string value = f.value.String();
         if (f.key == "rule") s.rule = value;
         if (f.key == "path") s.path = value;
+        if (f.key == "path_glob") s.path_glob = value;
         if (f.key == "reason") s.reason = value;
         if (f.key == "expires") {
           if (!IsCalendarDate(value)) {
@@ -111,6 +112,9 @@ std::variant<BaselineFile, std::string> ParseBaseline(std::string_view text) {
           }
           s.expires = value;
         }
+      }
+      if (s.path && s.path_glob) {
+        return where + " has both path and path_glob: give the literal path or the pattern" + At(doc, item.offset());
       }
       for (const char* required : {"rule", "reason", "expires"}) {
         if (!seen.contains(required))
@@ -196,6 +200,13 @@ std::string ReportedPath(const std::string& root, const Location& location) {
   return base.back() == '/' ? base + location.file : base + "/" + location.file;
 }
 
+// A written path names one file: "rounds/r[12]" is that folder, never a pattern.
+bool PathMatches(const std::string& written, const std::string& path) {
+  const std::string bare = path.starts_with("./") ? path.substr(2) : path;
+  const std::string bare_written = written.starts_with("./") ? written.substr(2) : written;
+  return bare == bare_written;
+}
+
 bool GlobMatches(const std::string& pattern, const std::string& path) {
   if (fnmatch(pattern.c_str(), path.c_str(), 0) == 0) return true;
   // "./rounds/r1" and "rounds/r1" are one path to a user.
@@ -209,7 +220,10 @@ void ApplyGate(const Gate& gate, std::vector<Finding>& findings, std::vector<Dro
   if (gate.empty()) return;
   auto suppression_for = [&](const RuleInfo* rule, const std::string& path) -> std::shared_ptr<const Suppression> {
     for (const auto& s : gate.suppressions) {
-      if (s->rule == rule->id && (!s->path || GlobMatches(*s->path, path))) return s;
+      if (s->rule != rule->id) continue;
+      if (s->path && !PathMatches(*s->path, path)) continue;
+      if (s->path_glob && !GlobMatches(*s->path_glob, path)) continue;
+      return s;
     }
     return nullptr;
   };

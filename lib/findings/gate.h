@@ -39,7 +39,7 @@ std::variant<PolicyFile, std::string> ParsePolicy(std::string_view text);
 
 /// True for a real calendar date written YYYY-MM-DD.
 bool IsCalendarDate(std::string_view text);
-/// Today in UTC as YYYY-MM-DD (CKPT_TODAY overrides it, for reproducible runs and tests).
+/// Today in UTC as YYYY-MM-DD, from the clock (nothing overrides it).
 std::string TodayUtc();
 
 /// The resolved gate: rules by catalog entry, suppressions still in force.
