@@ -4,6 +4,7 @@
 
 #include <boost/json.hpp>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -130,6 +131,16 @@ TEST(JsonReportSchema, ReportsOfEveryKindConform) {
   results.push_back(AuditPath((dir.path() / "model").string(), Policy{}));
   WriteFiles(HubCache(ModelFolderSpec{}.Build()), dir.path() / kSnapshot);
   results.push_back(AuditPath((dir.path() / kSnapshot).string(), Policy{}));
+  // A pinned file (content_hash.pin) and a finding a baseline entry accepts (suppressed).
+  Policy pinned;
+  pinned.expected_hash = std::string(64, 'a');
+  results.push_back(AuditPath((dir.path() / "model.safetensors").string(), pinned));
+  auto accepted = std::make_shared<Suppression>();
+  accepted->rule = results[1].findings.front().rule->id;
+  accepted->path_glob = "*";
+  accepted->reason = "reviewed";
+  accepted->expires = "2099-12-31";
+  results[1].findings.front().suppression = accepted;
   std::set<std::string> kinds;
   for (const AuditResult& r : results) kinds.insert(std::string(InputKindName(r.artifact.kind)));
   EXPECT_EQ(kinds.size(), 7U);  // lensemble, lensemble-tar, safetensors, compressed, unknown, pickle, model-folder
