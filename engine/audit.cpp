@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -354,6 +355,14 @@ AuditResult FinishAudit(AuditSession& session) {
   }
   result.findings = std::move(sink.findings());
   result.dropped = sink.dropped();
+  if (artifact.kind == InputKind::kGguf && artifact.weights.size() > 1) {
+    // A split set given by its first part: its parts are files of that part's folder, so a
+    // finding about a part names the part there, never "part/part".
+    const std::string folder = std::filesystem::path(artifact.path).parent_path().string();
+    for (Finding& f : result.findings) {
+      if (!f.location.file.empty() && f.location.artifact.empty()) f.location.artifact = folder.empty() ? "." : folder;
+    }
+  }
   if (policy.gate != nullptr) ApplyGate(*policy.gate, result.findings, result.dropped, artifact.path);
   SortFindings(result.findings);
   if (policy.max_findings > 0 && result.findings.size() > policy.max_findings) {

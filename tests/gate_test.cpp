@@ -501,6 +501,13 @@ TEST_F(Gate, InputsFromAFileOrStandardInput) {
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_TRUE(Has(r.output, "2 artifacts: 1 passed, 1 failed")) << r.output;
   EXPECT_EQ(Audit("--inputs-from missing.txt").exit_code, 2);
+  // A NUL byte in a line: the line is refused, never its prefix audited.
+  WriteText(root() / "nul.txt", std::string("history/round-0000\nhistory/round-0001\0/../round-0002\n", 53));
+  r = Audit("--inputs-from nul.txt");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(
+      Has(r.output, "--inputs-from 'nul.txt': line 2 holds a NUL byte, which no path can (nothing was audited)"))
+      << r.output;
 }
 
 TEST_F(Gate, QuietPrintsOnlyWhatFails) {

@@ -124,8 +124,42 @@ TEST(Gguf, ASplitSetIsCheckedWholeFromItsFirstPartOrItsFolder) {
   const AuditResult missing = AuditPath((dir.path() / "model-00001-of-00003.gguf").string(), Policy{});
   EXPECT_TRUE(HasFinding(missing, "gguf-split-incomplete", "'model-00003-of-00003.gguf' of the split set is missing"));
   EXPECT_TRUE(HasFinding(missing, "gguf-split-inconsistent", "split.tensors.count is 7, but the parts hold 5 tensors"));
+  // A finding about a part names it in the first part's folder, never "part/part".
+  std::size_t located = 0;
+  for (const Finding& f : missing.findings) {
+    if (f.location.file.empty()) continue;
+    ++located;
+    EXPECT_EQ(f.location.artifact, dir.path().string()) << f.message;
+    EXPECT_TRUE(f.location.file.starts_with("model-0000")) << f.location.file;
+  }
+  EXPECT_GT(located, 0U) << Describe(missing);
   const AuditResult folder = AuditPath(dir.path().string(), Policy{});
   EXPECT_TRUE(HasFinding(folder, "gguf-split-incomplete", "is missing"));
+}
+
+// A summarised array prints nothing of what it leaves out, the brackets of nested arrays
+// included: 200,000 nested arrays render as the first 4 and "...".
+TEST(Gguf, ASummarisedNestedArrayPrintsNoBracketsOfWhatItLeavesOut) {
+  auto le = [](std::uint64_t v, int n) {
+    std::string out;
+    for (int i = 0; i < n; ++i, v >>= 8) out += static_cast<char>(v & 0xFF);
+    return out;
+  };
+  std::string value = le(9, 4) + le(200000, 8);
+  for (int i = 0; i < 200000; ++i) value += le(0, 4) + le(1, 8) + "\x07";
+  gg::Spec s = gg::Several();
+  s.kvs.push_back({"test.nested", 9, value});
+  const AuditResult result = AuditGguf(gg::Build(s));
+  const WeightFile& wf = result.artifact.weights.at(0);
+  ASSERT_TRUE(wf.gguf.has_value());
+  bool found = false;
+  for (const GgufFacts::Entry& e : wf.gguf->metadata) {
+    if (e.key != "test.nested") continue;
+    found = true;
+    EXPECT_EQ(e.value, "[[7], [7], [7], [7], ...]");
+    EXPECT_EQ(e.type, "array<array>[200000]");
+  }
+  EXPECT_TRUE(found);
 }
 
 TEST(Gguf, DiffComparesTensorByTensorStatisticsForFloatsBytesForTheRest) {

@@ -154,8 +154,11 @@ int main(int argc, char** argv) try {
   }
   if (cli.Has("inputs-from")) {
     auto listed = ckpt::cli::ReadInputList(inputs_from);
-    if (!listed) return cli.UsageError("--inputs-from '" + inputs_from + "' cannot be read");
-    artifacts.insert(artifacts.end(), listed->begin(), listed->end());
+    if (auto* error = std::get_if<std::string>(&listed)) {
+      return cli.UsageError("--inputs-from '" + inputs_from + "': " + *error);
+    }
+    const auto& paths = std::get<std::vector<std::string>>(listed);
+    artifacts.insert(artifacts.end(), paths.begin(), paths.end());
   }
   if (artifacts.empty()) return cli.UsageError("nothing to audit: give at least one ARTIFACT directory");
 

@@ -28,19 +28,24 @@ std::string Join(const std::vector<std::string>& items, const char* separator) {
 
 }  // namespace
 
-std::optional<std::vector<std::string>> ReadInputList(const std::string& file) {
+std::variant<std::vector<std::string>, std::string> ReadInputList(const std::string& file) {
   std::ifstream named;
   if (file != "-") {
-    named.open(file);
-    if (!named) return std::nullopt;
+    named.open(file, std::ios::binary);
+    if (!named) return std::string("cannot be read");
   }
   std::istream& in = file == "-" ? std::cin : named;
   std::vector<std::string> out;
+  std::size_t number = 0;
   for (std::string line; std::getline(in, line);) {
+    ++number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find('\0') != std::string::npos) {
+      return "line " + std::to_string(number) + " holds a NUL byte, which no path can (nothing was audited)";
+    }
     if (!line.empty()) out.push_back(std::move(line));
   }
-  if (in.bad()) return std::nullopt;
+  if (in.bad()) return std::string("cannot be read");
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "engine/gate.h"
@@ -19,8 +20,10 @@
 namespace ckpt::cli {
 
 /// The paths listed in `file` (or standard input for "-"), one per line; blank lines and
-/// a trailing carriage return are ignored. nullopt when it cannot be read.
-std::optional<std::vector<std::string>> ReadInputList(const std::string& file);
+/// a trailing carriage return are ignored. Or why it cannot be used (unreadable, or a line
+/// holding a NUL byte: a path cannot, and cutting it would audit another path than the one
+/// listed).
+std::variant<std::vector<std::string>, std::string> ReadInputList(const std::string& file);
 
 class CommonCli {
  public:

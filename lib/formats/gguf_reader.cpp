@@ -214,9 +214,10 @@ void Reader::Value(std::uint32_t type, std::uint64_t at, GgufFacts::Entry& entry
     std::uint32_t type;
     std::uint64_t left;
     std::uint64_t shown;
+    bool visible;  // its parent shows it: a summarised array prints nothing, brackets included
   };
   std::vector<Frame> frames;
-  auto open = [&](std::uint64_t here) {
+  auto open = [&](std::uint64_t here, bool visible) {
     const std::uint32_t element = static_cast<std::uint32_t>(U(4, "an array's element type"));
     const std::uint64_t count = U(8, "an array's count");
     if (element > kF64) {
@@ -241,24 +242,24 @@ void Reader::Value(std::uint32_t type, std::uint64_t at, GgufFacts::Entry& entry
     }
     if (entry.type.empty())
       entry.type = "array<" + std::string(kTypeNames[element]) + ">[" + std::to_string(count) + "]";
-    entry.value += "[";
-    frames.push_back({element, count, 0});
+    if (visible) entry.value += "[";
+    frames.push_back({element, count, 0, visible});
   };
-  open(at);
+  open(at, true);
   while (!frames.empty()) {
     Frame& f = frames.back();
     if (f.left == 0) {
-      entry.value += "]";
+      if (f.visible) entry.value += "]";
       frames.pop_back();
       continue;
     }
     --f.left;
-    const bool show = f.shown < 4 && entry.value.size() < 240;
+    const bool show = f.visible && f.shown < 4 && entry.value.size() < 240;
     if (f.shown > 0 && show) entry.value += ", ";
-    if (f.shown == 4) entry.value += ", ...";
+    if (f.shown == 4 && f.visible) entry.value += ", ...";
     ++f.shown;
     if (f.type == kArray) {
-      open(cursor_.position());
+      open(cursor_.position(), show);
       continue;
     }
     std::string ignored;
