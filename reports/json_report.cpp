@@ -95,7 +95,8 @@ boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext
     gguf.push_back({{"file", wf.name},
                     {"version", wf.gguf->version},
                     {"alignment", wf.gguf->alignment},
-                    {"metadata", std::move(metadata)}});
+                    {"metadata", std::move(metadata)},
+                    {"metadata_not_listed", wf.gguf->metadata_not_listed}});
   }
   if (!gguf.empty()) out["gguf"] = std::move(gguf);
   SeverityCounts counts = CountFindings(result);

@@ -113,8 +113,10 @@ void WriteInventory(std::ostream& out, const Artifact& a) {
       const GgufFacts::Entry& e = wf.gguf->metadata[i];
       out << "    " << EscapeForDisplay(e.key) << " (" << e.type << ") = " << EscapeForDisplay(e.value) << "\n";
     }
-    if (wf.gguf->metadata.size() > kListedLines) {
-      out << "    ... and " << wf.gguf->metadata.size() - kListedLines << " more (--format json lists every key)\n";
+    const std::uint64_t more = (wf.gguf->metadata.size() > kListedLines ? wf.gguf->metadata.size() - kListedLines : 0) +
+                               wf.gguf->metadata_not_listed;
+    if (more > 0) {
+      out << "    ... and " << more << " more (--format json lists the first " << kMaxListedGgufMetadata << ")\n";
     }
   }
   if (!a.files.empty()) out << "  files\n";

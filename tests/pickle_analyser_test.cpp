@@ -116,6 +116,24 @@ TEST(PickleSemantics, UnhashableKeysAndSelfInsertedSetsAreRefused) {
   EXPECT_FALSE(Fails(fine)) << Describe(fine);
 }
 
+// Path names are budgeted (inputs.md 6: 64 MiB in total): a small pickle of one value tied
+// under two long memoized keys at each of 12 levels spells gigabytes of names.
+TEST(PickleSemantics, TensorPathNamesAreBudgeted) {
+  std::string p = Proto(2) + Str(std::string(60000, 'k')) + BinPut(0) + kPop + Str(std::string(60000, 'j')) +
+                  BinPut(1) + kPop + kNone + BinPut(2) + kPop;
+  for (int level = 0; level < 12; ++level) {
+    p += kEmptyDict + kMark + BinGet(0) + BinGet(2 + level) + BinGet(1) + BinGet(2 + level) + kSetItems +
+         BinPut(3 + level) + (level < 11 ? kPop : "");
+  }
+  p += kStop;
+  ASSERT_LT(p.size(), 130000U);
+  const auto start = std::chrono::steady_clock::now();
+  const AuditResult result = AuditBytes("tied.pt", TorchZip(p, {}));
+  EXPECT_TRUE(HasFinding(result, "pickle-budget-exceeded", "Listing tensors spells more than 64 MiB of path names"))
+      << Describe(result);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 30.0);
+}
+
 TEST(PickleSemantics, MemoizeUsesTheNumberOfKeysWritten) {
   // PUT 5 makes len(memo) 1: MEMOIZE then writes keys 1 and 2, not 6 and 7.
   const std::string s = Proto(4) + ShortStr("x") + BinPut(5) + kPop + ShortStr("posix") + kMemoize + kPop +

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <map>
 #include <set>
+#include <unordered_set>
 #include <vector>
 
 #include "lib/core/checked_math.h"
@@ -296,7 +297,8 @@ IoResult<void> Reader::Read(WeightFile& wf) {
                   " bytes left can hold (at least 32 and 13 bytes each).");
       return {};
     }
-    std::set<std::string> keys;
+    std::unordered_set<std::string> keys;  // every key, for duplicates (the listing is bounded)
+    keys.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(kv_count, std::uint64_t{1} << 20)));
     for (std::uint64_t i = 0; i < kv_count; ++i) {
       const std::uint64_t at = cursor_.position();
       GgufFacts::Entry entry;
@@ -331,7 +333,11 @@ IoResult<void> Reader::Read(WeightFile& wf) {
         }
         facts_.alignment = std::stoull(entry.value);
       }
-      facts_.metadata.push_back(std::move(entry));
+      if (facts_.metadata.size() < kMaxListedGgufMetadata) {
+        facts_.metadata.push_back(std::move(entry));
+      } else {
+        ++facts_.metadata_not_listed;
+      }
     }
     // Tensor infos.
     struct Info {

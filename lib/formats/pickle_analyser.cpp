@@ -2185,7 +2185,20 @@ std::vector<NamedTensor> Analyser::ListTensors(ValueId root, std::uint64_t offse
     }
     on_path.insert(f.id);
     todo.push_back({f.id, "", true});
-    auto child = [&](const std::string& part) { return f.path.empty() && f.id == root ? part : f.path + "." + part; };
+    // Every path name built is charged: tied values under long memoized paths would
+    // otherwise spell gigabytes of names from a few kilobytes of pickle.
+    auto child = [&](const std::string& part) {
+      std::string path = f.path.empty() && f.id == root ? part : f.path + "." + part;
+      budget_.path_bytes += path.size();
+      if (!budget_.exceeded && budget_.path_bytes > Budget::kMaxPathBytes) {
+        budget_.exceeded = true;
+        Report(Diag::kPickleBudgetExceeded, offset,
+               "Listing tensors spells more than 64 MiB of path names (values reached many ways under long names): "
+               "the listing stops here.");
+      }
+      if (budget_.exceeded) path.clear();
+      return path;
+    };
     const auto& items = ItemsOf(v);
     if (v.kind == Kind::kDict) {
       for (std::size_t i = items.size(); i >= 2; i -= 2) {

@@ -28,6 +28,8 @@ struct Budget {
   static constexpr std::uint64_t kMaxValues = std::uint64_t{1} << 21;  ///< pushes, DUP, GET and memo copies included
   static constexpr std::uint64_t kMaxTextBytes = std::uint64_t{64} << 20;  ///< string and bytes lengths, in total
   static constexpr std::uint64_t kMaxOpcodes = std::uint64_t{1} << 24;
+  static constexpr std::uint64_t kMaxPathBytes = std::uint64_t{64} << 20;  ///< tensor path names, in total
+  std::uint64_t path_bytes = 0;
   std::uint64_t values = 0;
   std::uint64_t text_bytes = 0;
   std::uint64_t opcodes = 0;
