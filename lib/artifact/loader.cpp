@@ -55,13 +55,14 @@ void CheckGgufSets(const std::vector<WeightFile>& files, DiagnosticSink& sink) {
   }
 }
 
-// Whether the zip in `file` holds a member torch would load (`<folder>/data.pkl`).
+// Whether the zip in `file` holds a member torch would load: a name ending in data.pkl
+// compared without ASCII case, as miniz finds records (inputs.md section 4).
 bool IsTorchZip(const RandomAccessFile& file) {
   DiagnosticList ignored;  // the analysis reports them, if it runs
   auto dir = ReadZipDirectory(file, "", ignored);
   if (!dir) return false;
   return std::any_of(dir->members.begin(), dir->members.end(),
-                     [](const ZipMember& m) { return m.name.ends_with("/data.pkl") || m.name == "data.pkl"; });
+                     [](const ZipMember& m) { return AsciiLower(m.name).ends_with("data.pkl"); });
 }
 
 // Analyses the pickle-based file `name` of `source` for its diagnostics alone (a pickle in

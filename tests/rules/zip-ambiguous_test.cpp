@@ -145,6 +145,24 @@ TEST(Rule_zip_ambiguous, AZip64LocatorOutsideTheTailIsFollowed) {
       << Describe(disagreeing);
 }
 
+// In a model folder a zip whose records torch finds without case is a torch checkpoint,
+// analysed (its pickle's call named), never an archive whose members were not inspected.
+TEST(Rule_zip_ambiguous, InAModelFolderAZipWithAnUpperCaseDataPklIsACheckpoint) {
+  std::vector<ZipEntry> entries;
+  ZipEntry readme;  // first: the member the inventory's first look sees
+  readme.name = "archive/README.txt";
+  readme.data = "notes\n";
+  entries.push_back(readme);
+  ZipEntry pickle;
+  pickle.name = "archive/DATA.PKL";
+  pickle.data = SystemPickle("touch /tmp/x");
+  entries.push_back(pickle);
+  const AuditResult result =
+      AuditInput({{"config.json", "{}"}, {"weights.bin", BuildZip(entries)}}, InputForm::kFolder, "model");
+  EXPECT_TRUE(FindingsOf(result, "model-archive").empty()) << Describe(result);
+  EXPECT_TRUE(HasFinding(result, "pickle-call-unsafe", "posix.system")) << Describe(result);
+}
+
 TEST(Rule_zip_ambiguous, NearMissAZipWithAnOrdinaryCommentStaysQuiet) {
   const AuditResult result = AuditZip(WithComment(Zip(), "saved by a tool that writes comments"));
   EXPECT_TRUE(FindingsOf(result, "zip-ambiguous").empty()) << Describe(result);
