@@ -414,6 +414,10 @@ std::vector<NearMiss> AllNearMisses() {
     t.gnu_magic = true;
     t.members[1].gnu_long_name = true;
   });
+  tar_near("tar-size-conflict", "a GNU long name after a pax size (the size is the member's)", [](TarSpec& t) {
+    t.members[1].gnu_long_name = true;
+    t.members[1].pax_records = {{"size", std::to_string(t.members[1].data.size())}};
+  });
   tar_near("tar-size-conflict", "pax size with a zero header size", [](TarSpec& t) {
     t.members[1].pax_records = {{"size", std::to_string(t.members[1].data.size())}};
     t.members[1].header_size = 0;
