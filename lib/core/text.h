@@ -18,6 +18,10 @@ bool IsLowerHex64(std::string_view text);
 /// Lower-cases `text` in place; true when it is min_digits to max_digits hex digits.
 bool NormalizeHex(std::string& text, std::size_t min_digits, std::size_t max_digits);
 
+/// Appends code point `cp` as UTF-8 (four bytes from U+10000 up, as CPython's decoders
+/// with 'surrogatepass' would write it; nothing is checked).
+void AppendUtf8(std::string& out, std::uint32_t cp);
+
 /// `text` with ASCII letters lower-cased (other bytes as they are): names compared as miniz
 /// compares them.
 std::string AsciiLower(std::string_view text);

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "lib/core/checked_math.h"
+#include "lib/core/text.h"
 #include "lib/formats/compat_pickle_names.inc"
 #include "lib/io/file_cursor.h"
 
@@ -301,24 +302,6 @@ bool ValidUtf8(std::string_view s) {
     i += extra + 1;  // surrogates pass: CPython decodes with 'surrogatepass'
   }
   return true;
-}
-
-void AppendUtf8(std::string& out, std::uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
 }
 
 int HexDigit(char c) {
