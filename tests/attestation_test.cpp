@@ -384,7 +384,7 @@ TEST_F(Attestation, EntriesAddedAfterSigningThatAreNotFilesAreMismatches) {
   const std::string envelope = Attest(1, "r.dsse.json");
   const fs::path round = rounds_[1].dir;
   fs::create_directories(dir_.path() / "elsewhere");
-  WriteText(dir_.path() / "elsewhere" / "diffusion_pytorch_model.bin", std::string("\x80\x02cposix\nsystem\n.", 17));
+  WriteText(dir_.path() / "elsewhere" / "diffusion_pytorch_model.bin", std::string("\x80\x02cposix\nsystem\n.", 16));
   struct Added {
     const char* name;
     std::function<void()> add;

@@ -257,19 +257,18 @@ std::string UtcDate(std::time_t at) {
 TEST_F(Gate, AnExpiredEntrySuppressesNothingAndIsReported) {
   const std::time_t now = std::time(nullptr);
   const std::string today = UtcDate(now);
-  const std::string yesterday = UtcDate(now - 24 * 3600);
+  const std::string yesterday = UtcDate(now - std::time_t{24} * 3600);
   Baseline(R"({"rule": "header-created-at-invalid", "path_glob": "*round-0002/*", "reason": "was fine", "expires": ")" +
            yesterday + R"("})");
   for (const auto& [tool, run] : Tools()) {
     const CommandResult r = run("--baseline baseline.json");
     EXPECT_EQ(r.exit_code, 1) << tool << r.output;
-    EXPECT_TRUE(Has(r.output,
-                    "./baseline.json: warning: Baseline entry 1 (rule 'header-created-at-invalid', path_glob "
-                    "'*round-0002/*') expired on " +
-                        yesterday + " (today is " + today +
-                        "): it suppresses nothing now. Its reason was: 'was fine'. [baseline-entry-expired "
-                        "ARTIFACT_INVALID]"))
-        << tool << r.output;
+    std::string expected =
+        "./baseline.json: warning: Baseline entry 1 (rule 'header-created-at-invalid', path_glob '*round-0002/*') "
+        "expired on ";
+    expected.append(yesterday).append(" (today is ").append(today);
+    expected += "): it suppresses nothing now. Its reason was: 'was fine'. [baseline-entry-expired ARTIFACT_INVALID]";
+    EXPECT_TRUE(Has(r.output, expected)) << tool << r.output;
   }
   // The last day it names still suppresses; and no environment variable revives an expired entry.
   Baseline(R"({"rule": "header-created-at-invalid", "reason": "until today", "expires": ")" + today + R"("})");

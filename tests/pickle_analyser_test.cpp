@@ -122,8 +122,9 @@ TEST(PickleSemantics, TensorPathNamesAreBudgeted) {
   std::string p = Proto(2) + Str(std::string(60000, 'k')) + BinPut(0) + kPop + Str(std::string(60000, 'j')) +
                   BinPut(1) + kPop + kNone + BinPut(2) + kPop;
   for (int level = 0; level < 12; ++level) {
-    p += kEmptyDict + kMark + BinGet(0) + BinGet(2 + level) + BinGet(1) + BinGet(2 + level) + kSetItems +
-         BinPut(3 + level) + (level < 11 ? kPop : "");
+    p.append(kEmptyDict).append(kMark).append(BinGet(0)).append(BinGet(2 + level)).append(BinGet(1));
+    p.append(BinGet(2 + level)).append(kSetItems).append(BinPut(3 + level));
+    if (level < 11) p += kPop;
   }
   p += kStop;
   ASSERT_LT(p.size(), 130000U);
