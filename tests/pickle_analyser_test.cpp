@@ -111,6 +111,13 @@ TEST(PickleSemantics, UnhashableKeysAndSelfInsertedSetsAreRefused) {
       AuditBytes("a.pkl", Proto(4) + "\x8f" + kMemoize + kMark + std::string("h\0", 2) + "\x90" + kStop);
   EXPECT_TRUE(HasFinding(self_set, "pickle-stream-malformed", "(the container itself) as a set member"))
       << Describe(self_set);
+  // DICT and FROZENSET build from a mark; a tuple holding a list is unhashable too.
+  EXPECT_TRUE(HasFinding(AuditBytes("a.pkl", Proto(2) + kMark + kEmptyList + Int(1) + "d" + kStop),
+                         "pickle-stream-malformed", "(DICT) uses [] as a dict key"));
+  EXPECT_TRUE(HasFinding(AuditBytes("a.pkl", Proto(4) + kMark + kEmptyList + "\x91" + kStop), "pickle-stream-malformed",
+                         "(FROZENSET) uses [] as a set member"));
+  EXPECT_TRUE(HasFinding(AuditBytes("a.pkl", Proto(2) + kMark + kEmptyList + kTuple1 + Int(1) + "d" + kStop),
+                         "pickle-stream-malformed", "as a dict key: it is unhashable"));
   const AuditResult fine =
       AuditBytes("a.pkl", Proto(2) + kEmptyDict + BinPut(0) + Int(1) + kTuple1 + BinGet(0) + kSetItem + kStop);
   EXPECT_FALSE(Fails(fine)) << Describe(fine);

@@ -871,6 +871,14 @@ class Analyser::Machine {
   ValueId Int(std::int64_t n) { return a_.NewNumber(Kind::kInt, n); }
 
   void Malformed(const std::string& message) { a_.Report(Diag::kPickleStreamMalformed, op_at_, message); }
+  // Whether CPython could hash `id`: a list, dict, set or bytearray cannot, nor a tuple or
+  // frozenset holding one (walked without recursion; each value visited inside one is
+  // charged to the values budget, so a shared huge tuple used as a key cannot stall it).
+  bool Unhashable(ValueId id);
+  // Reports the first unhashable key (every `step`-th of `items`) of what `opcode` builds
+  // or fills (`target`, when it exists already); true when one was found.
+  bool RefuseUnhashable(std::span<const ValueId> items, std::size_t step, std::optional<ValueId> target, bool dict,
+                        const char* opcode);
   ValueId Global(std::string module, std::string name, const char* opcode);
   ValueId CallOf(ValueId callee, ValueId args, const char* opcode);
   ValueId PersistentLoad(ValueId pid);
@@ -1503,19 +1511,41 @@ void Analyser::Machine::AddItems(ValueId target, const std::vector<ValueId>& ite
   }
   // Keys and set members must be hashable: CPython raises TypeError for a list, dict, set or
   // bytearray (a dict or set added to itself among them), so the stream has no meaning past here.
-  const bool keyed = t.kind == Kind::kDict || t.kind == Kind::kSet;
-  const std::size_t step = t.kind == Kind::kDict ? 2 : 1;
-  for (std::size_t i = 0; keyed && i < items.size(); i += step) {
-    const Kind k = a_.values_[items[i]].kind;
-    if (k == Kind::kList || k == Kind::kDict || k == Kind::kSet || k == Kind::kByteArray) {
-      Malformed(OpName() + " (" + opcode + ") uses " + a_.Render(items[i]) +
-                (items[i] == target ? " (the container itself)" : "") + " as a " +
-                (t.kind == Kind::kDict ? "dict key" : "set member") +
-                ": it is unhashable, so CPython's unpickler fails here.");
-      return;
-    }
+  if ((t.kind == Kind::kDict || t.kind == Kind::kSet) &&
+      RefuseUnhashable(items, t.kind == Kind::kDict ? 2 : 1, target, t.kind == Kind::kDict, opcode)) {
+    return;
   }
   a_.AppendItems(a_.values_[target], items);
+}
+
+bool Analyser::Machine::Unhashable(ValueId id) {
+  std::vector<ValueId> todo{id};
+  while (!todo.empty()) {
+    const Value& v = a_.values_[todo.back()];
+    todo.pop_back();
+    if (v.kind == Kind::kList || v.kind == Kind::kDict || v.kind == Kind::kSet || v.kind == Kind::kByteArray) {
+      return true;
+    }
+    if (v.kind == Kind::kTuple || v.kind == Kind::kFrozenSet) {
+      for (ValueId item : a_.ItemsOf(v)) {
+        if (!ChargeValue()) return false;  // the budget's own finding fails the file
+        todo.push_back(item);
+      }
+    }
+  }
+  return false;
+}
+
+bool Analyser::Machine::RefuseUnhashable(std::span<const ValueId> items, std::size_t step,
+                                         std::optional<ValueId> target, bool dict, const char* opcode) {
+  for (std::size_t i = 0; i < items.size(); i += step) {
+    if (!Unhashable(items[i])) continue;
+    Malformed(OpName() + " (" + opcode + ") uses " + a_.Render(items[i]) +
+              (target && items[i] == *target ? " (the container itself)" : "") + " as a " +
+              (dict ? "dict key" : "set member") + ": it is unhashable, so CPython's unpickler fails here.");
+    return true;
+  }
+  return false;
 }
 
 IoResult<PickleEnd> Analyser::Machine::Run() {
@@ -1882,6 +1912,7 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
             Malformed(OpName() + " has an odd number of items (a key without a value).");
             throw Stop{};
           }
+          RefuseUnhashable(items, 2, std::nullopt, true, "DICT");
           Push(a_.NewContainer(Kind::kDict, std::move(items)));
           break;
         }
@@ -1891,7 +1922,11 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
           break;
         case 0x91:
           op_name_ = "FROZENSET";
-          Push(a_.NewContainer(Kind::kFrozenSet, pop_mark()));
+          {
+            std::vector<ValueId> items = pop_mark();
+            RefuseUnhashable(items, 1, std::nullopt, false, "FROZENSET");
+            Push(a_.NewContainer(Kind::kFrozenSet, std::move(items)));
+          }
           break;
         case 'a': {
           op_name_ = "APPEND";
