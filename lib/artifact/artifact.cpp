@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "lib/core/text.h"
 #include "lib/hashing/sha256.h"
 
 namespace ckpt {
@@ -180,9 +181,8 @@ Artifact::PinTarget Artifact::PinnedValue() const {
   for (const AdmittedFile* f : digested) {
     // The raw 32-byte digest of each file, from its lowercase hex.
     std::array<std::byte, 32> raw{};
-    auto nibble = [](char c) { return static_cast<unsigned>(c <= '9' ? c - '0' : c - 'a' + 10); };
     for (std::size_t i = 0; i < raw.size() && 2 * i + 1 < f->sha256->size(); ++i) {
-      raw[i] = static_cast<std::byte>((nibble((*f->sha256)[2 * i]) << 4) | nibble((*f->sha256)[2 * i + 1]));
+      raw[i] = static_cast<std::byte>((HexDigit((*f->sha256)[2 * i]) << 4) | HexDigit((*f->sha256)[2 * i + 1]));
     }
     root.Update(std::span<const std::byte>(raw));
   }

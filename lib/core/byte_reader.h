@@ -56,4 +56,9 @@ inline std::string_view AsStringView(std::span<const std::byte> bytes) {
   return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
 }
 
+/// Whether `head` begins with the bytes of `magic`.
+inline bool StartsWith(std::span<const std::byte> head, std::string_view magic) {
+  return head.size() >= magic.size() && AsStringView(head.first(magic.size())) == magic;
+}
+
 }  // namespace ckpt

@@ -18,6 +18,14 @@ bool IsLowerHex64(std::string_view text);
 /// Lower-cases `text` in place; true when it is min_digits to max_digits hex digits.
 bool NormalizeHex(std::string& text, std::size_t min_digits, std::size_t max_digits);
 
+/// The value of hex digit `c` (either case), or -1 when it is none.
+inline int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
 /// Appends code point `cp` as UTF-8 (four bytes from U+10000 up, as CPython's decoders
 /// with 'surrogatepass' would write it; nothing is checked).
 void AppendUtf8(std::string& out, std::uint32_t cp);

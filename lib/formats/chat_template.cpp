@@ -14,13 +14,6 @@ bool IsIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) !
 bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // A quoted literal from `text[at]` (the quote): its decoded value; `at` moves past it.
 std::string ReadLiteral(std::string_view text, std::size_t& at) {
   const char quote = text[at++];
@@ -35,8 +28,8 @@ std::string ReadLiteral(std::string_view text, std::size_t& at) {
     auto hex = [&](std::size_t digits) {
       std::uint32_t cp = 0;
       std::size_t n = 0;
-      for (; n < digits && at < text.size() && HexValue(text[at]) >= 0; ++n, ++at) {
-        cp = cp * 16 + static_cast<std::uint32_t>(HexValue(text[at]));
+      for (; n < digits && at < text.size() && HexDigit(text[at]) >= 0; ++n, ++at) {
+        cp = cp * 16 + static_cast<std::uint32_t>(HexDigit(text[at]));
       }
       AppendUtf8(out, cp);
     };

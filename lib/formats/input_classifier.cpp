@@ -14,10 +14,6 @@
 namespace ckpt {
 namespace {
 
-bool StartsWith(std::span<const std::byte> head, std::string_view magic) {
-  return head.size() >= magic.size() && AsStringView(head.first(magic.size())) == magic;
-}
-
 // What the head alone calls a file that starts with an opcode and ends with STOP; ClassifyFile
 // confirms it by a syntax walk.
 constexpr std::string_view kHeaderlessPickle = "a Python pickle (no protocol header)";

@@ -21,10 +21,6 @@ bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
-bool StartsWith(std::span<const std::byte> head, std::string_view magic) {
-  return head.size() >= magic.size() && AsStringView(head.first(magic.size())) == magic;
-}
-
 // The first member name of a zip (local file header at offset 0), when it fits in `head`.
 std::string_view FirstZipMember(std::span<const std::byte> head) {
   if (head.size() < 30) return {};

@@ -304,13 +304,6 @@ bool ValidUtf8(std::string_view s) {
   return true;
 }
 
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // The STRING opcode's argument: a quoted repr, escapes decoded (latin-1 bytes as code points).
 std::optional<std::string> DecodeStringLiteral(std::string_view line) {
   if (line.size() < 2 || (line.front() != '\'' && line.front() != '"') || line.back() != line.front()) {

@@ -74,10 +74,6 @@ std::string_view LoaderName(NamedLoader loader) {
   return "a loader";
 }
 
-bool StartsWith(std::span<const std::byte> head, std::string_view magic) {
-  return head.size() >= magic.size() && AsStringView(head.first(magic.size())) == magic;
-}
-
 // An opcode that CPython's unpickler can run first, on an empty stack: it pushes a value or
 // a mark (every other opcode fails at once there).
 bool CanStartPickle(std::byte first) {

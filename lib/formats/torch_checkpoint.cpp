@@ -30,10 +30,6 @@ constexpr std::string_view kLegacyMagicBytes("\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x
 constexpr std::string_view kLegacyStart("\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19", 14);
 constexpr std::int64_t kLegacyProtocolVersion = 1001;
 
-bool StartsWith(std::span<const std::byte> head, std::string_view magic) {
-  return head.size() >= magic.size() && AsStringView(head.first(magic.size())) == magic;
-}
-
 using Reporter = FileReporter;
 
 // Whether a further pickle may start here (after a STOP): PROTO or a protocol 0/1 opcode.
