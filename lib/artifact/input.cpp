@@ -157,7 +157,7 @@ OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink) {
   switch (classified.kind) {
     case InputKind::kLensembleTar: {
       std::shared_ptr<RandomAccessFile> tar(std::move(*file));
-      if (auto checked = CheckPolyglot(*tar, "", std::nullopt, sink); !checked) {
+      if (auto checked = CheckPolyglot(*tar, classified.kind, "", std::nullopt, sink); !checked) {
         in.tool_error = Describe("cannot read " + path, checked.error());
         return in;
       }

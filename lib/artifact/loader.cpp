@@ -67,7 +67,7 @@ bool IsTorchZip(const RandomAccessFile& file) {
 
 // Analyses the pickle-based file `name` of `source` for its diagnostics alone (a pickle in
 // a Lensemble artifact or a model folder: its findings say what loading it would do).
-// Returns the names of the tensors the analysis listed (nothing when it could not run).
+// Returns the names of the tensors the analysis listed, sorted (nothing when it could not run).
 std::optional<std::vector<std::string>> AnalysePickleFamily(const ArtifactSource& source, const std::string& name,
                                                             DiagnosticSink& sink, std::vector<std::string>& tool_errors,
                                                             const std::string& display_path) {
@@ -87,6 +87,7 @@ std::optional<std::vector<std::string>> AnalysePickleFamily(const ArtifactSource
   std::vector<std::string> tensors;
   tensors.reserve(read->tensors.size());
   for (const StoredTensor& t : read->tensors) tensors.push_back(t.name);
+  std::sort(tensors.begin(), tensors.end());  // looked up by the index rules
   return tensors;
 }
 
@@ -163,7 +164,7 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
       continue;
     }
     InventoryItem item = ClassifyInventoryFile(entry.name, std::span(head).first(length), (*file)->size(), *classified);
-    if (auto checked = CheckPolyglot(**file, entry.name, LoaderForName(entry.name), sink);
+    if (auto checked = CheckPolyglot(**file, classified->kind, entry.name, LoaderForName(entry.name), sink);
         !checked && checked.error().value() != kFileChangedErrno) {
       tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, checked.error()));
     }
@@ -245,9 +246,11 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
     }
     artifact.files.push_back({name, (*file)->identity(), std::nullopt, std::nullopt, std::nullopt, std::nullopt});
     // One meaning, or refuse: a weight file that another reader would read as another container.
+    // The input file itself ("") has the input's kind, classified when it was opened.
     const auto loader = kind == InputKind::kModelFolder ? LoaderForName(name) : std::nullopt;
-    if (auto checked = CheckPolyglot(**file, name, loader, sink);
-        !checked && checked.error().value() != kFileChangedErrno) {
+    auto checked =
+        name.empty() ? CheckPolyglot(**file, kind, name, loader, sink) : CheckPolyglot(**file, name, loader, sink);
+    if (!checked && checked.error().value() != kFileChangedErrno) {
       tool_errors.push_back(Describe("cannot read " + display_path + "/" += name, checked.error()));
     }
     auto weights = IsPickleFamily(kind)       ? ReadPickleFamily(kind, name, std::move(*file), sink)

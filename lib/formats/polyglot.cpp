@@ -133,7 +133,12 @@ IoResult<void> CheckPolyglot(const RandomAccessFile& file, const std::string& di
                              std::optional<NamedLoader> loader, DiagnosticSink& sink) {
   auto classified = ClassifyFile(file);
   if (!classified) return classified.error();
-  const Container content = ContainerOf(classified->kind);
+  return CheckPolyglot(file, classified->kind, display, loader, sink);
+}
+
+IoResult<void> CheckPolyglot(const RandomAccessFile& file, InputKind kind, const std::string& display,
+                             std::optional<NamedLoader> loader, DiagnosticSink& sink) {
+  const Container content = ContainerOf(kind);
   if (content == Container::kNone) return {};  // refused for what it is already
   std::array<std::byte, kClassifyLength> head_bytes{};
   const auto length = static_cast<std::size_t>(std::min<std::uint64_t>(file.size(), head_bytes.size()));

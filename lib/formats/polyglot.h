@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "lib/core/input_kind.h"
 #include "lib/findings/diagnostic.h"
 #include "lib/io/artifact_source.h"
 
@@ -27,8 +28,12 @@ enum class NamedLoader : std::uint8_t { kTorch, kNumpy, kPickle, kSafetensors, k
 /// `*.joblib`: joblib/pickle; `*.safetensors`; `*.gguf`. Nothing for other names.
 std::optional<NamedLoader> LoaderForName(std::string_view name);
 
-/// Checks `file` (shown as `display`; "" for the input file itself) for a second reading;
-/// with `loader`, also reads it as that loader would. An I/O failure is the error.
+/// Checks `file` (shown as `display`; "" for the input file itself), whose kind by content
+/// (ClassifyFile) is `content`, for a second reading; with `loader`, also reads it as that
+/// loader would. An I/O failure is the error.
+IoResult<void> CheckPolyglot(const RandomAccessFile& file, InputKind content, const std::string& display,
+                             std::optional<NamedLoader> loader, DiagnosticSink& sink);
+/// The same for a file not classified yet.
 IoResult<void> CheckPolyglot(const RandomAccessFile& file, const std::string& display,
                              std::optional<NamedLoader> loader, DiagnosticSink& sink);
 
