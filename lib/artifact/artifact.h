@@ -250,7 +250,7 @@ struct ModelFolder {
   std::vector<ModelIndex> indexes;
   /// pytorch_model.bin.index.json and its like: indexes of pickle-based shards.
   std::vector<ModelIndex> pickle_indexes;
-  /// Every pickle-based file analysed, with the names of the tensors the analysis listed.
+  /// Every pickle-based file analysed, with the names of the tensors the analysis listed (sorted).
   std::map<std::string, std::vector<std::string>, std::less<>> pickle_tensors;
   std::vector<InventoryItem> inventory;                              ///< every regular file, in path order
   std::vector<std::pair<std::string, std::string>> remote_code;      ///< file, what runs code

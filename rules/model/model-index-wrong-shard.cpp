@@ -1,5 +1,6 @@
 // model-index-wrong-shard: weight_map sends a tensor to a shard that does not hold it.
 // Checked on the artifact model after reading (model folders).
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -49,16 +50,18 @@ void Check(const Artifact& artifact, FindingSink& sink) {
   }
   for (const ModelIndex& index : artifact.model->pickle_indexes) {
     if (!index.weight_map) continue;
-    // Which mapped file holds each tensor, from the pickle analyses.
+    // Which mapped file holds each tensor, from the pickle analyses (each file read once).
+    std::set<std::string_view> files;
+    for (const ShardIndex::Mapping& m : *index.weight_map) files.insert(m.file);
     std::map<std::string_view, std::string_view> holder;
-    for (const ShardIndex::Mapping& m : *index.weight_map) {
-      if (const auto* tensors = PickleShardTensors(artifact, index, m.file)) {
-        for (const std::string& t : *tensors) holder.emplace(t, m.file);
+    for (std::string_view file : files) {
+      if (const auto* tensors = PickleShardTensors(artifact, index, file)) {
+        for (const std::string& t : *tensors) holder.emplace(t, file);
       }
     }
     for (const ShardIndex::Mapping& m : *index.weight_map) {
       const auto* tensors = PickleShardTensors(artifact, index, m.file);
-      if (tensors == nullptr || std::find(tensors->begin(), tensors->end(), m.tensor) != tensors->end()) continue;
+      if (tensors == nullptr || std::binary_search(tensors->begin(), tensors->end(), m.tensor)) continue;
       auto actual = holder.find(m.tensor);
       sink.ReportWith(kRule, index.json.name, [&] {
         return std::pair(MappingLocation(index, m, true),
