@@ -90,11 +90,11 @@ struct PickleFacts {
   bool big_endian = false;               ///< a byteorder record says the data is not little-endian
 };
 
-/// What a GGUF file's header says besides its tensors (inputs.md section 5).
 /// Key/values a GGUF file's facts list (the rest are counted): memory stays within bounds
 /// whatever the count (10^6 key/values in 17 MB), in every report format.
 inline constexpr std::size_t kMaxListedGgufMetadata = 10000;
 
+/// What a GGUF file's header says besides its tensors (inputs.md section 5).
 struct GgufFacts {
   std::uint32_t version = 0;
   std::uint64_t alignment = 32;
@@ -106,15 +106,7 @@ struct GgufFacts {
   };
   std::vector<Entry> metadata;            ///< in file order, the first kMaxListedGgufMetadata
   std::uint64_t metadata_not_listed = 0;  ///< key/values past that bound: counted, not kept
-  std::optional<std::string> chat_template;
-  std::uint64_t chat_template_offset = 0;
-  struct ChatTemplate {
-    std::string key;  ///< tokenizer.chat_template or tokenizer.chat_template.NAME
-    std::string text;
-    std::uint64_t offset = 0;
-  };
-  std::vector<ChatTemplate> chat_templates;  ///< every template key, the named ones too
-  std::optional<std::uint64_t> split_no;     ///< 0-based, as llama.cpp's gguf-split writes it
+  std::optional<std::uint64_t> split_no;  ///< 0-based, as llama.cpp's gguf-split writes it
   std::optional<std::uint64_t> split_count;
   std::optional<std::uint64_t> split_tensors_count;
   bool layout_valid = false;  ///< every tensor located where ggml's loader reads it

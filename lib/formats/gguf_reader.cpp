@@ -33,7 +33,6 @@ constexpr std::array<GgmlType, 36> kTypes{{
 
 constexpr std::uint64_t kMaxSize = std::uint64_t{1} << 63;  // dims, counts and sizes stay below
 constexpr std::uint64_t kMaxNameBytes = 63;                 // GGML_MAX_NAME holds 64 with the NUL
-constexpr std::size_t kMaxChatTemplates = 64;               // template keys kept to be read (the rest listed)
 
 // Value types 0..12 and the fewest bytes one of them takes (an array: type + count).
 enum ValueType : std::uint32_t {
@@ -155,11 +154,13 @@ void Reader::Value(std::uint32_t type, std::uint64_t at, GgufFacts::Entry& entry
                       " is not UTF-8 without NUL.");
         }
         if (out.size() < 240) out += QuoteForMessage(s, 200);
+        // Every template, the named ones (tool_use, rag, ...) too, read as Jinja reads its
+        // literals when it is read: nothing of it is kept.
         if (top && (entry.key == "tokenizer.chat_template" || entry.key.starts_with("tokenizer.chat_template."))) {
-          if (facts_.chat_templates.size() < kMaxChatTemplates) facts_.chat_templates.push_back({entry.key, s, here});
-          if (entry.key == "tokenizer.chat_template") {
-            facts_.chat_template = std::move(s);
-            facts_.chat_template_offset = here;
+          if (auto hazard = FindChatTemplateHazard(s)) {
+            report_(Diag::kGgufChatTemplate, here,
+                    entry.key + " reaches Python internals (" + *hazard +
+                        "): rendering it in a Jinja sandbox that leaks them runs code.");
           }
         }
         return;
@@ -489,14 +490,6 @@ IoResult<void> Reader::Read(WeightFile& wf) {
       }
     }
     facts_.layout_valid = layout;
-    // Every template, the named ones (tool_use, rag, ...) too, read as Jinja reads its literals.
-    for (const GgufFacts::ChatTemplate& t : facts_.chat_templates) {
-      if (auto hazard = FindChatTemplateHazard(t.text)) {
-        report_(Diag::kGgufChatTemplate, t.offset,
-                t.key + " reaches Python internals (" + *hazard +
-                    "): rendering it in a Jinja sandbox that leaks them runs code.");
-      }
-    }
   } catch (const Stop&) {
   } catch (const boost::system::error_code& error) {
     return error;
