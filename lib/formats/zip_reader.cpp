@@ -39,14 +39,18 @@ struct EndRecord {
   std::uint64_t cd_end = 0;  // where the directory must end: the zip64 end record or the classic one
 };
 
+// The final 65,557 bytes (or the whole file), where readers look for the end record.
+IoResult<void> ReadTail(const RandomAccessFile& file, std::vector<std::byte>& tail, std::uint64_t& tail_start) {
+  const std::uint64_t span = std::min<std::uint64_t>(file.size(), kEndLength + kMaxCommentLength);
+  tail_start = file.size() - span;
+  tail.resize(static_cast<std::size_t>(span));
+  return file.ReadAt(tail_start, tail);
+}
+
 IoResult<std::optional<std::uint64_t>> FindEndRecord(const RandomAccessFile& file, std::vector<std::byte>& tail,
                                                      std::uint64_t& tail_start) {
-  const std::uint64_t size = file.size();
-  if (size < kEndLength) return std::optional<std::uint64_t>();
-  const std::uint64_t span = std::min<std::uint64_t>(size, kEndLength + kMaxCommentLength);
-  tail_start = size - span;
-  tail.resize(static_cast<std::size_t>(span));
-  if (auto read = file.ReadAt(tail_start, tail); !read) return read.error();
+  if (file.size() < kEndLength) return std::optional<std::uint64_t>();
+  if (auto read = ReadTail(file, tail, tail_start); !read) return read.error();
   for (std::size_t i = tail.size() - kEndLength + 1; i-- > 0;) {
     if (Le(&tail[i], 4) != kEndSignature) continue;
     const std::uint64_t comment = Le(&tail[i + 20], 2);
@@ -109,14 +113,13 @@ bool HasZipEndRecord(const RandomAccessFile& file) {
 }
 
 IoResult<std::optional<std::uint64_t>> FindReadableZipDirectory(const RandomAccessFile& file) {
-  const std::uint64_t size = file.size();
-  if (size < kEndLength) return std::optional<std::uint64_t>();
-  const std::uint64_t span = std::min<std::uint64_t>(size, kEndLength + kMaxCommentLength);
-  std::vector<std::byte> tail(static_cast<std::size_t>(span));
-  if (auto read = file.ReadAt(size - span, tail); !read) return read.error();
+  if (file.size() < kEndLength) return std::optional<std::uint64_t>();
+  std::vector<std::byte> tail;
+  std::uint64_t tail_start = 0;
+  if (auto read = ReadTail(file, tail, tail_start); !read) return read.error();
   const auto last = LastEndSignature(tail);
   if (!last) return std::optional<std::uint64_t>();
-  const std::uint64_t at = size - span + *last;
+  const std::uint64_t at = tail_start + *last;
   auto parses = EndRecordParses(file, at, &tail[*last]);
   if (!parses) return parses.error();
   // An empty archive's end record is 22 bytes any file may hold; a directory must list something.
@@ -249,7 +252,6 @@ IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std:
   std::size_t at = 0;
   std::map<std::string, std::uint64_t> first_by_name;
   std::map<std::string, std::pair<std::string, std::uint64_t>> first_by_folded_name;  // ASCII case folded
-  bool all_located = true;
   for (std::uint64_t i = 0; i < end.entries; ++i) {
     const std::uint64_t abs = cd_start + at;
     if (cd.size() - at < 46 || Le(&cd[at], 4) != kCentralSignature) {
@@ -436,7 +438,6 @@ IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std:
                                " are left over in the zip's central directory after its " +
                                std::to_string(end.entries) + " entries.");
   }
-  for (const ZipMember& m : dir.members) all_located &= m.located;
   // Members must not share bytes: two names over one region read as two different files.
   std::vector<const ZipMember*> by_offset;
   for (const ZipMember& m : dir.members) {
@@ -453,6 +454,8 @@ IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std:
   }
   // Every byte from the archive's start to its directory belongs to a member's record: bytes
   // no entry claims can be a record that a reader walking local headers finds.
+  const bool all_located =
+      std::all_of(dir.members.begin(), dir.members.end(), [](const ZipMember& m) { return m.located; });
   if (all_located && dir.found) {
     std::uint64_t claimed_to = dir.archive_start;
     for (const ZipMember* m : by_offset) {
