@@ -260,13 +260,17 @@ std::string Utc(std::int64_t seconds) {
   return text;
 }
 
-}  // namespace
-
-ConvertResult ConvertCheckpoint(const std::string& input, const ConvertOptions& options) {
-  ConvertResult out;
+// The input's audit policy: its SHA-256 comes from the one read that copies it.
+Policy InputPolicy(const ConvertOptions& options) {
   Policy policy = options.policy;
-  policy.digest_files = true;  // the input's SHA-256 comes from the one read that copies it
-  std::unique_ptr<AuditSession> session = BeginAuditPath(input, policy);
+  policy.digest_files = true;
+  return policy;
+}
+
+ConvertResult ConvertSession(std::unique_ptr<AuditSession> session, const std::string& input,
+                             const ConvertOptions& options) {
+  ConvertResult out;
+  const Policy& policy = session->policy;
   AuditResult& result = session->result;
   auto finish = [&]() -> ConvertResult {
     if (!session->unreadable && !session->refused) {
@@ -579,6 +583,17 @@ ConvertResult ConvertCheckpoint(const std::string& input, const ConvertOptions& 
   out.tensors = plan->tensors.size();
   out.aliases = plan->aliases.size();
   return out;
+}
+
+}  // namespace
+
+ConvertResult ConvertCheckpoint(const std::string& input, const ConvertOptions& options) {
+  return ConvertSession(BeginAuditPath(input, InputPolicy(options)), input, options);
+}
+
+ConvertResult ConvertCheckpoint(const std::string& input, const ArtifactSource& source, InputKind kind,
+                                const ConvertOptions& options) {
+  return ConvertSession(BeginAudit(input, source, InputPolicy(options), kind), input, options);
 }
 
 }  // namespace ckpt

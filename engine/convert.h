@@ -46,5 +46,9 @@ struct ConvertResult {
 
 /// Converts the checkpoint at `input` (a torch zip, legacy file or pickle).
 ConvertResult ConvertCheckpoint(const std::string& input, const ConvertOptions& options);
+/// Converts the checkpoint of kind `kind` that `source` holds (its one file), named `input`
+/// in messages: tests replace it while it is read (MemorySource::ReplaceOnOpen).
+ConvertResult ConvertCheckpoint(const std::string& input, const ArtifactSource& source, InputKind kind,
+                                const ConvertOptions& options);
 
 }  // namespace ckpt

@@ -19,6 +19,7 @@
 #include "lib/hashing/sha256.h"
 #include "tests/support/artifact_builder.h"
 #include "tests/support/history_builder.h"
+#include "tests/support/prerequisite.h"
 #include "tests/support/process.h"
 
 namespace ckpt::testing {
@@ -108,7 +109,7 @@ bool OpensslVerifies(const fs::path& dir, const Envelope& e, const KeyPair& k) {
 class Attestation : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (std::system("openssl version >/dev/null 2>&1") != 0) GTEST_SKIP() << "openssl is missing";
+    if (std::system("openssl version >/dev/null 2>&1") != 0) CKPT_MISSING_PREREQUISITE() << "openssl is missing";
     keys_ = MakeKeyPair(dir_.path(), "signer");
     foreign_ = MakeKeyPair(dir_.path(), "foreign");
     rounds_ = WriteHistory(dir_.path() / "history", 3);
@@ -173,7 +174,7 @@ TEST_F(Attestation, EnvelopeTheToolWritesVerifiesWithOpenssl) {
 // python3-cryptography), reading the envelope JSON and the PEM itself.
 TEST_F(Attestation, EnvelopeTheToolWritesVerifiesWithPythonCryptography) {
   if (std::system("/usr/bin/python3 -c 'import cryptography' >/dev/null 2>&1") != 0) {
-    GTEST_SKIP() << "no python3-cryptography (scripts/install-deps --test installs it)";
+    CKPT_MISSING_PREREQUISITE() << "no python3-cryptography (scripts/install-deps --test installs it)";
   }
   Attest(1, "round.dsse.json");
   const std::string script = R"(
@@ -551,7 +552,7 @@ TEST_F(Attestation, ATarOrASingleFileIsItsOwnSubject) {
 // Acceptance 4: a 40-round history audited as 40 separate signed runs (one per CI matrix
 // job), then proved from the envelopes alone, with the artifacts gone.
 TEST(AttestedChain, FortySignedRoundsProveTheSameHistoryAsTheArtifacts) {
-  if (std::system("openssl version >/dev/null 2>&1") != 0) GTEST_SKIP() << "openssl is missing";
+  if (std::system("openssl version >/dev/null 2>&1") != 0) CKPT_MISSING_PREREQUISITE() << "openssl is missing";
   TempDir dir;
   const KeyPair keys = MakeKeyPair(dir.path(), "ci");
   std::vector<Round> rounds = WriteHistory(dir.path() / "history", 40);
@@ -644,9 +645,9 @@ TEST_F(Attestation, ASignedStatementIsATrustedParent) {
 class Derivation : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (std::system("openssl version >/dev/null 2>&1") != 0) GTEST_SKIP() << "openssl is missing";
+    if (std::system("openssl version >/dev/null 2>&1") != 0) CKPT_MISSING_PREREQUISITE() << "openssl is missing";
     if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0) {
-      GTEST_SKIP() << "no python3 with torch (scripts/install-deps --test installs python3-torch)";
+      CKPT_MISSING_PREREQUISITE() << "no python3 with torch (scripts/install-deps --test installs python3-torch)";
     }
     keys_ = MakeKeyPair(dir_.path(), "airlock");
     const CommandResult made =

@@ -17,6 +17,7 @@
 #include "reports/text_report.h"
 #include "rules/catalog.h"
 #include "tests/support/history_builder.h"
+#include "tests/support/prerequisite.h"
 #include "tests/support/process.h"
 
 namespace ckpt::testing {
@@ -488,7 +489,8 @@ TEST(ChainCli, UnreadableArtifactIsAToolError) {
   std::filesystem::permissions(weights, std::filesystem::perms::none);
   std::filesystem::permissions(dir.path(), std::filesystem::perms::all);  // mkdtemp made it 0700
   const std::optional<std::string> prefix = UnprivilegedPrefix();
-  if (!prefix) GTEST_SKIP() << "running as root without setpriv: cannot drop privileges for a permission test";
+  if (!prefix)
+    CKPT_MISSING_PREREQUISITE() << "running as root without setpriv: cannot drop privileges for a permission test";
   // The binary and the working directory must be reachable by the other user even when the
   // checkout sits in a private (0700) directory: run a copy from the temporary folder.
   const std::string chain = ReachableCopy(CKPT_CHAIN_BIN, dir.path().string());
@@ -510,7 +512,7 @@ TEST(ChainCli, UnreachableWorkingDirectoryIsNoUsageError) {
   std::filesystem::permissions(dir.path() / "private", std::filesystem::perms::owner_all);
   const std::optional<std::string> prefix = UnprivilegedPrefix();
   if (!prefix || prefix->empty())
-    GTEST_SKIP() << "needs root and setpriv to run from a directory the user cannot reach";
+    CKPT_MISSING_PREREQUISITE() << "needs root and setpriv to run from a directory the user cannot reach";
   const std::string chain = ReachableCopy(CKPT_CHAIN_BIN, dir.path().string());
   for (const char* format : {"text", "sarif"}) {
     CommandResult run = RunCommand("cd " + (dir.path() / "private").string() + " && " + *prefix + chain + " --format " +
@@ -593,7 +595,8 @@ Rendered RenderChain(const std::filesystem::path& history, const std::filesystem
 bool HaveGraphviz() { return std::system("command -v dot >/dev/null 2>&1") == 0; }
 
 TEST(ChainPicture, ACleanFortyRoundHistoryWrapsIntoRowsOfEight) {
-  if (!HaveGraphviz()) GTEST_SKIP() << "Graphviz dot not installed (scripts/install-deps --test installs it)";
+  if (!HaveGraphviz())
+    CKPT_MISSING_PREREQUISITE() << "Graphviz dot not installed (scripts/install-deps --test installs it)";
   TempDir dir;
   WriteHistory(dir.path() / "h", 40);
   const Rendered r = RenderChain(dir.path() / "h", dir.path());
@@ -622,7 +625,8 @@ TEST(ChainPicture, ACleanFortyRoundHistoryWrapsIntoRowsOfEight) {
 }
 
 TEST(ChainPicture, GapsForksFailuresAndWmcpChangesAreDrawnInPlace) {
-  if (!HaveGraphviz()) GTEST_SKIP() << "Graphviz dot not installed (scripts/install-deps --test installs it)";
+  if (!HaveGraphviz())
+    CKPT_MISSING_PREREQUISITE() << "Graphviz dot not installed (scripts/install-deps --test installs it)";
   TempDir dir;
   const std::filesystem::path h = dir.path() / "h";
   std::vector<Round> rounds;

@@ -10,6 +10,7 @@
 
 #include "rules/catalog.h"
 #include "tests/support/artifact_builder.h"
+#include "tests/support/prerequisite.h"
 #include "tests/support/process.h"
 
 namespace ckpt::testing {
@@ -346,7 +347,7 @@ TEST_F(CliTest, ListRulesJsonHasTheWholeCatalog) {
 }
 
 TEST_F(CliTest, ColourOnlyOnATerminalAndNeverWithNoColor) {
-  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "script(1) not installed";
+  if (std::system("command -v script >/dev/null 2>&1") != 0) CKPT_MISSING_PREREQUISITE() << "script(1) not installed";
   const std::string tty = "script -qec '" + std::string(CKPT_AUDIT_BIN) + " " + kClean + "' /dev/null";
   EXPECT_NE(ReadPipe(tty).find("\033[32m"), std::string::npos) << "PASS is green on a terminal";
   EXPECT_EQ(ReadPipe("NO_COLOR=1 " + tty).find("\033["), std::string::npos) << "NO_COLOR disables colour";

@@ -3,6 +3,8 @@
 // (tests/torch/check_converted.py: the standard library against torch.load's bytes and the
 // reference serializer's layout rebuilt byte for byte), determinism, the derivation record
 // verified, and every refusal leaving nothing at the destination.
+#include "engine/convert.h"
+
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -12,9 +14,12 @@
 #include <set>
 
 #include "lib/core/base64.h"
+#include "lib/io/memory_source.h"
 #include "lib/io/place_new.h"
 #include "tests/support/artifact_builder.h"
+#include "tests/support/audit_helpers.h"
 #include "tests/support/pickle_builder.h"
+#include "tests/support/prerequisite.h"
 #include "tests/support/process.h"
 
 namespace ckpt::testing {
@@ -46,7 +51,7 @@ class ConvertTorch : public ::testing::Test {
     dir_ = nullptr;
   }
   void SetUp() override {
-    if (!missing_.empty()) GTEST_SKIP() << missing_;
+    if (!missing_.empty()) CKPT_MISSING_PREREQUISITE() << missing_;
   }
   static fs::path Path(const std::string& name) { return dir_->path() / name; }
   static CommandResult Check(const std::string& input, const fs::path& output) {
@@ -73,7 +78,7 @@ TEST_F(ConvertTorch, EveryCheckpointConvertsToWhatTorchLoadGives) {
 }
 
 TEST_F(ConvertTorch, TwoConversionsGiveTheSameBytesAndRecord) {
-  if (std::system("openssl version >/dev/null 2>&1") != 0) GTEST_SKIP() << "openssl is missing";
+  if (std::system("openssl version >/dev/null 2>&1") != 0) CKPT_MISSING_PREREQUISITE() << "openssl is missing";
   ASSERT_EQ(RunCommand("openssl genpkey -algorithm ed25519 -out " + ShellQuote(Path("key.pem")) + " && chmod 600 " +
                        ShellQuote(Path("key.pem")) + " && openssl pkey -in " + ShellQuote(Path("key.pem")) +
                        " -pubout -out " + ShellQuote(Path("pub.pem")))
@@ -262,20 +267,27 @@ TEST(ConvertRefusals, MathBitBigEndianAndPayloadsAreRefused) {
   EXPECT_TRUE(fs::exists(dir.path() / "plain.st"));
 }
 
+// Another file moved over the checkpoint once it is open (MemorySource::ReplaceOnOpen): the
+// audit's own identity check refuses it, deterministically, and nothing is written.
 TEST(ConvertRefusals, AFileChangedWhileReadIsRefused) {
   TempDir dir;
-  const fs::path input = dir.path() / "big.pt";
-  pk::WriteTorchZipFile(input.string(), 64, 1 << 20);  // 256 MiB: the run outlasts the first touch
-  const fs::path output = dir.path() / "big.safetensors";
-  // Its times change every 20 ms while it is converted (as a writer still appending would).
-  const CommandResult run = RunCommand(
-      "( while :; do touch " + ShellQuote(input) + "; sleep 0.02; done ) & toucher=$!; " + CKPT_CONVERT_BIN + " " +
-      ShellQuote(input) + " -o " + ShellQuote(output) + " 2>&1; status=$?; kill $toucher; exit $status");
-  EXPECT_EQ(run.exit_code, 1) << run.output;
-  // The audit's own identity check judges it, naming the checkpoint.
-  EXPECT_TRUE(Has(run.output, "error: 'big.pt' changed while being audited: its modification time")) << run.output;
-  EXPECT_TRUE(Has(run.output, "[layout-file-changed CHECKPOINT_INTEGRITY]")) << run.output;
-  EXPECT_FALSE(fs::exists(output));
+  MemorySource source;
+  source.AddFile("model.pt", pk::OneTensorZip());
+  source.ReplaceOnOpen("model.pt");
+  ConvertOptions options;
+  options.output = (dir.path() / "model.safetensors").string();
+  const ConvertResult run = ConvertCheckpoint("model.pt", source, InputKind::kTorchZip, options);
+  EXPECT_FALSE(run.written);
+  EXPECT_TRUE(HasFinding(run.input, "layout-file-changed", "'model.pt' changed while being audited"))
+      << Describe(run.input);
+  EXPECT_FALSE(fs::exists(options.output));
+  EXPECT_TRUE(fs::is_empty(dir.path()));  // no temporary file left beside it either
+  // The near miss: the same bytes, left alone, convert.
+  MemorySource steady;
+  steady.AddFile("model.pt", pk::OneTensorZip());
+  const ConvertResult kept = ConvertCheckpoint("model.pt", steady, InputKind::kTorchZip, options);
+  EXPECT_TRUE(kept.written) << Describe(kept.input);
+  EXPECT_TRUE(fs::exists(options.output));
 }
 
 TEST(ConvertUsage, OutputsThatWouldOverwriteOrEscapeAreUsageErrors) {

@@ -19,6 +19,7 @@
 #include "reports/diff_reports.h"
 #include "rules/catalog.h"
 #include "tests/support/history_builder.h"
+#include "tests/support/prerequisite.h"
 #include "tests/support/process.h"
 
 namespace ckpt::testing {
@@ -498,7 +499,8 @@ TEST(DiffCli, UnreadableArtifactIsAToolError) {
   std::filesystem::permissions(p->b + "/weights.safetensors", std::filesystem::perms::none);
   std::filesystem::permissions(p->dir.path(), std::filesystem::perms::all);
   const std::optional<std::string> prefix = UnprivilegedPrefix();
-  if (!prefix) GTEST_SKIP() << "running as root without setpriv: cannot drop privileges for a permission test";
+  if (!prefix)
+    CKPT_MISSING_PREREQUISITE() << "running as root without setpriv: cannot drop privileges for a permission test";
   const std::string diff = ReachableCopy(CKPT_DIFF_BIN, p->dir.path().string());
   EXPECT_EQ(RunCommand("cd " + p->dir.path().string() + " && " + *prefix + diff + " " + p->a + " " + p->b +
                        " >/dev/null 2>&1")

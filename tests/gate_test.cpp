@@ -13,6 +13,7 @@
 
 #include "tests/support/artifact_builder.h"
 #include "tests/support/history_builder.h"
+#include "tests/support/prerequisite.h"
 #include "tests/support/process.h"
 
 namespace ckpt::testing {
@@ -219,8 +220,7 @@ TEST_F(Gate, SuppressedFindingsStayInEveryReportAndDoNotCount) {
 }
 
 TEST_F(Gate, SarifWithSuppressionsPassesTheOfficialValidators) {
-  const fs::path validator = fs::absolute("../shared/tools/validate-sarif");
-  if (!fs::exists(validator)) GTEST_SKIP() << "../shared/tools/validate-sarif not found: validation skipped";
+  const fs::path validator = fs::absolute("tests/sarif/validate.sh");  // ../shared's validators, or the schema
   Baseline(kAccepted);
   std::string files;
   for (const auto& [tool, run] : Tools()) {
@@ -427,7 +427,8 @@ TEST_F(Gate, TheEffectivePolicyIsPrintedInJsonSarifAndSignedStatements) {
 // ---- CI formats against their schemas
 
 TEST_F(Gate, JunitOfEveryToolValidatesAgainstTheJunitSchema) {
-  if (std::system("xmllint --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "xmllint missing (libxml2-utils)";
+  if (std::system("xmllint --version >/dev/null 2>&1") != 0)
+    CKPT_MISSING_PREREQUISITE() << "xmllint missing (libxml2-utils)";
   WriteText(root() / "junit.xsd", kJunitXsd);
   // A hostile name must stay text: markup characters and a control character in a round's path.
   fs::copy(rounds_[1].dir, root() / "history" / "<b>&'\"\x01", fs::copy_options::recursive);
@@ -449,7 +450,7 @@ TEST_F(Gate, JunitOfEveryToolValidatesAgainstTheJunitSchema) {
 
 TEST_F(Gate, GitlabCodeQualityOfEveryToolValidatesAgainstItsSchema) {
   if (std::system("/usr/bin/python3 -c 'import jsonschema' >/dev/null 2>&1") != 0) {
-    GTEST_SKIP() << "python3-jsonschema missing (scripts/install-deps --test installs it)";
+    CKPT_MISSING_PREREQUISITE() << "python3-jsonschema missing (scripts/install-deps --test installs it)";
   }
   WriteText(root() / "codequality.schema.json", kGitlabSchema);
   WriteText(root() / "check.py", R"(

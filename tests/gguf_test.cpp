@@ -4,7 +4,6 @@
 // sets are checked whole, from the first part or a folder.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -87,8 +86,8 @@ TEST(Gguf, EveryTruncationIsAFinding) {
   }
 }
 
+// perf_test bounds these runs' time and memory.
 TEST(Gguf, HostileCountsEndBeforeAnyAllocation) {
-  const auto start = std::chrono::steady_clock::now();
   gg::Spec keys = gg::Several();
   keys.kv_count = std::uint64_t{1} << 60;
   EXPECT_TRUE(HasFinding(AuditGguf(gg::Build(keys)), "gguf-length-invalid", "1152921504606846976 key/values"));
@@ -106,7 +105,6 @@ TEST(Gguf, HostileCountsEndBeforeAnyAllocation) {
   dims.tensors[0].dims = {std::uint64_t{1} << 62, 4};
   dims.tensors[0].data_bytes = 64;
   EXPECT_TRUE(HasFinding(AuditGguf(gg::Build(dims)), "gguf-shape-invalid", "past 2^63"));
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));  // perf_test holds 1 s
 }
 
 TEST(Gguf, ASplitSetIsCheckedWholeFromItsFirstPartOrItsFolder) {

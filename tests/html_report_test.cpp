@@ -13,6 +13,7 @@
 
 #include "tests/support/artifact_builder.h"
 #include "tests/support/history_builder.h"
+#include "tests/support/prerequisite.h"
 #include "tests/support/process.h"
 
 namespace ckpt::testing {
@@ -149,7 +150,7 @@ TEST_F(HtmlReport, ChainPageDrawsThePictureWithGraphvizAndTheTableWithout) {
             std::string::npos)
       << without.output;
   EXPECT_NE(without.output.find("<code>chain-gap</code>"), std::string::npos);
-  if (std::system("command -v dot >/dev/null 2>&1") != 0) GTEST_SKIP() << "Graphviz dot not installed";
+  if (std::system("command -v dot >/dev/null 2>&1") != 0) CKPT_MISSING_PREREQUISITE() << "Graphviz dot not installed";
   CommandResult with = Html("ckpt-chain", history);
   ExpectSelfContained(with.output, "ckpt-chain with dot");
   const std::size_t picture = with.output.find("<div class=\"picture\">\n<svg");

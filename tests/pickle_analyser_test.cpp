@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <set>
 #include <string>
 
@@ -135,11 +134,9 @@ TEST(PickleSemantics, TensorPathNamesAreBudgeted) {
   }
   p += kStop;
   ASSERT_LT(p.size(), 130000U);
-  const auto start = std::chrono::steady_clock::now();
-  const AuditResult result = AuditBytes("tied.pt", TorchZip(p, {}));
+  const AuditResult result = AuditBytes("tied.pt", TorchZip(p, {}));  // perf_test bounds its time
   EXPECT_TRUE(HasFinding(result, "pickle-budget-exceeded", "Listing tensors spells more than 64 MiB of path names"))
       << Describe(result);
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 30.0);
 }
 
 TEST(PickleSemantics, MemoizeUsesTheNumberOfKeysWritten) {
@@ -452,8 +449,7 @@ TEST(PickleBypasses, Row22ExtensionCodesAndCompatNames) {
 TEST(PickleBypasses, Row23ExpansionAndHugeLengthsAreBounded) {
   // A DUP storm of 3 million opcodes ends at the value budget.
   const std::string storm = Proto(2) + kEmptyList + std::string(3'000'000, '2') + kStop;
-  auto start = std::chrono::steady_clock::now();
-  const AuditResult r = AuditBytes("a.pkl", storm);
+  const AuditResult r = AuditBytes("a.pkl", storm);  // perf_test bounds these runs' time
   EXPECT_TRUE(HasFinding(r, "pickle-budget-exceeded", "more than 2^21 values"));
   // A 2^62 length prefix: a finding before any allocation.
   const std::string huge = Proto(4) + "\x8d" + std::string("\x00\x00\x00\x00\x00\x00\x00\x40", 8) + kStop;
@@ -469,7 +465,6 @@ TEST(PickleBypasses, Row23ExpansionAndHugeLengthsAreBounded) {
   laughs += kPop + BinGet(9) + kStop;
   EXPECT_TRUE(HasFinding(AuditBytes("model.pt", TorchZip(laughs, {})), "pickle-budget-exceeded",
                          "Listing tensors visits more than 2^21"));
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));  // perf_test holds the 1 s bound
 }
 
 TEST(PickleBypasses, Row24ScannerImport) {

@@ -11,6 +11,7 @@
 #include "engine/audit.h"
 #include "tests/support/artifact_builder.h"
 #include "tests/support/audit_helpers.h"
+#include "tests/support/prerequisite.h"
 
 namespace ckpt::testing {
 namespace {
@@ -36,7 +37,7 @@ std::filesystem::path Artifact(const TempDir& root, const std::string& marker) {
 }
 
 TEST(PickleRefusal, PayloadIsRealWhenAPythonIsThere) {
-  if (std::system("command -v python3 >/dev/null 2>&1") != 0) GTEST_SKIP() << "python3 not installed";
+  if (std::system("command -v python3 >/dev/null 2>&1") != 0) CKPT_MISSING_PREREQUISITE() << "python3 not installed";
   TempDir root;
   const std::string marker = (root.path() / "created-by-python").string();
   std::filesystem::path dir = Artifact(root, marker);

@@ -10,7 +10,7 @@ set -euo pipefail
 source_dir=$1
 cache=$2/action-validator
 fail() { echo "validate_actions: $*" >&2; exit 1; }
-command -v npm >/dev/null || { echo "validate_actions: npm is not installed" >&2; exit 77; }
+command -v npm >/dev/null || { echo "validate_actions: npm is not installed" >&2; [ "${CKPT_REQUIRE_ALL:-}" = 1 ] && exit 1; exit 77; }
 
 if [ ! -x "$cache/node_modules/.bin/action-validator" ]; then
   mkdir -p "$cache"
