@@ -12,6 +12,7 @@
 #include "lib/artifact/audit_result.h"
 #include "lib/findings/diagnostic.h"
 #include "lib/hashing/content_hash.h"
+#include "lib/hashing/whole_file_digest.h"  // the digests a fused pass records
 #include "lib/io/artifact_source.h"
 
 namespace ckpt {
@@ -42,10 +43,6 @@ std::unique_ptr<AuditSession> BeginAudit(const std::string& display_path, const 
                                          const Policy& policy, InputKind kind = InputKind::kLensemble);
 std::unique_ptr<AuditSession> BeginAuditPath(const std::string& path, const Policy& policy);
 void RecordContentHash(AuditSession& session, const IoResult<std::string>& hash);
-/// Each weight file's SHA-256 over its whole length, into its AdmittedFile (Policy::digest_files).
-/// The CRC-32s a torch zip defers to this read (PendingCrc) are checked too; a mismatch is
-/// reported to `sink` when one is given.
-void DigestWeightFiles(Artifact& artifact, DiagnosticSink* sink = nullptr);
 /// DigestWeightFiles for a session, its CRC-32 mismatches reported as its findings.
 void DigestSessionFiles(AuditSession& session);
 /// One read of the session's weight file `wf`: the CRC-32s it defers and `also` on the
@@ -55,10 +52,6 @@ void DigestSessionFiles(AuditSession& session);
 bool DigestSessionFileWith(AuditSession& session, const WeightFile& wf,
                            const std::function<void(std::uint64_t, std::span<const std::byte>)>& also,
                            const std::function<void(std::uint64_t, std::span<const std::byte>)>& behind, bool whole);
-/// Requests for the open weight files' whole-file digests (to be fed from a pass's reads),
-/// and, once fed, their digests recorded in the matching AdmittedFiles.
-std::vector<FileDigestRequest> WeightDigestRequests(const Artifact& artifact);
-void RecordDigests(Artifact& artifact, std::span<const FileDigestRequest> requests);
 AuditResult FinishAudit(AuditSession& session);
 
 }  // namespace ckpt

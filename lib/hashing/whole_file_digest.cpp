@@ -1,0 +1,146 @@
+#include "lib/hashing/whole_file_digest.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <string_view>
+
+#include "lib/core/text.h"
+#include "lib/hashing/crc32.h"
+#include "lib/hashing/sha256.h"
+#include "lib/io/read_ring.h"
+
+namespace ckpt {
+namespace {
+
+// Files at least this big are read ahead on a helper thread (a thread per small file of a
+// model folder would cost more than it saves).
+constexpr std::uint64_t kReadAheadFrom = std::uint64_t{8} << 20;
+
+// Reads `file` once, front to back, in windows of `window` bytes, giving each to `ahead` (on
+// the reading thread) and then to `behind`. With `overlap` and a file worth it, the reads and
+// `ahead` (a CRC-32) run a few windows in front of `behind` (SHA-256) on a second core.
+bool ReadWindows(const RandomAccessFile& file, std::uint64_t size, std::size_t window, const WindowSink* ahead,
+                 const WindowSink& behind, bool overlap) {
+  const bool read_ahead = overlap && size >= kReadAheadFrom;
+  const ReadRing::Process on_read = [ahead](const RingWindow& w) { (*ahead)(w.offset, w.bytes); };
+  ReadRing ring(
+      [&file, size](std::size_t) {
+        return ReadExtent{&file, 0, size};
+      },
+      size == 0 ? 0 : 1, window, read_ahead ? 4 : 1, 1,
+      read_ahead ? ReadRing::Readers::kOwnThread : ReadRing::Readers::kStreams, ahead != nullptr ? on_read : nullptr);
+  return !ring.Run(0, [&behind](const RingWindow& w) { behind(w.offset, w.bytes); });
+}
+
+}  // namespace
+
+std::map<std::string_view, AdmittedFile*> AdmittedByName(Artifact& artifact) {
+  std::map<std::string_view, AdmittedFile*> by_name;
+  for (AdmittedFile& f : artifact.files) by_name[f.name] = &f;
+  return by_name;
+}
+
+// SHA-256 of `file`'s `size` bytes into `into`, with the git blob SHA-1 as well when `into`
+// is a hub-cache blob named by one, and the CRC-32 of each zip member in `crcs` (a torch
+// zip's data records) from the same reads, on a second core when `overlap`. False (nothing
+// recorded) when a read fails.
+bool DigestWholeFile(const RandomAccessFile& file, std::uint64_t size, AdmittedFile& into,
+                     std::span<const PendingCrc> crcs, DiagnosticSink* sink, bool overlap, const WindowSink* also,
+                     const WindowSink* also_behind, bool whole) {
+  Sha256 hash;
+  std::optional<Sha1> git;  // a hub-cache blob named by its git object id
+  if (into.blob_digest && into.blob_digest->size() == 40) {
+    git.emplace();
+    git->Update("blob " + std::to_string(size) + std::string(1, '\0'));
+  }
+  const WindowSink digest = [&](std::uint64_t at, std::span<const std::byte> bytes) {
+    if (whole) hash.Update(bytes);
+    if (git) git->Update(bytes);
+    if (also_behind != nullptr) (*also_behind)(at, bytes);
+  };
+  // Zip members whose CRC-32 is checked from these same reads, in offset order.
+  std::vector<const PendingCrc*> pending;
+  for (const PendingCrc& c : crcs) pending.push_back(&c);
+  std::sort(pending.begin(), pending.end(),
+            [](const PendingCrc* a, const PendingCrc* b) { return a->offset < b->offset; });
+  std::vector<Crc32> running(pending.size());
+  std::size_t first_open = 0;
+  const WindowSink check = [&](std::uint64_t at, std::span<const std::byte> bytes) {
+    const std::uint64_t end = at + bytes.size();
+    for (std::size_t i = first_open; i < pending.size() && pending[i]->offset < end; ++i) {
+      const PendingCrc& c = *pending[i];
+      const std::uint64_t from = std::max(at, c.offset);
+      const std::uint64_t to = std::min(end, c.offset + c.length);
+      if (from < to) running[i].Update(bytes.subspan(from - at, to - from));
+      if (c.offset + c.length <= end && i == first_open) ++first_open;
+    }
+  };
+  const WindowSink ahead = [&](std::uint64_t at, std::span<const std::byte> bytes) {
+    if (!pending.empty()) check(at, bytes);
+    if (also != nullptr) (*also)(at, bytes);
+  };
+  const bool ok =
+      ReadWindows(file, size, 1 << 20, pending.empty() && also == nullptr ? nullptr : &ahead, digest, overlap);
+  if (!ok) return false;
+  for (std::size_t i = 0; sink != nullptr && i < pending.size(); ++i) {
+    if (running[i].value() == pending[i]->expected) continue;
+    Location location;
+    location.file = into.name;
+    location.byte_offset = pending[i]->offset;
+    sink->Report(Diag::kZipCrcMismatch, location,
+                 "Member " + QuoteForMessage(pending[i]->member) + " has CRC-32 " + Crc32Hex(running[i].value()) +
+                     ", not the " + Crc32Hex(pending[i]->expected) +
+                     " its directory records: its bytes were changed after it was written (torch does not check).");
+  }
+  if (whole) into.sha256 = hash.FinalHex();
+  if (git) into.git_blob_sha1 = git->FinalHex();
+  return true;
+}
+
+// Each weight file's SHA-256 over its whole length, into the matching AdmittedFile. A read
+// that fails leaves the digest out: the identity check reports a file that changed.
+void DigestWeightFiles(Artifact& artifact, DiagnosticSink* sink) {
+  const auto admitted_by_name = AdmittedByName(artifact);
+  for (const WeightFile& wf : artifact.weights) {
+    auto found = admitted_by_name.find(wf.name);
+    if (!wf.file || found == admitted_by_name.end()) continue;
+    if (found->second->sha256) continue;  // digested from the content hash's reads
+    DigestWholeFile(*wf.file, wf.size, *found->second, wf.pending_crcs, sink, artifact.policy.overlap_reads);
+  }
+}
+
+// Every other admitted file of a model folder, read whole from its source (configuration,
+// tokenizer and inventory files), with the git blob SHA-1 of a hub-cache blob named by
+// one. A file that is no longer the admitted one keeps no digest (its identity check says so).
+void DigestOtherFiles(Artifact& artifact, const ArtifactSource& source) {
+  for (AdmittedFile& f : artifact.files) {
+    if (f.sha256) continue;
+    if (artifact.FindWeightFile(f.name) != nullptr) continue;  // DigestWeightFiles has it
+    auto file = source.Open(f.name);
+    if (!file || (*file)->identity() != f.identity) continue;
+    DigestWholeFile(**file, (*file)->size(), f, {}, nullptr, artifact.policy.overlap_reads);
+  }
+}
+
+std::vector<FileDigestRequest> WeightDigestRequests(const Artifact& artifact) {
+  std::vector<FileDigestRequest> requests;
+  for (const WeightFile& wf : artifact.weights) {
+    if (wf.file) requests.push_back({wf.file.get(), wf.size, std::nullopt});
+  }
+  return requests;
+}
+
+void RecordDigests(Artifact& artifact, std::span<const FileDigestRequest> requests) {
+  const auto admitted_by_name = AdmittedByName(artifact);
+  std::size_t next = 0;
+  for (const WeightFile& wf : artifact.weights) {
+    if (!wf.file || next >= requests.size()) continue;
+    const FileDigestRequest& request = requests[next++];
+    if (auto it = admitted_by_name.find(wf.name); request.sha256 && it != admitted_by_name.end()) {
+      it->second->sha256 = request.sha256;
+    }
+  }
+}
+
+}  // namespace ckpt

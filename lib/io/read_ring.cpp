@@ -1,0 +1,149 @@
+#include "lib/io/read_ring.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace ckpt {
+
+ReadRing::ReadRing(ExtentAt extent_at, std::size_t count, std::size_t window, std::size_t slots, std::size_t streams,
+                   Readers readers, Process on_read)
+    : extent_at_(std::move(extent_at)),
+      count_(count),
+      window_(window),
+      slots_count_(slots),
+      streams_(streams),
+      readers_(readers),
+      on_read_(std::move(on_read)),
+      buffer_(slots * window),
+      slots_(slots),
+      processed_(streams, 0) {
+  if (streams < 1 || streams > 2 || slots < streams || window == 0) throw std::invalid_argument("ReadRing shape");
+  // Two streams reading for themselves would run on_read on two threads at once.
+  if (on_read_ && readers_ == Readers::kStreams && streams > 1) throw std::invalid_argument("ReadRing on_read");
+  if (readers_ == Readers::kOwnThread) reader_ = std::thread([this] { ReadAll(); });
+}
+
+ReadRing::~ReadRing() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  changed_.notify_all();
+  if (reader_.joinable()) reader_.join();
+}
+
+ReadRing::Cursor ReadRing::Start() const {
+  Cursor c;
+  c.end = count_ == 0;
+  return c;
+}
+
+std::size_t ReadRing::Length(const Cursor& c) const {
+  return static_cast<std::size_t>(std::min<std::uint64_t>(window_, extent_at_(c.extent).length - c.done));
+}
+
+void ReadRing::Step(Cursor& c) const {
+  if (c.end) return;
+  c.done += Length(c);
+  ++c.index;
+  if (c.done < extent_at_(c.extent).length) return;
+  if (++c.extent == count_) {
+    c.end = true;
+    return;
+  }
+  c.done = 0;
+}
+
+bool ReadRing::RoomLocked(std::uint64_t index) const {
+  return *std::min_element(processed_.begin(), processed_.end()) + slots_count_ > index;
+}
+
+bool ReadRing::ReadyLocked(std::uint64_t index) const { return slots_[index % slots_count_].index == index; }
+
+bool ReadRing::Read(const Cursor& c) {
+  const ReadExtent extent = extent_at_(c.extent);
+  const std::size_t n = Length(c);
+  const auto slot = static_cast<std::size_t>(c.index % slots_count_);
+  const std::span<std::byte> target = std::span(buffer_).subspan(slot * window_, n);
+  if (auto read = extent.file->ReadAt(extent.offset + c.done, target); !read) {
+    std::lock_guard lock(mutex_);
+    failed_ = true;
+    error_ = read.error();
+    changed_.notify_all();
+    return false;
+  }
+  const bool last = c.extent + 1 == count_ && c.done + n == extent.length;
+  const RingWindow window{c.extent, c.done == 0, last, target, extent.file, extent.offset + c.done};
+  if (on_read_) on_read_(window);
+  {
+    std::lock_guard lock(mutex_);
+    slots_[slot] = Slot{c.index, window};
+  }
+  changed_.notify_all();
+  return true;
+}
+
+std::optional<boost::system::error_code> ReadRing::Failure() {
+  std::lock_guard lock(mutex_);
+  failed_ = true;
+  changed_.notify_all();
+  return error_;
+}
+
+void ReadRing::ReadAll() {
+  for (Cursor c = Start(); !c.end; Step(c)) {
+    {
+      std::unique_lock lock(mutex_);
+      changed_.wait(lock, [&] { return stop_ || failed_ || RoomLocked(c.index); });
+      if (stop_ || failed_) return;
+    }
+    if (!Read(c)) return;
+  }
+}
+
+std::optional<boost::system::error_code> ReadRing::Run(std::size_t stream, const Process& process) {
+  // Readers::kStreams: this stream reads windows stream, stream + streams, ...
+  Cursor reading = Start();
+  for (std::size_t k = 0; k < stream; ++k) Step(reading);
+  auto step_reading = [&] {
+    for (std::size_t k = 0; k < streams_; ++k) Step(reading);
+  };
+  auto room = [&](std::uint64_t index) {
+    std::lock_guard lock(mutex_);
+    return !failed_ && RoomLocked(index);
+  };
+  for (Cursor processing = Start(); !processing.end; Step(processing)) {
+    if (readers_ == Readers::kStreams) {
+      // Read my windows ahead while the ring has room, without waiting.
+      while (!reading.end && reading.index < processing.index + slots_count_ && room(reading.index)) {
+        if (!Read(reading)) return Failure();
+        step_reading();
+      }
+      if (processing.index % streams_ == stream && !reading.end && reading.index == processing.index) {
+        {  // mine and not read yet: wait for its slot, then read it
+          std::unique_lock lock(mutex_);
+          changed_.wait(lock, [&] { return failed_ || RoomLocked(processing.index); });
+          if (failed_) return error_;
+        }
+        if (!Read(processing)) return Failure();
+        step_reading();
+      }
+    }
+    const Slot* slot = nullptr;
+    {
+      std::unique_lock lock(mutex_);
+      changed_.wait(lock, [&] { return failed_ || ReadyLocked(processing.index); });
+      if (!ReadyLocked(processing.index)) return error_;
+      slot = &slots_[processing.index % slots_count_];
+    }
+    process(slot->window);
+    {
+      std::lock_guard lock(mutex_);
+      processed_[stream] = processing.index + 1;
+    }
+    changed_.notify_all();
+  }
+  return std::nullopt;
+}
+
+}  // namespace ckpt

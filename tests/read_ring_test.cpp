@@ -1,0 +1,118 @@
+// The one read ring (lib/io/read_ring.h) in each of its shapes: every window in order, once,
+// to every stream; empty extents still open; a failed read stops every stream with its error.
+#include "lib/io/read_ring.h"
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+namespace ckpt::testing {
+namespace {
+
+class BytesFile final : public RandomAccessFile {
+ public:
+  explicit BytesFile(std::string bytes, std::uint64_t fail_at = ~std::uint64_t{0})
+      : bytes_(std::move(bytes)), fail_at_(fail_at) {}
+  [[nodiscard]] std::uint64_t size() const override { return bytes_.size(); }
+  [[nodiscard]] IoResult<void> ReadAt(std::uint64_t offset, std::span<std::byte> out) const override {
+    if (offset + out.size() > bytes_.size() ||
+        (out.size() > 0 && offset <= fail_at_ && fail_at_ < offset + out.size())) {
+      return boost::system::error_code(EIO, boost::system::generic_category());
+    }
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<std::byte>(bytes_[offset + i]);
+    return {};
+  }
+  [[nodiscard]] FileIdentity identity() const override { return {}; }
+
+ private:
+  std::string bytes_;
+  std::uint64_t fail_at_;
+};
+
+struct Seen {
+  std::string bytes;
+  std::vector<std::size_t> firsts;  // extents whose first window arrived
+  int lasts = 0;
+};
+
+ReadRing::Process Record(Seen& seen) {
+  return [&seen](const RingWindow& w) {
+    if (w.first) seen.firsts.push_back(w.extent);
+    if (w.last) ++seen.lasts;
+    for (std::byte b : w.bytes) seen.bytes.push_back(static_cast<char>(b));
+  };
+}
+
+std::string Pattern(std::size_t n) {
+  std::string s;
+  for (std::size_t i = 0; i < n; ++i) s.push_back(static_cast<char>('a' + (i * 7) % 26));
+  return s;
+}
+
+TEST(ReadRing, EveryShapeDeliversEveryWindowInOrderToEveryStream) {
+  const BytesFile file(Pattern(10'000));
+  // Extents out of file order, one empty: 3000 bytes at 5000, none at 100, 4999 at 1.
+  const std::vector<ReadExtent> extents{{&file, 5000, 3000}, {&file, 100, 0}, {&file, 1, 4999}};
+  const std::string expected = Pattern(10'000).substr(5000, 3000) + Pattern(10'000).substr(1, 4999);
+  auto at = [&](std::size_t i) { return extents[i]; };
+  for (auto [slots, streams, readers] :
+       {std::tuple<std::size_t, std::size_t, ReadRing::Readers>{1, 1, ReadRing::Readers::kStreams},
+        std::tuple<std::size_t, std::size_t, ReadRing::Readers>{4, 1, ReadRing::Readers::kOwnThread},
+        std::tuple<std::size_t, std::size_t, ReadRing::Readers>{6, 2, ReadRing::Readers::kStreams},
+        std::tuple<std::size_t, std::size_t, ReadRing::Readers>{2, 2, ReadRing::Readers::kOwnThread}}) {
+    Seen on_read, zero, one;
+    const bool one_reader = streams == 1 || readers == ReadRing::Readers::kOwnThread;
+    ReadRing ring(at, extents.size(), 512, slots, streams, readers, one_reader ? Record(on_read) : nullptr);
+    std::thread second;
+    if (streams == 2) second = std::thread([&] { EXPECT_FALSE(ring.Run(1, Record(one))); });
+    EXPECT_FALSE(ring.Run(0, Record(zero)));
+    if (second.joinable()) second.join();
+    EXPECT_TRUE(zero.bytes == expected) << slots << " slots";
+    EXPECT_TRUE(!one_reader || on_read.bytes == expected) << slots << " slots";
+    EXPECT_EQ(zero.firsts, (std::vector<std::size_t>{0, 1, 2}));
+    EXPECT_EQ(zero.lasts, 1);
+    if (streams == 2) {
+      EXPECT_TRUE(one.bytes == expected);
+    }
+  }
+}
+
+TEST(ReadRing, AFailedReadStopsEveryStreamWithItsError) {
+  const BytesFile file(Pattern(100'000), 70'000);
+  auto at = [&](std::size_t) { return ReadExtent{&file, 0, file.size()}; };
+  for (auto [slots, streams, readers] :
+       {std::tuple<std::size_t, std::size_t, ReadRing::Readers>{1, 1, ReadRing::Readers::kStreams},
+        std::tuple<std::size_t, std::size_t, ReadRing::Readers>{4, 1, ReadRing::Readers::kOwnThread},
+        std::tuple<std::size_t, std::size_t, ReadRing::Readers>{6, 2, ReadRing::Readers::kStreams}}) {
+    Seen zero, one;
+    ReadRing ring(at, 1, 4096, slots, streams, readers);
+    std::optional<boost::system::error_code> second_error;
+    std::thread second;
+    if (streams == 2) second = std::thread([&] { second_error = ring.Run(1, Record(one)); });
+    const auto error = ring.Run(0, Record(zero));
+    if (second.joinable()) second.join();
+    ASSERT_TRUE(error.has_value()) << slots;
+    EXPECT_EQ(error->value(), EIO);
+    EXPECT_LE(zero.bytes.size(), 70'000U);  // never a window past the failure
+    EXPECT_EQ(zero.lasts, 0);
+    if (streams == 2) {
+      EXPECT_TRUE(second_error.has_value());
+    }
+  }
+  // The near miss: the same file, read short of the bad byte, completes.
+  ReadRing ring(
+      [&](std::size_t) {
+        return ReadExtent{&file, 0, 70'000};
+      },
+      1, 4096, 4, 1, ReadRing::Readers::kOwnThread);
+  Seen seen;
+  EXPECT_FALSE(ring.Run(0, Record(seen)));
+  EXPECT_EQ(seen.bytes.size(), 70'000U);
+}
+
+}  // namespace
+}  // namespace ckpt::testing
