@@ -11,6 +11,7 @@
 #include "lib/core/checked_math.h"
 #include "lib/core/text.h"
 #include "lib/formats/compat_pickle_names.inc"
+#include "lib/formats/pickle_opcodes.h"
 #include "lib/io/file_cursor.h"
 
 namespace ckpt::pickle {
@@ -450,12 +451,7 @@ ParsedInt ParseInt(std::string_view text, bool base_zero) {
 
 }  // namespace
 
-bool IsOpcode(std::byte byte) {
-  // Protocols 0-1 (printable), 2-5 (0x80-0x98).
-  static constexpr std::string_view kPrintable = "().012BCFGIJKLMNPQRSTUVX]abcdeghijlopqrstu}";
-  const auto c = std::to_integer<unsigned>(byte);
-  return (c >= 0x80 && c <= 0x98) || kPrintable.find(static_cast<char>(c)) != std::string_view::npos;
-}
+bool IsOpcode(std::byte byte) { return FindOpcode(std::to_integer<unsigned char>(byte)) != nullptr; }
 
 namespace {
 
@@ -471,6 +467,29 @@ bool IsNameLine(std::string_view line) {
     if (!(std::isalnum(u) != 0 || c == '_' || c == '.' || u >= 0x80)) return false;
   }
   return true;
+}
+
+// Whether CPython accepts `t` as a text-line argument of this syntax.
+bool LineParses(LineSyntax syntax, const std::string& t) {
+  switch (syntax) {
+    case LineSyntax::kInt:
+      return t == "00" || t == "01" || ParseInt(t, true).ok;
+    case LineSyntax::kLong:
+      return ParseInt(t.ends_with('L') ? t.substr(0, t.size() - 1) : t, true).ok;
+    case LineSyntax::kMemoKey:
+      return ParseInt(t, false).ok;
+    case LineSyntax::kFloat:
+      return IsFloatLine(t);
+    case LineSyntax::kQuoted:
+      return t.size() >= 2 && (t.front() == '\'' || t.front() == '"') && t.back() == t.front();
+    case LineSyntax::kName:
+      return IsNameLine(t);
+    case LineSyntax::kAny:
+      return true;
+    case LineSyntax::kNone:
+      break;
+  }
+  return false;
 }
 
 }  // namespace
@@ -503,108 +522,16 @@ IoResult<bool> ParsesAsPickles(const RandomAccessFile& file, std::uint64_t max_b
     auto code = take(1);
     if (!code) return Failed(code.error());
     if (!*code) return false;
-    const auto op = static_cast<unsigned char>((**code)[0]);
-    std::optional<std::uint64_t> fixed;  // a fixed-width argument
-    std::size_t length_bytes = 0;        // a length prefix, then that many bytes
-    std::size_t lines = 0;               // text lines
-    switch (op) {
-      case '(':
-      case '.':
-      case '0':
-      case '1':
-      case '2':
-      case 'N':
-      case ')':
-      case ']':
-      case '}':
-      case 'a':
-      case 'b':
-      case 'd':
-      case 'e':
-      case 'l':
-      case 'o':
-      case 's':
-      case 't':
-      case 'u':
-      case 'R':
-      case 'Q':
-      case 0x81:
-      case 0x85:
-      case 0x86:
-      case 0x87:
-      case 0x88:
-      case 0x89:
-      case 0x8f:
-      case 0x90:
-      case 0x91:
-      case 0x92:
-      case 0x93:
-      case 0x94:
-      case 0x97:
-      case 0x98:
-        break;
-      case 'K':
-      case 'h':
-      case 'q':
-      case 0x80:
-      case 0x82:
-        fixed = 1;
-        break;
-      case 'M':
-      case 0x83:
-        fixed = 2;
-        break;
-      case 'J':
-      case 'j':
-      case 'r':
-      case 0x84:
-        fixed = 4;
-        break;
-      case 'G':
-      case 0x95:
-        fixed = 8;
-        break;
-      case 'U':
-      case 'C':
-      case 0x8c:
-      case 0x8a:
-        length_bytes = 1;
-        break;
-      case 'T':
-      case 'X':
-      case 'B':
-      case 0x8b:
-        length_bytes = 4;
-        break;
-      case 0x8d:
-      case 0x8e:
-      case 0x96:
-        length_bytes = 8;
-        break;
-      case 'F':
-      case 'I':
-      case 'L':
-      case 'S':
-      case 'V':
-      case 'g':
-      case 'p':
-      case 'P':
-        lines = 1;
-        break;
-      case 'c':
-      case 'i':
-        lines = 2;
-        break;
-      default:
-        return false;
-    }
-    if (fixed) {
-      auto arg = take(static_cast<std::size_t>(*fixed));
+    const Opcode* opcode = FindOpcode(static_cast<unsigned char>((**code)[0]));
+    if (opcode == nullptr) return false;
+    const unsigned char op = opcode->code;
+    if (opcode->fixed > 0) {
+      auto arg = take(opcode->fixed);
       if (!arg) return Failed(arg.error());
       if (!*arg) return false;
       if (op == 0x80 && static_cast<unsigned char>((**arg)[0]) > 5) return false;
-    } else if (length_bytes > 0) {
-      auto prefix = take(length_bytes);
+    } else if (opcode->length > 0) {
+      auto prefix = take(opcode->length);
       if (!prefix) return Failed(prefix.error());
       if (!*prefix) return false;
       const std::uint64_t n = le(**prefix);
@@ -612,17 +539,11 @@ IoResult<bool> ParsesAsPickles(const RandomAccessFile& file, std::uint64_t max_b
       cursor.Skip(n);  // skipped, not read
     } else {
       std::string t;
-      for (std::size_t k = 0; k < lines; ++k) {
+      for (std::size_t k = 0; k < opcode->lines; ++k) {
         auto l = line(t);
         if (!l) return Failed(l.error());
         if (!*l) return false;
-        const bool ok =
-            (op == 'I' && (t == "00" || t == "01" || ParseInt(t, true).ok)) ||
-            (op == 'L' && ParseInt(t.ends_with('L') ? t.substr(0, t.size() - 1) : t, true).ok) ||
-            ((op == 'g' || op == 'p') && ParseInt(t, false).ok) || (op == 'F' && IsFloatLine(t)) ||
-            (op == 'S' && t.size() >= 2 && (t.front() == '\'' || t.front() == '"') && t.back() == t.front()) ||
-            ((op == 'c' || op == 'i') && IsNameLine(t)) || op == 'V' || op == 'P';
-        if (!ok) return false;
+        if (!LineParses(opcode->line, t)) return false;
       }
     }
     // CPython's unpickler returns at the first STOP, having imported and called whatever came
@@ -847,6 +768,27 @@ class Analyser::Machine {
  private:
   // A failure that ends this pickle (CPython raises); reported once.
   struct Stop {};
+
+  // The next opcode (charged to the opcode budget); Stop at the stream's end or an unknown byte.
+  const Opcode& NextOpcode();
+  // One function per opcode family (pickle_opcodes.h). StackOp: true at STOP.
+  bool StackOp(unsigned char op, PickleEnd& result);
+  void NumberOp(unsigned char op);
+  void TextOp(unsigned char op);
+  void ContainerOp(unsigned char op);
+  void MemoOp(unsigned char op);
+  void CallOp(unsigned char op);
+  void FramingOp(unsigned char op);
+  // Argument readers: each reports a truncation and throws Stop (or a read error).
+  std::string_view Need(std::size_t n);
+  std::string NextLine();
+  static std::uint64_t Le(std::string_view b);
+  void PushText(Kind kind, std::uint64_t n);
+  ValueId PopOrStop();
+  std::vector<ValueId> PopMarkOrStop();
+  std::uint64_t LineKey();  // GET and PUT (protocol 0): the memo key as a decimal line
+  void MemoGet(std::uint64_t key);
+  void MemoPut(std::uint64_t key);
 
   // Its own buffered read, not FileCursor: this is the per-opcode path, and the shared
   // cursor measured 40% slower here (a DUP storm: 26 ms against 37 ms).
@@ -1543,7 +1485,6 @@ bool Analyser::Machine::RefuseUnhashable(std::span<const ValueId> items, std::si
 
 IoResult<PickleEnd> Analyser::Machine::Run() {
   PickleEnd result;
-  Budget& budget = a_.budget_;
   try {
     while (true) {
       // The previous opcode's bytes must lie inside its frame or wholly outside it: CPython
@@ -1553,584 +1494,30 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
                                  "): pickle.load from a file and pickle.loads read different opcodes from here.");
       }
       op_at_ = pos_;
-      if (++budget.opcodes > Budget::kMaxOpcodes) {
-        budget.exceeded = true;
-        a_.Report(Diag::kPickleBudgetExceeded, op_at_,
-                  "The pickle runs past 2^24 opcodes by byte " + std::to_string(op_at_) + ": analysis stops here.");
-        throw Stop{};
-      }
-      auto code = Take(1);
-      if (!code) return code.error();
-      if (!*code) {
-        Malformed("The pickle ends at byte " + std::to_string(op_at_) +
-                  " before its STOP opcode (pickle data was truncated).");
-        throw Stop{};
-      }
-      const auto op = static_cast<unsigned char>((**code)[0]);
-      auto need = [&](std::size_t n) -> std::string_view {
-        auto bytes = Take(n);
-        if (!bytes) throw bytes.error();
-        if (!*bytes) {
-          Malformed(OpName() + " needs " + std::to_string(n) + " more bytes than the stream holds (truncated).");
-          throw Stop{};
-        }
-        return **bytes;
-      };
-      auto line = [&]() -> std::string {
-        auto l = Line();
-        if (!l) throw l.error();
-        if (!*l) {
-          if (!budget.exceeded) Malformed(OpName() + " reads a line that never ends (truncated).");
-          throw Stop{};
-        }
-        return std::move(**l);
-      };
-      auto le = [](std::string_view b) {
-        std::uint64_t v = 0;
-        for (std::size_t i = b.size(); i-- > 0;) v = (v << 8) | static_cast<unsigned char>(b[i]);
-        return v;
-      };
-      auto text = [&](Kind kind, std::uint64_t n) {
-        if (!ChargeText(n, op_at_)) throw Stop{};
-        if (n > end_ - pos_) {
-          Malformed(OpName() + " declares " + std::to_string(n) + " bytes, more than the " +
-                    std::to_string(end_ - pos_) + " left in the stream (truncated).");
-          throw Stop{};
-        }
-        std::string s(need(static_cast<std::size_t>(n)));
-        if (kind == Kind::kStr && !ValidUtf8(s)) {
-          Malformed(OpName() + " holds a string that is not valid UTF-8.");
-          throw Stop{};
-        }
-        Push(a_.NewText(kind, std::move(s)));
-      };
-      auto pop = [&]() -> ValueId {
-        auto v = Pop();
-        if (!v) throw Stop{};
-        return *v;
-      };
-      auto pop_mark = [&]() -> std::vector<ValueId> {
-        auto v = PopMark();
-        if (!v) throw Stop{};
-        return std::move(*v);
-      };
-      // GET and PUT (protocol 0) give the memo key as a decimal line.
-      auto line_key = [&]() -> std::uint64_t {
-        const ParsedInt n = ParseInt(line(), false);
-        if (!n.ok || n.big || n.value < 0) {
-          Malformed(OpName() + " holds a memo key that is not a non-negative int.");
-          throw Stop{};
-        }
-        return static_cast<std::uint64_t>(n.value);
-      };
-      auto memo_get = [&](std::uint64_t key) {
-        std::optional<ValueId> found;
-        if (key < kDenseMemo) {
-          if (key < dense_memo_.size() && dense_memo_[key] != kEmptySlot) found = dense_memo_[key];
-        } else if (auto it = sparse_memo_.find(key); it != sparse_memo_.end()) {
-          found = it->second;
-        }
-        if (!found) {
-          Malformed(OpName() + " reads memo key " + std::to_string(key) +
-                    ", which was never written (CPython fails here; what follows is analysed as unknown).");
-          Push(Unknown());
-          return;
-        }
-        Push(*found);
-      };
-      auto memo_put = [&](std::uint64_t key) {
-        const ValueId top = Top();
-        if (!ChargeValue()) throw Stop{};
-        if (key < kDenseMemo) {
-          if (key >= dense_memo_.size()) dense_memo_.resize(static_cast<std::size_t>(key) + 1, kEmptySlot);
-          memo_count_ += dense_memo_[key] == kEmptySlot ? 1U : 0U;
-          dense_memo_[key] = top;
-          return;
-        }
-        auto [it, inserted] = sparse_memo_.try_emplace(key, top);
-        if (!inserted) {
-          it->second = top;
-          return;
-        }
-        ++memo_count_;
-        if (sparse_memo_.size() > kMaxSparseMemo) {
-          a_.budget_.exceeded = true;
-          a_.Report(Diag::kPickleBudgetExceeded, op_at_,
-                    OpName() + " writes a memo key past 2^22 for the " + std::to_string(sparse_memo_.size()) +
-                        "th time; no pickler numbers its memo so: analysis stops here.");
-          throw Stop{};
-        }
-      };
-      op_name_ = "";
-      switch (op) {
-        case '(':
-          op_name_ = "MARK";
-          marks_.push_back(stack_.size());
+      const Opcode& op = NextOpcode();
+      op_name_ = op.name.data();
+      switch (op.family) {
+        case OpFamily::kStack:
+          if (StackOp(op.code, result)) return result;
           break;
-        case '.': {
-          op_name_ = "STOP";
-          const ValueId v = pop();
-          result.stopped = true;
-          result.root = v;
-          if (!stack_.empty() || !marks_.empty()) {
-            Malformed("STOP at byte " + std::to_string(op_at_) + " leaves " + std::to_string(stack_.size()) +
-                      " values and " + std::to_string(marks_.size()) + " open marks on the stack.");
-          }
-          result.end = pos_;
-          if (frame_end_ > pos_) {
-            FrameInvalid(op_at_, "The FRAME holding STOP at byte " + std::to_string(op_at_) + " runs on to byte " +
-                                     std::to_string(frame_end_) +
-                                     ": a file reader has read past this pickle's end, a bytes reader has not.");
-          }
-          return result;
-        }
-        case '0': {
-          op_name_ = "POP";
-          const std::size_t fence = marks_.empty() ? 0 : marks_.back();
-          if (stack_.size() > fence) {
-            stack_.pop_back();
-          } else if (!marks_.empty()) {
-            marks_.pop_back();  // CPython pops the mark itself
-          } else {
-            pop();
-          }
+        case OpFamily::kNumber:
+          NumberOp(op.code);
           break;
-        }
-        case '1':
-          op_name_ = "POP_MARK";
-          pop_mark();
+        case OpFamily::kText:
+          TextOp(op.code);
           break;
-        case '2':
-          op_name_ = "DUP";
-          Push(Top());
+        case OpFamily::kContainer:
+          ContainerOp(op.code);
           break;
-        case 'F': {
-          op_name_ = "FLOAT";
-          const std::string l = line();
-          char* end = nullptr;
-          const auto bits = std::bit_cast<std::int64_t>(std::strtod(l.c_str(), &end));
-          if (l.empty() || end != l.c_str() + l.size()) {
-            Malformed(OpName() + " holds " + Quoted(l, 40) + ", not a float.");
-            throw Stop{};
-          }
-          Push(a_.NewNumber(Kind::kFloat, bits));
+        case OpFamily::kMemo:
+          MemoOp(op.code);
           break;
-        }
-        case 'I':
-        case 'L': {
-          op_name_ = op == 'I' ? "INT" : "LONG";
-          std::string l = line();
-          if (op == 'I' && (l == "00" || l == "01")) {
-            Push(a_.NewNumber(Kind::kBool, l == "01" ? 1 : 0));
-            break;
-          }
-          if (op == 'L' && !l.empty() && l.back() == 'L') l.pop_back();
-          const ParsedInt n = ParseInt(l, true);
-          if (!n.ok) {
-            Malformed(OpName() + " holds " + Quoted(l, 40) + ", not an int.");
-            throw Stop{};
-          }
-          Push(n.big ? a_.NewText(Kind::kBigInt, l) : Int(n.value));
+        case OpFamily::kCall:
+          CallOp(op.code);
           break;
-        }
-        case 'J':
-          op_name_ = "BININT";
-          Push(Int(static_cast<std::int32_t>(le(need(4)))));
+        case OpFamily::kFraming:
+          FramingOp(op.code);
           break;
-        case 'K':
-          op_name_ = "BININT1";
-          Push(Int(static_cast<std::int64_t>(le(need(1)))));
-          break;
-        case 'M':
-          op_name_ = "BININT2";
-          Push(Int(static_cast<std::int64_t>(le(need(2)))));
-          break;
-        case 0x8a:
-        case 0x8b: {
-          op_name_ = op == 0x8a ? "LONG1" : "LONG4";
-          std::uint64_t n = op == 0x8a ? le(need(1)) : le(need(4));
-          if (op == 0x8b && (n & 0x80000000U) != 0) {
-            Malformed(OpName() + " declares a negative byte count (LONG pickle has negative byte count).");
-            throw Stop{};
-          }
-          if (n > end_ - pos_) {
-            Malformed(OpName() + " declares " + std::to_string(n) + " bytes, more than the stream holds (truncated).");
-            throw Stop{};
-          }
-          if (!ChargeText(n, op_at_)) throw Stop{};
-          const std::string_view b = need(static_cast<std::size_t>(n));
-          if (n <= 8) {
-            std::uint64_t u = le(b);
-            if (n > 0 && n < 8 && (static_cast<unsigned char>(b[n - 1]) & 0x80) != 0) u |= ~std::uint64_t{0} << (8 * n);
-            Push(Int(static_cast<std::int64_t>(u)));
-          } else {
-            Push(a_.NewText(Kind::kBigInt, std::string(b)));
-          }
-          break;
-        }
-        case 'G': {
-          op_name_ = "BINFLOAT";
-          const std::string_view b = need(8);
-          std::uint64_t bits = 0;
-          for (char c : b) bits = (bits << 8) | static_cast<unsigned char>(c);
-          Push(a_.NewNumber(Kind::kFloat, static_cast<std::int64_t>(bits)));
-          break;
-        }
-        case 'N':
-          op_name_ = "NONE";
-          {
-            Value v;
-            v.kind = Kind::kNone;
-            Push(a_.NewValue(v));
-          }
-          break;
-        case 0x88:
-        case 0x89: {
-          op_name_ = op == 0x88 ? "NEWTRUE" : "NEWFALSE";
-          Push(a_.NewNumber(Kind::kBool, op == 0x88 ? 1 : 0));
-          break;
-        }
-        case 'S': {
-          op_name_ = "STRING";
-          auto s = DecodeStringLiteral(line());
-          if (!s) {
-            Malformed(OpName() + " holds an argument that is not a quoted string.");
-            throw Stop{};
-          }
-          Push(a_.NewText(Kind::kStr, std::move(*s)));
-          break;
-        }
-        case 'V': {
-          op_name_ = "UNICODE";
-          auto s = DecodeRawUnicodeEscape(line());
-          if (!s) {
-            Malformed(OpName() + " holds a malformed \\u escape.");
-            throw Stop{};
-          }
-          Push(a_.NewText(Kind::kStr, std::move(*s)));
-          break;
-        }
-        case 'T': {
-          op_name_ = "BINSTRING";
-          const auto n = static_cast<std::int32_t>(le(need(4)));
-          if (n < 0) {
-            Malformed(OpName() + " declares a negative length (BINSTRING pickle has negative byte count).");
-            throw Stop{};
-          }
-          std::uint64_t len = static_cast<std::uint64_t>(n);
-          if (len > end_ - pos_) {
-            Malformed(OpName() + " declares " + std::to_string(len) +
-                      " bytes, more than the stream holds (truncated).");
-            throw Stop{};
-          }
-          if (!ChargeText(len, op_at_)) throw Stop{};
-          std::string raw(need(static_cast<std::size_t>(len)));
-          std::string s;
-          for (char c : raw) AppendUtf8(s, static_cast<unsigned char>(c));
-          Push(a_.NewText(Kind::kStr, std::move(s)));
-          break;
-        }
-        case 'U': {
-          op_name_ = "SHORT_BINSTRING";
-          const std::uint64_t len = le(need(1));
-          if (!ChargeText(len, op_at_)) throw Stop{};
-          std::string raw(need(static_cast<std::size_t>(len)));
-          std::string s;
-          for (char c : raw) AppendUtf8(s, static_cast<unsigned char>(c));
-          Push(a_.NewText(Kind::kStr, std::move(s)));
-          break;
-        }
-        case 'X':
-          op_name_ = "BINUNICODE";
-          text(Kind::kStr, le(need(4)));
-          break;
-        case 0x8c:
-          op_name_ = "SHORT_BINUNICODE";
-          text(Kind::kStr, le(need(1)));
-          break;
-        case 0x8d:
-          op_name_ = "BINUNICODE8";
-          text(Kind::kStr, le(need(8)));
-          break;
-        case 'B':
-          op_name_ = "BINBYTES";
-          text(Kind::kBytes, le(need(4)));
-          break;
-        case 'C':
-          op_name_ = "SHORT_BINBYTES";
-          text(Kind::kBytes, le(need(1)));
-          break;
-        case 0x8e:
-          op_name_ = "BINBYTES8";
-          text(Kind::kBytes, le(need(8)));
-          break;
-        case 0x96:
-          op_name_ = "BYTEARRAY8";
-          text(Kind::kByteArray, le(need(8)));
-          break;
-        case ')':
-          op_name_ = "EMPTY_TUPLE";
-          Push(a_.NewContainer(Kind::kTuple, {}));
-          break;
-        case 't':
-          op_name_ = "TUPLE";
-          Push(a_.NewContainer(Kind::kTuple, pop_mark()));
-          break;
-        case 0x85:
-        case 0x86:
-        case 0x87: {
-          const std::size_t n = op - 0x84;
-          op_name_ = n == 1 ? "TUPLE1" : n == 2 ? "TUPLE2" : "TUPLE3";
-          std::vector<ValueId> items(n);
-          for (std::size_t i = n; i-- > 0;) items[i] = pop();
-          Push(a_.NewContainer(Kind::kTuple, std::move(items)));
-          break;
-        }
-        case ']':
-          op_name_ = "EMPTY_LIST";
-          Push(a_.NewContainer(Kind::kList, {}));
-          break;
-        case 'l':
-          op_name_ = "LIST";
-          Push(a_.NewContainer(Kind::kList, pop_mark()));
-          break;
-        case '}':
-          op_name_ = "EMPTY_DICT";
-          Push(a_.NewContainer(Kind::kDict, {}));
-          break;
-        case 'd': {
-          op_name_ = "DICT";
-          std::vector<ValueId> items = pop_mark();
-          if (items.size() % 2 != 0) {
-            Malformed(OpName() + " has an odd number of items (a key without a value).");
-            throw Stop{};
-          }
-          RefuseUnhashable(items, 2, std::nullopt, true, "DICT");
-          Push(a_.NewContainer(Kind::kDict, std::move(items)));
-          break;
-        }
-        case 0x8f:
-          op_name_ = "EMPTY_SET";
-          Push(a_.NewContainer(Kind::kSet, {}));
-          break;
-        case 0x91:
-          op_name_ = "FROZENSET";
-          {
-            std::vector<ValueId> items = pop_mark();
-            RefuseUnhashable(items, 1, std::nullopt, false, "FROZENSET");
-            Push(a_.NewContainer(Kind::kFrozenSet, std::move(items)));
-          }
-          break;
-        case 'a': {
-          op_name_ = "APPEND";
-          const ValueId v = pop();
-          AddItems(Top(), {v}, "APPEND");
-          break;
-        }
-        case 'e': {
-          op_name_ = "APPENDS";
-          std::vector<ValueId> items = pop_mark();
-          AddItems(Top(), items, "APPENDS");
-          break;
-        }
-        case 's': {
-          op_name_ = "SETITEM";
-          const ValueId v = pop();
-          const ValueId k = pop();
-          AddItems(Top(), {k, v}, "SETITEM");
-          break;
-        }
-        case 'u': {
-          op_name_ = "SETITEMS";
-          std::vector<ValueId> items = pop_mark();
-          if (items.size() % 2 != 0) {
-            Malformed(OpName() + " has an odd number of items (a key without a value).");
-            throw Stop{};
-          }
-          AddItems(Top(), items, "SETITEMS");
-          break;
-        }
-        case 0x90: {
-          op_name_ = "ADDITEMS";
-          std::vector<ValueId> items = pop_mark();
-          AddItems(Top(), items, "ADDITEMS");
-          break;
-        }
-        case 'g':
-          op_name_ = "GET";
-          memo_get(line_key());
-          break;
-        case 'h':
-          op_name_ = "BINGET";
-          memo_get(le(need(1)));
-          break;
-        case 'j':
-          op_name_ = "LONG_BINGET";
-          memo_get(le(need(4)));
-          break;
-        case 'p':
-          op_name_ = "PUT";
-          memo_put(line_key());
-          break;
-        case 'q':
-          op_name_ = "BINPUT";
-          memo_put(le(need(1)));
-          break;
-        case 'r':
-          op_name_ = "LONG_BINPUT";
-          memo_put(le(need(4)));
-          break;
-        case 0x94:
-          op_name_ = "MEMOIZE";
-          memo_put(memo_count_);
-          break;  // len(memo): keys written, not the largest
-        case 'c': {
-          op_name_ = "GLOBAL";
-          std::string module = line();
-          std::string name = line();
-          if (!ValidUtf8(module) || !ValidUtf8(name)) {
-            Malformed(OpName() + " names a module or attribute that is not valid UTF-8.");
-            throw Stop{};
-          }
-          Push(Global(std::move(module), std::move(name), "GLOBAL"));
-          break;
-        }
-        case 0x93: {
-          op_name_ = "STACK_GLOBAL";
-          const ValueId name = pop();
-          const ValueId module = pop();
-          if (a_.values_[name].kind != Kind::kStr || a_.values_[module].kind != Kind::kStr) {
-            // Operands that are not known strings (a missing memo key, a call result): the
-            // import cannot be named, which is never safe.
-            a_.Report(Diag::kPickleGlobalUnsafe, op_at_,
-                      OpName() + " imports " + a_.Render(module) + "." + a_.Render(name) +
-                          ", a global whose module or name is not a known string: whatever it resolves to is "
-                          "imported.");
-            Push(Unknown());
-            break;
-          }
-          Push(Global(a_.texts_[a_.values_[module].aux], a_.texts_[a_.values_[name].aux], "STACK_GLOBAL"));
-          break;
-        }
-        case 'i': {
-          op_name_ = "INST";
-          std::string module = line();
-          std::string name = line();
-          const ValueId cls = Global(std::move(module), std::move(name), "INST");  // find_class runs first
-          std::vector<ValueId> args = pop_mark();
-          Push(CallOf(cls, a_.NewContainer(Kind::kTuple, std::move(args)), "INST"));
-          break;
-        }
-        case 'o': {
-          op_name_ = "OBJ";
-          std::vector<ValueId> items = pop_mark();
-          if (items.empty()) {
-            Malformed(OpName() + " has no class after its MARK.");
-            throw Stop{};
-          }
-          const ValueId cls = items.front();
-          items.erase(items.begin());
-          Push(CallOf(cls, a_.NewContainer(Kind::kTuple, std::move(items)), "OBJ"));
-          break;
-        }
-        case 'R': {
-          op_name_ = "REDUCE";
-          const ValueId args = pop();
-          const ValueId callee = pop();
-          Push(CallOf(callee, args, "REDUCE"));
-          break;
-        }
-        case 0x81: {
-          op_name_ = "NEWOBJ";
-          const ValueId args = pop();
-          const ValueId cls = pop();
-          Push(CallOf(cls, args, "NEWOBJ"));
-          break;
-        }
-        case 0x92: {
-          op_name_ = "NEWOBJ_EX";
-          const ValueId kwargs = pop();
-          const ValueId args = pop();
-          const ValueId cls = pop();
-          if (a_.values_[kwargs].kind != Kind::kDict || !a_.ItemsOf(a_.values_[kwargs]).empty()) {
-            a_.calls_.push_back({cls, args});
-            a_.Report(Diag::kPickleCallUnsafe, op_at_,
-                      OpName() + " calls " + a_.Render(cls) + ".__new__ with arguments " + a_.Render(args) +
-                          " and keywords " + a_.Render(kwargs) + ".");
-            Push(Unknown());
-            break;
-          }
-          Push(CallOf(cls, args, "NEWOBJ_EX"));
-          break;
-        }
-        case 'b': {
-          op_name_ = "BUILD";
-          const ValueId state = pop();
-          Build(Top(), state);
-          break;
-        }
-        case 'P': {
-          op_name_ = "PERSID";
-          const std::string id = line();
-          Push(PersistentLoad(a_.NewText(Kind::kStr, id)));
-          break;
-        }
-        case 'Q':
-          op_name_ = "BINPERSID";
-          Push(PersistentLoad(pop()));
-          break;
-        case 0x82:
-        case 0x83:
-        case 0x84: {
-          op_name_ = op == 0x82 ? "EXT1" : op == 0x83 ? "EXT2" : "EXT4";
-          const std::uint64_t ext = le(need(op == 0x82 ? 1 : op == 0x83 ? 2 : 4));
-          a_.Report(Diag::kPickleExtensionCode, op_at_,
-                    OpName() + " imports extension code " + std::to_string(ext) +
-                        ", which copyreg's registry resolves at load time to a global this analysis cannot name.");
-          Push(Unknown());
-          break;
-        }
-        case 0x80: {
-          op_name_ = "PROTO";
-          const auto p = static_cast<int>(le(need(1)));
-          if (p > 5) {
-            Malformed(OpName() + " asks for protocol " + std::to_string(p) + " (unsupported pickle protocol).");
-            throw Stop{};
-          }
-          proto_ = p;
-          break;
-        }
-        case 0x95: {
-          op_name_ = "FRAME";
-          const std::uint64_t n = le(need(8));
-          if (n > end_ - pos_) {
-            Malformed(OpName() + " declares a frame of " + std::to_string(n) + " bytes, more than the " +
-                      std::to_string(end_ - pos_) + " left (pickle data was truncated).");
-            throw Stop{};
-          }
-          if (frame_end_ > op_at_) {
-            FrameInvalid(op_at_, OpName() + " starts a new frame inside the previous one, which runs to byte " +
-                                     std::to_string(frame_end_) +
-                                     ": frame lengths must end where the next FRAME starts.");
-          }
-          frame_end_ = pos_ + n;
-          break;
-        }
-        case 0x97:
-          op_name_ = "NEXT_BUFFER";
-          Malformed(OpName() + " refers to out-of-band data, which a file cannot carry (no buffers are given).");
-          Push(Unknown());
-          break;
-        case 0x98:
-          op_name_ = "READONLY_BUFFER";
-          Top();
-          break;
-        default: {
-          char hex[8];
-          std::snprintf(hex, sizeof hex, "0x%02x", op);
-          Malformed("Byte " + std::to_string(op_at_) + " holds " + hex + ", not a pickle opcode.");
-          throw Stop{};
-        }
       }
     }
   } catch (const Stop&) {
@@ -2138,6 +1525,581 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
     return result;
   } catch (const boost::system::error_code& error) {
     return error;
+  }
+}
+
+const Opcode& Analyser::Machine::NextOpcode() {
+  Budget& budget = a_.budget_;
+  if (++budget.opcodes > Budget::kMaxOpcodes) {
+    budget.exceeded = true;
+    a_.Report(Diag::kPickleBudgetExceeded, op_at_,
+              "The pickle runs past 2^24 opcodes by byte " + std::to_string(op_at_) + ": analysis stops here.");
+    throw Stop{};
+  }
+  auto code = Take(1);
+  if (!code) throw code.error();
+  if (!*code) {
+    Malformed("The pickle ends at byte " + std::to_string(op_at_) +
+              " before its STOP opcode (pickle data was truncated).");
+    throw Stop{};
+  }
+  op_name_ = "";
+  const auto byte = static_cast<unsigned char>((**code)[0]);
+  const Opcode* op = FindOpcode(byte);
+  if (op == nullptr) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02x", byte);
+    Malformed("Byte " + std::to_string(op_at_) + " holds " + hex + ", not a pickle opcode.");
+    throw Stop{};
+  }
+  return *op;
+}
+
+std::string_view Analyser::Machine::Need(std::size_t n) {
+  auto bytes = Take(n);
+  if (!bytes) throw bytes.error();
+  if (!*bytes) {
+    Malformed(OpName() + " needs " + std::to_string(n) + " more bytes than the stream holds (truncated).");
+    throw Stop{};
+  }
+  return **bytes;
+}
+
+std::string Analyser::Machine::NextLine() {
+  auto l = Line();
+  if (!l) throw l.error();
+  if (!*l) {
+    if (!a_.budget_.exceeded) Malformed(OpName() + " reads a line that never ends (truncated).");
+    throw Stop{};
+  }
+  return std::move(**l);
+}
+
+std::uint64_t Analyser::Machine::Le(std::string_view b) {
+  std::uint64_t v = 0;
+  for (std::size_t i = b.size(); i-- > 0;) v = (v << 8) | static_cast<unsigned char>(b[i]);
+  return v;
+}
+
+void Analyser::Machine::PushText(Kind kind, std::uint64_t n) {
+  if (!ChargeText(n, op_at_)) throw Stop{};
+  if (n > end_ - pos_) {
+    Malformed(OpName() + " declares " + std::to_string(n) + " bytes, more than the " + std::to_string(end_ - pos_) +
+              " left in the stream (truncated).");
+    throw Stop{};
+  }
+  std::string s(Need(static_cast<std::size_t>(n)));
+  if (kind == Kind::kStr && !ValidUtf8(s)) {
+    Malformed(OpName() + " holds a string that is not valid UTF-8.");
+    throw Stop{};
+  }
+  Push(a_.NewText(kind, std::move(s)));
+}
+
+ValueId Analyser::Machine::PopOrStop() {
+  auto v = Pop();
+  if (!v) throw Stop{};
+  return *v;
+}
+
+std::vector<ValueId> Analyser::Machine::PopMarkOrStop() {
+  auto v = PopMark();
+  if (!v) throw Stop{};
+  return std::move(*v);
+}
+
+std::uint64_t Analyser::Machine::LineKey() {
+  const ParsedInt n = ParseInt(NextLine(), false);
+  if (!n.ok || n.big || n.value < 0) {
+    Malformed(OpName() + " holds a memo key that is not a non-negative int.");
+    throw Stop{};
+  }
+  return static_cast<std::uint64_t>(n.value);
+}
+
+void Analyser::Machine::MemoGet(std::uint64_t key) {
+  std::optional<ValueId> found;
+  if (key < kDenseMemo) {
+    if (key < dense_memo_.size() && dense_memo_[key] != kEmptySlot) found = dense_memo_[key];
+  } else if (auto it = sparse_memo_.find(key); it != sparse_memo_.end()) {
+    found = it->second;
+  }
+  if (!found) {
+    Malformed(OpName() + " reads memo key " + std::to_string(key) +
+              ", which was never written (CPython fails here; what follows is analysed as unknown).");
+    Push(Unknown());
+    return;
+  }
+  Push(*found);
+}
+
+void Analyser::Machine::MemoPut(std::uint64_t key) {
+  const ValueId top = Top();
+  if (!ChargeValue()) throw Stop{};
+  if (key < kDenseMemo) {
+    if (key >= dense_memo_.size()) dense_memo_.resize(static_cast<std::size_t>(key) + 1, kEmptySlot);
+    memo_count_ += dense_memo_[key] == kEmptySlot ? 1U : 0U;
+    dense_memo_[key] = top;
+    return;
+  }
+  auto [it, inserted] = sparse_memo_.try_emplace(key, top);
+  if (!inserted) {
+    it->second = top;
+    return;
+  }
+  ++memo_count_;
+  if (sparse_memo_.size() > kMaxSparseMemo) {
+    a_.budget_.exceeded = true;
+    a_.Report(Diag::kPickleBudgetExceeded, op_at_,
+              OpName() + " writes a memo key past 2^22 for the " + std::to_string(sparse_memo_.size()) +
+                  "th time; no pickler numbers its memo so: analysis stops here.");
+    throw Stop{};
+  }
+}
+
+bool Analyser::Machine::StackOp(unsigned char op, PickleEnd& result) {
+  switch (op) {
+    case '(':
+      marks_.push_back(stack_.size());
+      break;
+    case '.': {
+      const ValueId v = PopOrStop();
+      result.stopped = true;
+      result.root = v;
+      if (!stack_.empty() || !marks_.empty()) {
+        Malformed("STOP at byte " + std::to_string(op_at_) + " leaves " + std::to_string(stack_.size()) +
+                  " values and " + std::to_string(marks_.size()) + " open marks on the stack.");
+      }
+      result.end = pos_;
+      if (frame_end_ > pos_) {
+        FrameInvalid(op_at_, "The FRAME holding STOP at byte " + std::to_string(op_at_) + " runs on to byte " +
+                                 std::to_string(frame_end_) +
+                                 ": a file reader has read past this pickle's end, a bytes reader has not.");
+      }
+      return true;
+    }
+    case '0': {
+      const std::size_t fence = marks_.empty() ? 0 : marks_.back();
+      if (stack_.size() > fence) {
+        stack_.pop_back();
+      } else if (!marks_.empty()) {
+        marks_.pop_back();  // CPython pops the mark itself
+      } else {
+        PopOrStop();
+      }
+      break;
+    }
+    case '1':
+      PopMarkOrStop();
+      break;
+    case '2':
+      Push(Top());
+      break;
+    default:
+      break;
+  }
+  return false;
+}
+
+void Analyser::Machine::NumberOp(unsigned char op) {
+  switch (op) {
+    case 'F': {
+      const std::string l = NextLine();
+      char* end = nullptr;
+      const auto bits = std::bit_cast<std::int64_t>(std::strtod(l.c_str(), &end));
+      if (l.empty() || end != l.c_str() + l.size()) {
+        Malformed(OpName() + " holds " + Quoted(l, 40) + ", not a float.");
+        throw Stop{};
+      }
+      Push(a_.NewNumber(Kind::kFloat, bits));
+      break;
+    }
+    case 'I':
+    case 'L': {
+      std::string l = NextLine();
+      if (op == 'I' && (l == "00" || l == "01")) {
+        Push(a_.NewNumber(Kind::kBool, l == "01" ? 1 : 0));
+        break;
+      }
+      if (op == 'L' && !l.empty() && l.back() == 'L') l.pop_back();
+      const ParsedInt n = ParseInt(l, true);
+      if (!n.ok) {
+        Malformed(OpName() + " holds " + Quoted(l, 40) + ", not an int.");
+        throw Stop{};
+      }
+      Push(n.big ? a_.NewText(Kind::kBigInt, l) : Int(n.value));
+      break;
+    }
+    case 'J':
+      Push(Int(static_cast<std::int32_t>(Le(Need(4)))));
+      break;
+    case 'K':
+      Push(Int(static_cast<std::int64_t>(Le(Need(1)))));
+      break;
+    case 'M':
+      Push(Int(static_cast<std::int64_t>(Le(Need(2)))));
+      break;
+    case 0x8a:
+    case 0x8b: {
+      std::uint64_t n = op == 0x8a ? Le(Need(1)) : Le(Need(4));
+      if (op == 0x8b && (n & 0x80000000U) != 0) {
+        Malformed(OpName() + " declares a negative byte count (LONG pickle has negative byte count).");
+        throw Stop{};
+      }
+      if (n > end_ - pos_) {
+        Malformed(OpName() + " declares " + std::to_string(n) + " bytes, more than the stream holds (truncated).");
+        throw Stop{};
+      }
+      if (!ChargeText(n, op_at_)) throw Stop{};
+      const std::string_view b = Need(static_cast<std::size_t>(n));
+      if (n <= 8) {
+        std::uint64_t u = Le(b);
+        if (n > 0 && n < 8 && (static_cast<unsigned char>(b[n - 1]) & 0x80) != 0) u |= ~std::uint64_t{0} << (8 * n);
+        Push(Int(static_cast<std::int64_t>(u)));
+      } else {
+        Push(a_.NewText(Kind::kBigInt, std::string(b)));
+      }
+      break;
+    }
+    case 'G': {
+      const std::string_view b = Need(8);
+      std::uint64_t bits = 0;
+      for (char c : b) bits = (bits << 8) | static_cast<unsigned char>(c);
+      Push(a_.NewNumber(Kind::kFloat, static_cast<std::int64_t>(bits)));
+      break;
+    }
+    case 'N': {
+      Value v;
+      v.kind = Kind::kNone;
+      Push(a_.NewValue(v));
+    } break;
+    case 0x88:
+    case 0x89: {
+      Push(a_.NewNumber(Kind::kBool, op == 0x88 ? 1 : 0));
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void Analyser::Machine::TextOp(unsigned char op) {
+  switch (op) {
+    case 'S': {
+      auto s = DecodeStringLiteral(NextLine());
+      if (!s) {
+        Malformed(OpName() + " holds an argument that is not a quoted string.");
+        throw Stop{};
+      }
+      Push(a_.NewText(Kind::kStr, std::move(*s)));
+      break;
+    }
+    case 'V': {
+      auto s = DecodeRawUnicodeEscape(NextLine());
+      if (!s) {
+        Malformed(OpName() + " holds a malformed \\u escape.");
+        throw Stop{};
+      }
+      Push(a_.NewText(Kind::kStr, std::move(*s)));
+      break;
+    }
+    case 'T': {
+      const auto n = static_cast<std::int32_t>(Le(Need(4)));
+      if (n < 0) {
+        Malformed(OpName() + " declares a negative length (BINSTRING pickle has negative byte count).");
+        throw Stop{};
+      }
+      std::uint64_t len = static_cast<std::uint64_t>(n);
+      if (len > end_ - pos_) {
+        Malformed(OpName() + " declares " + std::to_string(len) + " bytes, more than the stream holds (truncated).");
+        throw Stop{};
+      }
+      if (!ChargeText(len, op_at_)) throw Stop{};
+      std::string raw(Need(static_cast<std::size_t>(len)));
+      std::string s;
+      for (char c : raw) AppendUtf8(s, static_cast<unsigned char>(c));
+      Push(a_.NewText(Kind::kStr, std::move(s)));
+      break;
+    }
+    case 'U': {
+      const std::uint64_t len = Le(Need(1));
+      if (!ChargeText(len, op_at_)) throw Stop{};
+      std::string raw(Need(static_cast<std::size_t>(len)));
+      std::string s;
+      for (char c : raw) AppendUtf8(s, static_cast<unsigned char>(c));
+      Push(a_.NewText(Kind::kStr, std::move(s)));
+      break;
+    }
+    case 'X':
+      PushText(Kind::kStr, Le(Need(4)));
+      break;
+    case 0x8c:
+      PushText(Kind::kStr, Le(Need(1)));
+      break;
+    case 0x8d:
+      PushText(Kind::kStr, Le(Need(8)));
+      break;
+    case 'B':
+      PushText(Kind::kBytes, Le(Need(4)));
+      break;
+    case 'C':
+      PushText(Kind::kBytes, Le(Need(1)));
+      break;
+    case 0x8e:
+      PushText(Kind::kBytes, Le(Need(8)));
+      break;
+    case 0x96:
+      PushText(Kind::kByteArray, Le(Need(8)));
+      break;
+    default:
+      break;
+  }
+}
+
+void Analyser::Machine::ContainerOp(unsigned char op) {
+  switch (op) {
+    case ')':
+      Push(a_.NewContainer(Kind::kTuple, {}));
+      break;
+    case 't':
+      Push(a_.NewContainer(Kind::kTuple, PopMarkOrStop()));
+      break;
+    case 0x85:
+    case 0x86:
+    case 0x87: {
+      const std::size_t n = op - 0x84;
+      std::vector<ValueId> items(n);
+      for (std::size_t i = n; i-- > 0;) items[i] = PopOrStop();
+      Push(a_.NewContainer(Kind::kTuple, std::move(items)));
+      break;
+    }
+    case ']':
+      Push(a_.NewContainer(Kind::kList, {}));
+      break;
+    case 'l':
+      Push(a_.NewContainer(Kind::kList, PopMarkOrStop()));
+      break;
+    case '}':
+      Push(a_.NewContainer(Kind::kDict, {}));
+      break;
+    case 'd': {
+      std::vector<ValueId> items = PopMarkOrStop();
+      if (items.size() % 2 != 0) {
+        Malformed(OpName() + " has an odd number of items (a key without a value).");
+        throw Stop{};
+      }
+      RefuseUnhashable(items, 2, std::nullopt, true, "DICT");
+      Push(a_.NewContainer(Kind::kDict, std::move(items)));
+      break;
+    }
+    case 0x8f:
+      Push(a_.NewContainer(Kind::kSet, {}));
+      break;
+    case 0x91: {
+      std::vector<ValueId> items = PopMarkOrStop();
+      RefuseUnhashable(items, 1, std::nullopt, false, "FROZENSET");
+      Push(a_.NewContainer(Kind::kFrozenSet, std::move(items)));
+    } break;
+    case 'a': {
+      const ValueId v = PopOrStop();
+      AddItems(Top(), {v}, "APPEND");
+      break;
+    }
+    case 'e': {
+      std::vector<ValueId> items = PopMarkOrStop();
+      AddItems(Top(), items, "APPENDS");
+      break;
+    }
+    case 's': {
+      const ValueId v = PopOrStop();
+      const ValueId k = PopOrStop();
+      AddItems(Top(), {k, v}, "SETITEM");
+      break;
+    }
+    case 'u': {
+      std::vector<ValueId> items = PopMarkOrStop();
+      if (items.size() % 2 != 0) {
+        Malformed(OpName() + " has an odd number of items (a key without a value).");
+        throw Stop{};
+      }
+      AddItems(Top(), items, "SETITEMS");
+      break;
+    }
+    case 0x90: {
+      std::vector<ValueId> items = PopMarkOrStop();
+      AddItems(Top(), items, "ADDITEMS");
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void Analyser::Machine::MemoOp(unsigned char op) {
+  switch (op) {
+    case 'g':
+      MemoGet(LineKey());
+      break;
+    case 'h':
+      MemoGet(Le(Need(1)));
+      break;
+    case 'j':
+      MemoGet(Le(Need(4)));
+      break;
+    case 'p':
+      MemoPut(LineKey());
+      break;
+    case 'q':
+      MemoPut(Le(Need(1)));
+      break;
+    case 'r':
+      MemoPut(Le(Need(4)));
+      break;
+    case 0x94:
+      MemoPut(memo_count_);
+      break;  // len(memo): keys written, not the largest
+    default:
+      break;
+  }
+}
+
+void Analyser::Machine::CallOp(unsigned char op) {
+  switch (op) {
+    case 'c': {
+      std::string module = NextLine();
+      std::string name = NextLine();
+      if (!ValidUtf8(module) || !ValidUtf8(name)) {
+        Malformed(OpName() + " names a module or attribute that is not valid UTF-8.");
+        throw Stop{};
+      }
+      Push(Global(std::move(module), std::move(name), "GLOBAL"));
+      break;
+    }
+    case 0x93: {
+      const ValueId name = PopOrStop();
+      const ValueId module = PopOrStop();
+      if (a_.values_[name].kind != Kind::kStr || a_.values_[module].kind != Kind::kStr) {
+        // Operands that are not known strings (a missing memo key, a call result): the
+        // import cannot be named, which is never safe.
+        a_.Report(Diag::kPickleGlobalUnsafe, op_at_,
+                  OpName() + " imports " + a_.Render(module) + "." + a_.Render(name) +
+                      ", a global whose module or name is not a known string: whatever it resolves to is "
+                      "imported.");
+        Push(Unknown());
+        break;
+      }
+      Push(Global(a_.texts_[a_.values_[module].aux], a_.texts_[a_.values_[name].aux], "STACK_GLOBAL"));
+      break;
+    }
+    case 'i': {
+      std::string module = NextLine();
+      std::string name = NextLine();
+      const ValueId cls = Global(std::move(module), std::move(name), "INST");  // find_class runs first
+      std::vector<ValueId> args = PopMarkOrStop();
+      Push(CallOf(cls, a_.NewContainer(Kind::kTuple, std::move(args)), "INST"));
+      break;
+    }
+    case 'o': {
+      std::vector<ValueId> items = PopMarkOrStop();
+      if (items.empty()) {
+        Malformed(OpName() + " has no class after its MARK.");
+        throw Stop{};
+      }
+      const ValueId cls = items.front();
+      items.erase(items.begin());
+      Push(CallOf(cls, a_.NewContainer(Kind::kTuple, std::move(items)), "OBJ"));
+      break;
+    }
+    case 'R': {
+      const ValueId args = PopOrStop();
+      const ValueId callee = PopOrStop();
+      Push(CallOf(callee, args, "REDUCE"));
+      break;
+    }
+    case 0x81: {
+      const ValueId args = PopOrStop();
+      const ValueId cls = PopOrStop();
+      Push(CallOf(cls, args, "NEWOBJ"));
+      break;
+    }
+    case 0x92: {
+      const ValueId kwargs = PopOrStop();
+      const ValueId args = PopOrStop();
+      const ValueId cls = PopOrStop();
+      if (a_.values_[kwargs].kind != Kind::kDict || !a_.ItemsOf(a_.values_[kwargs]).empty()) {
+        a_.calls_.push_back({cls, args});
+        a_.Report(Diag::kPickleCallUnsafe, op_at_,
+                  OpName() + " calls " + a_.Render(cls) + ".__new__ with arguments " + a_.Render(args) +
+                      " and keywords " + a_.Render(kwargs) + ".");
+        Push(Unknown());
+        break;
+      }
+      Push(CallOf(cls, args, "NEWOBJ_EX"));
+      break;
+    }
+    case 'b': {
+      const ValueId state = PopOrStop();
+      Build(Top(), state);
+      break;
+    }
+    case 'P': {
+      const std::string id = NextLine();
+      Push(PersistentLoad(a_.NewText(Kind::kStr, id)));
+      break;
+    }
+    case 'Q':
+      Push(PersistentLoad(PopOrStop()));
+      break;
+    case 0x82:
+    case 0x83:
+    case 0x84: {
+      const std::uint64_t ext = Le(Need(op == 0x82 ? 1 : op == 0x83 ? 2 : 4));
+      a_.Report(Diag::kPickleExtensionCode, op_at_,
+                OpName() + " imports extension code " + std::to_string(ext) +
+                    ", which copyreg's registry resolves at load time to a global this analysis cannot name.");
+      Push(Unknown());
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+void Analyser::Machine::FramingOp(unsigned char op) {
+  switch (op) {
+    case 0x80: {
+      const auto p = static_cast<int>(Le(Need(1)));
+      if (p > 5) {
+        Malformed(OpName() + " asks for protocol " + std::to_string(p) + " (unsupported pickle protocol).");
+        throw Stop{};
+      }
+      proto_ = p;
+      break;
+    }
+    case 0x95: {
+      const std::uint64_t n = Le(Need(8));
+      if (n > end_ - pos_) {
+        Malformed(OpName() + " declares a frame of " + std::to_string(n) + " bytes, more than the " +
+                  std::to_string(end_ - pos_) + " left (pickle data was truncated).");
+        throw Stop{};
+      }
+      if (frame_end_ > op_at_) {
+        FrameInvalid(op_at_, OpName() + " starts a new frame inside the previous one, which runs to byte " +
+                                 std::to_string(frame_end_) + ": frame lengths must end where the next FRAME starts.");
+      }
+      frame_end_ = pos_ + n;
+      break;
+    }
+    case 0x97:
+      Malformed(OpName() + " refers to out-of-band data, which a file cannot carry (no buffers are given).");
+      Push(Unknown());
+      break;
+    case 0x98:
+      Top();
+      break;
+
+    default:
+      break;
   }
 }
 
