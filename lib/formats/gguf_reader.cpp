@@ -134,6 +134,26 @@ class Reader {
   }
   void Value(std::uint32_t type, std::uint64_t at, GgufFacts::Entry& entry, bool top);
 
+  // A tensor info as read, before the layout places it.
+  struct Info {
+    std::uint64_t at;
+    const GgmlType* type;
+    std::uint64_t offset;
+    std::uint64_t bytes;
+    bool valid;
+  };
+  struct Counts {
+    std::uint64_t tensors = 0;
+    std::uint64_t kvs = 0;
+  };
+  // The steps of Read; nullopt / false: a finding ends the read there.
+  std::optional<Counts> ReadPreamble();
+  bool ReadKeyValues(std::uint64_t count);
+  bool ReadTensorInfos(std::uint64_t count, WeightFile& wf, std::vector<Info>& infos);
+  std::optional<Info> ReadTensorInfo(std::set<std::string>& names, StoredTensor& t);
+  IoResult<void> CheckLayout(WeightFile& wf, const std::vector<Info>& infos);
+  IoResult<void> CheckTail(std::uint64_t tail_from, bool after_tensor);
+
   FileReporter report_;
   const RandomAccessFile& file_;
   FileCursor cursor_;
@@ -271,230 +291,252 @@ void Reader::Value(std::uint32_t type, std::uint64_t at, GgufFacts::Entry& entry
 
 IoResult<void> Reader::Read(WeightFile& wf) {
   try {
-    const std::uint64_t magic = U(4, "the magic number");
-    if (magic != 0x46554747) {  // "GGUF"
-      report_(Diag::kGgufHeaderInvalid, 0, "The file does not start with the GGUF magic number.");
-      return {};
-    }
-    const std::uint64_t version = U(4, "the version");
-    if (version != 2 && version != 3) {
-      std::string why = version == 1 ? "version 1 (32-bit counts) is not read"
-                        : (version & 0xFFFF) == 0 && version != 0
-                            ? "a byte-swapped (big-endian) version; only little-endian GGUF is read"
-                            : "only versions 2 and 3 exist";
-      report_(Diag::kGgufHeaderInvalid, 4, "The GGUF version is " + std::to_string(version) + ": " + why + ".");
-      return {};
-    }
-    facts_.version = static_cast<std::uint32_t>(version);
-    const std::uint64_t tensor_count = U(8, "the tensor count");
-    const std::uint64_t kv_count = U(8, "the key/value count");
-    auto least = CheckedMul(kv_count, 13);
-    auto tensors_least = CheckedMul(tensor_count, 32);
-    auto total = least && tensors_least ? CheckedAdd(*least, *tensors_least) : std::nullopt;
-    if (!total || *total > cursor_.left()) {
-      report_(Diag::kGgufLengthInvalid, 8,
-              "The header claims " + std::to_string(tensor_count) + " tensors and " + std::to_string(kv_count) +
-                  " key/values, more than the " + std::to_string(cursor_.left()) +
-                  " bytes left can hold (at least 32 and 13 bytes each).");
-      return {};
-    }
-    std::unordered_set<std::string> keys;  // every key, for duplicates (the listing is bounded)
-    keys.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(kv_count, std::uint64_t{1} << 20)));
-    for (std::uint64_t i = 0; i < kv_count; ++i) {
-      const std::uint64_t at = cursor_.position();
-      GgufFacts::Entry entry;
-      entry.key = String("A key");
-      if (entry.key.empty() || !ValidText(entry.key)) {
-        report_(
-            Diag::kGgufStringInvalid, at,
-            "Key " + std::to_string(i) + " at byte " + std::to_string(at) + " is " +
-                (entry.key.empty() ? std::string("empty") : QuoteForMessage(entry.key) + ", not UTF-8 without NUL") +
-                ".");
-      }
-      if (!keys.insert(entry.key).second) {
-        report_(Diag::kGgufDuplicateKey, at,
-                "Key " + QuoteForMessage(entry.key) + " at byte " + std::to_string(at) + " appears twice.");
-      }
-      const std::uint64_t type_at = cursor_.position();
-      const std::uint32_t type = static_cast<std::uint32_t>(U(4, "a value type"));
-      if (type > kF64) {
-        report_(Diag::kGgufValueTypeInvalid, type_at,
-                "The value of " + QuoteForMessage(entry.key) + " at byte " + std::to_string(type_at) + " has type " +
-                    std::to_string(type) + ", not one of 0..12.");
-        return {};
-      }
-      Value(type, type_at, entry, true);
-      if (entry.key == "general.alignment") {
-        const bool power = type == kU32 && !entry.value.empty() && std::stoull(entry.value) != 0 &&
-                           (std::stoull(entry.value) & (std::stoull(entry.value) - 1)) == 0;
-        if (!power) {
-          report_(Diag::kGgufAlignmentInvalid, type_at,
-                  "general.alignment is " + entry.type + " " + entry.value + ", not a u32 power of two.");
-          return {};
-        }
-        facts_.alignment = std::stoull(entry.value);
-      }
-      if (facts_.metadata.size() < kMaxListedGgufMetadata) {
-        facts_.metadata.push_back(std::move(entry));
-      } else {
-        ++facts_.metadata_not_listed;
-      }
-    }
-    // Tensor infos.
-    struct Info {
-      std::uint64_t at;
-      const GgmlType* type;
-      std::uint64_t offset;
-      std::uint64_t bytes;
-      bool valid;
-    };
+    const std::optional<Counts> counts = ReadPreamble();
     std::vector<Info> infos;
-    std::set<std::string> names;
-    for (std::uint64_t i = 0; i < tensor_count; ++i) {
-      const std::uint64_t at = cursor_.position();
-      StoredTensor t;
-      t.name = String("A tensor name");
-      t.entry_offset = at;
-      bool valid = true;
-      if (t.name.size() > kMaxNameBytes || !ValidText(t.name)) {
-        report_(Diag::kGgufTensorNameInvalid, at,
-                "Tensor name " + QuoteForMessage(t.name) + " at byte " + std::to_string(at) +
-                    (t.name.size() > kMaxNameBytes
-                         ? " is " + std::to_string(t.name.size()) + " bytes; ggml holds at most 63"
-                         : std::string(" is not UTF-8 without NUL")) +
-                    ".");
-        valid = false;
-      }
-      if (!names.insert(t.name).second) {
-        report_(Diag::kGgufDuplicateTensor, at,
-                "Tensor " + QuoteForMessage(t.name) + " at byte " + std::to_string(at) + " is named twice.");
-        valid = false;
-      }
-      const std::uint64_t rank = U(4, "a tensor's rank");
-      if (rank < 1 || rank > 4) {
-        report_(Diag::kGgufRankInvalid, at,
-                "Tensor " + QuoteForMessage(t.name) + " has rank " + std::to_string(rank) + "; ggml holds 1 to 4.");
-        return {};  // the dims cannot be walked
-      }
-      for (std::uint64_t d = 0; d < rank; ++d) t.shape.push_back(U(8, "a tensor's dims"));
-      const std::uint64_t type_id = U(4, "a tensor's type");
-      const std::uint64_t offset = U(8, "a tensor's offset");
-      const GgmlType* type = type_id <= 0xFFFFFFFFU ? FindGgmlType(static_cast<std::uint32_t>(type_id)) : nullptr;
-      if (type == nullptr) {
-        const bool removed =
-            type_id == 4 || type_id == 5 || (type_id >= 31 && type_id <= 33) || (type_id >= 36 && type_id <= 38);
-        report_(Diag::kGgufTypeUnknown, at,
-                "Tensor " + QuoteForMessage(t.name) + " has ggml type " + std::to_string(type_id) +
-                    (removed ? ", which ggml removed" : ", which ggml does not have") + ".");
-        valid = false;
-      }
-      t.dtype = type != nullptr ? std::string(type->name) : "type " + std::to_string(type_id);
-      // Elements and bytes, each step below 2^63; the first dim a multiple of the block.
-      std::optional<std::uint64_t> numel = 1;
-      for (std::uint64_t d : t.shape) {
-        numel = numel && d < kMaxSize ? CheckedMul(*numel, d) : std::nullopt;
-        if (numel && *numel >= kMaxSize) numel.reset();
-      }
-      std::optional<std::uint64_t> bytes;
-      if (type != nullptr && numel) {
-        if (t.shape[0] % type->block_size != 0) {
-          report_(Diag::kGgufShapeInvalid, at,
-                  "The first dim of tensor " + QuoteForMessage(t.name) + ", " + std::to_string(t.shape[0]) + "," +
-                      " is not a multiple of " + std::string(type->name) + "'s block of " +
-                      std::to_string(type->block_size) + ".");
-          valid = false;
-        } else {
-          bytes = CheckedMul(*numel / type->block_size, type->type_size);
-          if (bytes && *bytes >= kMaxSize) bytes.reset();
-        }
-      }
-      if (!numel || (type != nullptr && valid && !bytes)) {
-        report_(Diag::kGgufShapeInvalid, at,
-                "The dims of tensor " + QuoteForMessage(t.name) + " give a size past 2^63.");
-        valid = false;
-      }
-      t.complete = type != nullptr;
-      if (type != nullptr) {
-        const DtypeInfo* d = FindSafetensorsDtype(type->name);
-        t.element = d != nullptr && type->block_size == 1 ? d->id : Dtype::kUnknown;
-      }
-      infos.push_back({at, type, offset, bytes.value_or(0), valid && bytes.has_value()});
-      wf.tensors.push_back(std::move(t));
+    if (counts && ReadKeyValues(counts->kvs) && ReadTensorInfos(counts->tensors, wf, infos)) {
+      if (auto checked = CheckLayout(wf, infos); !checked) return checked.error();
     }
-    // Layout: the data section at the aligned end of the infos; each tensor at the aligned
-    // end of the previous one; the last inside the file; then only zero padding.
-    const std::uint64_t size = file_.size();
-    auto start = AlignUp(cursor_.position(), facts_.alignment);
-    facts_.data_start = start.value_or(size);
-    bool layout = start.has_value();
-    std::uint64_t expected = 0;
-    std::uint64_t end = 0;  // relative end of the last tensor's bytes
-    for (std::size_t i = 0; i < infos.size() && layout; ++i) {
-      const Info& info = infos[i];
-      StoredTensor& t = wf.tensors[i];
-      if (!info.valid) {
-        layout = false;
-        break;
-      }
-      if (info.offset != expected) {
-        report_(Diag::kGgufOffsetInvalid, info.at,
-                "Tensor " + QuoteForMessage(t.name) + " is at data offset " + std::to_string(info.offset) +
-                    "; ggml's layout puts it at " + std::to_string(expected) + " (" +
-                    (info.offset % facts_.alignment != 0 ? "misaligned"
-                     : info.offset < expected            ? "overlapping"
-                                                         : "a gap") +
-                    ").");
-        layout = false;
-        break;
-      }
-      auto absolute = CheckedAdd(*start, info.offset);
-      auto stop = absolute ? CheckedAdd(*absolute, info.bytes) : std::nullopt;
-      if (!stop || *stop > size) {
-        report_(Diag::kGgufDataPastEnd, info.at,
-                "The " + std::to_string(info.bytes) + " bytes of tensor " + QuoteForMessage(t.name) + " at byte " +
-                    std::to_string(absolute.value_or(0)) + " run past the end of the file (" + std::to_string(size) +
-                    " bytes).");
-        layout = false;
-        break;
-      }
-      t.data_offset = *absolute;
-      t.data_length = info.bytes;
-      t.begin = *absolute;
-      t.end = *stop;
-      end = info.offset + info.bytes;
-      auto next = AlignUp(end, facts_.alignment);
-      if (!next) {
-        layout = false;
-        break;
-      }
-      expected = *next;
-    }
-    if (layout) {
-      // After the last tensor (or the key/values), only zero padding up to the alignment.
-      const std::uint64_t tail_from = infos.empty() ? cursor_.position() : *start + end;
-      auto allowed = AlignUp(tail_from, facts_.alignment);
-      if (size > tail_from) {
-        const std::uint64_t n = size - tail_from;
-        bool zero = allowed && size <= *allowed;
-        if (zero) {
-          std::vector<std::byte> pad(static_cast<std::size_t>(n));
-          if (auto read = file_.ReadAt(tail_from, pad); !read) return read.error();
-          zero = std::all_of(pad.begin(), pad.end(), [](std::byte b) { return b == std::byte{0}; });
-        }
-        if (!zero) {
-          report_(Diag::kGgufTrailingData, tail_from,
-                  std::to_string(n) + " bytes follow the " + (infos.empty() ? "key/values" : "last tensor") +
-                      " at byte " + std::to_string(tail_from) + "; only zero padding up to the alignment of " +
-                      std::to_string(facts_.alignment) + " may.");
-        }
-      }
-    }
-    facts_.layout_valid = layout;
   } catch (const Stop&) {
   } catch (const boost::system::error_code& error) {
     return error;
   }
   wf.gguf = std::move(facts_);
+  return {};
+}
+
+std::optional<Reader::Counts> Reader::ReadPreamble() {
+  const std::uint64_t magic = U(4, "the magic number");
+  if (magic != 0x46554747) {  // "GGUF"
+    report_(Diag::kGgufHeaderInvalid, 0, "The file does not start with the GGUF magic number.");
+    return std::nullopt;
+  }
+  const std::uint64_t version = U(4, "the version");
+  if (version != 2 && version != 3) {
+    std::string why = version == 1 ? "version 1 (32-bit counts) is not read"
+                      : (version & 0xFFFF) == 0 && version != 0
+                          ? "a byte-swapped (big-endian) version; only little-endian GGUF is read"
+                          : "only versions 2 and 3 exist";
+    report_(Diag::kGgufHeaderInvalid, 4, "The GGUF version is " + std::to_string(version) + ": " + why + ".");
+    return std::nullopt;
+  }
+  facts_.version = static_cast<std::uint32_t>(version);
+  const std::uint64_t tensor_count = U(8, "the tensor count");
+  const std::uint64_t kv_count = U(8, "the key/value count");
+  auto least = CheckedMul(kv_count, 13);
+  auto tensors_least = CheckedMul(tensor_count, 32);
+  auto total = least && tensors_least ? CheckedAdd(*least, *tensors_least) : std::nullopt;
+  if (!total || *total > cursor_.left()) {
+    report_(Diag::kGgufLengthInvalid, 8,
+            "The header claims " + std::to_string(tensor_count) + " tensors and " + std::to_string(kv_count) +
+                " key/values, more than the " + std::to_string(cursor_.left()) +
+                " bytes left can hold (at least 32 and 13 bytes each).");
+    return std::nullopt;
+  }
+  return Counts{tensor_count, kv_count};
+}
+
+bool Reader::ReadKeyValues(std::uint64_t count) {
+  std::unordered_set<std::string> keys;  // every key, for duplicates (the listing is bounded)
+  keys.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(count, std::uint64_t{1} << 20)));
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const std::uint64_t at = cursor_.position();
+    GgufFacts::Entry entry;
+    entry.key = String("A key");
+    if (entry.key.empty() || !ValidText(entry.key)) {
+      report_(Diag::kGgufStringInvalid, at,
+              "Key " + std::to_string(i) + " at byte " + std::to_string(at) + " is " +
+                  (entry.key.empty() ? std::string("empty") : QuoteForMessage(entry.key) + ", not UTF-8 without NUL") +
+                  ".");
+    }
+    if (!keys.insert(entry.key).second) {
+      report_(Diag::kGgufDuplicateKey, at,
+              "Key " + QuoteForMessage(entry.key) + " at byte " + std::to_string(at) + " appears twice.");
+    }
+    const std::uint64_t type_at = cursor_.position();
+    const std::uint32_t type = static_cast<std::uint32_t>(U(4, "a value type"));
+    if (type > kF64) {
+      report_(Diag::kGgufValueTypeInvalid, type_at,
+              "The value of " + QuoteForMessage(entry.key) + " at byte " + std::to_string(type_at) + " has type " +
+                  std::to_string(type) + ", not one of 0..12.");
+      return false;
+    }
+    Value(type, type_at, entry, true);
+    if (entry.key == "general.alignment") {
+      const bool power = type == kU32 && !entry.value.empty() && std::stoull(entry.value) != 0 &&
+                         (std::stoull(entry.value) & (std::stoull(entry.value) - 1)) == 0;
+      if (!power) {
+        report_(Diag::kGgufAlignmentInvalid, type_at,
+                "general.alignment is " + entry.type + " " + entry.value + ", not a u32 power of two.");
+        return false;
+      }
+      facts_.alignment = std::stoull(entry.value);
+    }
+    if (facts_.metadata.size() < kMaxListedGgufMetadata) {
+      facts_.metadata.push_back(std::move(entry));
+    } else {
+      ++facts_.metadata_not_listed;
+    }
+  }
+  return true;
+}
+
+bool Reader::ReadTensorInfos(std::uint64_t count, WeightFile& wf, std::vector<Info>& infos) {
+  std::set<std::string> names;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    StoredTensor t;
+    const std::optional<Info> info = ReadTensorInfo(names, t);
+    if (!info) return false;
+    infos.push_back(*info);
+    wf.tensors.push_back(std::move(t));
+  }
+  return true;
+}
+
+std::optional<Reader::Info> Reader::ReadTensorInfo(std::set<std::string>& names, StoredTensor& t) {
+  const std::uint64_t at = cursor_.position();
+  t.name = String("A tensor name");
+  t.entry_offset = at;
+  bool valid = true;
+  if (t.name.size() > kMaxNameBytes || !ValidText(t.name)) {
+    report_(
+        Diag::kGgufTensorNameInvalid, at,
+        "Tensor name " + QuoteForMessage(t.name) + " at byte " + std::to_string(at) +
+            (t.name.size() > kMaxNameBytes ? " is " + std::to_string(t.name.size()) + " bytes; ggml holds at most 63"
+                                           : std::string(" is not UTF-8 without NUL")) +
+            ".");
+    valid = false;
+  }
+  if (!names.insert(t.name).second) {
+    report_(Diag::kGgufDuplicateTensor, at,
+            "Tensor " + QuoteForMessage(t.name) + " at byte " + std::to_string(at) + " is named twice.");
+    valid = false;
+  }
+  const std::uint64_t rank = U(4, "a tensor's rank");
+  if (rank < 1 || rank > 4) {
+    report_(Diag::kGgufRankInvalid, at,
+            "Tensor " + QuoteForMessage(t.name) + " has rank " + std::to_string(rank) + "; ggml holds 1 to 4.");
+    return std::nullopt;  // the dims cannot be walked
+  }
+  for (std::uint64_t d = 0; d < rank; ++d) t.shape.push_back(U(8, "a tensor's dims"));
+  const std::uint64_t type_id = U(4, "a tensor's type");
+  const std::uint64_t offset = U(8, "a tensor's offset");
+  const GgmlType* type = type_id <= 0xFFFFFFFFU ? FindGgmlType(static_cast<std::uint32_t>(type_id)) : nullptr;
+  if (type == nullptr) {
+    const bool removed =
+        type_id == 4 || type_id == 5 || (type_id >= 31 && type_id <= 33) || (type_id >= 36 && type_id <= 38);
+    report_(Diag::kGgufTypeUnknown, at,
+            "Tensor " + QuoteForMessage(t.name) + " has ggml type " + std::to_string(type_id) +
+                (removed ? ", which ggml removed" : ", which ggml does not have") + ".");
+    valid = false;
+  }
+  t.dtype = type != nullptr ? std::string(type->name) : "type " + std::to_string(type_id);
+  // Elements and bytes, each step below 2^63; the first dim a multiple of the block.
+  std::optional<std::uint64_t> numel = 1;
+  for (std::uint64_t d : t.shape) {
+    numel = numel && d < kMaxSize ? CheckedMul(*numel, d) : std::nullopt;
+    if (numel && *numel >= kMaxSize) numel.reset();
+  }
+  std::optional<std::uint64_t> bytes;
+  if (type != nullptr && numel) {
+    if (t.shape[0] % type->block_size != 0) {
+      report_(Diag::kGgufShapeInvalid, at,
+              "The first dim of tensor " + QuoteForMessage(t.name) + ", " + std::to_string(t.shape[0]) + "," +
+                  " is not a multiple of " + std::string(type->name) + "'s block of " +
+                  std::to_string(type->block_size) + ".");
+      valid = false;
+    } else {
+      bytes = CheckedMul(*numel / type->block_size, type->type_size);
+      if (bytes && *bytes >= kMaxSize) bytes.reset();
+    }
+  }
+  if (!numel || (type != nullptr && valid && !bytes)) {
+    report_(Diag::kGgufShapeInvalid, at, "The dims of tensor " + QuoteForMessage(t.name) + " give a size past 2^63.");
+    valid = false;
+  }
+  t.complete = type != nullptr;
+  if (type != nullptr) {
+    const DtypeInfo* d = FindSafetensorsDtype(type->name);
+    t.element = d != nullptr && type->block_size == 1 ? d->id : Dtype::kUnknown;
+  }
+  return Info{at, type, offset, bytes.value_or(0), valid && bytes.has_value()};
+}
+
+// The data section at the aligned end of the infos; each tensor at the aligned end of the
+// previous one; the last inside the file; then only zero padding.
+IoResult<void> Reader::CheckLayout(WeightFile& wf, const std::vector<Info>& infos) {
+  const std::uint64_t size = file_.size();
+  auto start = AlignUp(cursor_.position(), facts_.alignment);
+  facts_.data_start = start.value_or(size);
+  bool layout = start.has_value();
+  std::uint64_t expected = 0;
+  std::uint64_t end = 0;  // relative end of the last tensor's bytes
+  for (std::size_t i = 0; i < infos.size() && layout; ++i) {
+    const Info& info = infos[i];
+    StoredTensor& t = wf.tensors[i];
+    if (!info.valid) {
+      layout = false;
+      break;
+    }
+    if (info.offset != expected) {
+      report_(Diag::kGgufOffsetInvalid, info.at,
+              "Tensor " + QuoteForMessage(t.name) + " is at data offset " + std::to_string(info.offset) +
+                  "; ggml's layout puts it at " + std::to_string(expected) + " (" +
+                  (info.offset % facts_.alignment != 0 ? "misaligned"
+                   : info.offset < expected            ? "overlapping"
+                                                       : "a gap") +
+                  ").");
+      layout = false;
+      break;
+    }
+    auto absolute = CheckedAdd(*start, info.offset);
+    auto stop = absolute ? CheckedAdd(*absolute, info.bytes) : std::nullopt;
+    if (!stop || *stop > size) {
+      report_(Diag::kGgufDataPastEnd, info.at,
+              "The " + std::to_string(info.bytes) + " bytes of tensor " + QuoteForMessage(t.name) + " at byte " +
+                  std::to_string(absolute.value_or(0)) + " run past the end of the file (" + std::to_string(size) +
+                  " bytes).");
+      layout = false;
+      break;
+    }
+    t.data_offset = *absolute;
+    t.data_length = info.bytes;
+    t.begin = *absolute;
+    t.end = *stop;
+    end = info.offset + info.bytes;
+    auto next = AlignUp(end, facts_.alignment);
+    if (!next) {
+      layout = false;
+      break;
+    }
+    expected = *next;
+  }
+  if (layout) {
+    // After the last tensor (or the key/values), only zero padding up to the alignment.
+    const std::uint64_t tail_from = infos.empty() ? cursor_.position() : *start + end;
+    if (auto checked = CheckTail(tail_from, !infos.empty()); !checked) return checked.error();
+  }
+  facts_.layout_valid = layout;
+  return {};
+}
+
+IoResult<void> Reader::CheckTail(std::uint64_t tail_from, bool after_tensor) {
+  const std::uint64_t size = file_.size();
+  auto allowed = AlignUp(tail_from, facts_.alignment);
+  if (size > tail_from) {
+    const std::uint64_t n = size - tail_from;
+    bool zero = allowed && size <= *allowed;
+    if (zero) {
+      std::vector<std::byte> pad(static_cast<std::size_t>(n));
+      if (auto read = file_.ReadAt(tail_from, pad); !read) return read.error();
+      zero = std::all_of(pad.begin(), pad.end(), [](std::byte b) { return b == std::byte{0}; });
+    }
+    if (!zero) {
+      report_(Diag::kGgufTrailingData, tail_from,
+              std::to_string(n) + " bytes follow the " + (after_tensor ? "last tensor" : "key/values") + " at byte " +
+                  std::to_string(tail_from) + "; only zero padding up to the alignment of " +
+                  std::to_string(facts_.alignment) + " may.");
+    }
+  }
   return {};
 }
 

@@ -127,10 +127,12 @@ IoResult<std::optional<std::uint64_t>> FindReadableZipDirectory(const RandomAcce
   return std::optional<std::uint64_t>(at);
 }
 
-IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std::string& display,
-                                        DiagnosticSink& sink) {
-  const FileReporter report(display, sink);
-  ZipDirectory dir;
+namespace {
+
+// The end record that reaches the end of the file, refused when another record in the tail
+// (a second end record, a stray zip64 locator) would give another reader another directory,
+// or when it describes a spanned archive. nullopt: reported.
+IoResult<std::optional<EndRecord>> ReadEndRecord(const RandomAccessFile& file, const FileReporter& report) {
   const std::uint64_t size = file.size();
   std::vector<std::byte> tail;
   std::uint64_t tail_start = 0;
@@ -140,7 +142,7 @@ IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std:
     report(Diag::kZipStructure, size,
            "The zip has no end-of-central-directory record ending the file: its members cannot be listed as torch "
            "lists them (truncated, or bytes appended after the archive).");
-    return dir;
+    return std::optional<EndRecord>();
   }
   // miniz and zipfile take the last signature, whatever its comment length: the record that
   // reaches the end exactly must be that one, and no other record in the tail may parse.
@@ -149,7 +151,7 @@ IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std:
            "The zip has a second end-of-central-directory record at byte " + std::to_string(tail_start + *last) +
                ", after the one at byte " + std::to_string(**end_at) +
                " whose comment reaches the end: miniz (torch.load), zipfile and unzip read the last one.");
-    return dir;
+    return std::optional<EndRecord>();
   }
   for (std::size_t i = 0; i + kEndLength <= tail.size(); ++i) {
     const std::uint64_t at = tail_start + i;
@@ -164,7 +166,7 @@ IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std:
                (signature == kEndSignature ? "end-of-central-directory record" : "zip64 locator") + " at byte " +
                std::to_string(at) + " that points at a directory, besides the end record at byte " +
                std::to_string(**end_at) + ": readers that search differently list different members.");
-    return dir;
+    return std::optional<EndRecord>();
   }
   const std::byte* e = &tail[static_cast<std::size_t>(**end_at - tail_start)];
   EndRecord end;
@@ -175,13 +177,21 @@ IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std:
   end.cd_end = end.offset;
   if (Le(e + 4, 2) != 0 || Le(e + 6, 2) != 0 || Le(e + 8, 2) != Le(e + 10, 2)) {
     report(Diag::kZipStructure, end.offset, "The zip's end record describes a multi-disk (spanned) archive.");
-    return dir;
+    return std::optional<EndRecord>();
   }
+  return std::optional<EndRecord>(end);
+}
+
+// Applies the zip64 end record a locator before the classic one points at (miniz follows it
+// wherever it lies, so it is read from the file). False: reported.
+IoResult<bool> ApplyZip64(const RandomAccessFile& file, const FileReporter& report, EndRecord& end) {
   // A zip64 locator just before the end record points at the zip64 end record; miniz follows
   // it wherever it lies, so it is read from the file, not from the tail buffer.
+  const std::uint64_t size = file.size();
   std::array<std::byte, 20> locator{};
   if (end.offset >= 20) {
-    if (auto read = file.ReadAt(end.offset - 20, locator); !read) return read.error();
+    if (auto read = file.ReadAt(end.offset - 20, locator); !read)
+      return IoResult<bool>(boost::system::in_place_error, read.error());
   }
   if (end.offset >= 20 && Le(locator.data(), 4) == kLocator64Signature) {
     const std::uint64_t record = Le(locator.data() + 8, 8);
@@ -189,14 +199,14 @@ IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std:
     if (record > size || size - record < z.size() || record + z.size() > end.offset - 20) {
       report(Diag::kZipStructure, end.offset - 20,
              "The zip64 locator points at byte " + std::to_string(record) + ", where no zip64 end record fits.");
-      return dir;
+      return false;
     }
-    if (auto read = file.ReadAt(record, z); !read) return read.error();
+    if (auto read = file.ReadAt(record, z); !read) return IoResult<bool>(boost::system::in_place_error, read.error());
     if (Le(z.data(), 4) != kEnd64Signature) {
       report(
           Diag::kZipStructure, record,
           "The zip64 locator points at byte " + std::to_string(record) + ", which does not hold a zip64 end record.");
-      return dir;
+      return false;
     }
     const std::uint64_t entries64 = Le(&z[32], 8);
     const std::uint64_t cd_size64 = Le(&z[40], 8);
@@ -216,6 +226,149 @@ IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std:
     end.cd_offset = cd_offset64;
     end.cd_end = record;
   }
+  return true;
+}
+
+// The checks of one central directory entry against torch's writer and the other entries.
+void CheckCentralEntry(const FileReporter& report, const ZipMember& m, std::uint64_t abs,
+                       std::map<std::string, std::uint64_t>& first_by_name,
+                       std::map<std::string, std::pair<std::string, std::uint64_t>>& first_by_folded_name) {
+  const std::string shown = QuoteForMessage(m.name);
+  if ((m.flags & 0x0001U) != 0 || (m.flags & 0x0040U) != 0 || (m.flags & 0x0020U) != 0) {
+    report(
+        Diag::kZipStructure, abs, "Member " + shown + " has flag bits 0x" + [&] {
+          char hex[8];
+          std::snprintf(hex, sizeof hex, "%04x", m.flags);
+          return std::string(hex);
+        }() + " (encrypted, strongly encrypted or patched data): torch ignores them, scanners may stop at them.");
+  }
+  if (m.method != 0) {
+    report(Diag::kZipMemberCompressed, abs,
+           "Member " + shown + " is stored with compression method " + std::to_string(m.method) +
+               "; torch.save stores every member uncompressed.");
+  }
+  if (m.method == 0 && m.compressed_size != m.size) {
+    report(Diag::kZipStructure, abs,
+           "Member " + shown + " is stored, yet its sizes differ (" + std::to_string(m.compressed_size) + " vs " +
+               std::to_string(m.size) + ").");
+  }
+  if (auto [it, inserted] = first_by_name.emplace(m.name, abs); !inserted) {
+    report(Diag::kZipStructure, abs,
+           "Member " + shown + " appears twice in the central directory (first at byte " + std::to_string(it->second) +
+               "): readers keep different copies.");
+  } else if (auto [folded, new_fold] = first_by_folded_name.emplace(AsciiLower(m.name), std::pair{m.name, abs});
+             !new_fold) {
+    report(Diag::kZipAmbiguous, abs,
+           "Member " + shown + " and member " + QuoteForMessage(folded->second.first) + " (at byte " +
+               std::to_string(folded->second.second) +
+               ") differ only in case: miniz (torch.load) finds records without case, zipfile and unzip with it.");
+  }
+}
+
+// Member `m`'s local header at `local` (+ the archive's start) against its central entry; the
+// member is located (its data region known) only when the header reads.
+IoResult<void> CheckLocalHeader(const RandomAccessFile& file, const FileReporter& report, ZipMember& m,
+                                std::uint64_t local, std::uint64_t archive_start, std::uint64_t cd_start) {
+  const std::string shown = QuoteForMessage(m.name);
+  const std::uint64_t size = file.size();
+  auto header = CheckedAdd(local, archive_start);
+  std::array<std::byte, 30> lh{};
+  if (!header || *header > size || size - *header < lh.size()) {
+    report(Diag::kZipStructure, m.central_offset,
+           "The local header offset of member " + shown + " (" + std::to_string(local) + ") is past the archive.");
+    return {};
+  }
+  m.header_offset = *header;
+  if (auto read = file.ReadAt(*header, lh); !read) return read.error();
+  if (Le(lh.data(), 4) != kLocalSignature) {
+    report(Diag::kZipStructure, *header,
+           "The local header of member " + shown + " at byte " + std::to_string(*header) +
+               " has no local header signature.");
+    return {};
+  }
+  const std::size_t local_name_len = Le(&lh[26], 2);
+  const std::size_t local_extra_len = Le(&lh[28], 2);
+  std::string local_name(local_name_len, '\0');
+  const std::uint64_t name_at = *header + 30;
+  if (size - name_at < local_name_len + local_extra_len) {
+    report(Diag::kZipStructure, *header, "The local header of member " + shown + " runs past the end of the file.");
+    return {};
+  }
+  if (auto read = file.ReadAt(name_at, std::as_writable_bytes(std::span(local_name))); !read) return read.error();
+  m.data_offset = name_at + local_name_len + local_extra_len;
+  const auto local_flags = static_cast<std::uint16_t>(Le(&lh[6], 2));
+  const auto local_method = static_cast<std::uint16_t>(Le(&lh[8], 2));
+  std::uint64_t local_crc = Le(&lh[14], 4);
+  std::uint64_t local_csize = Le(&lh[18], 4);
+  std::uint64_t local_size = Le(&lh[22], 4);
+  std::vector<std::string> differences;
+  if (local_name != m.name) differences.push_back("name " + QuoteForMessage(local_name));
+  if (local_flags != m.flags)
+    differences.push_back("flags " + std::to_string(local_flags) + " vs " + std::to_string(m.flags));
+  if (local_method != m.method) {
+    differences.push_back("method " + std::to_string(local_method) + " vs " + std::to_string(m.method));
+  }
+  const auto data_end = CheckedAdd(m.data_offset, m.compressed_size);
+  if (data_end) m.record_end = *data_end;
+  if (!data_end || *data_end > cd_start) {
+    report(Diag::kZipStructure, *header,
+           "The " + std::to_string(m.compressed_size) + " data bytes of member " + shown + " at byte " +
+               std::to_string(m.data_offset) + " run past the start of the central directory.");
+    return {};
+  }
+  if ((local_flags & 0x0008U) != 0) {
+    // A data descriptor after the data holds the CRC-32 and sizes (the local fields may be 0).
+    std::array<std::byte, 24> dd{};
+    const std::uint64_t room = cd_start - *data_end;
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(room, dd.size()));
+    if (auto read = file.ReadAt(*data_end, std::span(dd).first(n)); !read) return read.error();
+    std::size_t k = n >= 4 && Le(dd.data(), 4) == kDescriptorSignature ? 4 : 0;
+    const bool wide = m.size >= 0xFFFFFFFFU || m.compressed_size >= 0xFFFFFFFFU;
+    const std::size_t width = wide ? 8 : 4;
+    if (n < k + 4 + 2 * width) {
+      differences.push_back("a data descriptor that does not fit before the next record");
+    } else {
+      local_crc = Le(&dd[k], 4);
+      local_csize = Le(&dd[k + 4], width);
+      local_size = Le(&dd[k + 4 + width], width);
+      m.record_end = *data_end + k + 4 + 2 * width;
+    }
+  }
+  if (local_crc != m.crc32) differences.push_back("CRC-32 " + Hex32(local_crc) + " vs " + Hex32(m.crc32));
+  const bool local_wide = local_csize == 0xFFFFFFFFU || local_size == 0xFFFFFFFFU;
+  if (!local_wide && (local_csize != m.compressed_size || local_size != m.size)) {
+    differences.push_back("sizes " + std::to_string(local_csize) + "/" + std::to_string(local_size) + " vs " +
+                          std::to_string(m.compressed_size) + "/" + std::to_string(m.size));
+  }
+  if (!differences.empty()) {
+    std::string list;
+    for (const std::string& d : differences) {
+      if (!list.empty()) list += "; ";
+      list += d;
+    }
+    std::string message = "The local header of member " + shown + " at byte " + std::to_string(*header);
+    message += " differs from its central directory entry: ";
+    message += list;
+    message += '.';
+    report(Diag::kZipHeaderMismatch, *header, std::move(message));
+  }
+  m.located = true;
+  return {};
+}
+
+}  // namespace
+
+IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std::string& display,
+                                        DiagnosticSink& sink) {
+  const FileReporter report(display, sink);
+  ZipDirectory dir;
+  auto end_or = ReadEndRecord(file, report);
+  if (!end_or) return end_or.error();
+  if (!*end_or) return dir;
+  EndRecord end = **end_or;
+  auto zip64 = ApplyZip64(file, report, end);
+  if (!zip64) return zip64.error();
+  if (!*zip64) return dir;
   // Where the directory actually sits: it ends where the end records begin. A difference
   // from the recorded offset is a prefix (bytes before the archive), which some readers
   // correct for and others do not.
@@ -310,122 +463,10 @@ IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std:
       report(Diag::kZipStructure, abs, "Member " + shown + " has a malformed extra field in the central directory.");
       continue;
     }
-    if ((m.flags & 0x0001U) != 0 || (m.flags & 0x0040U) != 0 || (m.flags & 0x0020U) != 0) {
-      report(
-          Diag::kZipStructure, abs, "Member " + shown + " has flag bits 0x" + [&] {
-            char hex[8];
-            std::snprintf(hex, sizeof hex, "%04x", m.flags);
-            return std::string(hex);
-          }() + " (encrypted, strongly encrypted or patched data): torch ignores them, scanners may stop at them.");
+    CheckCentralEntry(report, m, abs, first_by_name, first_by_folded_name);
+    if (auto checked = CheckLocalHeader(file, report, m, local, dir.archive_start, cd_start); !checked) {
+      return checked.error();
     }
-    if (m.method != 0) {
-      report(Diag::kZipMemberCompressed, abs,
-             "Member " + shown + " is stored with compression method " + std::to_string(m.method) +
-                 "; torch.save stores every member uncompressed.");
-    }
-    if (m.method == 0 && m.compressed_size != m.size) {
-      report(Diag::kZipStructure, abs,
-             "Member " + shown + " is stored, yet its sizes differ (" + std::to_string(m.compressed_size) + " vs " +
-                 std::to_string(m.size) + ").");
-    }
-    if (auto [it, inserted] = first_by_name.emplace(m.name, abs); !inserted) {
-      report(Diag::kZipStructure, abs,
-             "Member " + shown + " appears twice in the central directory (first at byte " +
-                 std::to_string(it->second) + "): readers keep different copies.");
-    } else if (auto [folded, new_fold] = first_by_folded_name.emplace(AsciiLower(m.name), std::pair{m.name, abs});
-               !new_fold) {
-      report(Diag::kZipAmbiguous, abs,
-             "Member " + shown + " and member " + QuoteForMessage(folded->second.first) + " (at byte " +
-                 std::to_string(folded->second.second) +
-                 ") differ only in case: miniz (torch.load) finds records without case, zipfile and unzip with it.");
-    }
-    // The local header, where the data starts.
-    auto header = CheckedAdd(local, dir.archive_start);
-    std::array<std::byte, 30> lh{};
-    if (!header || *header > size || size - *header < lh.size()) {
-      report(Diag::kZipStructure, abs,
-             "The local header offset of member " + shown + " (" + std::to_string(local) + ") is past the archive.");
-      dir.members.push_back(std::move(m));
-      continue;
-    }
-    m.header_offset = *header;
-    if (auto read = file.ReadAt(*header, lh); !read) return read.error();
-    if (Le(lh.data(), 4) != kLocalSignature) {
-      report(Diag::kZipStructure, *header,
-             "The local header of member " + shown + " at byte " + std::to_string(*header) +
-                 " has no local header signature.");
-      dir.members.push_back(std::move(m));
-      continue;
-    }
-    const std::size_t local_name_len = Le(&lh[26], 2);
-    const std::size_t local_extra_len = Le(&lh[28], 2);
-    std::string local_name(local_name_len, '\0');
-    const std::uint64_t name_at = *header + 30;
-    if (size - name_at < local_name_len + local_extra_len) {
-      report(Diag::kZipStructure, *header, "The local header of member " + shown + " runs past the end of the file.");
-      dir.members.push_back(std::move(m));
-      continue;
-    }
-    if (auto read = file.ReadAt(name_at, std::as_writable_bytes(std::span(local_name))); !read) return read.error();
-    m.data_offset = name_at + local_name_len + local_extra_len;
-    const auto local_flags = static_cast<std::uint16_t>(Le(&lh[6], 2));
-    const auto local_method = static_cast<std::uint16_t>(Le(&lh[8], 2));
-    std::uint64_t local_crc = Le(&lh[14], 4);
-    std::uint64_t local_csize = Le(&lh[18], 4);
-    std::uint64_t local_size = Le(&lh[22], 4);
-    std::vector<std::string> differences;
-    if (local_name != m.name) differences.push_back("name " + QuoteForMessage(local_name));
-    if (local_flags != m.flags)
-      differences.push_back("flags " + std::to_string(local_flags) + " vs " + std::to_string(m.flags));
-    if (local_method != m.method) {
-      differences.push_back("method " + std::to_string(local_method) + " vs " + std::to_string(m.method));
-    }
-    const auto data_end = CheckedAdd(m.data_offset, m.compressed_size);
-    if (data_end) m.record_end = *data_end;
-    if (!data_end || *data_end > cd_start) {
-      report(Diag::kZipStructure, *header,
-             "The " + std::to_string(m.compressed_size) + " data bytes of member " + shown + " at byte " +
-                 std::to_string(m.data_offset) + " run past the start of the central directory.");
-      dir.members.push_back(std::move(m));
-      continue;
-    }
-    if ((local_flags & 0x0008U) != 0) {
-      // A data descriptor after the data holds the CRC-32 and sizes (the local fields may be 0).
-      std::array<std::byte, 24> dd{};
-      const std::uint64_t room = cd_start - *data_end;
-      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(room, dd.size()));
-      if (auto read = file.ReadAt(*data_end, std::span(dd).first(n)); !read) return read.error();
-      std::size_t k = n >= 4 && Le(dd.data(), 4) == kDescriptorSignature ? 4 : 0;
-      const bool wide = m.size >= 0xFFFFFFFFU || m.compressed_size >= 0xFFFFFFFFU;
-      const std::size_t width = wide ? 8 : 4;
-      if (n < k + 4 + 2 * width) {
-        differences.push_back("a data descriptor that does not fit before the next record");
-      } else {
-        local_crc = Le(&dd[k], 4);
-        local_csize = Le(&dd[k + 4], width);
-        local_size = Le(&dd[k + 4 + width], width);
-        m.record_end = *data_end + k + 4 + 2 * width;
-      }
-    }
-    if (local_crc != m.crc32) differences.push_back("CRC-32 " + Hex32(local_crc) + " vs " + Hex32(m.crc32));
-    const bool local_wide = local_csize == 0xFFFFFFFFU || local_size == 0xFFFFFFFFU;
-    if (!local_wide && (local_csize != m.compressed_size || local_size != m.size)) {
-      differences.push_back("sizes " + std::to_string(local_csize) + "/" + std::to_string(local_size) + " vs " +
-                            std::to_string(m.compressed_size) + "/" + std::to_string(m.size));
-    }
-    if (!differences.empty()) {
-      std::string list;
-      for (const std::string& d : differences) {
-        if (!list.empty()) list += "; ";
-        list += d;
-      }
-      std::string message = "The local header of member " + shown + " at byte " + std::to_string(*header);
-      message += " differs from its central directory entry: ";
-      message += list;
-      message += '.';
-      report(Diag::kZipHeaderMismatch, *header, std::move(message));
-    }
-    m.located = true;
     dir.members.push_back(std::move(m));
   }
   if (dir.members.size() == end.entries && at != cd.size()) {
