@@ -46,6 +46,7 @@ namespace ckpt::rules {
 #define CKPT_DECLARE_Gate(ns) CKPT_RULE(ns)
 #define CKPT_DECLARE_Convert(ns) CKPT_RULE(ns)
 #define CKPT_DECLARE_Checked(ns) CKPT_CHECKED_RULE(ns)
+#define CKPT_DECLARE_ReadChecked(ns) CKPT_CHECKED_RULE(ns)
 #define CKPT_DECLARE_Chain(ns) CKPT_CHAIN_RULE(ns)
 #define CKPT_DECLARE_Diff(ns) CKPT_DIFF_RULE(ns)
 #define CKPT_DECLARE(family, ns, id, kind) CKPT_DECLARE_##kind(ns)
@@ -56,6 +57,7 @@ CKPT_RULES(CKPT_DECLARE)
 #undef CKPT_DECLARE_Gate
 #undef CKPT_DECLARE_Convert
 #undef CKPT_DECLARE_Checked
+#undef CKPT_DECLARE_ReadChecked
 #undef CKPT_DECLARE_Chain
 #undef CKPT_DECLARE_Diff
 

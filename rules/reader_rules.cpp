@@ -1,143 +1,73 @@
 // The one table from reader diagnostics (lib/findings/diagnostic.h) to catalog rules,
-// in the order of CKPT_READER_DIAGNOSTICS; the static_assert keeps it complete.
+// generated from rules/rule_list.h: every rule of kind Read, ReadChecked, Attest or Convert,
+// in the list's order. The diagnostic list lives in lib (which may not include rules/), so
+// it is checked against the rule list name by name at compile time: the N-th diagnostic must
+// be the N-th such rule's id in CamelCase (header-not-utf8 -> HeaderNotUtf8).
 #include "rules/reader_rules.h"
 
 #include <array>
+#include <string_view>
 
 #include "rules/catalog.h"
+#include "rules/rule_list.h"
 
 namespace ckpt::rules {
 namespace {
 
-constexpr std::array<const RuleInfo*, static_cast<std::size_t>(Diag::kCount)> kReaderRules = {
-    &attest_envelope_invalid::kRule,
-    &attest_foreign_key::kRule,
-    &attest_payload_type::kRule,
-    &attest_predicate_unknown::kRule,
-    &attest_signature_invalid::kRule,
-    &attest_statement_invalid::kRule,
-    &attest_subject_mismatch::kRule,
-    &attest_verdict_fail::kRule,
-    &convert_big_endian::kRule,
-    &convert_dtype_unsupported::kRule,
-    &convert_group_refused::kRule,
-    &convert_math_bit::kRule,
-    &convert_not_contiguous::kRule,
-    &convert_storage_missing::kRule,
-    &convert_views_overlap::kRule,
-    &derivation_input_mismatch::kRule,
-    &derivation_source_mismatch::kRule,
-    &derivation_tensor_mismatch::kRule,
-    &gguf_alignment_invalid::kRule,
-    &gguf_chat_template::kRule,
-    &gguf_data_past_end::kRule,
-    &gguf_duplicate_key::kRule,
-    &gguf_duplicate_tensor::kRule,
-    &gguf_header_invalid::kRule,
-    &gguf_length_invalid::kRule,
-    &gguf_nested_array::kRule,
-    &gguf_offset_invalid::kRule,
-    &gguf_rank_invalid::kRule,
-    &gguf_shape_invalid::kRule,
-    &gguf_split_incomplete::kRule,
-    &gguf_split_inconsistent::kRule,
-    &gguf_string_invalid::kRule,
-    &gguf_tensor_name_invalid::kRule,
-    &gguf_trailing_data::kRule,
-    &gguf_type_unknown::kRule,
-    &gguf_value_type_invalid::kRule,
-    &header_duplicate_key::kRule,
-    &header_field_type::kRule,
-    &header_json_syntax::kRule,
-    &header_json_too_deep::kRule,
-    &header_not_object::kRule,
-    &header_not_utf8::kRule,
-    &header_schema_version_invalid::kRule,
-    &header_schema_version_missing::kRule,
-    &header_schema_version_too_new::kRule,
-    &header_too_large::kRule,
-    &index_duplicate_key::kRule,
-    &index_json_invalid::kRule,
-    &index_json_too_deep::kRule,
-    &index_structure::kRule,
-    &index_too_large::kRule,
-    &input_compressed::kRule,
-    &input_name_mismatch::kRule,
-    &input_polyglot::kRule,
-    &input_unrecognised::kRule,
-    &model_index_invalid::kRule,
-    &numpy_header_invalid::kRule,
-    &numpy_object_array::kRule,
-    &pickle_argument_invalid::kRule,
-    &pickle_budget_exceeded::kRule,
-    &pickle_build_unsafe::kRule,
-    &pickle_call_unsafe::kRule,
-    &pickle_dtype_unsupported::kRule,
-    &pickle_extension_code::kRule,
-    &pickle_frame_invalid::kRule,
-    &pickle_global_unsafe::kRule,
-    &pickle_nested_loader::kRule,
-    &pickle_scanner_import::kRule,
-    &pickle_storage_mismatch::kRule,
-    &pickle_stream_malformed::kRule,
-    &pickle_tensor_invalid::kRule,
-    &pickle_tensor_name::kRule,
-    &pickle_trailing_data::kRule,
-    &safetensors_buffer_size::kRule,
-    &safetensors_dtype_unknown::kRule,
-    &safetensors_duplicate_tensor::kRule,
-    &safetensors_header_json::kRule,
-    &safetensors_header_not_utf8::kRule,
-    &safetensors_header_past_end::kRule,
-    &safetensors_header_too_deep::kRule,
-    &safetensors_header_too_large::kRule,
-    &safetensors_header_too_small::kRule,
-    &safetensors_metadata_duplicate_key::kRule,
-    &safetensors_metadata_invalid::kRule,
-    &safetensors_offsets_not_contiguous::kRule,
-    &safetensors_size_misaligned::kRule,
-    &safetensors_size_mismatch::kRule,
-    &safetensors_size_overflow::kRule,
-    &safetensors_tensor_entry_invalid::kRule,
-    &safetensors_tensor_name_invalid::kRule,
-    &tar_checksum_invalid::kRule,
-    &tar_data_after_end::kRule,
-    &tar_device_member::kRule,
-    &tar_duplicate_member::kRule,
-    &tar_end_marker_missing::kRule,
-    &tar_extension_repeated::kRule,
-    &tar_fifo_member::kRule,
-    &tar_global_header::kRule,
-    &tar_hardlink_member::kRule,
-    &tar_header_invalid::kRule,
-    &tar_member_layout::kRule,
-    &tar_member_past_end::kRule,
-    &tar_member_type_unsupported::kRule,
-    &tar_name_conflict::kRule,
-    &tar_path_escape::kRule,
-    &tar_size_conflict::kRule,
-    &tar_sparse_member::kRule,
-    &tar_symlink_member::kRule,
-    &torch_legacy_layout::kRule,
-    &weights_file_empty::kRule,
-    &weights_format_gguf::kRule,
-    &weights_format_git_lfs_pointer::kRule,
-    &weights_format_html::kRule,
-    &weights_format_numpy::kRule,
-    &weights_format_pickle::kRule,
-    &weights_format_zip::kRule,
-    &zip_ambiguous::kRule,
-    &zip_crc_mismatch::kRule,
-    &zip_header_mismatch::kRule,
-    &zip_member_compressed::kRule,
-    &zip_member_unexpected::kRule,
-    &zip_structure::kRule,
+#define CKPT_READER_Read(ns, id) {&ns::kRule, id},
+#define CKPT_READER_ReadChecked(ns, id) {&ns::kRule, id},
+#define CKPT_READER_Attest(ns, id) {&ns::kRule, id},
+#define CKPT_READER_Convert(ns, id) {&ns::kRule, id},
+#define CKPT_READER_Checked(ns, id)
+#define CKPT_READER_Gate(ns, id)
+#define CKPT_READER_Chain(ns, id)
+#define CKPT_READER_Diff(ns, id)
+#define CKPT_READER_ENTRY(family, ns, id, kind) CKPT_READER_##kind(ns, id)
+
+struct ReaderRule {
+  const RuleInfo* rule;
+  std::string_view id;
 };
-static_assert(kReaderRules.size() == static_cast<std::size_t>(Diag::kCount),
+constexpr ReaderRule kReaderRules[] = {CKPT_RULES(CKPT_READER_ENTRY)};
+
+#define CKPT_DIAG_NAME(Name) std::string_view(#Name),
+constexpr std::string_view kDiagnosticNames[] = {CKPT_READER_DIAGNOSTICS(CKPT_DIAG_NAME)};
+#undef CKPT_DIAG_NAME
+
+constexpr char Upper(char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; }
+
+// Whether `camel` is `kebab` in CamelCase.
+constexpr bool IsCamelOf(std::string_view camel, std::string_view kebab) {
+  std::size_t k = 0;
+  bool word_start = true;
+  for (char c : kebab) {
+    if (c == '-') {
+      word_start = true;
+      continue;
+    }
+    if (k == camel.size() || camel[k] != (word_start ? Upper(c) : c)) return false;
+    ++k;
+    word_start = false;
+  }
+  return k == camel.size();
+}
+
+constexpr bool ListsAgree() {
+  if (std::size(kReaderRules) != std::size(kDiagnosticNames)) return false;
+  for (std::size_t i = 0; i < std::size(kReaderRules); ++i) {
+    if (!IsCamelOf(kDiagnosticNames[i], kReaderRules[i].id)) return false;
+  }
+  return true;
+}
+static_assert(std::size(kReaderRules) == static_cast<std::size_t>(Diag::kCount),
               "every reader diagnostic maps to exactly one rule");
+static_assert(ListsAgree(),
+              "lib/findings/diagnostic.h and the Read/ReadChecked/Attest/Convert rules of rules/rule_list.h "
+              "differ: the N-th diagnostic must be the N-th such rule's id in CamelCase (scripts/new-rule adds both)");
+static_assert(IsCamelOf("HeaderNotUtf8", "header-not-utf8") && !IsCamelOf("HeaderNotUtf", "header-not-utf8"));
 
 }  // namespace
 
-const RuleInfo& RuleForDiagnostic(Diag kind) { return *kReaderRules.at(static_cast<std::size_t>(kind)); }
+const RuleInfo& RuleForDiagnostic(Diag kind) { return *kReaderRules[static_cast<std::size_t>(kind)].rule; }
 
 }  // namespace ckpt::rules

@@ -14,6 +14,7 @@ namespace {
 #define CKPT_CHECKS_Gate(ns) nullptr, nullptr, nullptr, RuleScope::kGate
 #define CKPT_CHECKS_Convert(ns) nullptr, nullptr, nullptr, RuleScope::kConversion
 #define CKPT_CHECKS_Checked(ns) &ns::Check, nullptr, nullptr, RuleScope::kArtifact
+#define CKPT_CHECKS_ReadChecked(ns) &ns::Check, nullptr, nullptr, RuleScope::kArtifact
 #define CKPT_CHECKS_Chain(ns) nullptr, &ns::CheckChain, nullptr, RuleScope::kArtifact
 #define CKPT_CHECKS_Diff(ns) nullptr, nullptr, &ns::CheckDiff, RuleScope::kArtifact
 #define CKPT_ENTRY(family, ns, id, kind) {&ns::kRule, CKPT_CHECKS_##kind(ns), "rules/" #family "/" id ".cpp", id},

@@ -4,7 +4,8 @@
 //   X(family, symbol, "id", Kind)
 //   family: the folder rules/<family>/ holding <id>.cpp; symbol: the rule's namespace,
 //   the id with '-' as '_'; Kind: Read (detected while reading: a reader diagnostic maps to
-//   it, rules/reader_rules.cpp), Checked (Check() on the artifact model), Chain
+//   it, rules/reader_rules.cpp), Checked (Check() on the artifact model), ReadChecked (both:
+//   a reader reports some cases, Check() the rest), Chain
 //   (CheckChain() on a history), Diff (CheckDiff() on two rounds), Attest (a diagnostic of
 //   lib/attest/ when a signed statement or derivation record is verified), Gate (reported by
 //   engine/gate.cpp about a baseline or policy file), Convert (a diagnostic of lib/convert/:
@@ -180,7 +181,7 @@
   X(safetensors, safetensors_size_mismatch, "safetensors-size-mismatch", Read) \
   X(safetensors, safetensors_size_overflow, "safetensors-size-overflow", Read) \
   X(safetensors, safetensors_tensor_entry_invalid, "safetensors-tensor-entry-invalid", Read) \
-  X(safetensors, safetensors_tensor_name_invalid, "safetensors-tensor-name-invalid", Checked) \
+  X(safetensors, safetensors_tensor_name_invalid, "safetensors-tensor-name-invalid", ReadChecked) \
   X(tar, tar_checksum_invalid, "tar-checksum-invalid", Read) \
   X(tar, tar_data_after_end, "tar-data-after-end", Read) \
   X(tar, tar_device_member, "tar-device-member", Read) \
