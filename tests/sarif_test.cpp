@@ -19,6 +19,7 @@
 #include "lib/hashing/sha256.h"
 #include "lib/io/directory_source.h"
 #include "lib/io/memory_source.h"
+#include "reports/json_pretty.h"
 #include "reports/sarif_report.h"
 #include "rules/catalog.h"
 #include "tests/support/audit_helpers.h"
@@ -274,7 +275,47 @@ TEST(Sarif, UrisArePercentEncodedRelativeAndSlashSeparated) {
   EXPECT_EQ(reports::RelativeUri("/other/h.json", "/src"), "../other/h.json");
 }
 
-// ---- golden file (normalized for the tool version and the scan root's absolute URI)
+// ---- golden files (normalized for the tool version and the scan root's absolute URI)
+//
+// The catalog (every rule's texts, tags and help) is pinned once, a golden per family under
+// fixtures/golden/catalog/; a report's golden pins the ids of the rules its results name.
+// Rewording a rule then changes one catalog file, not every report's golden, and a new rule
+// adds its family's entry without touching the reports'.
+
+// The catalog as every SARIF writes it (driver.rules), from a run with no results.
+const boost::json::array& CatalogRules() {
+  static const boost::json::array rules = [] {
+    std::ostringstream out;
+    reports::SarifOptions options;
+    options.source_root = fs::current_path();
+    reports::WriteSarif(out, reports::SarifFromAudit({}, Severity::kError), options, reports::ReportContext{});
+    return boost::json::parse(out.str()).at("runs").at(0).at("tool").at("driver").at("rules").as_array();
+  }();
+  return rules;
+}
+
+// Checks that driver.rules is the catalog and that each result's ruleIndex names its ruleId
+// there, then keeps of driver.rules only the ids the results name (sorted), without indexes.
+void PinRuleIds(boost::json::object& run) {
+  auto& driver = run["tool"].as_object()["driver"].as_object();
+  const boost::json::array rules = driver["rules"].as_array();
+  EXPECT_TRUE(rules == CatalogRules()) << "driver.rules is not the catalog TheCatalogIsPinnedOncePerFamily pins";
+  std::set<std::string> named;
+  for (boost::json::value& r : run["results"].as_array()) {
+    boost::json::object& result = r.as_object();
+    const std::string id(result.at("ruleId").as_string());
+    const auto index = static_cast<std::size_t>(result.at("ruleIndex").as_int64());
+    EXPECT_LT(index, rules.size()) << id;
+    if (index < rules.size()) {
+      EXPECT_EQ(rules[index].as_object().at("id").as_string(), id);
+    }
+    result.erase("ruleIndex");
+    named.insert(id);
+  }
+  boost::json::array ids;
+  for (const std::string& id : named) ids.emplace_back(id);
+  driver["rules"] = std::move(ids);
+}
 
 // Normalizes what legitimately varies: the tool version, the scan root's absolute URI and
 // the temporary directory that messages name artifacts by.
@@ -283,6 +324,7 @@ std::string Normalize(const std::string& sarif, const fs::path& temp_root = {}) 
   auto& run = v.as_object()["runs"].as_array()[0].as_object();
   run["tool"].as_object()["driver"].as_object()["semanticVersion"] = "VERSION";
   run["originalUriBaseIds"].as_object()["%SRCROOT%"].as_object()["uri"] = "file:///SRCROOT/";
+  PinRuleIds(run);
   std::string text = boost::json::serialize(v);
   if (temp_root.empty()) return text;
   const std::string temp = fs::absolute(temp_root).string();
@@ -292,6 +334,7 @@ std::string Normalize(const std::string& sarif, const fs::path& temp_root = {}) 
 
 void ExpectGolden(const std::string& got, const fs::path& golden) {
   if (std::getenv("CKPT_UPDATE_GOLDEN")) {
+    fs::create_directories(golden.parent_path());
     std::ofstream(golden) << got << "\n";
     return;
   }
@@ -300,6 +343,28 @@ void ExpectGolden(const std::string& got, const fs::path& golden) {
   std::string want((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   while (!want.empty() && want.back() == '\n') want.pop_back();
   EXPECT_EQ(got, want) << golden << " changed; if intended, rerun with CKPT_UPDATE_GOLDEN=1 and review the diff";
+}
+
+// The catalog every tool writes as driver.rules (PinRuleIds checks each golden's), pinned once per family.
+TEST(SarifGolden, TheCatalogIsPinnedOncePerFamily) {
+  const boost::json::array& rules = CatalogRules();
+  ASSERT_EQ(rules.size(), rules::AllRules().size());
+  std::map<std::string, boost::json::array> by_family;
+  for (const boost::json::value& rule : rules) {
+    const std::string id(rule.as_object().at("id").as_string());
+    by_family[id.substr(0, id.find('-'))].push_back(rule);
+  }
+  const fs::path folder = "fixtures/golden/catalog";
+  for (const auto& [family, entries] : by_family) {
+    std::ostringstream pretty;
+    reports::WritePrettyJson(pretty, entries);
+    std::string text = pretty.str();
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    ExpectGolden(text, folder / (family + ".json"));
+  }
+  for (const fs::directory_entry& e : fs::directory_iterator(folder)) {  // no file for a family gone
+    EXPECT_TRUE(by_family.contains(e.path().stem().string())) << e.path() << " pins a family the catalog lacks";
+  }
 }
 
 TEST(SarifGolden, AuditOfATamperedArtifact) {
