@@ -77,12 +77,7 @@ boost::json::value NullOr(const std::optional<std::uint64_t>& n) {
 }
 
 // The kind a statement names, or kUnknown.
-InputKind KindNamed(std::string_view name) {
-  for (unsigned k = 0; k <= static_cast<unsigned>(InputKind::kUnknown); ++k) {
-    if (InputKindName(static_cast<InputKind>(k)) == name) return static_cast<InputKind>(k);
-  }
-  return InputKind::kUnknown;
-}
+InputKind KindNamed(std::string_view name) { return InputKindFromName(name).value_or(InputKind::kUnknown); }
 
 bool IsSingleFileKind(InputKind kind) {
   return kind != InputKind::kLensemble && kind != InputKind::kLensembleTar && kind != InputKind::kModelFolder;

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "lib/core/text.h"
+#include "lib/formats/format_table.h"
 #include "lib/formats/gguf_reader.h"
 #include "lib/formats/layout.h"
 #include "lib/formats/polyglot.h"
@@ -154,8 +155,9 @@ OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink) {
             (classified.description.empty() ? std::string("no format the audit recognises") : classified.description) +
             ": tools that trust the extension are fooled.");
   }
-  switch (classified.kind) {
-    case InputKind::kLensembleTar: {
+  const InputFormat& format = FormatOf(classified.kind);
+  switch (format.opening) {
+    case InputOpening::kTar: {
       std::shared_ptr<RandomAccessFile> tar(std::move(*file));
       if (auto checked = CheckPolyglot(*tar, classified.kind, "", std::nullopt, sink); !checked) {
         in.tool_error = Describe("cannot read " + path, checked.error());
@@ -170,14 +172,10 @@ OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink) {
       in.source = std::make_unique<TarSource>(std::move(*folder), name, std::move(tar), std::move(*index));
       return in;
     }
-    case InputKind::kSafetensors:
-    case InputKind::kTorchZip:
-    case InputKind::kTorchLegacy:
-    case InputKind::kPickle:
-    case InputKind::kNumpy:
+    case InputOpening::kSingleFile:
       in.source = std::make_unique<SingleFileSource>(std::move(*folder), name, (*file)->size());
       return in;
-    case InputKind::kGguf: {
+    case InputOpening::kGgufSet: {
       // The first part of a split set stands for the set: every regular file of the folder
       // named as one of its parts is read with it (inputs.md section 5).
       auto split = ParseGgufSplitName(name);
@@ -198,22 +196,19 @@ OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink) {
       in.source = std::make_unique<SingleFileSource>(std::move(*folder), name, (*file)->size());
       return in;
     }
-    case InputKind::kCompressed:
-      sink.Report(Diag::kInputCompressed, at_start,
-                  QuoteForMessage(name) + " is " + classified.description +
-                      ", a compressed archive: decompress it first (the audit reads uncompressed tars only).");
+    case InputOpening::kRefused:
+      // An unknown input is called by its refused-format label only (what else it may be, the
+      // weights diagnostics say).
+      format.refusal(name,
+                     classified.kind == InputKind::kUnknown && classified.refused_format == nullptr
+                         ? std::string()
+                         : classified.description,
+                     sink);
       return in;
-    case InputKind::kUnknown:
-      sink.Report(Diag::kInputUnrecognised, at_start,
-                  QuoteForMessage(name) + " is " +
-                      (classified.refused_format != nullptr ? classified.description
-                                                            : std::string("no format the audit recognises")) +
-                      ": neither a Lensemble artifact (directory or tar), safetensors, GGUF nor a pickle-based "
-                      "checkpoint.");
-      return in;
-    default:
-      return in;
+    case InputOpening::kDirectory:
+      break;
   }
+  return in;
 }
 
 namespace {

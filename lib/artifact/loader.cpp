@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "lib/core/text.h"
+#include "lib/formats/format_table.h"
 #include "lib/formats/gguf_reader.h"
 #include "lib/formats/header_reader.h"
 #include "lib/formats/input_classifier.h"
@@ -75,9 +76,9 @@ std::optional<std::vector<std::string>> AnalysePickleFamily(const ArtifactSource
   if (!file) return std::nullopt;  // reported where it was first opened
   auto classified = ClassifyFile(**file);
   if (!classified) return std::nullopt;  // the identity check or the reader reports the file
-  const InputKind kind = classified->kind;
-  if (!IsPickleFamily(kind)) return std::nullopt;
-  auto read = ReadPickleFamily(kind, name, std::move(*file), sink);
+  const InputFormat& format = FormatOf(classified->kind);
+  if (!format.pickle_family) return std::nullopt;
+  auto read = format.read(name, std::move(*file), sink);
   if (!read) {
     if (read.error().value() != kFileChangedErrno) {
       tool_errors.push_back(Describe("cannot read " + display_path + "/" + name, read.error()));
@@ -253,9 +254,10 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
     if (!checked && checked.error().value() != kFileChangedErrno) {
       tool_errors.push_back(Describe("cannot read " + display_path + "/" += name, checked.error()));
     }
-    auto weights = IsPickleFamily(kind)       ? ReadPickleFamily(kind, name, std::move(*file), sink)
-                   : kind == InputKind::kGguf ? ReadGguf(name, std::move(*file), sink)
-                                              : AcceptedWeightFormat().read(name, std::move(*file), sink);
+    // The input's own reader for its one file; safetensors for the weights of the rest.
+    const InputFormat& format = FormatOf(kind);
+    auto weights = format.read != nullptr ? format.read(name, std::move(*file), sink)
+                                          : AcceptedWeightFormat().read(name, std::move(*file), sink);
     if (weights && !weights->valid && !weights->pickle && !weights->gguf && !IsPickleFamily(kind)) {
       // A pickle where weights belong stays an error whatever it holds, and its analysis
       // says what loading it would do.

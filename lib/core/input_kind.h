@@ -1,6 +1,11 @@
 // The kinds of input the tools recognise (inputs.md section 1), by content, never by name.
+// CKPT_INPUT_KINDS is the format table's list: one line a kind, with its JSON `kind` name;
+// each kind's entry (what recognises it, how it is opened, laid out and read) is
+// ckpt::formats::k<Name>Format, defined by its module under lib/formats/ and gathered by
+// lib/formats/format_table.cpp. Adding a format is one line here and one module.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -8,18 +13,34 @@
 
 namespace ckpt {
 
+// X(Name, "json-name"), in the order recognition tries them (directories are told apart
+// by their entries, the rest by content: inputs.md section 1).
+// clang-format off
+#define CKPT_INPUT_KINDS(X)         \
+  X(Lensemble, "lensemble")         \
+  X(ModelFolder, "model-folder")    \
+  X(LensembleTar, "lensemble-tar")  \
+  X(Compressed, "compressed")       \
+  X(Safetensors, "safetensors")     \
+  X(Gguf, "gguf")                   \
+  X(TorchZip, "torch-zip")          \
+  X(TorchLegacy, "torch-legacy")    \
+  X(Numpy, "numpy")                 \
+  X(Pickle, "pickle")               \
+  X(Unknown, "unknown")
+// clang-format on
+
 enum class InputKind : std::uint8_t {
-  kLensemble,     ///< a directory holding header.json
-  kLensembleTar,  ///< an uncompressed tar of one
-  kSafetensors,   ///< a plain safetensors file
-  kModelFolder,   ///< any other directory: the Hugging Face layout
-  kGguf,
-  kTorchZip,
-  kTorchLegacy,
-  kPickle,
-  kNumpy,
-  kCompressed,  ///< gzip, bzip2, xz or zstd: refused until decompressed
-  kUnknown,
+#define CKPT_INPUT_KIND_ENUM(Name, json) k##Name,
+  CKPT_INPUT_KINDS(CKPT_INPUT_KIND_ENUM)
+#undef CKPT_INPUT_KIND_ENUM
+};
+
+/// Every kind, in the table's order.
+inline constexpr std::array kAllInputKinds = {
+#define CKPT_INPUT_KIND_VALUE(Name, json) InputKind::k##Name,
+    CKPT_INPUT_KINDS(CKPT_INPUT_KIND_VALUE)
+#undef CKPT_INPUT_KIND_VALUE
 };
 
 /// The JSON `kind`: "lensemble", "lensemble-tar", "safetensors", "model-folder", ...
@@ -41,14 +62,15 @@ class InputKinds {
     return {InputKind::kLensemble, InputKind::kLensembleTar, InputKind::kSafetensors, InputKind::kModelFolder};
   }
   static constexpr InputKinds All() {
-    return {InputKind::kLensemble, InputKind::kLensembleTar, InputKind::kSafetensors, InputKind::kModelFolder,
-            InputKind::kGguf,      InputKind::kTorchZip,     InputKind::kTorchLegacy, InputKind::kPickle,
-            InputKind::kNumpy,     InputKind::kCompressed,   InputKind::kUnknown};
+    InputKinds all{};
+    for (InputKind k : kAllInputKinds) all.bits_ |= Bit(k);
+    return all;
   }
 
  private:
-  static constexpr std::uint32_t Bit(InputKind k) { return 1U << static_cast<unsigned>(k); }
-  std::uint32_t bits_ = 0;
+  static_assert(kAllInputKinds.size() <= 64, "InputKinds holds 64 kinds");
+  static constexpr std::uint64_t Bit(InputKind k) { return std::uint64_t{1} << static_cast<unsigned>(k); }
+  std::uint64_t bits_ = 0;
 };
 
 }  // namespace ckpt

@@ -1,6 +1,7 @@
 #include "lib/findings/finding.h"
 
 #include <algorithm>
+#include <array>
 #include <tuple>
 
 namespace ckpt {
@@ -75,36 +76,16 @@ void MergeDropped(std::vector<DroppedFindings>& into, const std::vector<DroppedF
 namespace ckpt {
 
 std::string_view InputKindName(InputKind kind) {
-  switch (kind) {
-    case InputKind::kLensemble:
-      return "lensemble";
-    case InputKind::kLensembleTar:
-      return "lensemble-tar";
-    case InputKind::kSafetensors:
-      return "safetensors";
-    case InputKind::kModelFolder:
-      return "model-folder";
-    case InputKind::kGguf:
-      return "gguf";
-    case InputKind::kTorchZip:
-      return "torch-zip";
-    case InputKind::kTorchLegacy:
-      return "torch-legacy";
-    case InputKind::kPickle:
-      return "pickle";
-    case InputKind::kNumpy:
-      return "numpy";
-    case InputKind::kCompressed:
-      return "compressed";
-    case InputKind::kUnknown:
-      return "unknown";
-  }
-  return "unknown";
+  static constexpr std::array<std::string_view, kAllInputKinds.size()> kNames = {
+#define CKPT_INPUT_KIND_NAME(Name, json) json,
+      CKPT_INPUT_KINDS(CKPT_INPUT_KIND_NAME)
+#undef CKPT_INPUT_KIND_NAME
+  };
+  return kNames.at(static_cast<std::size_t>(kind));
 }
 
 std::optional<InputKind> InputKindFromName(std::string_view name) {
-  for (auto k = static_cast<unsigned>(InputKind::kLensemble); k <= static_cast<unsigned>(InputKind::kUnknown); ++k) {
-    const auto kind = static_cast<InputKind>(k);
+  for (InputKind kind : kAllInputKinds) {
     if (InputKindName(kind) == name) return kind;
   }
   return std::nullopt;

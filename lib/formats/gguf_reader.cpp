@@ -10,9 +10,11 @@
 #include <unordered_set>
 #include <vector>
 
+#include "lib/core/byte_reader.h"
 #include "lib/core/checked_math.h"
 #include "lib/core/text.h"
 #include "lib/formats/chat_template.h"
+#include "lib/formats/format_table.h"
 #include "lib/io/file_cursor.h"
 
 namespace ckpt {
@@ -643,5 +645,32 @@ IoResult<WeightFile> ReadGguf(std::string name, std::unique_ptr<RandomAccessFile
   wf.file = std::move(file);
   return wf;
 }
+
+namespace {
+
+std::optional<std::string> SniffGguf(const FileHead& head) {
+  if (!StartsWith(head.bytes, "GGUF")) return std::nullopt;
+  return "a GGUF model file";
+}
+
+void GgufInInventory(std::span<const std::byte> /*head*/, const std::string& description, InventoryItem& item) {
+  item.kind = InventoryClass::kGguf;
+  item.description = description;
+}
+
+}  // namespace
+
+// A GGUF file; its first split part stands for the set (inputs.md section 5).
+const InputFormat formats::kGgufFormat{
+    .kind = InputKind::kGguf,
+    .sniff = &SniffGguf,
+    .opening = InputOpening::kGgufSet,
+    .layout = &kSingleFileLayout,
+    .read = &ReadGguf,
+    .inventory = &GgufInInventory,
+    .container = PolyglotContainer::kGguf,
+    .pickle_family = false,
+    .refusal = nullptr,
+};
 
 }  // namespace ckpt

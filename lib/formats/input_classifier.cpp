@@ -5,6 +5,8 @@
 #include <string_view>
 
 #include "lib/core/byte_reader.h"
+#include "lib/core/text.h"
+#include "lib/formats/format_table.h"
 #include "lib/formats/pickle_analyser.h"
 #include "lib/formats/safetensors_reader.h"
 #include "lib/formats/tar_reader.h"
@@ -12,14 +14,6 @@
 #include "lib/formats/zip_reader.h"
 
 namespace ckpt {
-namespace {
-
-// What the head alone calls a file that starts with an opcode and ends with STOP; ClassifyFile
-// confirms it by a syntax walk.
-constexpr std::string_view kHeaderlessPickle = "a Python pickle (no protocol header)";
-
-}  // namespace
-
 IoResult<ClassifiedFile> ClassifyFile(const RandomAccessFile& file) {
   std::array<std::byte, kClassifyLength> head{};
   const auto length = static_cast<std::size_t>(std::min<std::uint64_t>(file.size(), head.size()));
@@ -31,7 +25,7 @@ IoResult<ClassifiedFile> ClassifyFile(const RandomAccessFile& file) {
     last = tail[0];
   }
   ClassifiedFile classified = ClassifyFileHead(std::span(head).first(length), file.size(), last);
-  if (classified.kind == InputKind::kPickle && classified.description == kHeaderlessPickle) {
+  if (classified.kind == InputKind::kPickle && classified.description == kHeaderlessPickleDescription) {
     constexpr std::uint64_t kSyntaxWalkBound = std::uint64_t{64} << 20;
     auto parses = pickle::ParsesAsPickles(file, kSyntaxWalkBound);
     if (!parses) return parses.error();
@@ -64,54 +58,93 @@ bool LooksLikeSafetensors(std::span<const std::byte> head, std::uint64_t size) {
 
 ClassifiedFile ClassifyFileHead(std::span<const std::byte> head, std::uint64_t size,
                                 std::optional<std::byte> last_byte) {
-  head = head.first(std::min(head.size(), kClassifyLength));
+  const FileHead file{head.first(std::min(head.size(), kClassifyLength)), size, last_byte};
   ClassifiedFile out;
-  if (HasTarMagic(head)) {
-    out.kind = InputKind::kLensembleTar;
-    out.description = "a tar archive";
-    return out;
+  // The label a weight-file diagnostic would give it (GGUF, the pickle family, an empty file,
+  // a Git LFS pointer, an HTML page): an unknown input is called by it.
+  if (auto refused = RecogniseRefusedFormat(file.bytes, size)) {
+    out.refused_format = refused->format;
+    out.description = refused->description;
   }
-  struct Compressed {
-    std::string_view magic;
-    std::string_view name;
-  };
-  for (const Compressed& c :
-       {Compressed{std::string_view("\x1f\x8b", 2), "a gzip stream"}, Compressed{"BZh", "a bzip2 stream"},
-        Compressed{std::string_view("\xfd"
-                                    "7zXZ\0",
-                                    6),
-                   "an xz stream"},
-        Compressed{std::string_view("\x28\xb5\x2f\xfd", 4), "a zstd stream"}}) {
-    if (StartsWith(head, c.magic)) {
-      out.kind = InputKind::kCompressed;
-      out.description = std::string(c.name);
+  for (const InputFormat* format : InputFormats()) {
+    if (format->sniff == nullptr) continue;
+    if (auto description = format->sniff(file)) {
+      out.kind = format->kind;
+      out.description = std::move(*description);
       return out;
     }
   }
-  if (LooksLikeSafetensors(head, size)) {
-    out.kind = InputKind::kSafetensors;
-    out.description = "a safetensors file";
-    return out;
-  }
-  auto refused = RecogniseRefusedFormat(head, size);
-  if (refused) {
-    out.refused_format = refused->format;
-    out.description = refused->description;
-    if (refused->format->name == "gguf") out.kind = InputKind::kGguf;
-  }
-  const InputKind family = ClassifyPickleFamily(head, size);
-  if (family != InputKind::kUnknown) {
-    out.kind = family;
-    if (family == InputKind::kTorchLegacy) out.description = "a legacy torch.save checkpoint (stacked pickles)";
-    if (family == InputKind::kTorchZip) out.description = "a zip archive (torch.save format)";
-  } else if (out.kind == InputKind::kUnknown && !head.empty() && pickle::IsOpcode(head[0]) && last_byte) {
-    // An opcode first: perhaps a pickle without a PROTO opcode (protocols 0 and 1 write none,
-    // and CPython runs any opcode in any stream) up to a STOP, whatever follows it;
-    // ClassifyFile confirms it by a syntax walk.
-    out.kind = InputKind::kPickle;
-    out.description = std::string(kHeaderlessPickle);
-  }
   return out;
 }
+
+namespace {
+
+constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kCompressedMagics{{
+    {std::string_view("\x1f\x8b", 2), "a gzip stream"},
+    {"BZh", "a bzip2 stream"},
+    {std::string_view("\xfd"
+                      "7zXZ\0",
+                      6),
+     "an xz stream"},
+    {std::string_view("\x28\xb5\x2f\xfd", 4), "a zstd stream"},
+}};
+
+std::optional<std::string> SniffCompressed(const FileHead& head) {
+  for (const auto& [magic, name] : kCompressedMagics) {
+    if (StartsWith(head.bytes, magic)) return std::string(name);
+  }
+  return std::nullopt;
+}
+
+void CompressedInInventory(std::span<const std::byte> /*head*/, const std::string& description, InventoryItem& item) {
+  item.kind = InventoryClass::kArchive;
+  item.description = description + " (compressed)";
+}
+
+void RefuseCompressed(const std::string& name, const std::string& description, DiagnosticSink& sink) {
+  Location at_start;  // the input file itself: an empty name
+  at_start.byte_offset = 0;
+  sink.Report(Diag::kInputCompressed, at_start,
+              QuoteForMessage(name) + " is " + description +
+                  ", a compressed archive: decompress it first (the audit reads uncompressed tars only).");
+}
+
+void RefuseUnknown(const std::string& name, const std::string& description, DiagnosticSink& sink) {
+  Location at_start;
+  at_start.byte_offset = 0;
+  sink.Report(Diag::kInputUnrecognised, at_start,
+              QuoteForMessage(name) + " is " +
+                  (description.empty() ? std::string("no format the audit recognises") : description) +
+                  ": neither a Lensemble artifact (directory or tar), safetensors, GGUF nor a pickle-based "
+                  "checkpoint.");
+}
+
+}  // namespace
+
+// gzip, bzip2, xz or zstd: refused until decompressed.
+const InputFormat formats::kCompressedFormat{
+    .kind = InputKind::kCompressed,
+    .sniff = &SniffCompressed,
+    .opening = InputOpening::kRefused,
+    .layout = &kLensembleLayout,
+    .read = nullptr,
+    .inventory = &CompressedInInventory,
+    .container = PolyglotContainer::kNone,
+    .pickle_family = false,
+    .refusal = &RefuseCompressed,
+};
+
+// Everything else: refused, called by its refused-format label when it has one.
+const InputFormat formats::kUnknownFormat{
+    .kind = InputKind::kUnknown,
+    .sniff = nullptr,
+    .opening = InputOpening::kRefused,
+    .layout = &kLensembleLayout,
+    .read = nullptr,
+    .inventory = nullptr,
+    .container = PolyglotContainer::kNone,
+    .pickle_family = false,
+    .refusal = &RefuseUnknown,
+};
 
 }  // namespace ckpt

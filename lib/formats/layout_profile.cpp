@@ -2,6 +2,7 @@
 
 #include <tuple>
 
+#include "lib/formats/format_table.h"
 #include "lib/formats/layout.h"
 
 namespace ckpt {
@@ -28,18 +29,9 @@ Layout ClassifyLensemble(const std::vector<DirectoryEntry>& entries) {
   return Layout::kNone;
 }
 
-const LayoutProfile kLensembleDirectory{
-    "lensemble-directory", kHeaderFileName,        kShardIndexFileName,
-    &IsWeightFileName,     &LensembleWeightBefore, &ClassifyLensemble,
-};
-
 bool AnyFile(std::string_view /*name*/) { return true; }
 bool ByName(std::string_view a, std::string_view b) { return a < b; }
 Layout SingleFile(const std::vector<DirectoryEntry>& /*entries*/) { return Layout::kSingle; }
-
-const LayoutProfile kSafetensorsFile{"safetensors-file", "", "", &AnyFile, &ByName, &SingleFile};
-// The one file of a pickle-based or GGUF input.
-const LayoutProfile kPickleFile{"single-file", "", "", &AnyFile, &ByName, &SingleFile};
 
 Layout ClassifyModelFolder(const std::vector<DirectoryEntry>& entries) {
   std::size_t weights = 0;
@@ -47,25 +39,29 @@ Layout ClassifyModelFolder(const std::vector<DirectoryEntry>& entries) {
   return weights == 0 ? Layout::kNone : weights == 1 ? Layout::kSingle : Layout::kSharded;
 }
 
-const LayoutProfile kModelFolder{"model-folder", "", "", &IsSafetensorsFileName, &ByName, &ClassifyModelFolder};
-
 }  // namespace
 
-const LayoutProfile& SelectLayoutProfile(InputKind kind) {
-  switch (kind) {
-    case InputKind::kSafetensors:
-      return kSafetensorsFile;
-    case InputKind::kModelFolder:
-      return kModelFolder;
-    case InputKind::kTorchZip:
-    case InputKind::kTorchLegacy:
-    case InputKind::kPickle:
-    case InputKind::kNumpy:
-    case InputKind::kGguf:
-      return kPickleFile;
-    default:
-      return kLensembleDirectory;
-  }
-}
+const LayoutProfile kLensembleLayout{
+    "lensemble-directory", kHeaderFileName,        kShardIndexFileName,
+    &IsWeightFileName,     &LensembleWeightBefore, &ClassifyLensemble,
+};
+const LayoutProfile kSafetensorsFileLayout{"safetensors-file", "", "", &AnyFile, &ByName, &SingleFile};
+const LayoutProfile kSingleFileLayout{"single-file", "", "", &AnyFile, &ByName, &SingleFile};
+const LayoutProfile kModelFolderLayout{"model-folder", "", "", &IsSafetensorsFileName, &ByName, &ClassifyModelFolder};
+
+// The Lensemble artifact as a directory (artifact-format.md section 1): named by its entries.
+const InputFormat formats::kLensembleFormat{
+    .kind = InputKind::kLensemble,
+    .sniff = nullptr,
+    .opening = InputOpening::kDirectory,
+    .layout = &kLensembleLayout,
+    .read = nullptr,
+    .inventory = nullptr,
+    .container = PolyglotContainer::kNone,
+    .pickle_family = false,
+    .refusal = nullptr,
+};
+
+const LayoutProfile& SelectLayoutProfile(InputKind kind) { return *FormatOf(kind).layout; }
 
 }  // namespace ckpt

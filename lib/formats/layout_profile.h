@@ -23,7 +23,15 @@ struct LayoutProfile {
   Layout (*classify)(const std::vector<DirectoryEntry>& entries);
 };
 
-/// The profile for an input of this kind: the Lensemble artifact (directory or tar), a
+/// The layouts of the format table's entries: a Lensemble artifact (directory or tar), a plain
+/// safetensors file (its one file is the weights), the one file of a pickle-based or GGUF
+/// input, a model folder (every `*.safetensors` file is weights).
+extern const LayoutProfile kLensembleLayout;
+extern const LayoutProfile kSafetensorsFileLayout;
+extern const LayoutProfile kSingleFileLayout;
+extern const LayoutProfile kModelFolderLayout;
+
+/// The profile for an input of this kind (its format table entry's): the Lensemble artifact (directory or tar), a
 /// plain safetensors file (its one file is the weights), or a model folder (every
 /// `*.safetensors` file is weights; indexes are read by the model-folder loader).
 const LayoutProfile& SelectLayoutProfile(InputKind kind);

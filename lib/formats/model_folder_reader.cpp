@@ -2,6 +2,7 @@
 
 #include "lib/core/byte_reader.h"
 #include "lib/core/text.h"
+#include "lib/formats/format_table.h"
 #include "lib/formats/input_classifier.h"
 #include "lib/formats/json_file_reader.h"
 #include "lib/json/strict_parser.h"
@@ -19,18 +20,6 @@ std::string_view BaseName(std::string_view path) {
 
 bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
-// The first member name of a zip (local file header at offset 0), when it fits in `head`.
-std::string_view FirstZipMember(std::span<const std::byte> head) {
-  if (head.size() < 30) return {};
-  const auto u16 = [&](std::size_t at) {
-    return static_cast<std::size_t>(std::to_integer<unsigned>(head[at]) |
-                                    (std::to_integer<unsigned>(head[at + 1]) << 8));
-  };
-  const std::size_t length = u16(26);
-  if (30 + length > head.size()) return {};
-  return AsStringView(head.subspan(30, length));
 }
 
 }  // namespace
@@ -136,37 +125,9 @@ InventoryItem ClassifyInventoryFile(const std::string& name, std::span<const std
     item.description = "a 7z archive";
     return item;
   }
-  switch (classified.kind) {
-    case InputKind::kLensembleTar:
-      item.kind = InventoryClass::kArchive;
-      item.description = "a tar archive";
-      return item;
-    case InputKind::kCompressed:
-      item.kind = InventoryClass::kArchive;
-      item.description = classified.description + " (compressed)";
-      return item;
-    case InputKind::kTorchZip:
-      if (!EndsWith(FirstZipMember(head), "data.pkl") && !EndsWith(FirstZipMember(head), "/version") &&
-          FirstZipMember(head).find("/data/") == std::string_view::npos) {
-        item.kind = InventoryClass::kArchive;
-        item.description = "a zip archive";
-        return item;
-      }
-      item.kind = InventoryClass::kPickleFamily;
-      item.description = "a torch.save checkpoint (zip)";
-      return item;
-    case InputKind::kTorchLegacy:
-    case InputKind::kPickle:
-    case InputKind::kNumpy:
-      item.kind = InventoryClass::kPickleFamily;
-      item.description = classified.description;
-      return item;
-    case InputKind::kGguf:
-      item.kind = InventoryClass::kGguf;
-      item.description = classified.description;
-      return item;
-    default:
-      break;
+  if (const InputFormat& format = FormatOf(classified.kind); format.inventory != nullptr) {
+    format.inventory(head, classified.description, item);
+    return item;
   }
   if (EndsWith(base, ".py")) {
     item.kind = InventoryClass::kPythonSource;
@@ -203,5 +164,18 @@ IoResult<void> ReadModelConfig(const std::string& name, const RandomAccessFile& 
   if (root.Find("auto_map")) model.remote_code.emplace_back(name, "its auto_map names classes from the repository");
   return {};
 }
+
+// Any other directory: the Hugging Face layout (inputs.md section 4).
+const InputFormat formats::kModelFolderFormat{
+    .kind = InputKind::kModelFolder,
+    .sniff = nullptr,
+    .opening = InputOpening::kDirectory,
+    .layout = &kModelFolderLayout,
+    .read = nullptr,
+    .inventory = nullptr,
+    .container = PolyglotContainer::kNone,
+    .pickle_family = false,
+    .refusal = nullptr,
+};
 
 }  // namespace ckpt

@@ -4,6 +4,7 @@
 
 #include "lib/core/byte_reader.h"
 #include "lib/core/text.h"
+#include "lib/formats/format_table.h"
 #include "lib/formats/input_classifier.h"
 #include "lib/formats/pickle_analyser.h"
 #include "lib/formats/zip_reader.h"
@@ -16,7 +17,7 @@ constexpr std::string_view kNumpyMagic("\x93NUMPY", 6);
 constexpr std::uint64_t kPickleWalkBound = std::uint64_t{64} << 20;
 
 // The container a reading yields, compared across readers.
-enum class Container : std::uint8_t { kNone, kSafetensors, kZip, kPickle, kNumpy, kGguf, kTar };
+using Container = PolyglotContainer;
 
 std::string_view ContainerName(Container c) {
   switch (c) {
@@ -38,25 +39,7 @@ std::string_view ContainerName(Container c) {
   return "nothing";
 }
 
-Container ContainerOf(InputKind kind) {
-  switch (kind) {
-    case InputKind::kSafetensors:
-      return Container::kSafetensors;
-    case InputKind::kTorchZip:
-      return Container::kZip;
-    case InputKind::kTorchLegacy:
-    case InputKind::kPickle:
-      return Container::kPickle;
-    case InputKind::kNumpy:
-      return Container::kNumpy;
-    case InputKind::kGguf:
-      return Container::kGguf;
-    case InputKind::kLensembleTar:
-      return Container::kTar;
-    default:
-      return Container::kNone;
-  }
-}
+Container ContainerOf(InputKind kind) { return FormatOf(kind).container; }
 
 std::string_view LoaderName(NamedLoader loader) {
   switch (loader) {

@@ -10,6 +10,8 @@
 #include "lib/core/text.h"
 #include "lib/findings/diagnostic.h"
 #include "lib/formats/dtype.h"
+#include "lib/formats/format_table.h"
+#include "lib/formats/input_classifier.h"
 #include "lib/formats/layout.h"
 #include "lib/formats/weight_formats.h"
 #include "lib/json/strict_parser.h"
@@ -403,5 +405,26 @@ IoResult<WeightFile> ReadSafetensors(std::string name, std::unique_ptr<RandomAcc
   if (auto result = reader.Run(); !result) return result.error();
   return wf;
 }
+
+namespace {
+
+std::optional<std::string> SniffSafetensors(const FileHead& head) {
+  if (!LooksLikeSafetensors(head.bytes, head.size)) return std::nullopt;
+  return "a safetensors file";
+}
+
+}  // namespace
+
+const InputFormat formats::kSafetensorsFormat{
+    .kind = InputKind::kSafetensors,
+    .sniff = &SniffSafetensors,
+    .opening = InputOpening::kSingleFile,
+    .layout = &kSafetensorsFileLayout,
+    .read = &ReadSafetensors,
+    .inventory = nullptr,
+    .container = PolyglotContainer::kSafetensors,
+    .pickle_family = false,
+    .refusal = nullptr,
+};
 
 }  // namespace ckpt

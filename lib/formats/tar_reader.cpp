@@ -9,6 +9,7 @@
 
 #include "lib/core/checked_math.h"
 #include "lib/core/text.h"
+#include "lib/formats/format_table.h"
 
 namespace ckpt {
 namespace {
@@ -669,5 +670,32 @@ class TarReader {
 bool HasTarMagic(std::span<const std::byte> head) { return MagicOf(head) != Magic::kNone; }
 
 IoResult<TarIndex> ReadTar(const RandomAccessFile& file, DiagnosticSink& sink) { return TarReader(file, sink).Read(); }
+
+namespace {
+
+std::optional<std::string> SniffTar(const FileHead& head) {
+  if (!HasTarMagic(head.bytes)) return std::nullopt;
+  return "a tar archive";
+}
+
+void TarInInventory(std::span<const std::byte> /*head*/, const std::string& description, InventoryItem& item) {
+  item.kind = InventoryClass::kArchive;
+  item.description = description;
+}
+
+}  // namespace
+
+// A Lensemble artifact as an uncompressed tar: its members are read in place (inputs.md 2).
+const InputFormat formats::kLensembleTarFormat{
+    .kind = InputKind::kLensembleTar,
+    .sniff = &SniffTar,
+    .opening = InputOpening::kTar,
+    .layout = &kLensembleLayout,
+    .read = nullptr,
+    .inventory = &TarInInventory,
+    .container = PolyglotContainer::kTar,
+    .pickle_family = false,
+    .refusal = nullptr,
+};
 
 }  // namespace ckpt

@@ -10,6 +10,7 @@
 #include "lib/core/byte_reader.h"
 #include "lib/core/checked_math.h"
 #include "lib/core/text.h"
+#include "lib/formats/format_table.h"
 #include "lib/formats/pickle_analyser.h"
 #include "lib/formats/zip_reader.h"
 #include "lib/hashing/crc32.h"
@@ -674,51 +675,141 @@ IoResult<WeightFile> ReadNumpy(WeightFile wf, const RandomAccessFile& file, Diag
 
 }  // namespace
 
-bool IsPickleFamily(InputKind kind) {
-  return kind == InputKind::kTorchZip || kind == InputKind::kTorchLegacy || kind == InputKind::kPickle ||
-         kind == InputKind::kNumpy;
-}
-
-InputKind ClassifyPickleFamily(std::span<const std::byte> head, std::uint64_t size) {
-  if (StartsWith(head, std::string_view("PK\x03\x04", 4)) ||
-      StartsWith(head, std::string_view("PK\x07\x08PK\x03\x04", 8))) {
-    return InputKind::kTorchZip;
-  }
-  if (StartsWith(head, "\x93NUMPY")) return InputKind::kNumpy;
-  if (StartsWith(head, kLegacyStart)) return InputKind::kTorchLegacy;
-  if (head.size() >= 2 && std::to_integer<unsigned>(head[0]) == 0x80) {
-    const unsigned protocol = std::to_integer<unsigned>(head[1]);
-    if (protocol >= 2 && protocol <= 5) return InputKind::kPickle;
-  }
-  (void)size;
-  return InputKind::kUnknown;
-}
+bool IsPickleFamily(InputKind kind) { return FormatOf(kind).pickle_family; }
 
 IoResult<WeightFile> ReadPickleFamily(InputKind kind, std::string name, std::unique_ptr<RandomAccessFile> file,
                                       DiagnosticSink& sink) {
+  const InputFormat& format = FormatOf(kind);
+  if (!format.pickle_family) throw std::logic_error("ReadPickleFamily: not a pickle-family kind");
+  return format.read(std::move(name), std::move(file), sink);
+}
+
+namespace {
+
+using PickleReader = IoResult<WeightFile> (*)(WeightFile wf, const RandomAccessFile& file, DiagnosticSink& sink);
+
+// What every pickle-family read shares: the facts, then `reader`, then the name index.
+IoResult<WeightFile> ReadPickleBased(InputKind kind, PickleReader reader, std::string name,
+                                     std::unique_ptr<RandomAccessFile> file, DiagnosticSink& sink) {
   WeightFile wf;
   wf.name = std::move(name);
   wf.size = file->size();
   wf.pickle.emplace();
   wf.pickle->container = std::string(InputKindName(kind));
   wf.header_read = true;
-  IoResult<WeightFile> out = [&]() -> IoResult<WeightFile> {
-    switch (kind) {
-      case InputKind::kTorchZip:
-        return ReadTorchZip(std::move(wf), *file, sink);
-      case InputKind::kTorchLegacy:
-        return ReadTorchLegacy(std::move(wf), *file, sink);
-      case InputKind::kNumpy:
-        return ReadNumpy(std::move(wf), *file, sink);
-      default:
-        return ReadPlainPickle(std::move(wf), *file, sink);
-    }
-  }();
+  IoResult<WeightFile> out = reader(std::move(wf), *file, sink);
   if (out) {
     out->BuildNameIndex();
     out->file = std::move(file);
   }
   return out;
 }
+
+template <InputKind kKind, PickleReader kReader>
+IoResult<WeightFile> ReadAs(std::string name, std::unique_ptr<RandomAccessFile> file, DiagnosticSink& sink) {
+  return ReadPickleBased(kKind, kReader, std::move(name), std::move(file), sink);
+}
+
+std::optional<std::string> SniffTorchZip(const FileHead& head) {
+  // PK\x03\x04, or a spanning marker before it.
+  if (!StartsWith(head.bytes, std::string_view("PK\x03\x04", 4)) &&
+      !StartsWith(head.bytes, std::string_view("PK\x07\x08PK\x03\x04", 8))) {
+    return std::nullopt;
+  }
+  return "a zip archive (torch.save format)";
+}
+
+std::optional<std::string> SniffTorchLegacy(const FileHead& head) {
+  if (!StartsWith(head.bytes, kLegacyStart)) return std::nullopt;  // the magic number pickled first
+  return "a legacy torch.save checkpoint (stacked pickles)";
+}
+
+std::optional<std::string> SniffNumpy(const FileHead& head) {
+  if (!StartsWith(head.bytes, "\x93NUMPY")) return std::nullopt;
+  return "a NumPy .npy array";
+}
+
+// What the head alone calls a file that starts with an opcode and ends with STOP; ClassifyFile
+// confirms it by a syntax walk.
+std::optional<std::string> SniffPickle(const FileHead& head) {
+  if (head.bytes.size() >= 2 && std::to_integer<unsigned>(head.bytes[0]) == 0x80) {
+    const unsigned protocol = std::to_integer<unsigned>(head.bytes[1]);
+    if (protocol >= 2 && protocol <= 5) return "a Python pickle (protocol " + std::to_string(protocol) + ")";
+  }
+  // An opcode first: perhaps a pickle without a PROTO opcode (protocols 0 and 1 write none,
+  // and CPython runs any opcode in any stream) up to a STOP, whatever follows it.
+  if (!head.bytes.empty() && pickle::IsOpcode(head.bytes[0]) && head.last_byte) {
+    return std::string(kHeaderlessPickleDescription);
+  }
+  return std::nullopt;
+}
+
+void PickleInInventory(std::span<const std::byte> /*head*/, const std::string& description, InventoryItem& item) {
+  item.kind = InventoryClass::kPickleFamily;
+  item.description = description;
+}
+
+// torch loads a zip holding <folder>/data.pkl; other zips are archives (the loader looks again
+// at a zip whose first member says nothing).
+void TorchZipInInventory(std::span<const std::byte> head, const std::string& /*description*/, InventoryItem& item) {
+  const std::string_view first = FirstZipMember(head);
+  if (!first.ends_with("data.pkl") && !first.ends_with("/version") && first.find("/data/") == std::string_view::npos) {
+    item.kind = InventoryClass::kArchive;
+    item.description = "a zip archive";
+    return;
+  }
+  item.kind = InventoryClass::kPickleFamily;
+  item.description = "a torch.save checkpoint (zip)";
+}
+
+}  // namespace
+
+const InputFormat formats::kTorchZipFormat{
+    .kind = InputKind::kTorchZip,
+    .sniff = &SniffTorchZip,
+    .opening = InputOpening::kSingleFile,
+    .layout = &kSingleFileLayout,
+    .read = &ReadAs<InputKind::kTorchZip, &ReadTorchZip>,
+    .inventory = &TorchZipInInventory,
+    .container = PolyglotContainer::kZip,
+    .pickle_family = true,
+    .refusal = nullptr,
+};
+
+const InputFormat formats::kTorchLegacyFormat{
+    .kind = InputKind::kTorchLegacy,
+    .sniff = &SniffTorchLegacy,
+    .opening = InputOpening::kSingleFile,
+    .layout = &kSingleFileLayout,
+    .read = &ReadAs<InputKind::kTorchLegacy, &ReadTorchLegacy>,
+    .inventory = &PickleInInventory,
+    .container = PolyglotContainer::kPickle,
+    .pickle_family = true,
+    .refusal = nullptr,
+};
+
+const InputFormat formats::kNumpyFormat{
+    .kind = InputKind::kNumpy,
+    .sniff = &SniffNumpy,
+    .opening = InputOpening::kSingleFile,
+    .layout = &kSingleFileLayout,
+    .read = &ReadAs<InputKind::kNumpy, &ReadNumpy>,
+    .inventory = &PickleInInventory,
+    .container = PolyglotContainer::kNumpy,
+    .pickle_family = true,
+    .refusal = nullptr,
+};
+
+const InputFormat formats::kPickleFormat{
+    .kind = InputKind::kPickle,
+    .sniff = &SniffPickle,
+    .opening = InputOpening::kSingleFile,
+    .layout = &kSingleFileLayout,
+    .read = &ReadAs<InputKind::kPickle, &ReadPlainPickle>,
+    .inventory = &PickleInInventory,
+    .container = PolyglotContainer::kPickle,
+    .pickle_family = true,
+    .refusal = nullptr,
+};
 
 }  // namespace ckpt

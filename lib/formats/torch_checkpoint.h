@@ -9,6 +9,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "lib/artifact/artifact.h"
 #include "lib/core/input_kind.h"
@@ -20,11 +21,9 @@ namespace ckpt {
 /// Whether a file of this kind is read by ReadPickleFamily.
 bool IsPickleFamily(InputKind kind);
 
-/// The pickle-family kind these first bytes are (inputs.md section 1), or kUnknown: a zip
-/// (`PK\x03\x04`, or a spanning marker before it), a legacy torch file (the magic number
-/// pickled as a literal first), a pickle (`\x80` + protocol 2..5, or a protocol 0/1 opcode),
-/// a .npy file.
-InputKind ClassifyPickleFamily(std::span<const std::byte> head, std::uint64_t size);
+/// What recognition calls a file that starts with a pickle opcode and ends with STOP before
+/// a syntax walk (ClassifyFile) confirms it is a pickle without a PROTO header.
+inline constexpr std::string_view kHeaderlessPickleDescription = "a Python pickle (no protocol header)";
 
 /// Analyses `file` as the pickle-family `kind`. Diagnostics name the file `name` ("" for a
 /// file input) with absolute byte offsets. An I/O failure of the tool is the error.

@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 
+#include "lib/core/byte_reader.h"
 #include "lib/core/checked_math.h"
 #include "lib/core/text.h"
 #include "lib/hashing/crc32.h"
@@ -518,6 +519,13 @@ IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std:
     }
   }
   return dir;
+}
+
+std::string_view FirstZipMember(std::span<const std::byte> head) {
+  if (head.size() < 30) return {};
+  const std::size_t length = Le(head.data() + 26, 2);
+  if (30 + length > head.size()) return {};
+  return AsStringView(head.subspan(30, length));
 }
 
 }  // namespace ckpt

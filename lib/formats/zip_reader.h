@@ -49,4 +49,7 @@ bool HasZipEndRecord(const RandomAccessFile& file);
 /// that lies in the file: a zip any of them would open, whatever the file's first bytes.
 IoResult<std::optional<std::uint64_t>> FindReadableZipDirectory(const RandomAccessFile& file);
 
+/// The first member name of a zip (its local file header at offset 0), when it fits in `head`.
+std::string_view FirstZipMember(std::span<const std::byte> head);
+
 }  // namespace ckpt

@@ -17,7 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   ckpt::MemorySource source;
   source.AddFile("model.pt", std::string(reinterpret_cast<const char*>(data + 1), size - 1));
   auto file = source.Open("model.pt");
-  (void)ckpt::ClassifyPickleFamily(std::as_bytes(std::span(data + 1, size - 1)), size - 1);
+  (void)ckpt::ClassifyFileHead(std::as_bytes(std::span(data + 1, size - 1)), size - 1);  // every sniff
   (void)ckpt::ClassifyFile(**file);  // the headerless-pickle syntax walk and the zip end record
   ckpt::DiagnosticList sink;
   auto read = ckpt::ReadPickleFamily(kind, "model.pt", std::move(*file), sink);

@@ -1,0 +1,74 @@
+// The format table (bloaty's TryOpen chain, LIEF's Parser::parse, as one table): for every
+// input kind of CKPT_INPUT_KINDS (lib/core/input_kind.h), what recognises it from a file's
+// first bytes, how an input file of the kind is opened, which layout names its files, what
+// reads its weights, what a model folder's inventory calls it, and which container another
+// reader would take it for (the one-meaning check). Code that depends on a kind looks its
+// entry up here instead of switching on the kind. Each entry is defined by its format's
+// module (ckpt::formats::k<Name>Format), so a new format is one list line and one module.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "lib/artifact/artifact.h"
+#include "lib/core/input_kind.h"
+#include "lib/findings/diagnostic.h"
+#include "lib/formats/layout_profile.h"
+#include "lib/io/artifact_source.h"
+
+namespace ckpt {
+
+/// What recognition sees of a file: its first bytes (at most kClassifyLength), its size and,
+/// when the caller confirms a headerless pickle by a syntax walk, its last byte.
+struct FileHead {
+  std::span<const std::byte> bytes;
+  std::uint64_t size = 0;
+  std::optional<std::byte> last_byte;
+};
+
+/// How an input file of a kind becomes the source its files are read through.
+enum class InputOpening : std::uint8_t {
+  kDirectory,   ///< a directory input (never a file)
+  kTar,         ///< the members of a tar, read in place
+  kSingleFile,  ///< the file is the input's one file
+  kGgufSet,     ///< the file, or the split set whose first part it is
+  kRefused,     ///< not read: its refusal is the finding
+};
+
+/// The container a file of the kind is to its own loaders (inputs.md 1a).
+enum class PolyglotContainer : std::uint8_t { kNone, kSafetensors, kZip, kPickle, kNumpy, kGguf, kTar };
+
+struct InputFormat {
+  InputKind kind;
+  /// What the file is ("a GGUF model file") when its head is this kind's; nullptr for kinds
+  /// recognised otherwise (directories, the unknown). Tried in the list's order.
+  std::optional<std::string> (*sniff)(const FileHead& head);
+  InputOpening opening;
+  const LayoutProfile* layout;
+  /// Reads a weight file of this kind into the model; nullptr: not read as weights.
+  IoResult<WeightFile> (*read)(std::string name, std::unique_ptr<RandomAccessFile> file, DiagnosticSink& sink);
+  /// Places a file of this kind in a model folder's inventory: its class and description,
+  /// from its head and what recognition called it. nullptr: placed by its name instead.
+  void (*inventory)(std::span<const std::byte> head, const std::string& description, InventoryItem& item);
+  PolyglotContainer container;
+  bool pickle_family;  ///< analysed by the pickle analyser (inputs.md section 6)
+  /// InputOpening::kRefused: reports why an input file of this kind (named `name`, called
+  /// `description` by recognition, which may be empty) is not read.
+  void (*refusal)(const std::string& name, const std::string& description, DiagnosticSink& sink);
+};
+
+/// The entry of `kind`.
+const InputFormat& FormatOf(InputKind kind);
+/// Every entry, in the list's order (the order recognition tries them).
+std::span<const InputFormat* const> InputFormats();
+
+namespace formats {
+#define CKPT_DECLARE_INPUT_FORMAT(Name, json) extern const InputFormat k##Name##Format;
+CKPT_INPUT_KINDS(CKPT_DECLARE_INPUT_FORMAT)
+#undef CKPT_DECLARE_INPUT_FORMAT
+}  // namespace formats
+
+}  // namespace ckpt
