@@ -18,6 +18,7 @@
 #include "lib/core/parallel.h"
 #include "lib/core/text.h"
 #include "lib/findings/gate.h"
+#include "lib/formats/format_table.h"
 #include "reports/ci_reports.h"
 #include "reports/html_report.h"
 #include "reports/json_report.h"
@@ -101,14 +102,27 @@ std::string StatementName(const std::string& input) {
 
 }  // namespace
 
+namespace {
+
+// The kinds the audit reads (the format table's, less the refused), for --expect-kind.
+std::string ReadKinds() {
+  std::string kinds;
+  for (ckpt::InputKind kind : ckpt::kAllInputKinds) {
+    if (ckpt::FormatOf(kind).opening == ckpt::InputOpening::kRefused) continue;
+    kinds += (kinds.empty() ? "" : ", ") + std::string(ckpt::InputKindName(kind));
+  }
+  return kinds;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) try {
   ckpt::cli::CommonCli cli("ckpt-audit", {"text", "json", "sarif", "junit", "gitlab", "html"}, kUsage);
   std::vector<std::string> expect_hashes;
   std::vector<std::string> expect_kinds;
   cli.options().add_options()(
       "expect-kind", po::value(&expect_kinds)->value_name("KIND"),
-      "the input must be of this kind (repeatable: lensemble, lensemble-tar, safetensors, model-folder, gguf, "
-      "torch-zip, torch-legacy, pickle, numpy); any other is input-kind-unexpected")(
+      ("the input must be of this kind (repeatable: " + ReadKinds() + "); any other is input-kind-unexpected").c_str())(
       "expect-hash", po::value(&expect_hashes)->value_name("[PATH=]HEX"),
       "the recomputed content hash must equal HEX (64 hex digits); with several artifacts, name each as "
       "PATH=HEX (repeatable)")("no-hash",

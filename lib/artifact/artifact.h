@@ -112,11 +112,22 @@ struct GgufFacts {
   bool layout_valid = false;  ///< every tensor located where ggml's loader reads it
 };
 
+/// What a format module's reader records for its own rules beyond the tensors: the module
+/// derives its facts from this, and its rules read them back with WeightFile::FactsOf (a new
+/// format adds no member here).
+struct FormatFacts {
+  FormatFacts() = default;
+  FormatFacts(const FormatFacts&) = default;
+  FormatFacts& operator=(const FormatFacts&) = default;
+  virtual ~FormatFacts() = default;
+};
+
 struct WeightFile {
   std::string name;
   std::uint64_t size = 0;
-  std::optional<PickleFacts> pickle;  ///< set for a pickle-based file (tensors listed from its analysis)
-  std::optional<GgufFacts> gguf;      ///< set for a GGUF file
+  std::shared_ptr<const FormatFacts> format_facts;  ///< a format module's own facts, if it records any
+  std::optional<PickleFacts> pickle;                ///< set for a pickle-based file (tensors listed from its analysis)
+  std::optional<GgufFacts> gguf;                    ///< set for a GGUF file
   std::vector<PendingCrc> pending_crcs;
   bool header_read = false;            ///< the JSON header parsed as an object: `tensors` is complete
   bool valid = false;                  ///< strict safetensors structure holds: bytes can be located
@@ -130,6 +141,11 @@ struct WeightFile {
   std::vector<std::pair<std::string, std::string>> metadata;
   std::unique_ptr<RandomAccessFile> file;  ///< open while the audit runs (hashing); closed when it ends
 
+  /// The module facts of type T, when the file's reader recorded them.
+  template <class T>
+  [[nodiscard]] const T* FactsOf() const {
+    return dynamic_cast<const T*>(format_facts.get());
+  }
   /// Sorts `by_name`; call once `tensors` is complete. Lookups are then O(log n), and no
   /// choice of names can degrade them (no hashing of attacker-chosen strings).
   void BuildNameIndex();

@@ -22,11 +22,14 @@
 namespace ckpt {
 
 /// What recognition sees of a file: its first bytes (at most kClassifyLength), its size and,
-/// when the caller confirms a headerless pickle by a syntax walk, its last byte.
+/// when the caller confirms a headerless pickle by a syntax walk, its last byte; and the file
+/// itself when the caller has it open (a zip's kind is in its central directory). A sniff that
+/// needs the file does not match without it.
 struct FileHead {
   std::span<const std::byte> bytes;
   std::uint64_t size = 0;
   std::optional<std::byte> last_byte;
+  const RandomAccessFile* file = nullptr;
 };
 
 /// How an input file of a kind becomes the source its files are read through.

@@ -24,7 +24,7 @@ IoResult<ClassifiedFile> ClassifyFile(const RandomAccessFile& file) {
     if (auto read = file.ReadAt(file.size() - 1, tail); !read) return read.error();
     last = tail[0];
   }
-  ClassifiedFile classified = ClassifyFileHead(std::span(head).first(length), file.size(), last);
+  ClassifiedFile classified = ClassifyFileHead(std::span(head).first(length), file.size(), last, &file);
   if (classified.kind == InputKind::kPickle && classified.description == kHeaderlessPickleDescription) {
     constexpr std::uint64_t kSyntaxWalkBound = std::uint64_t{64} << 20;
     auto parses = pickle::ParsesAsPickles(file, kSyntaxWalkBound);
@@ -56,9 +56,9 @@ bool LooksLikeSafetensors(std::span<const std::byte> head, std::uint64_t size) {
   return false;  // only whitespace within the bytes looked at
 }
 
-ClassifiedFile ClassifyFileHead(std::span<const std::byte> head, std::uint64_t size,
-                                std::optional<std::byte> last_byte) {
-  const FileHead file{head.first(std::min(head.size(), kClassifyLength)), size, last_byte};
+ClassifiedFile ClassifyFileHead(std::span<const std::byte> head, std::uint64_t size, std::optional<std::byte> last_byte,
+                                const RandomAccessFile* open_file) {
+  const FileHead file{head.first(std::min(head.size(), kClassifyLength)), size, last_byte, open_file};
   ClassifiedFile out;
   // The label a weight-file diagnostic would give it (GGUF, the pickle family, an empty file,
   // a Git LFS pointer, an HTML page): an unknown input is called by it.

@@ -27,7 +27,8 @@ struct ClassifiedFile {
 /// caller will confirm a headerless pickle by ClassifyFile's syntax walk, its last byte (a
 /// protocol 0/1 pickle starts with one of its opcodes; without a last byte no such guess is made).
 ClassifiedFile ClassifyFileHead(std::span<const std::byte> head, std::uint64_t size,
-                                std::optional<std::byte> last_byte = std::nullopt);
+                                std::optional<std::byte> last_byte = std::nullopt,
+                                const RandomAccessFile* file = nullptr);
 
 /// Classifies an opened file: ClassifyFileHead on its first and last bytes, then what needs
 /// more than the head: a zip found by its end record behind other bytes, and a pickle

@@ -560,7 +560,9 @@ std::optional<NpyHeader> ParseNpyHeader(std::string_view text, std::string& why)
   return h;
 }
 
-IoResult<WeightFile> ReadNumpy(WeightFile wf, const RandomAccessFile& file, DiagnosticSink& sink) {
+}  // namespace
+
+IoResult<WeightFile> ReadNpy(WeightFile wf, const RandomAccessFile& file, DiagnosticSink& sink) {
   const Reporter report(wf.name, sink);
   const std::uint64_t size = file.size();
   std::array<std::byte, 12> fixed{};
@@ -672,8 +674,6 @@ IoResult<WeightFile> ReadNumpy(WeightFile wf, const RandomAccessFile& file, Diag
   wf.valid = true;
   return wf;
 }
-
-}  // namespace
 
 bool IsPickleFamily(InputKind kind) { return FormatOf(kind).pickle_family; }
 
@@ -793,7 +793,7 @@ const InputFormat formats::kNumpyFormat{
     .sniff = &SniffNumpy,
     .opening = InputOpening::kSingleFile,
     .layout = &kSingleFileLayout,
-    .read = &ReadAs<InputKind::kNumpy, &ReadNumpy>,
+    .read = &ReadAs<InputKind::kNumpy, &ReadNpy>,
     .inventory = &PickleInInventory,
     .container = PolyglotContainer::kNumpy,
     .pickle_family = true,

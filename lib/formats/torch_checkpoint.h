@@ -30,4 +30,9 @@ inline constexpr std::string_view kHeaderlessPickleDescription = "a Python pickl
 IoResult<WeightFile> ReadPickleFamily(InputKind kind, std::string name, std::unique_ptr<RandomAccessFile> file,
                                       DiagnosticSink& sink);
 
+/// Reads `file` as one .npy array into `wf` (its pickle facts set): a tensor named "" with
+/// its bytes located in `file`, or the .npy diagnostics; an object array's pickle is analysed.
+/// For a container of arrays (.npz), `file` is one member's bytes.
+IoResult<WeightFile> ReadNpy(WeightFile wf, const RandomAccessFile& file, DiagnosticSink& sink);
+
 }  // namespace ckpt
