@@ -141,6 +141,7 @@
   X(model, model_tensor_unmapped, "model-tensor-unmapped", Checked) \
   X(model, model_total_size, "model-total-size", Checked) \
   X(model, model_unreferenced_weights, "model-unreferenced-weights", Checked) \
+  X(npz, npz_duplicate_member, "npz-duplicate-member", Checked) \
   X(numpy, numpy_header_invalid, "numpy-header-invalid", Read) \
   X(numpy, numpy_object_array, "numpy-object-array", Read) \
   X(path, path_escape, "path-escape", Checked) \

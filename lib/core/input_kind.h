@@ -23,6 +23,7 @@ namespace ckpt {
   X(Compressed, "compressed")       \
   X(Safetensors, "safetensors")     \
   X(Gguf, "gguf")                   \
+  X(Npz, "npz")                     \
   X(TorchZip, "torch-zip")          \
   X(TorchLegacy, "torch-legacy")    \
   X(Numpy, "numpy")                 \

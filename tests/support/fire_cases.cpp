@@ -1042,6 +1042,17 @@ std::vector<FireCase> AllFireCases() {
                p[1].second = p[2].second;
              });
 
+  // NumPy .npz (formats.md section 2): each a file input, a zip of .npy members.
+  {
+    FireCase fc{"npz-duplicate-member", CI, "w.npy twice", [] {
+                  return Files{{"weights.npz", pk::NpzOf({{"w.npy", pk::Npy("<f4", {2})},
+                                                          {"b.npy", pk::Npy("<i8", {1}, 8)},
+                                                          {"w.npy", pk::Npy("<f4", {3})}})}};
+                }};
+    fc.form = InputForm::kFile;
+    c.push_back(std::move(fc));
+  }
+
   return c;
 }
 

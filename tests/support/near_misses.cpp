@@ -756,6 +756,18 @@ std::vector<NearMiss> AllNearMisses() {
     n.push_back(std::move(m));
   }
 
+  // NumPy .npz: the same archive with each name once passes whole.
+  {
+    NearMiss m{"npz-duplicate-member", "w.npy and w2.npy", [] {
+                 return Files{{"weights.npz", pk::NpzOf({{"w.npy", pk::Npy("<f4", {2})},
+                                                         {"b.npy", pk::Npy("<i8", {1}, 8)},
+                                                         {"w2.npy", pk::Npy("<f4", {3})}})}};
+               }};
+    m.form = InputForm::kFile;
+    m.clean = true;
+    n.push_back(std::move(m));
+  }
+
   return n;
 }
 

@@ -227,4 +227,15 @@ std::string Npy(const std::string& descr, const std::vector<std::uint64_t>& shap
          std::string(static_cast<std::size_t>(count * element_size), '\0');
 }
 
+std::string NpzOf(const std::vector<std::pair<std::string, std::string>>& members) {
+  std::vector<ZipEntry> entries;
+  for (const auto& [name, bytes] : members) {
+    ZipEntry entry;
+    entry.name = name;
+    entry.data = bytes;
+    entries.push_back(std::move(entry));
+  }
+  return BuildZip(entries);
+}
+
 }  // namespace ckpt::testing::pk

@@ -102,6 +102,8 @@ std::string OneTensorLegacy();
 /// each, streaming the records (perf tests: no copy of a gigabyte in memory).
 void WriteTorchZipFile(const std::string& path, std::size_t count, std::uint64_t elements);
 
+/// An .npz as numpy.savez writes it: the members (name, .npy bytes) stored in order.
+std::string NpzOf(const std::vector<std::pair<std::string, std::string>>& members);
 /// A .npy file of float32 (or the descr given) with `shape` and matching zero bytes.
 std::string Npy(const std::string& descr, const std::vector<std::uint64_t>& shape, std::size_t element_size = 4);
 
