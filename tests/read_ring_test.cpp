@@ -19,8 +19,7 @@ class BytesFile final : public RandomAccessFile {
       : bytes_(std::move(bytes)), fail_at_(fail_at) {}
   [[nodiscard]] std::uint64_t size() const override { return bytes_.size(); }
   [[nodiscard]] IoResult<void> ReadAt(std::uint64_t offset, std::span<std::byte> out) const override {
-    if (offset + out.size() > bytes_.size() ||
-        (out.size() > 0 && offset <= fail_at_ && fail_at_ < offset + out.size())) {
+    if (offset + out.size() > bytes_.size() || (!out.empty() && offset <= fail_at_ && fail_at_ < offset + out.size())) {
       return boost::system::error_code(EIO, boost::system::generic_category());
     }
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<std::byte>(bytes_[offset + i]);

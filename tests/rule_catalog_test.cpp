@@ -26,8 +26,9 @@ TEST(RuleCatalog, IdsAreUniqueSortedAndKebabCase) {
     const std::string id(entry.info->id);
     EXPECT_TRUE(IsKebabCase(id)) << id;
     // The family is the id's first word and the folder of its source (no list to keep).
-    const std::string family = id.substr(0, id.find('-'));
-    EXPECT_EQ(std::string(entry.source), "rules/" + family + "/" + id + ".cpp") << "family of " << id;
+    std::string source = "rules/";
+    source.append(id, 0, id.find('-')).append("/").append(id).append(".cpp");
+    EXPECT_EQ(entry.source, source) << "family of " << id;
     EXPECT_LT(previous, id) << "registry not sorted or duplicate id at " << id;
     previous = id;
     EXPECT_EQ(FindRule(id), entry.info);

@@ -26,7 +26,7 @@ struct ContainerFile {
 struct OpenedInput {
   InputKind kind = InputKind::kUnknown;
   std::string description;  ///< what the classifier saw ("a tar archive", "a gzip stream")
-  /// The input's files: set for lensemble, lensemble-tar, safetensors and model-folder.
+  /// The input's files: set for every kind its format table entry opens (not the refused).
   std::unique_ptr<ArtifactSource> source;
   std::optional<ContainerFile> container;
   std::optional<std::string> tool_error;  ///< the path could not be opened or read
@@ -34,7 +34,7 @@ struct OpenedInput {
 
 /// Opens `path` (following a symlink given on the command line, as a user expects).
 /// Structural diagnostics of a tar go to `sink`; so do the refusals of a file that is no
-/// input the audit reads (compressed, unknown, and for now the pickle family and GGUF).
+/// input the audit reads (its format table entry's opening is kRefused: compressed, unknown).
 OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink);
 
 /// True when the regular file at `file` is a tar by content (its magic, never its name).

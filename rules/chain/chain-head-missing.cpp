@@ -1,7 +1,6 @@
 // chain-head-missing: --head names no single artifact.
 // Checked on the parent_hash history (ckpt-chain).
 #include "rules/catalog.h"
-#include "rules/rule_helpers.h"
 
 namespace ckpt::rules::chain_head_missing {
 

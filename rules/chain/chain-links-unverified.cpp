@@ -1,7 +1,6 @@
 // chain-links-unverified: Links checked on declared hashes only (--no-hash).
 // Checked on the parent_hash history (ckpt-chain).
 #include "rules/catalog.h"
-#include "rules/rule_helpers.h"
 
 namespace ckpt::rules::chain_links_unverified {
 

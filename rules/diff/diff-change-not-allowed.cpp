@@ -4,7 +4,6 @@
 
 #include "lib/diff/diff.h"
 #include "rules/catalog.h"
-#include "rules/rule_helpers.h"
 
 namespace ckpt::rules::diff_change_not_allowed {
 
