@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "engine/audit.h"
+#include "lib/attest/derivation.h"
 #include "lib/attest/dsse.h"
 #include "lib/convert/conversion_plan.h"
 #include "lib/core/text.h"
@@ -29,56 +30,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A new file beside `target`, removed unless Keep() renames it into place.
-class TempFile {
- public:
-  explicit TempFile(const fs::path& target) : target_(target) {
-    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-    path_ = (dir / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
-    fd_ = ::mkstemp(path_.data());
-  }
-  ~TempFile() {
-    if (fd_ >= 0) ::close(fd_);
-    if (!kept_) ::unlink(path_.c_str());
-  }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-  [[nodiscard]] bool ok() const { return fd_ >= 0; }
-  [[nodiscard]] int fd() const { return fd_; }
-  [[nodiscard]] const std::string& path() const { return path_; }
-  bool Keep() {
-    const mode_t mask = ::umask(0);  // mkstemp makes 0600; the output gets the usual 0666 & ~umask
-    ::umask(mask);
-    if (::fchmod(fd_, 0666 & ~mask) != 0 || ::fsync(fd_) != 0) return false;
-    ::close(fd_);
-    fd_ = -1;
-    // Never replaces: a destination created meanwhile stops the move (EEXIST).
-    if (const int error = PlaceNew(path_, target_.string()); error != 0) {
-      errno = error;
-      return false;
-    }
-    kept_ = true;
-    return true;
-  }
-
- private:
-  fs::path target_;
-  std::string path_;
-  int fd_ = -1;
-  bool kept_ = false;
-};
-
-bool WriteAll(int fd, std::uint64_t offset, std::span<const std::byte> bytes) {
-  while (!bytes.empty()) {
-    const ssize_t n = ::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(offset));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    bytes = bytes.subspan(static_cast<std::size_t>(n));
-    offset += static_cast<std::uint64_t>(n);
-  }
-  return true;
-}
-
 // SHA-256 of [offset, offset + size) of `fd`.
 std::optional<std::string> HashRange(int fd, std::uint64_t offset, std::uint64_t size, std::vector<std::byte>& buffer) {
   Sha256 sha;
@@ -92,44 +43,6 @@ std::optional<std::string> HashRange(int fd, std::uint64_t offset, std::uint64_t
     size -= static_cast<std::uint64_t>(got);
   }
   return sha.FinalHex();
-}
-
-boost::json::array SubjectsJson(const std::vector<std::pair<std::string, std::string>>& subjects) {
-  boost::json::array out;
-  for (const auto& [name, sha] : subjects) out.push_back({{"name", ToValidUtf8(name)}, {"digest", {{"sha256", sha}}}});
-  return out;
-}
-
-std::string DerivationPayload(const convert::Plan& plan, const std::vector<std::string>& hashes,
-                              const std::vector<std::pair<std::string, std::string>>& subjects,
-                              const std::string& input_name, const std::string& input_sha256) {
-  boost::json::array tensors;
-  for (std::size_t i = 0; i < plan.tensors.size(); ++i) {
-    const convert::PlannedTensor& t = plan.tensors[i];
-    boost::json::array shape;
-    for (std::uint64_t d : t.shape) shape.push_back(d);
-    tensors.push_back({{"name", ToValidUtf8(t.name)},
-                       {"dtype", t.dtype},
-                       {"shape", std::move(shape)},
-                       {"size_bytes", t.size},
-                       {"sha256", hashes[i]},
-                       {"source", {{"record", ToValidUtf8(t.record)}, {"offset_bytes", t.record_offset}}}});
-  }
-  boost::json::array not_carried;
-  for (const std::string& n : plan.not_carried) not_carried.push_back(boost::json::value(ToValidUtf8(n)));
-  boost::json::object aliases;
-  for (const auto& [name, kept] : plan.aliases) aliases[ToValidUtf8(name)] = ToValidUtf8(kept);
-  boost::json::object statement{
-      {"_type", attest::kStatementType},
-      {"subject", SubjectsJson(subjects)},
-      {"predicateType", attest::kDerivationPredicateType},
-      {"predicate",
-       {{"tool", {{"name", "ckpt-convert"}, {"version", CKPT_VERSION}}},
-        {"input", {{"name", ToValidUtf8(input_name)}, {"digest", {{"sha256", input_sha256}}}}},
-        {"tensors", std::move(tensors)},
-        {"aliases", std::move(aliases)},
-        {"not_carried", std::move(not_carried)}}}};
-  return boost::json::serialize(statement);
 }
 
 // One output file: its name, header and tensors (indices into the plan), each with its
@@ -313,7 +226,7 @@ ConvertResult ConvertSession(std::unique_ptr<AuditSession> session, const std::s
 
   // Where the output goes: a temporary file beside the destination, or a temporary folder
   // beside the artifact's, each renamed into place only once checked.
-  std::optional<TempFile> single;
+  std::optional<NewFileBeside> single;
   std::string folder;  // the artifact's temporary folder
   struct FolderGuard {
     std::string* path;
@@ -324,7 +237,7 @@ ConvertResult ConvertSession(std::unique_ptr<AuditSession> session, const std::s
     }
   } folder_guard{&folder};
   std::vector<int> fds;
-  std::vector<std::unique_ptr<TempFile>> opened;
+  std::vector<std::unique_ptr<NewFileBeside>> opened;
   if (options.lensemble) {
     const fs::path target(options.lensemble->dir);
     const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
@@ -541,11 +454,11 @@ ConvertResult ConvertSession(std::unique_ptr<AuditSession> session, const std::s
   }
 
   // The record first (beside its destination), then the output into place, then the record.
-  std::optional<TempFile> record;
+  std::optional<NewFileBeside> record;
   if (options.key && options.record) {
     record.emplace(*options.record);
-    const std::string payload = DerivationPayload(*plan, hashes, subjects, fs::path(input).filename().string(),
-                                                  out.input.artifact.files.front().sha256.value_or(""));
+    const std::string payload = attest::DerivationPayload(*plan, hashes, subjects, fs::path(input).filename().string(),
+                                                          out.input.artifact.files.front().sha256.value_or(""));
     const std::string envelope = attest::SignEnvelope(attest::kInTotoPayloadType, payload, *options.key);
     if (!record->ok() || !WriteAll(record->fd(), 0, std::as_bytes(std::span(envelope)))) {
       out.input.tool_errors.push_back("cannot write the derivation record " + *options.record);

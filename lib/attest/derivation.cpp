@@ -1,6 +1,7 @@
 #include "lib/attest/derivation.h"
 
 #include <algorithm>
+#include <boost/json.hpp>
 #include <map>
 #include <optional>
 #include <vector>
@@ -246,6 +247,48 @@ IoResult<DerivationDigests> VerifyDerivation(const DerivationStatement& record, 
     if (auto in = CheckInput(record, std::move(*input), sink, digests); !in) return in.error();
   }
   return digests;
+}
+
+namespace {
+
+boost::json::array SubjectsJson(const std::vector<std::pair<std::string, std::string>>& subjects) {
+  boost::json::array out;
+  for (const auto& [name, sha] : subjects) out.push_back({{"name", ToValidUtf8(name)}, {"digest", {{"sha256", sha}}}});
+  return out;
+}
+
+}  // namespace
+
+std::string DerivationPayload(const convert::Plan& plan, const std::vector<std::string>& hashes,
+                              const std::vector<std::pair<std::string, std::string>>& subjects,
+                              const std::string& input_name, const std::string& input_sha256) {
+  boost::json::array tensors;
+  for (std::size_t i = 0; i < plan.tensors.size(); ++i) {
+    const convert::PlannedTensor& t = plan.tensors[i];
+    boost::json::array shape;
+    for (std::uint64_t d : t.shape) shape.push_back(d);
+    tensors.push_back({{"name", ToValidUtf8(t.name)},
+                       {"dtype", t.dtype},
+                       {"shape", std::move(shape)},
+                       {"size_bytes", t.size},
+                       {"sha256", hashes[i]},
+                       {"source", {{"record", ToValidUtf8(t.record)}, {"offset_bytes", t.record_offset}}}});
+  }
+  boost::json::array not_carried;
+  for (const std::string& n : plan.not_carried) not_carried.push_back(boost::json::value(ToValidUtf8(n)));
+  boost::json::object aliases;
+  for (const auto& [name, kept] : plan.aliases) aliases[ToValidUtf8(name)] = ToValidUtf8(kept);
+  boost::json::object statement{
+      {"_type", kStatementType},
+      {"subject", SubjectsJson(subjects)},
+      {"predicateType", kDerivationPredicateType},
+      {"predicate",
+       {{"tool", {{"name", "ckpt-convert"}, {"version", CKPT_VERSION}}},
+        {"input", {{"name", ToValidUtf8(input_name)}, {"digest", {{"sha256", input_sha256}}}}},
+        {"tensors", std::move(tensors)},
+        {"aliases", std::move(aliases)},
+        {"not_carried", std::move(not_carried)}}}};
+  return boost::json::serialize(statement);
 }
 
 }  // namespace ckpt::attest

@@ -7,8 +7,11 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "lib/attest/statement.h"
+#include "lib/convert/conversion_plan.h"
 #include "lib/findings/diagnostic.h"
 #include "lib/io/artifact_source.h"
 
@@ -31,5 +34,12 @@ struct DerivationDigests {
 /// failure of the tool. `input` may be empty (no --derived-from).
 IoResult<DerivationDigests> VerifyDerivation(const DerivationStatement& record, DerivationFile output,
                                              DerivationFile* input, DiagnosticSink& sink);
+
+/// The derivation record's in-toto statement (attestations.md section 4) that ckpt-convert
+/// signs, written beside the verifier that reads it: `hashes` are the plan's tensors' SHA-256
+/// in plan order, `subjects` the outputs (name, SHA-256), sorted by name.
+std::string DerivationPayload(const convert::Plan& plan, const std::vector<std::string>& hashes,
+                              const std::vector<std::pair<std::string, std::string>>& subjects,
+                              const std::string& input_name, const std::string& input_sha256);
 
 }  // namespace ckpt::attest
