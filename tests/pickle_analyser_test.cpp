@@ -12,6 +12,7 @@
 
 #include "engine/audit.h"
 #include "engine/diff_run.h"
+#include "lib/io/memory_source.h"
 #include "tests/support/audit_helpers.h"
 #include "tests/support/model_folder_builder.h"
 #include "tests/support/pickle_builder.h"
@@ -684,6 +685,39 @@ TEST(PickleSemantics, RebuildTensorV3OverAnUntypedStorage) {
   const std::string past = Cat({Proto(2), kEmptyDict, Str("a"), v3(1, 5), kSetItem, kStop});
   EXPECT_TRUE(HasFinding(AuditBytes("model.pt", TorchZip(past, {{"0", std::string(10, '\x07')}})),
                          "pickle-argument-invalid", "reach element 6 of storage '0', which holds 5"));
+}
+
+// The machine asks its find_class policy and names no module itself: a policy that admits
+// only collections.OrderedDict refuses torch's rebuild function with its own reason, and the
+// torch policy (the near miss) admits the same stream.
+TEST(PicklePolicy, TheMachineAsksItsPolicy) {
+  class OrderedDictOnly final : public pickle::FindClassPolicy {
+   public:
+    [[nodiscard]] pickle::Known Classify(std::string_view module, std::string_view name) const override {
+      return module == "collections" && name == "OrderedDict" ? pickle::Known::kOrderedDict
+                                                              : pickle::Known::kNotAllowed;
+    }
+    [[nodiscard]] bool IsNestedLoader(std::string_view, std::string_view) const override { return false; }
+    [[nodiscard]] std::string_view NotAdmittedWhy() const override { return "not an OrderedDict"; }
+  };
+  const std::string stream = Proto(2) + Global("torch._utils", "_rebuild_tensor_v2") + kStop;
+  MemorySource source;
+  source.AddFile("a.pkl", stream);
+  auto file = source.Open("a.pkl");
+  ASSERT_TRUE(file);
+  const OrderedDictOnly only;
+  DiagnosticList strict;
+  pickle::Analyser custom("a.pkl", strict, pickle::StorageMode::kNone, only);
+  ASSERT_TRUE(custom.Run(**file, 0, stream.size()));
+  ASSERT_EQ(strict.items.size(), 1U);
+  EXPECT_EQ(strict.items[0].kind, Diag::kPickleGlobalUnsafe);
+  EXPECT_EQ(strict.items[0].message,
+            "GLOBAL at byte 2 imports torch._utils._rebuild_tensor_v2 (not an OrderedDict); loading the file imports "
+            "it.");
+  DiagnosticList torch;
+  pickle::Analyser standard("a.pkl", torch, pickle::StorageMode::kNone);
+  ASSERT_TRUE(standard.Run(**file, 0, stream.size()));
+  EXPECT_TRUE(torch.items.empty());
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "lib/core/text.h"
 #include "lib/formats/compat_pickle_names.inc"
 #include "lib/formats/pickle_opcodes.h"
+#include "lib/formats/pickle_policy.h"
 #include "lib/io/file_cursor.h"
 
 namespace ckpt::pickle {
@@ -29,194 +30,6 @@ constexpr CompatName kCompatNames[] = {CKPT_COMPAT_NAMES(CKPT_COMPAT_NAME_ROW)};
 constexpr CompatModule kCompatModules[] = {CKPT_COMPAT_MODULES(CKPT_COMPAT_MODULE_ROW)};
 #undef CKPT_COMPAT_NAME_ROW
 #undef CKPT_COMPAT_MODULE_ROW
-
-// What an allowlisted global is, for the call models below.
-enum class Known : std::uint8_t {
-  kNotAllowed,
-  kOrderedDict,
-  kRebuildTensor,
-  kRebuildTensorV2,
-  kRebuildTensorV3,
-  kRebuildParameter,
-  kRebuildParameterWithState,
-  kRebuildMeta,
-  kRebuildFromTypeV2,
-  kTensorType,     // torch.Tensor, as _rebuild_from_type_v2's type
-  kParameterType,  // torch.nn.parameter.Parameter
-  kSize,
-  kDevice,
-  kCodecsEncode,
-  kSet,
-  kFrozenSet,
-  kByteArray,
-  kComplex,
-  kStorageType,
-  kDtype,
-  kUnmodelledRebuild,  // allowlisted by torch, not modelled here: fails closed
-};
-
-struct StorageType {
-  std::string_view name;
-  std::string_view torch_dtype;
-  std::string_view token;  // empty: no safetensors token
-  std::uint64_t element_size;
-};
-constexpr std::array<StorageType, 17> kStorageTypes{{
-    {"FloatStorage", "float32", "F32", 4},
-    {"DoubleStorage", "float64", "F64", 8},
-    {"HalfStorage", "float16", "F16", 2},
-    {"BFloat16Storage", "bfloat16", "BF16", 2},
-    {"LongStorage", "int64", "I64", 8},
-    {"IntStorage", "int32", "I32", 4},
-    {"ShortStorage", "int16", "I16", 2},
-    {"CharStorage", "int8", "I8", 1},
-    {"ByteStorage", "uint8", "U8", 1},
-    {"BoolStorage", "bool", "BOOL", 1},
-    {"ComplexFloatStorage", "complex64", "C64", 8},
-    {"ComplexDoubleStorage", "complex128", "", 16},
-    {"QInt8Storage", "qint8", "", 1},
-    {"QUInt8Storage", "quint8", "", 1},
-    {"QInt32Storage", "qint32", "", 4},
-    {"QUInt4x2Storage", "quint4x2", "", 1},
-    {"UntypedStorage", "uint8", "U8", 1},
-}};
-
-struct TorchDtype {
-  std::string_view name;
-  std::string_view token;  // empty: no safetensors token
-  std::uint64_t element_size;
-};
-constexpr std::array<TorchDtype, 32> kTorchDtypes{{
-    {"float32", "F32", 4},
-    {"float", "F32", 4},
-    {"float64", "F64", 8},
-    {"double", "F64", 8},
-    {"float16", "F16", 2},
-    {"half", "F16", 2},
-    {"bfloat16", "BF16", 2},
-    {"int64", "I64", 8},
-    {"long", "I64", 8},
-    {"int32", "I32", 4},
-    {"int", "I32", 4},
-    {"int16", "I16", 2},
-    {"short", "I16", 2},
-    {"int8", "I8", 1},
-    {"uint8", "U8", 1},
-    {"bool", "BOOL", 1},
-    {"complex64", "C64", 8},
-    {"cfloat", "C64", 8},
-    {"complex128", "", 16},
-    {"cdouble", "", 16},
-    {"float8_e4m3fn", "F8_E4M3", 1},
-    {"float8_e5m2", "F8_E5M2", 1},
-    {"float8_e4m3fnuz", "F8_E4M3FNUZ", 1},
-    {"float8_e5m2fnuz", "F8_E5M2FNUZ", 1},
-    {"float8_e8m0fnu", "F8_E8M0", 1},
-    {"uint16", "U16", 2},
-    {"uint32", "U32", 4},
-    {"uint64", "U64", 8},
-    {"qint8", "", 1},
-    {"quint8", "", 1},
-    {"qint32", "", 4},
-    {"complex32", "", 4},
-}};
-
-const StorageType* FindStorageType(std::string_view name) {
-  for (const StorageType& s : kStorageTypes) {
-    if (s.name == name) return &s;
-  }
-  return nullptr;
-}
-
-const TorchDtype* FindTorchDtype(std::string_view name) {
-  for (const TorchDtype& d : kTorchDtypes) {
-    if (d.name == name) return &d;
-  }
-  return nullptr;
-}
-
-Known Classify(std::string_view module, std::string_view name) {
-  if (module == "collections" && name == "OrderedDict") return Known::kOrderedDict;
-  if (module == "torch._utils") {
-    if (name == "_rebuild_tensor") return Known::kRebuildTensor;
-    if (name == "_rebuild_tensor_v2") return Known::kRebuildTensorV2;
-    if (name == "_rebuild_tensor_v3") return Known::kRebuildTensorV3;
-    if (name == "_rebuild_parameter") return Known::kRebuildParameter;
-    if (name == "_rebuild_parameter_with_state") return Known::kRebuildParameterWithState;
-    if (name == "_rebuild_meta_tensor_no_storage") return Known::kRebuildMeta;
-    for (std::string_view other : {"_rebuild_qtensor", "_rebuild_sparse_tensor", "_rebuild_sparse_csr_tensor",
-                                   "_rebuild_nested_tensor", "_rebuild_device_tensor_from_numpy", "_rebuild_xla_tensor",
-                                   "_rebuild_mlc_tensor", "_rebuild_wrapper_subclass", "_rebuild_tensor_v3_device"}) {
-      if (name == other) return Known::kUnmodelledRebuild;
-    }
-    return Known::kNotAllowed;
-  }
-  if ((module == "torch._tensor" || module == "torch.tensor") && name == "_rebuild_from_type_v2") {
-    return Known::kRebuildFromTypeV2;
-  }
-  if (module == "torch._tensor" && name == "_rebuild_from_type") return Known::kUnmodelledRebuild;
-  if (module == "torch.serialization" && name == "_get_layout") return Known::kUnmodelledRebuild;
-  if (module == "torch") {
-    if (name == "Tensor") return Known::kTensorType;
-    if (name == "Size") return Known::kSize;
-    if (name == "device") return Known::kDevice;
-    if (name.ends_with("Storage") && FindStorageType(name) != nullptr) return Known::kStorageType;
-    if (FindTorchDtype(name) != nullptr) return Known::kDtype;
-    return Known::kNotAllowed;
-  }
-  if (module == "torch.nn.parameter" && name == "Parameter") return Known::kParameterType;
-  if (module == "_codecs" && name == "encode") return Known::kCodecsEncode;
-  if (module == "builtins") {
-    if (name == "set") return Known::kSet;
-    if (name == "frozenset") return Known::kFrozenSet;
-    if (name == "bytearray") return Known::kByteArray;
-    if (name == "complex") return Known::kComplex;
-  }
-  return Known::kNotAllowed;
-}
-
-// Names whose call unpickles further bytes: the payload is in the argument.
-bool IsNestedLoader(std::string_view module, std::string_view name) {
-  struct Loader {
-    std::string_view module, name;
-  };
-  static constexpr Loader kLoaders[] = {
-      {"pickle", "loads"},
-      {"pickle", "load"},
-      {"pickle", "_loads"},
-      {"pickle", "_load"},
-      {"pickle", "Unpickler"},
-      {"pickle", "_Unpickler"},
-      {"_pickle", "loads"},
-      {"_pickle", "load"},
-      {"_pickle", "Unpickler"},
-      {"torch", "load"},
-      {"torch.serialization", "load"},
-      {"torch.serialization", "_load"},
-      {"torch.serialization", "_legacy_load"},
-      {"torch.storage", "_load_from_bytes"},
-      {"torch.jit", "load"},
-      {"torch.jit._serialization", "load"},
-      {"torch._weights_only_unpickler", "load"},
-      {"numpy", "load"},
-      {"numpy.lib.npyio", "load"},
-      {"numpy.lib._npyio_impl", "load"},
-      {"dill", "loads"},
-      {"dill", "load"},
-      {"cloudpickle", "loads"},
-      {"cloudpickle", "load"},
-      {"joblib", "load"},
-      {"joblib.numpy_pickle", "load"},
-      {"pandas", "read_pickle"},
-      {"pandas.io.pickle", "read_pickle"},
-      {"shelve", "open"},
-      {"jsonpickle", "decode"},
-  };
-  for (const Loader& l : kLoaders) {
-    if (l.module == module && l.name == name) return true;
-  }
-  return false;
-}
 
 // A pickle that imports a model scanner can patch or fool it before it reports.
 bool IsScannerModule(std::string_view module) {
@@ -553,8 +366,8 @@ IoResult<bool> ParsesAsPickles(const RandomAccessFile& file, std::uint64_t max_b
   return cursor.position() >= limit && limit < size;  // no refusal within the walk's bound
 }
 
-Analyser::Analyser(std::string file, DiagnosticSink& sink, StorageMode mode)
-    : report_(std::move(file), sink), mode_(mode) {}
+Analyser::Analyser(std::string file, DiagnosticSink& sink, StorageMode mode, const FindClassPolicy& policy)
+    : report_(std::move(file), sink), mode_(mode), policy_(policy) {}
 
 void Analyser::Report(Diag kind, std::uint64_t offset, std::string message) {
   switch (kind) {
@@ -991,13 +804,13 @@ ValueId Analyser::Machine::Global(std::string module, std::string name, const ch
     a_.Report(Diag::kPickleScannerImport, op_at_,
               where + " imports " + dotted +
                   ", a module of a model scanner: a pickle that reaches into its scanner can patch or fool it.");
-  } else if (IsNestedLoader(module, name)) {
+  } else if (a_.policy_.IsNestedLoader(module, name)) {
     a_.Report(Diag::kPickleNestedLoader, op_at_,
               where + " imports " + dotted +
                   ", a nested loader: whatever bytes it is given are unpickled (and run) in turn, out of this "
                   "analysis' sight.");
-  } else if (Classify(module, name) == Known::kNotAllowed) {
-    std::string why = "outside what torch.save writes and the weights-only unpickler accepts";
+  } else if (a_.policy_.Classify(module, name) == Known::kNotAllowed) {
+    std::string why(a_.policy_.NotAdmittedWhy());
     if (HasDunderSegment(module + "." + name)) why = "a dunder attribute, which reaches interpreter internals";
     a_.Report(Diag::kPickleGlobalUnsafe, op_at_,
               where + " imports " + dotted + " (" + why + "); loading the file imports it.");
@@ -1195,8 +1008,8 @@ ValueId Analyser::Machine::CallOf(ValueId callee, ValueId args, const char* opco
   object.aux = static_cast<std::uint32_t>(a_.calls_.size() - 1);
   const ValueId call = a_.NewValue(object);
   const Value& f = a_.values_[callee];
-  const Known known =
-      f.kind == Kind::kGlobal ? Classify(a_.globals_[f.aux].module, a_.globals_[f.aux].name) : Known::kNotAllowed;
+  const Known known = f.kind == Kind::kGlobal ? a_.policy_.Classify(a_.globals_[f.aux].module, a_.globals_[f.aux].name)
+                                              : Known::kNotAllowed;
   const std::string where = std::string(opcode) + " at byte " + std::to_string(op_at_);
   if (known == Known::kNotAllowed || a_.values_[args].kind != Kind::kTuple) {
     a_.Report(Diag::kPickleCallUnsafe, op_at_, where + " calls " + a_.Render(call) + ".");
@@ -1254,8 +1067,8 @@ ValueId Analyser::Machine::CallOf(ValueId callee, ValueId args, const char* opco
       }
       const auto& fn = a_.globals_[a_.values_[argv[0]].aux];
       const auto& type = a_.globals_[a_.values_[argv[1]].aux];
-      const Known inner = Classify(fn.module, fn.name);
-      const Known type_kind = Classify(type.module, type.name);
+      const Known inner = a_.policy_.Classify(fn.module, fn.name);
+      const Known type_kind = a_.policy_.Classify(type.module, type.name);
       const Value& state = a_.values_[argv[3]];
       const bool empty_state = state.kind == Kind::kNone || (state.kind == Kind::kDict && a_.ItemsOf(state).empty());
       if ((type_kind != Known::kTensorType && type_kind != Known::kParameterType) || !empty_state ||

@@ -19,6 +19,7 @@
 
 #include "lib/findings/diagnostic.h"
 #include "lib/formats/dtype.h"
+#include "lib/formats/pickle_policy.h"
 #include "lib/io/artifact_source.h"
 
 namespace ckpt::pickle {
@@ -131,8 +132,9 @@ IoResult<bool> ParsesAsPickles(const RandomAccessFile& file, std::uint64_t max_b
 
 class Analyser {
  public:
-  /// Diagnostics name `file` and absolute offsets in it.
-  Analyser(std::string file, DiagnosticSink& sink, StorageMode mode);
+  /// Diagnostics name `file` and absolute offsets in it. Pickles are read for the loader
+  /// `policy` stands for (find_class): torch.load's by default.
+  Analyser(std::string file, DiagnosticSink& sink, StorageMode mode, const FindClassPolicy& policy = TorchFindClass());
 
   /// Runs one pickle starting at `begin` (bytes up to `end` are its to read). An I/O
   /// failure of the tool is the error; everything about the bytes is a diagnostic.
@@ -179,6 +181,7 @@ class Analyser {
 
   FileReporter report_;
   StorageMode mode_;
+  const FindClassPolicy& policy_;
   Budget budget_;
   bool unsafe_ = false;
   std::deque<Value> values_;  // chunked: growing never copies (a budget of values is 32 MiB, not twice that)
