@@ -43,7 +43,7 @@ struct Loaded {
     source = std::move(*opened);
     ckpt::DiagnosticList sink;
     std::vector<std::string> errors;
-    artifact = ckpt::LoadArtifact(path, *source, ckpt::Policy{}, sink, errors);
+    artifact = ckpt::LoadArtifact(path, *source, ckpt::AuditOptions{}, sink, errors);
   }
 };
 
@@ -120,7 +120,7 @@ BENCHMARK(BM_Sha256InMemory)->Arg(0)->Arg(1)->Arg(3);
 // Structure-only audit: should depend on the tensor count, not on the bytes.
 void BM_StructureOnlyAudit(benchmark::State& state) {
   BenchArtifact artifact(static_cast<std::size_t>(state.range(0)), static_cast<std::uint64_t>(state.range(1)));
-  ckpt::Policy policy;
+  ckpt::AuditOptions policy;
   policy.compute_hash = false;
   for (auto _ : state) benchmark::DoNotOptimize(ckpt::AuditPath(artifact.path, policy));
   state.counters["tensors"] = static_cast<double>(state.range(0));

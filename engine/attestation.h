@@ -28,7 +28,7 @@ std::string AuditStatementPayload(const AuditResult& result, const std::vector<a
                                   const AttestOptions& options);
 
 /// The files of an audited input with their SHA-256, reusing the digests the audit computed
-/// from its own reads (Policy::digest_files). `error` set when they cannot be read.
+/// from its own reads (AuditOptions::digest_files). `error` set when they cannot be read.
 struct InputSubjects {
   std::vector<attest::Subject> subjects;
   std::optional<std::string> error;

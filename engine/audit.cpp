@@ -104,14 +104,14 @@ void LoadInto(AuditSession& session, const std::string& display_path, const Arti
 }  // namespace
 
 std::unique_ptr<AuditSession> BeginAudit(const std::string& display_path, const ArtifactSource& source,
-                                         const Policy& policy, InputKind kind) {
+                                         const AuditOptions& policy, InputKind kind) {
   auto session = std::make_unique<AuditSession>();
   session->policy = policy;
   LoadInto(*session, display_path, source, kind);
   return session;
 }
 
-std::unique_ptr<AuditSession> BeginAuditPath(const std::string& path, const Policy& policy) {
+std::unique_ptr<AuditSession> BeginAuditPath(const std::string& path, const AuditOptions& policy) {
   auto session = std::make_unique<AuditSession>();
   session->policy = policy;
   Artifact& artifact = session->result.artifact;
@@ -146,7 +146,7 @@ AuditResult FinishAudit(AuditSession& session) {
     return std::move(result);
   }
   Artifact& artifact = result.artifact;
-  const Policy& policy = session.policy;
+  const AuditOptions& policy = session.policy;
   // The last read is done: every admitted name must still be the file that was read.
   for (WeightFile& wf : artifact.weights) wf.file->Release();
   VerifyAdmittedFiles(artifact, *session.source);
@@ -223,11 +223,11 @@ AuditResult HashAndFinish(AuditSession& session) {
 
 }  // namespace
 
-AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource& source, const Policy& policy) {
+AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource& source, const AuditOptions& policy) {
   return HashAndFinish(*BeginAudit(display_path, source, policy));
 }
 
-AuditResult AuditPath(const std::string& path, const Policy& policy) {
+AuditResult AuditPath(const std::string& path, const AuditOptions& policy) {
   return HashAndFinish(*BeginAuditPath(path, policy));
 }
 

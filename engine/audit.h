@@ -19,12 +19,12 @@ namespace ckpt {
 
 /// Audits the artifact that `source` exposes; `display_path` names it in reports. Weight
 /// files are closed when it returns.
-AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource& source, const Policy& policy);
+AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource& source, const AuditOptions& policy);
 
 /// Opens `path` as the input it is (inputs.md section 1: a Lensemble directory or tar, a
 /// safetensors file, a model folder, or a refused file) and audits it. A path that cannot
 /// be opened is a tool error.
-AuditResult AuditPath(const std::string& path, const Policy& policy);
+AuditResult AuditPath(const std::string& path, const AuditOptions& policy);
 
 /// An audit in phases, for callers that read the tensor bytes themselves (ckpt-diff's fused
 /// pass): BeginAudit loads the artifact and plans its hash; the caller hashes (or not) and
@@ -34,14 +34,14 @@ struct AuditSession {
   FindingSink sink;
   const ArtifactSource* source = nullptr;
   std::unique_ptr<ArtifactSource> owned_source;  ///< BeginAuditPath's directory
-  Policy policy;
+  AuditOptions policy;
   std::optional<HashPlan> plan;  ///< the content hash's plan, when it is computable
   bool unreadable = false;       ///< nothing could be listed: no further phase
   bool refused = false;          ///< the input is no kind the audit reads: its finding is the result
 };
 std::unique_ptr<AuditSession> BeginAudit(const std::string& display_path, const ArtifactSource& source,
-                                         const Policy& policy, InputKind kind = InputKind::kLensemble);
-std::unique_ptr<AuditSession> BeginAuditPath(const std::string& path, const Policy& policy);
+                                         const AuditOptions& policy, InputKind kind = InputKind::kLensemble);
+std::unique_ptr<AuditSession> BeginAuditPath(const std::string& path, const AuditOptions& policy);
 void RecordContentHash(AuditSession& session, const IoResult<std::string>& hash);
 /// DigestWeightFiles for a session, its CRC-32 mismatches reported as its findings.
 void DigestSessionFiles(AuditSession& session);

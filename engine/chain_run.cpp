@@ -24,11 +24,11 @@ std::vector<ChainFinding> CheckChain(const ChainGraph& graph) {
   return findings;
 }
 
-std::vector<ChainNode> AuditArtifacts(std::span<const std::string> paths, const Policy& policy, unsigned jobs) {
+std::vector<ChainNode> AuditArtifacts(std::span<const std::string> paths, const AuditOptions& policy, unsigned jobs) {
   std::vector<ChainNode> nodes(paths.size());
   // Audits already run one per core: each reads in its own thread, without a read-ahead
   // thread of its own that would only oversubscribe the cores.
-  Policy own = policy;
+  AuditOptions own = policy;
   own.overlap_reads = jobs <= 1 || paths.size() <= 1;
   ParallelFor(paths.size(), jobs,
               [&](std::size_t i) { nodes[i] = SummarizeAudit(AuditPath(paths[i], own), own.compute_hash); });

@@ -17,8 +17,8 @@ struct ChainRunOptions {
   /// --trusted-key: envelopes are discovered and each becomes a node from its verified
   /// statement (attestations.md section 3); nullopt: artifacts only.
   std::optional<attest::PublicKey> trusted_key;
-  Policy policy;      ///< per-artifact audit policy (compute_hash false with --no-hash)
-  unsigned jobs = 1;  ///< artifacts audited in parallel
+  AuditOptions policy;  ///< per-artifact audit policy (compute_hash false with --no-hash)
+  unsigned jobs = 1;    ///< artifacts audited in parallel
 };
 
 struct ChainRun {
@@ -32,7 +32,7 @@ struct ChainRun {
 std::vector<ChainFinding> CheckChain(const ChainGraph& graph);
 
 /// Audits `paths` on `jobs` threads (each with its own bounded buffer), in input order.
-std::vector<ChainNode> AuditArtifacts(std::span<const std::string> paths, const Policy& policy, unsigned jobs);
+std::vector<ChainNode> AuditArtifacts(std::span<const std::string> paths, const AuditOptions& policy, unsigned jobs);
 
 ChainRun RunChain(const std::vector<std::string>& roots, const ChainRunOptions& options);
 

@@ -174,8 +174,8 @@ std::string Utc(std::int64_t seconds) {
 }
 
 // The input's audit policy: its SHA-256 comes from the one read that copies it.
-Policy InputPolicy(const ConvertOptions& options) {
-  Policy policy = options.policy;
+AuditOptions InputPolicy(const ConvertOptions& options) {
+  AuditOptions policy = options.policy;
   policy.digest_files = true;
   return policy;
 }
@@ -183,7 +183,7 @@ Policy InputPolicy(const ConvertOptions& options) {
 ConvertResult ConvertSession(std::unique_ptr<AuditSession> session, const std::string& input,
                              const ConvertOptions& options) {
   ConvertResult out;
-  const Policy& policy = session->policy;
+  const AuditOptions& policy = session->policy;
   AuditResult& result = session->result;
   auto finish = [&]() -> ConvertResult {
     if (!session->unreadable && !session->refused) {
@@ -418,7 +418,7 @@ ConvertResult ConvertSession(std::unique_ptr<AuditSession> session, const std::s
     for (const auto& [name, text] : texts) ok = ok && write_text(name, text);
     std::optional<std::string> content_hash;
     if (ok) {
-      std::unique_ptr<AuditSession> artifact = BeginAuditPath(folder, Policy{});
+      std::unique_ptr<AuditSession> artifact = BeginAuditPath(folder, AuditOptions{});
       if (artifact->plan) {
         auto hash = ComputeContentHash(*artifact->plan);
         if (hash) content_hash = *hash;
@@ -427,7 +427,7 @@ ConvertResult ConvertSession(std::unique_ptr<AuditSession> session, const std::s
     ok = ok && content_hash && write_text("header.json", HeaderJson(*plan, l, files, *content_hash, created_at));
     AuditResult audited;
     if (ok) {
-      Policy strict;
+      AuditOptions strict;
       strict.allowed_groups = l.groups;
       strict.action_head_patterns = policy.action_head_patterns;
       strict.expected_hash = content_hash;

@@ -31,7 +31,7 @@ struct ConvertOptions {
   std::optional<LensembleOutput> lensemble;    ///< write a Lensemble artifact instead
   std::optional<attest::PrivateKey> key;       ///< sign a derivation record with it
   std::optional<std::string> record;           ///< where the record goes
-  Policy policy;                               ///< the input's audit policy
+  AuditOptions policy;                         ///< the input's audit policy
   FailThreshold threshold = Severity::kError;  ///< what fails the input's analysis
 };
 

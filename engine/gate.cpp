@@ -89,7 +89,7 @@ std::variant<ResolvedGate, std::string> LoadGate(const GateFiles& files) {
   return out;
 }
 
-std::optional<std::string> ApplyPolicyFile(const ResolvedGate& gate, Policy& policy, FailThreshold& threshold,
+std::optional<std::string> ApplyPolicyFile(const ResolvedGate& gate, AuditOptions& policy, FailThreshold& threshold,
                                            bool fail_on_given) {
   const PolicyFile& p = gate.policy;
   if (p.fail_on && !fail_on_given && !ParseFailThreshold(*p.fail_on, threshold)) {
@@ -97,7 +97,7 @@ std::optional<std::string> ApplyPolicyFile(const ResolvedGate& gate, Policy& pol
   }
   if (p.allowed_groups) {
     // The groups in force are the file's; those beyond the spec's two are reported as widened.
-    const std::vector<std::string> defaults = Policy{}.allowed_groups;
+    const std::vector<std::string> defaults = AuditOptions{}.allowed_groups;
     policy.allowed_groups.clear();
     for (const std::string& g : *p.allowed_groups) {
       if (std::find(defaults.begin(), defaults.end(), g) != defaults.end()) {
@@ -161,7 +161,7 @@ RuleSetFingerprint RulesInForce(const Gate* gate) {
   return out;
 }
 
-boost::json::object EffectivePolicyJson(const Policy& policy, FailThreshold threshold, const ResolvedGate* gate) {
+boost::json::object EffectivePolicyJson(const AuditOptions& policy, FailThreshold threshold, const ResolvedGate* gate) {
   auto strings = [](const std::vector<std::string>& items) {
     boost::json::array out;
     for (const std::string& s : items) out.push_back(boost::json::value(ToValidUtf8(s)));

@@ -35,7 +35,7 @@ std::variant<ResolvedGate, std::string> LoadGate(const GateFiles& files);
 
 /// Applies the policy file to the audit policy (groups, patterns) and, unless the command line
 /// set --fail-on, to the threshold. An error message for a bad fail_on value.
-std::optional<std::string> ApplyPolicyFile(const ResolvedGate& gate, Policy& policy, FailThreshold& threshold,
+std::optional<std::string> ApplyPolicyFile(const ResolvedGate& gate, AuditOptions& policy, FailThreshold& threshold,
                                            bool fail_on_given);
 
 /// One baseline-entry-expired finding per expired entry, located in the baseline file.
@@ -50,7 +50,7 @@ struct RuleSetFingerprint {
 RuleSetFingerprint RulesInForce(const Gate* gate = nullptr);
 
 /// What changes a verdict, as reports print it and statements sign it.
-boost::json::object EffectivePolicyJson(const Policy& policy, FailThreshold threshold, const ResolvedGate* gate);
+boost::json::object EffectivePolicyJson(const AuditOptions& policy, FailThreshold threshold, const ResolvedGate* gate);
 
 /// The baseline --write-baseline writes: one entry per rule and reported path of the counting,
 /// non-security findings, sorted, with `reason` and `expires`.

@@ -112,7 +112,7 @@ TEST(Gguf, ASplitSetIsCheckedWholeFromItsFirstPartOrItsFolder) {
   Files parts;
   for (auto& [name, bytes] : gg::SplitSet("model", 3)) parts[name] = bytes;
   WriteFiles(parts, dir.path());
-  const AuditResult whole = AuditPath((dir.path() / "model-00001-of-00003.gguf").string(), Policy{});
+  const AuditResult whole = AuditPath((dir.path() / "model-00001-of-00003.gguf").string(), AuditOptions{});
   EXPECT_EQ(whole.artifact.kind, InputKind::kGguf);
   EXPECT_TRUE(whole.findings.empty()) << Describe(whole);
   EXPECT_EQ(whole.artifact.weights.size(), 3U);
@@ -120,7 +120,7 @@ TEST(Gguf, ASplitSetIsCheckedWholeFromItsFirstPartOrItsFolder) {
   for (const WeightFile& wf : whole.artifact.weights) tensors += wf.tensors.size();
   EXPECT_EQ(tensors, gg::Several().tensors.size());
   std::filesystem::remove(dir.path() / "model-00003-of-00003.gguf");
-  const AuditResult missing = AuditPath((dir.path() / "model-00001-of-00003.gguf").string(), Policy{});
+  const AuditResult missing = AuditPath((dir.path() / "model-00001-of-00003.gguf").string(), AuditOptions{});
   EXPECT_TRUE(HasFinding(missing, "gguf-split-incomplete", "'model-00003-of-00003.gguf' of the split set is missing"));
   EXPECT_TRUE(HasFinding(missing, "gguf-split-inconsistent", "split.tensors.count is 7, but the parts hold 5 tensors"));
   // A finding about a part names it in the first part's folder, never "part/part".
@@ -132,7 +132,7 @@ TEST(Gguf, ASplitSetIsCheckedWholeFromItsFirstPartOrItsFolder) {
     EXPECT_TRUE(f.location.file.starts_with("model-0000")) << f.location.file;
   }
   EXPECT_GT(located, 0U) << Describe(missing);
-  const AuditResult folder = AuditPath(dir.path().string(), Policy{});
+  const AuditResult folder = AuditPath(dir.path().string(), AuditOptions{});
   EXPECT_TRUE(HasFinding(folder, "gguf-split-incomplete", "is missing"));
 }
 

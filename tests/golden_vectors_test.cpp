@@ -43,7 +43,7 @@ void EditWeightHeaders(Files& files, const std::function<void(boost::json::objec
 
 TEST(GoldenVectors, PassWithTheListedHashes) {
   for (const GoldenVector& v : kGoldenVectors) {
-    AuditResult result = AuditPath(std::string("fixtures/vectors/") + v.name, Policy{});
+    AuditResult result = AuditPath(std::string("fixtures/vectors/") + v.name, AuditOptions{});
     EXPECT_TRUE(result.findings.empty()) << v.name << ":\n" << Describe(result);
     EXPECT_TRUE(result.tool_errors.empty()) << v.name << ":\n" << Describe(result);
     ASSERT_TRUE(result.artifact.computed_hash.has_value()) << v.name;
@@ -52,12 +52,12 @@ TEST(GoldenVectors, PassWithTheListedHashes) {
 }
 
 TEST(GoldenVectors, SchemaVersionIsReportedAsWrittenAndMigrated) {
-  AuditResult v1 = AuditPath("fixtures/vectors/v1-single", Policy{});
+  AuditResult v1 = AuditPath("fixtures/vectors/v1-single", AuditOptions{});
   ASSERT_TRUE(v1.artifact.header.has_value());
   EXPECT_EQ(v1.artifact.header->schema_version, 1u);
   EXPECT_EQ(v1.artifact.header->migrated_version, 2u);
   EXPECT_EQ(v1.artifact.header->hash_algorithm, "sha256");  // added by migrate_v1_to_v2
-  AuditResult v2 = AuditPath("fixtures/vectors/v2-single", Policy{});
+  AuditResult v2 = AuditPath("fixtures/vectors/v2-single", AuditOptions{});
   EXPECT_EQ(v2.artifact.header->schema_version, 2u);
   EXPECT_EQ(v2.artifact.header->migrated_version, 2u);
 }
@@ -203,7 +203,7 @@ TEST(GoldenVectors, EditsOutsideTheHashPass) {
 }
 
 TEST(GoldenVectors, ExpectHashPinsTheRecomputedHash) {
-  Policy pinned;
+  AuditOptions pinned;
   pinned.expected_hash = kGoldenVectors[0].hash;
   EXPECT_TRUE(AuditPath("fixtures/vectors/v1-single", pinned).findings.empty());
   pinned.expected_hash = kGoldenVectors[2].hash;

@@ -34,7 +34,7 @@ void ResetPeakRss() { std::ofstream("/proc/self/clear_refs") << "5"; }
 AuditResult AuditHostile(const std::filesystem::path& dir, const std::string& what) {
   ResetPeakRss();
   const long rss_before = PeakRssKiB();
-  AuditResult result = AuditPath(dir.string(), Policy{});
+  AuditResult result = AuditPath(dir.string(), AuditOptions{});
   const long growth_kib = PeakRssKiB() - rss_before;
   EXPECT_LT(growth_kib, 32 * 1024) << what << ": peak RSS grew by " << growth_kib << " KiB";
   EXPECT_FALSE(result.findings.empty()) << what << " passed silently";
@@ -175,7 +175,7 @@ TEST(HostileInput, OneBrokenFileCannotFloodTheReport) {
   WriteFiles(files, dir.path());
   ResetPeakRss();
   const long rss_before = PeakRssKiB();
-  AuditResult result = AuditPath(dir.path().string(), Policy{});
+  AuditResult result = AuditPath(dir.path().string(), AuditOptions{});
 #if !defined(__SANITIZE_ADDRESS__)  // ASan's redzones and quarantine measure themselves
   EXPECT_LT(PeakRssKiB() - rss_before, 64 * 1024) << "peak RSS grew too much";
 #else
@@ -206,7 +206,7 @@ TEST(HostileInput, MissingShardIsReportedBeforeItsConsequences) {
   Files files = Vector("v1-sharded");
   files.erase("weights-00001-of-00003.safetensors");
   WriteFiles(files, dir.path());
-  AuditResult result = AuditPath(dir.path().string(), Policy{});
+  AuditResult result = AuditPath(dir.path().string(), AuditOptions{});
   ASSERT_FALSE(result.findings.empty());
   EXPECT_EQ(result.findings[0].rule->tier, Tier::kRootCause) << Describe(result);
   bool seen_other = false;
@@ -222,9 +222,9 @@ TEST(HostileInput, MaxFindingsKeepsTheFirstAndCountsTheRest) {
   Files files = Vector("v1-sharded");
   files.erase("weights-00001-of-00003.safetensors");
   WriteFiles(files, dir.path());
-  Policy capped;
+  AuditOptions capped;
   capped.max_findings = 2;
-  AuditResult full = AuditPath(dir.path().string(), Policy{});
+  AuditResult full = AuditPath(dir.path().string(), AuditOptions{});
   AuditResult result = AuditPath(dir.path().string(), capped);
   ASSERT_EQ(result.findings.size(), 2u);
   EXPECT_EQ(result.findings[0].message, full.findings[0].message);

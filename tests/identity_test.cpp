@@ -63,7 +63,7 @@ AuditResult AuditWhileMutating(const std::filesystem::path& dir, int trigger, st
   auto source = DirectorySource::OpenDirectory(dir.string());
   EXPECT_TRUE(source.has_value());
   MutatingSource mutating(std::move(*source), "weights.safetensors", trigger, std::move(mutate));
-  return AuditArtifact(dir.string(), mutating, Policy{});
+  return AuditArtifact(dir.string(), mutating, AuditOptions{});
 }
 
 // Reads 1 and 2 are the safetensors header; read 3 is the first tensor byte being hashed.
@@ -151,7 +151,7 @@ TEST(FileIdentity, ManyShardsAuditWithFewDescriptors) {
   struct rlimit low = old;
   low.rlim_cur = 64;
   ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &low), 0);
-  AuditResult result = AuditPath(dir.path().string(), Policy{});
+  AuditResult result = AuditPath(dir.path().string(), AuditOptions{});
   ::setrlimit(RLIMIT_NOFILE, &old);
   EXPECT_TRUE(result.tool_errors.empty()) << Describe(result);
   EXPECT_TRUE(result.findings.empty()) << Describe(result);

@@ -46,7 +46,7 @@ TEST(ModelFolders, ExpectHashPinsAFilesSha256AndAFoldersRootDigest) {
       "print(hashlib.sha256(b''.join(hashlib.sha256(open(p,'rb').read()).digest() for p in paths)).hexdigest())\"");
   ASSERT_EQ(digest.exit_code, 0) << digest.output;
   const std::string root = digest.output.substr(0, 64);
-  Policy pinned;
+  AuditOptions pinned;
   pinned.expected_hash = root;
   const AuditResult right = AuditPath((tmp.path() / "model").string(), pinned);
   EXPECT_TRUE(FindingsOf(right, "hash-unexpected").empty()) << Describe(right);

@@ -136,7 +136,7 @@ TEST(Perf, MillionTensorArtifactUnder640MiB) {
 
 // Item 10: audit time is linear in the shard count (it was quadratic: 20,000 shards 46 s).
 TEST(Perf, AuditTimeIsLinearInTheShardCount) {
-  Policy structure_only;
+  AuditOptions structure_only;
   structure_only.compute_hash = false;
   auto best_of_three = [&](std::size_t shards) {
     TempDir dir;
@@ -299,7 +299,7 @@ TEST(Perf, TarCostsWhatTheDirectoryCosts) {
 
 // Regression: name lookups and JSON positions were once quadratic in the tensor count.
 TEST(Perf, StructureAuditIsLinearInTheTensorCount) {
-  Policy structure_only;
+  AuditOptions structure_only;
   structure_only.compute_hash = false;
   auto best_of_three = [&](std::size_t tensors) {
     ArtifactSpec spec = ArtifactSpec::Uniform(tensors, 4);
@@ -373,7 +373,7 @@ struct StructureTiming {
   std::uint64_t bytes_read = 0;
 };
 StructureTiming TimeStructureAudit(const std::string& path, std::size_t tensors) {
-  Policy structure;
+  AuditOptions structure;
   structure.compute_hash = false;
   StructureTiming out;
   const std::uint64_t before = BytesRead();

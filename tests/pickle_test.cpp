@@ -50,7 +50,7 @@ TEST(PickleRefusal, PayloadIsRealWhenAPythonIsThere) {
 TEST(PickleRefusal, RefusedAndNeverExecuted) {
   TempDir root;
   const std::string marker = (root.path() / "pwned").string();
-  AuditResult result = AuditPath(Artifact(root, marker).string(), Policy{});
+  AuditResult result = AuditPath(Artifact(root, marker).string(), AuditOptions{});
   auto hits = FindingsOf(result, "weights-format-pickle");
   ASSERT_EQ(hits.size(), 1u) << Describe(result);
   EXPECT_EQ(CodeName(hits[0]->rule->code), "CHECKPOINT_INTEGRITY");

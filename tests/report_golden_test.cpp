@@ -79,7 +79,7 @@ void ExpectGolden(const std::string& got, const fs::path& golden) {
 
 AuditResult Tampered(const fs::path& root) {
   WriteFiles(TamperedFiles(), root / "tampered");
-  return AuditPath((fs::absolute(root) / "tampered").string(), Policy{});
+  return AuditPath((fs::absolute(root) / "tampered").string(), AuditOptions{});
 }
 
 TEST(ReportGolden, AuditTextAndJson) {

@@ -105,7 +105,7 @@ SchemaValidator LoadSchema() {
 
 TEST(JsonReportSchema, ReportsOfEveryKindConform) {
   std::vector<AuditResult> results;
-  results.push_back(AuditPath("fixtures/vectors/v1-sharded", Policy{}));
+  results.push_back(AuditPath("fixtures/vectors/v1-sharded", AuditOptions{}));
   Files broken = ArtifactSpec::Clean().Build();
   broken["weights.safetensors"] = "\x80\x04junk";
   broken["README"] = "x";
@@ -114,7 +114,7 @@ TEST(JsonReportSchema, ReportsOfEveryKindConform) {
     h["surprise"] = true;
   });
   results.push_back(AuditFiles(broken));
-  results.push_back(AuditPath("/nonexistent/artifact", Policy{}));
+  results.push_back(AuditPath("/nonexistent/artifact", AuditOptions{}));
   ASSERT_GT(results[1].findings.size(), 3u);
   // Every other kind: a tar, a safetensors file, a model folder, a hub-cache snapshot, a
   // compressed file, an unknown file, a pickle.
@@ -126,13 +126,13 @@ TEST(JsonReportSchema, ReportsOfEveryKindConform) {
                         {"notes.txt", "hello"},
                         {"model.bin", std::string("\x80\x02}q\x00.", 6)}};
   WriteFiles(inputs, dir.path());
-  for (const auto& [name, bytes] : inputs) results.push_back(AuditPath((dir.path() / name).string(), Policy{}));
+  for (const auto& [name, bytes] : inputs) results.push_back(AuditPath((dir.path() / name).string(), AuditOptions{}));
   WriteFiles(ModelFolderSpec{.shards = 2}.Build(), dir.path() / "model");
-  results.push_back(AuditPath((dir.path() / "model").string(), Policy{}));
+  results.push_back(AuditPath((dir.path() / "model").string(), AuditOptions{}));
   WriteFiles(HubCache(ModelFolderSpec{}.Build()), dir.path() / kSnapshot);
-  results.push_back(AuditPath((dir.path() / kSnapshot).string(), Policy{}));
+  results.push_back(AuditPath((dir.path() / kSnapshot).string(), AuditOptions{}));
   // A pinned file (content_hash.pin) and a finding a baseline entry accepts (suppressed).
-  Policy pinned;
+  AuditOptions pinned;
   pinned.expected_hash = std::string(64, 'a');
   results.push_back(AuditPath((dir.path() / "model.safetensors").string(), pinned));
   auto accepted = std::make_shared<Suppression>();

@@ -87,7 +87,7 @@ TEST_P(RuleQuiet, SilentOnCleanArtifacts) {
                                                   << Describe(result);
   }
   for (const char* vector : {"v1-single", "v1-sharded", "v2-single", "v1-round1"}) {
-    AuditResult result = AuditPath(std::string("fixtures/vectors/") + vector, Policy{});
+    AuditResult result = AuditPath(std::string("fixtures/vectors/") + vector, AuditOptions{});
     EXPECT_TRUE(FindingsOf(result, rule).empty()) << rule << " fired on golden vector " << vector << ":\n"
                                                   << Describe(result);
     EXPECT_TRUE(result.tool_errors.empty()) << Describe(result);

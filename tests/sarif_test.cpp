@@ -52,7 +52,7 @@ boost::json::object FirstRun(const std::string& sarif) {
 // Writes `files` under root/name and audits it from disk (so SARIF lists the files read).
 AuditResult AuditOnDisk(const fs::path& root, const std::string& name, const Files& files) {
   WriteFiles(files, root / name);
-  Policy sarif;
+  AuditOptions sarif;
   sarif.digest_files = true;  // as the tools set it for --format sarif
   return AuditPath((fs::absolute(root) / name).string(), sarif);
 }
@@ -184,7 +184,7 @@ TEST(Sarif, FingerprintsSurviveAnUnrelatedTensor) {
 
 TEST(Sarif, CategoryCapAndToolErrors) {
   TempDir dir;
-  AuditResult missing = AuditPath((dir.path() / "nope").string(), Policy{});
+  AuditResult missing = AuditPath((dir.path() / "nope").string(), AuditOptions{});
   boost::json::object run = FirstRun(Sarif({&missing, 1}, dir.path(), "nightly"));
   EXPECT_EQ(run["automationDetails"].as_object()["id"], "ckpt-audit/nightly/");
   EXPECT_TRUE(run["results"].as_array().empty()) << "tool problems are not results";

@@ -73,7 +73,7 @@ TEST(TarArtifacts, GoldenVectorsTarredByRealWritersPassWithTheirHashes) {
           w.command,
           {{"dir", dir.string()}, {"parent", dir.parent_path().string()}, {"name", v.name}, {"out", out.string()}});
       ASSERT_EQ(RunCommand(command + " 2>&1").exit_code, 0) << command;
-      const AuditResult result = AuditPath(out.string(), Policy{});
+      const AuditResult result = AuditPath(out.string(), AuditOptions{});
       SCOPED_TRACE(std::string(v.name) + " by " + w.label);
       EXPECT_EQ(result.artifact.kind, InputKind::kLensembleTar);
       EXPECT_TRUE(result.findings.empty()) << Describe(result);
@@ -93,7 +93,7 @@ TEST(TarArtifacts, EveryTruncationPointFailsWithATarFinding) {
   std::size_t cut_points = 0;
   for (std::size_t length = 0; length < tar.size(); ++length) {
     std::ofstream(path, std::ios::binary | std::ios::trunc).write(tar.data(), static_cast<std::streamsize>(length));
-    const AuditResult result = AuditPath(path.string(), Policy{});
+    const AuditResult result = AuditPath(path.string(), AuditOptions{});
     ++cut_points;
     bool failed = false;
     bool tar_rule = false;
@@ -112,7 +112,7 @@ TEST(TarArtifacts, EveryTruncationPointFailsWithATarFinding) {
   const std::string padded = BuildTar(TarOfFiles(ReadFiles("fixtures/vectors/v1-sharded"), "./"));
   std::ofstream(path, std::ios::binary | std::ios::trunc)
       .write(padded.data(), static_cast<std::streamsize>(tar.size() + 700));
-  const AuditResult whole = AuditPath(path.string(), Policy{});
+  const AuditResult whole = AuditPath(path.string(), AuditOptions{});
   EXPECT_TRUE(whole.findings.empty()) << Describe(whole);
 }
 
@@ -134,7 +134,7 @@ TEST(TarArtifacts, MembersAreReadInPlaceOncePerByte) {
   std::ofstream(path, std::ios::binary).write(tar.data(), static_cast<std::streamsize>(tar.size()));
   const std::uint64_t opens = DirectorySource::FileOpenCount();
   const std::uint64_t bytes = DirectorySource::BytesRead();
-  const AuditResult result = AuditPath(path.string(), Policy{});
+  const AuditResult result = AuditPath(path.string(), AuditOptions{});
   EXPECT_TRUE(result.findings.empty()) << Describe(result);
   EXPECT_EQ(DirectorySource::FileOpenCount() - opens, 1U) << "the tar is opened once";
   // Tensor bytes are read once; headers and the safetensors header a little more.
@@ -159,7 +159,7 @@ TEST(TarArtifacts, APaxSizeBeforeALongNameRecordIsTheMembersSize) {
   }
   const fs::path path = tmp.path() / "round.tar";
   WriteText(path, BuildTar(spec));
-  const AuditResult result = AuditPath(path.string(), Policy{});
+  const AuditResult result = AuditPath(path.string(), AuditOptions{});
   EXPECT_TRUE(result.findings.empty()) << Describe(result);
   ASSERT_TRUE(result.artifact.computed_hash.has_value()) << Describe(result);
   EXPECT_EQ(*result.artifact.computed_hash, AuditFiles(files).artifact.computed_hash.value_or("none"));
@@ -186,7 +186,7 @@ TEST(TarArtifacts, AGnuHeaderWithAPrefixFieldIsRefused) {
   const CommandResult listed = RunCommand(
       "/usr/bin/python3 -c \"import sys,tarfile;print(tarfile.open(sys.argv[1]).getnames())\" " + ShellQuote(path));
   EXPECT_NE(listed.output.find("../../escaped/weights.safetensors"), std::string::npos) << listed.output;
-  const AuditResult result = AuditPath(path.string(), Policy{});
+  const AuditResult result = AuditPath(path.string(), AuditOptions{});
   ASSERT_EQ(FindingsOf(result, "tar-name-conflict").size(), 1U) << Describe(result);
   EXPECT_EQ(FindingsOf(result, "tar-name-conflict")[0]->message,
             "member 'weights.safetensors' has a GNU header whose POSIX prefix field holds '../../escaped': GNU tar "

@@ -99,7 +99,7 @@ TEST_F(TorchCheckpoints, EachPassesWithTheTensorsTorchReports) {
   ASSERT_GE(files.size(), 10U);
   for (const auto& [name, tensors] : files) {
     const std::string path = (dir_->path() / std::string(name)).string();
-    const AuditResult result = AuditPath(path, Policy{});
+    const AuditResult result = AuditPath(path, AuditOptions{});
     SCOPED_TRACE(path);
     EXPECT_EQ(result.artifact.kind,
               std::string(name).find("legacy") != std::string::npos ? InputKind::kTorchLegacy : InputKind::kTorchZip);
@@ -124,7 +124,7 @@ TEST_F(TorchCheckpoints, EachPassesWithTheTensorsTorchReports) {
 }
 
 TEST_F(TorchCheckpoints, TiedWeightsAreListedUnderBothNames) {
-  const AuditResult result = AuditPath((dir_->path() / "tied_zip.pt").string(), Policy{});
+  const AuditResult result = AuditPath((dir_->path() / "tied_zip.pt").string(), AuditOptions{});
   std::vector<std::string> names;
   for (const StoredTensor& t : result.artifact.weights[0].tensors) names.push_back(t.name);
   std::sort(names.begin(), names.end());
@@ -135,7 +135,7 @@ TEST_F(TorchCheckpoints, TiedWeightsAreListedUnderBothNames) {
 }
 
 TEST_F(TorchCheckpoints, AWholeModuleFailsNamingItsClasses) {
-  const AuditResult result = AuditPath((dir_->path() / "whole_module.pt").string(), Policy{});
+  const AuditResult result = AuditPath((dir_->path() / "whole_module.pt").string(), AuditOptions{});
   bool named = false;
   for (const Finding* f : FindingsOf(result, "pickle-global-unsafe")) {
     named |= f->message.find("imports torch.nn.modules.linear.Linear") != std::string::npos;
@@ -211,7 +211,7 @@ TEST(PythonPickles, PlainDataOfEveryProtocolPassesAndPayloadsFail) {
   std::size_t payloads = 0;
   for (const auto& entry : fs::directory_iterator(dir.path())) {
     const std::string name = entry.path().filename().string();
-    const AuditResult r = AuditPath(entry.path().string(), Policy{});
+    const AuditResult r = AuditPath(entry.path().string(), AuditOptions{});
     EXPECT_EQ(r.artifact.kind, InputKind::kPickle) << name;
     bool error = false;
     for (const Finding& f : r.findings) error |= f.rule->severity == Severity::kError;

@@ -176,7 +176,7 @@ int main(int argc, char** argv) try {
   }
   if (artifacts.empty()) return cli.UsageError("nothing to audit: give at least one ARTIFACT directory");
 
-  ckpt::Policy policy;
+  ckpt::AuditOptions policy;
   policy.compute_hash = !cli.Has("no-hash");
   for (const std::string& name : expect_kinds) {
     auto kind = ckpt::InputKindFromName(name);
@@ -335,7 +335,7 @@ int main(int argc, char** argv) try {
     // Audits already run one per core: no read-ahead thread of their own then.
     const bool overlap = jobs <= 1 || artifacts.size() <= 1;
     ckpt::ParallelFor(artifacts.size(), jobs, [&](std::size_t i) {
-      ckpt::Policy own = policy;
+      ckpt::AuditOptions own = policy;
       own.expected_hash = pinned[i];
       own.overlap_reads = overlap;
       results[i] = ckpt::AuditPath(artifacts[i], own);

@@ -269,7 +269,7 @@ bool CommonCli::WriteAtomically(const std::string& path, const std::function<voi
   return true;
 }
 
-std::optional<int> CommonCli::ApplyAllowGroups(Policy& policy) {
+std::optional<int> CommonCli::ApplyAllowGroups(AuditOptions& policy) {
   policy.max_findings = max_findings_;
   if (Has("write-baseline") != Has("expires") || Has("write-baseline") != Has("reason")) {
     return UsageError("--write-baseline FILE, --expires DATE and --reason TEXT go together");

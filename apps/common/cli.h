@@ -43,7 +43,7 @@ class CommonCli {
   /// Adds --allow-group values, --max-findings, --policy and --baseline to `policy` (and the
   /// policy file's fail_on to the threshold unless --fail-on was given); an exit code on a bad
   /// value or file. Call once, before Context().
-  std::optional<int> ApplyAllowGroups(Policy& policy);
+  std::optional<int> ApplyAllowGroups(AuditOptions& policy);
 
   /// The --policy/--baseline in force (nullptr without either).
   [[nodiscard]] const ResolvedGate* gate() const { return gate_ ? &*gate_ : nullptr; }
@@ -98,7 +98,7 @@ class CommonCli {
   std::string expires_;
   std::string reason_;
   std::optional<ResolvedGate> gate_;
-  Policy effective_policy_;  ///< for the report's policy object
+  AuditOptions effective_policy_;  ///< for the report's policy object
   std::optional<int> RefuseOutputInsideInputs(const std::vector<std::string>& inputs) const;
   bool WriteAtomically(const std::string& path, const std::function<void(std::ostream&)>& write) const;
   /// Flushes standard output; 2 with a message when it cannot be written (/dev/full).

@@ -58,7 +58,7 @@ void Header::ForEachTopLevelKey(const std::function<void(std::string_view, std::
 
 bool Header::HasTopLevelKey(std::string_view key) const { return json.parsed && json.doc.root().Find(key).has_value(); }
 
-bool Policy::IsAllowedGroup(std::string_view group) const {
+bool AuditOptions::IsAllowedGroup(std::string_view group) const {
   auto has = [&](const std::vector<std::string>& set) { return std::find(set.begin(), set.end(), group) != set.end(); };
   return has(allowed_groups) || has(extra_allowed_groups);
 }

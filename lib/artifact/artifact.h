@@ -268,8 +268,10 @@ struct ModelFolder {
   std::vector<std::string> not_walked;  ///< folders past the depth or size bounds
 };
 
-/// What the audit is asked to accept (artifact-format.md section 2 residency).
-struct Policy {
+/// What one audit is asked to accept (artifact-format.md section 2 residency, an expected hash
+/// and kinds) and how it runs (hashing, digests, read overlap, the finding cap, the gate):
+/// the options of a run, not the --policy file (lib/findings/gate.h reads that).
+struct AuditOptions {
   std::vector<std::string> allowed_groups{"encoder", "predictor"};
   std::vector<std::string> extra_allowed_groups;  ///< added by --allow-group: the report says so
   std::vector<std::string> action_head_patterns{"action_head", "action_heads", "act_head"};
@@ -292,7 +294,7 @@ struct AdmittedFile {
   std::string name;
   FileIdentity identity;
   std::optional<std::string> change;
-  /// With Policy::digest_files: SHA-256 of the whole file, from the audit's own reads
+  /// With AuditOptions::digest_files: SHA-256 of the whole file, from the audit's own reads
   /// (never a second open). Absent when the file was not read whole (--no-hash weights,
   /// a JSON file over its bound).
   std::optional<std::string> sha256;
@@ -308,7 +310,7 @@ struct Artifact {
   /// The file the input's files are members of (a tar), for reports.
   std::optional<std::pair<std::string, std::uint64_t>> container;  ///< its path and size
   std::vector<AdmittedFile> files;                                 ///< every file opened, in the order admitted
-  Policy policy;
+  AuditOptions policy;
   std::vector<DirectoryEntry> entries;
   Layout layout = Layout::kNone;
   std::optional<Header> header;      ///< nullopt when header.json is missing or unreadable

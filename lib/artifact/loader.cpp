@@ -215,7 +215,7 @@ void VerifyAdmittedFiles(Artifact& artifact, const ArtifactSource& source) {
   }
 }
 
-Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& source, const Policy& policy,
+Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& source, const AuditOptions& policy,
                       DiagnosticSink& sink, std::vector<std::string>& tool_errors, InputKind kind) {
   Artifact artifact;
   artifact.path = display_path;

@@ -16,7 +16,7 @@ namespace ckpt {
 /// structure) without hashing or running the catalog's checks. Weight files stay admitted
 /// (released descriptors reopen on demand). Reader diagnostics go to `sink`; I/O failures
 /// of the tool to `tool_errors`.
-Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& source, const Policy& policy,
+Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& source, const AuditOptions& policy,
                       DiagnosticSink& sink, std::vector<std::string>& tool_errors,
                       InputKind kind = InputKind::kLensemble);
 

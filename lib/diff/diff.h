@@ -63,7 +63,7 @@ struct LinkVerdict {
 };
 
 struct DiffOptions {
-  Policy policy;
+  AuditOptions policy;
   unsigned jobs = 1;
   std::vector<std::string> allow_change;  ///< --allow-change globs (fnmatch; '*' also matches '.')
   std::vector<RelL2Limit> max_rel_l2;     ///< --max-rel-l2 and the policy's max_rel_l2

@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     source.AddFile(parts.size() > 2 ? "weights-00000-of-00002.safetensors" : "weights.safetensors", parts[1]);
   if (parts.size() > 2) source.AddFile("weights.index.json", parts[2]);
   std::vector<ckpt::AuditResult> results;
-  results.push_back(ckpt::AuditArtifact("fuzz", source, ckpt::Policy{}));
+  results.push_back(ckpt::AuditArtifact("fuzz", source, ckpt::AuditOptions{}));
   std::ostringstream out;
   ckpt::reports::ReportContext context;
   ckpt::reports::WriteJsonReport(out, results, context);

@@ -20,7 +20,7 @@ int main() {
   source.AddFile("weights.index.json", "{}");
   ckpt::DiagnosticList diagnostics;
   std::vector<std::string> errors;
-  ckpt::Artifact artifact = ckpt::LoadArtifact("memory", source, ckpt::Policy{}, diagnostics, errors);
+  ckpt::Artifact artifact = ckpt::LoadArtifact("memory", source, ckpt::AuditOptions{}, diagnostics, errors);
   ckpt::VerifyAdmittedFiles(artifact, source);
   const ckpt::PlanOrReason plan = ckpt::BuildHashPlan(artifact);
   auto parsed = ckpt::json::ParseStrict("[1]");

@@ -12,7 +12,7 @@ int main() {
   source.AddFile("header.json", "{\"schema_version\": 1}");
   ckpt::DiagnosticList diagnostics;
   std::vector<std::string> errors;
-  const ckpt::Artifact artifact = ckpt::LoadArtifact("memory", source, ckpt::Policy{}, diagnostics, errors);
+  const ckpt::Artifact artifact = ckpt::LoadArtifact("memory", source, ckpt::AuditOptions{}, diagnostics, errors);
   ckpt::FindingSink sink;
   for (const ckpt::Diagnostic& d : diagnostics.items)
     sink.Report(ckpt::rules::RuleForDiagnostic(d.kind), d.location, d.message);

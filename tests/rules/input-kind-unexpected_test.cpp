@@ -13,7 +13,7 @@ namespace ckpt::testing {
 namespace {
 
 TEST(Rule_input_kind_unexpected, APickleWhereSafetensorsAreExpectedFails) {
-  Policy policy;
+  AuditOptions policy;
   policy.expected_kinds = {InputKind::kSafetensors, InputKind::kModelFolder};
   const AuditResult result = AuditInput({{"model.bin", pk::OneTensorZip()}}, InputForm::kFile, "", policy);
   ASSERT_EQ(FindingsOf(result, "input-kind-unexpected").size(), 1U) << Describe(result);
@@ -22,7 +22,7 @@ TEST(Rule_input_kind_unexpected, APickleWhereSafetensorsAreExpectedFails) {
 }
 
 TEST(Rule_input_kind_unexpected, NearMissAnAdmittedKindStaysQuiet) {
-  Policy policy;
+  AuditOptions policy;
   policy.expected_kinds = {InputKind::kTorchZip};
   const AuditResult result = AuditInput({{"model.bin", pk::OneTensorZip()}}, InputForm::kFile, "", policy);
   EXPECT_TRUE(FindingsOf(result, "input-kind-unexpected").empty()) << Describe(result);

@@ -30,7 +30,7 @@ TEST(Rule_npz_duplicate_member, ASavezArchivePassesWithItsArraysListed) {
                    "', w=np.arange(6, dtype=np.float32).reshape(2, 3), b=np.zeros(4, dtype=np.int64))")
                 .exit_code,
             0);
-  const AuditResult result = AuditPath(npz.string(), Policy{});
+  const AuditResult result = AuditPath(npz.string(), AuditOptions{});
   EXPECT_EQ(InputKindName(result.artifact.kind), "npz");
   EXPECT_TRUE(result.findings.empty()) << Describe(result);
   ASSERT_EQ(result.artifact.weights.size(), 1U);
@@ -63,7 +63,7 @@ TEST(Rule_npz_duplicate_member, AMemberWrittenTwiceIsRefusedAndNumpyTakesTheLate
       npz.string() + "')['w'].shape)");
   ASSERT_EQ(made.exit_code, 0) << made.output;
   EXPECT_EQ(made.output, "(3,)\n");  // numpy.load takes the later entry
-  const AuditResult result = AuditPath(npz.string(), Policy{});
+  const AuditResult result = AuditPath(npz.string(), AuditOptions{});
   EXPECT_EQ(InputKindName(result.artifact.kind), "npz");
   const auto found = FindingsOf(result, "npz-duplicate-member");
   ASSERT_EQ(found.size(), 1U) << Describe(result);

@@ -6,7 +6,7 @@
 
 namespace ckpt::testing {
 
-AuditResult AuditFiles(const Files& files, const Policy& policy,
+AuditResult AuditFiles(const Files& files, const AuditOptions& policy,
                        const std::vector<std::pair<std::string, EntryKind>>& entries,
                        const std::vector<std::string>& replaced_on_open) {
   MemorySource source;
@@ -37,7 +37,7 @@ std::filesystem::path WriteInput(const Files& files, InputForm form, const std::
   return root;
 }
 
-AuditResult AuditInput(const Files& files, InputForm form, const std::string& input_name, const Policy& policy,
+AuditResult AuditInput(const Files& files, InputForm form, const std::string& input_name, const AuditOptions& policy,
                        const std::vector<std::pair<std::string, EntryKind>>& entries,
                        const std::vector<std::string>& replaced_on_open) {
   if (form == InputForm::kMemory) return AuditFiles(files, policy, entries, replaced_on_open);

@@ -14,7 +14,7 @@
 namespace ckpt::testing {
 
 /// Audits `files` (plus non-regular `entries`) from memory.
-AuditResult AuditFiles(const Files& files, const Policy& policy = {},
+AuditResult AuditFiles(const Files& files, const AuditOptions& policy = {},
                        const std::vector<std::pair<std::string, EntryKind>>& entries = {},
                        const std::vector<std::string>& replaced_on_open = {});
 
@@ -25,7 +25,8 @@ std::filesystem::path WriteInput(const Files& files, InputForm form, const std::
                                  const std::filesystem::path& dir);
 
 /// Audits a test input in any form (kMemory: AuditFiles; else written to a temporary folder).
-AuditResult AuditInput(const Files& files, InputForm form, const std::string& input_name, const Policy& policy = {},
+AuditResult AuditInput(const Files& files, InputForm form, const std::string& input_name,
+                       const AuditOptions& policy = {},
                        const std::vector<std::pair<std::string, EntryKind>>& entries = {},
                        const std::vector<std::string>& replaced_on_open = {});
 

@@ -105,7 +105,7 @@ const std::string kShardB = "model-00002-of-00002.safetensors";
 std::vector<FireCase> AllFireCases() {
   std::vector<FireCase> c;
   auto add = [&](std::string rule, std::string code, std::string variant, std::function<Files()> make,
-                 Policy policy = {}, Entries entries = {}) {
+                 AuditOptions policy = {}, Entries entries = {}) {
     c.push_back(
         {std::move(rule), std::move(code), std::move(variant), std::move(make), std::move(policy), std::move(entries)});
   };
@@ -581,7 +581,7 @@ std::vector<FireCase> AllFireCases() {
     return f;
   });
   {
-    Policy widened;
+    AuditOptions widened;
     widened.extra_allowed_groups = {"gripper"};
     add(
         "residency-policy-widened", RV, "--allow-group gripper, used",
@@ -603,12 +603,12 @@ std::vector<FireCase> AllFireCases() {
   add("hash-mismatch", CI, "declared hash edited",
       [] { return CleanWithHeader([](auto& h) { h["content_hash"] = std::string(64, '0'); }); });
   {
-    Policy pinned;
+    AuditOptions pinned;
     pinned.expected_hash = std::string(64, 'b');
     add("hash-unexpected", CI, "pinned other hash", Clean, pinned);
   }
   {
-    Policy structure_only;
+    AuditOptions structure_only;
     structure_only.compute_hash = false;
     add(
         "hash-not-verified", CI, "--no-hash on a tampered artifact",

@@ -19,7 +19,7 @@ struct FireCase {
   std::string code;  ///< the spec's code string, written out so a catalog change is caught
   std::string variant;
   std::function<Files()> make;
-  Policy policy = {};
+  AuditOptions policy = {};
   Entries entries = {};
   std::vector<std::string> replaced_on_open = {};  ///< MemorySource::ReplaceOnOpen
   InputForm form = InputForm::kMemory;

@@ -52,7 +52,7 @@ Files Round1() {
 std::vector<NearMiss> AllNearMisses() {
   std::vector<NearMiss> n;
   auto add = [&](std::string rule, std::string variant, std::function<Files()> make, bool clean = true,
-                 Policy policy = {}) {
+                 AuditOptions policy = {}) {
     n.push_back({std::move(rule), std::move(variant), std::move(make), clean, std::move(policy)});
   };
 
@@ -68,7 +68,7 @@ std::vector<NearMiss> AllNearMisses() {
       },
       false);
   {
-    Policy pinned;
+    AuditOptions pinned;
     pinned.expected_hash = ArtifactSpec::Clean().ContentHash();
     add("hash-unexpected", "--expect-hash of the right hash", Clean, true, pinned);
   }
@@ -228,7 +228,7 @@ std::vector<NearMiss> AllNearMisses() {
   });
   add("residency-group-not-shared", "only shared groups", Clean);
   {
-    Policy widened;
+    AuditOptions widened;
     widened.extra_allowed_groups = {"gripper"};
     add("residency-policy-widened", "--allow-group of a group the artifact does not use", Clean, true, widened);
   }

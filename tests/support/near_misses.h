@@ -17,7 +17,7 @@ struct NearMiss {
   std::string variant;
   std::function<Files()> make;
   bool clean = true;
-  Policy policy = {};
+  AuditOptions policy = {};
   InputForm form = InputForm::kMemory;
   std::string input_name = "input";  ///< kFile: the one entry of make(); kFolder: the folder written
 };
