@@ -10,7 +10,7 @@
 
 #include "engine/audit.h"
 #include "engine/diff_run.h"
-#include "lib/formats/gguf_reader.h"
+#include "lib/formats/gguf/gguf_reader.h"
 #include "tests/support/audit_helpers.h"
 #include "tests/support/gguf_builder.h"
 

@@ -2,7 +2,7 @@
 // every row of pickle-bypasses.md as a test (each fails, naming the import and call), and
 // the containers (torch zip, legacy, plain, .npy). Fixtures are built in code; nothing is
 // ever unpickled here.
-#include "lib/formats/pickle_analyser.h"
+#include "lib/formats/pickle/pickle_analyser.h"
 
 #include <gtest/gtest.h>
 

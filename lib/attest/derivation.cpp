@@ -9,7 +9,7 @@
 #include "lib/core/checked_math.h"
 #include "lib/core/text.h"
 #include "lib/formats/input_classifier.h"
-#include "lib/formats/torch_checkpoint.h"
+#include "lib/formats/torch/torch_checkpoint.h"
 #include "lib/formats/weight_formats.h"
 #include "lib/hashing/sha256.h"
 

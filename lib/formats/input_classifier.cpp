@@ -7,11 +7,11 @@
 #include "lib/core/byte_reader.h"
 #include "lib/core/text.h"
 #include "lib/formats/format_table.h"
-#include "lib/formats/pickle_analyser.h"
-#include "lib/formats/safetensors_reader.h"
-#include "lib/formats/tar_reader.h"
-#include "lib/formats/torch_checkpoint.h"
-#include "lib/formats/zip_reader.h"
+#include "lib/formats/pickle/pickle_analyser.h"
+#include "lib/formats/safetensors/safetensors_reader.h"
+#include "lib/formats/tar/tar_reader.h"
+#include "lib/formats/torch/torch_checkpoint.h"
+#include "lib/formats/zip/zip_reader.h"
 
 namespace ckpt {
 IoResult<ClassifiedFile> ClassifyFile(const RandomAccessFile& file) {

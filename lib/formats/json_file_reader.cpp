@@ -1,7 +1,7 @@
 #include "lib/formats/json_file_reader.h"
 
 #include "lib/core/text.h"
-#include "lib/formats/header_schema.h"
+#include "lib/formats/lensemble/header_schema.h"
 
 namespace ckpt {
 

@@ -6,8 +6,8 @@
 #include "lib/core/text.h"
 #include "lib/formats/format_table.h"
 #include "lib/formats/input_classifier.h"
-#include "lib/formats/pickle_analyser.h"
-#include "lib/formats/zip_reader.h"
+#include "lib/formats/pickle/pickle_analyser.h"
+#include "lib/formats/zip/zip_reader.h"
 
 namespace ckpt {
 namespace {

@@ -5,7 +5,7 @@
 #include <cctype>
 
 #include "lib/core/byte_reader.h"
-#include "lib/formats/safetensors_reader.h"
+#include "lib/formats/safetensors/safetensors_reader.h"
 
 namespace ckpt {
 namespace {

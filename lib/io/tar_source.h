@@ -1,6 +1,6 @@
 // ArtifactSource over the members of a tar (inputs.md section 2), read in place: a member
 // is a window of the tar file, nothing is extracted and no temporary file is written. The
-// member table comes from ReadTar (lib/formats/tar_reader.h); only admitted members are
+// member table comes from ReadTar (lib/formats/tar/tar_reader.h); only admitted members are
 // listed. A member's identity is the tar's (device, inode, times) with the member's size,
 // so a tar replaced or touched while it is audited is caught like any changed file.
 #pragma once
@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "lib/formats/tar_reader.h"
+#include "lib/formats/tar/tar_reader.h"
 #include "lib/io/artifact_source.h"
 
 namespace ckpt {

@@ -1,5 +1,5 @@
 // gguf-split-incomplete: GGUF split set incomplete or misnumbered.
-// Detected while reading, by lib/formats/gguf_reader.cpp (split sets: the engine).
+// Detected while reading, by lib/formats/gguf/gguf_reader.cpp (split sets: the engine).
 #include "rules/catalog.h"
 
 namespace ckpt::rules::gguf_split_incomplete {

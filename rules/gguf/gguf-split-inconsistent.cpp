@@ -1,5 +1,5 @@
 // gguf-split-inconsistent: GGUF split set holds the wrong tensors.
-// Detected while reading, by lib/formats/gguf_reader.cpp (split sets: the engine).
+// Detected while reading, by lib/formats/gguf/gguf_reader.cpp (split sets: the engine).
 #include "rules/catalog.h"
 
 namespace ckpt::rules::gguf_split_inconsistent {

@@ -2,7 +2,7 @@
 // Checked after reading, on the top-level keys the header reader records.
 #include <algorithm>
 
-#include "lib/formats/header_schema.h"
+#include "lib/formats/lensemble/header_schema.h"
 #include "rules/catalog.h"
 #include "rules/rule_helpers.h"
 

@@ -1,5 +1,6 @@
 // weights-format-gguf: Weight file is GGUF.
-// Detected while reading, by lib/formats/content_sniffer.cpp (called by lib/formats/safetensors_reader.cpp).
+// Detected while reading, by lib/formats/content_sniffer.cpp (called by
+// lib/formats/safetensors/safetensors_reader.cpp).
 #include "rules/catalog.h"
 
 namespace ckpt::rules::weights_format_gguf {

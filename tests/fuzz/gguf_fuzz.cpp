@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "lib/formats/gguf_reader.h"
+#include "lib/formats/gguf/gguf_reader.h"
 #include "lib/io/memory_source.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "lib/formats/safetensors_reader.h"
+#include "lib/formats/safetensors/safetensors_reader.h"
 #include "lib/io/memory_source.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

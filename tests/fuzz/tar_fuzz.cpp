@@ -6,7 +6,7 @@
 #include <string>
 
 #include "lib/formats/input_classifier.h"
-#include "lib/formats/tar_reader.h"
+#include "lib/formats/tar/tar_reader.h"
 #include "lib/io/memory_source.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

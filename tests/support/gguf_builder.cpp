@@ -5,7 +5,7 @@
 #include <fstream>
 #include <vector>
 
-#include "lib/formats/gguf_reader.h"
+#include "lib/formats/gguf/gguf_reader.h"
 
 namespace ckpt::testing::gg {
 namespace {

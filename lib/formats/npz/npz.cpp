@@ -8,8 +8,8 @@
 #include "lib/core/byte_reader.h"
 #include "lib/core/checked_math.h"
 #include "lib/formats/format_table.h"
-#include "lib/formats/torch_checkpoint.h"
-#include "lib/formats/zip_reader.h"
+#include "lib/formats/torch/torch_checkpoint.h"
+#include "lib/formats/zip/zip_reader.h"
 
 namespace ckpt {
 namespace {

@@ -1,4 +1,4 @@
-#include "lib/formats/chat_template.h"
+#include "lib/formats/gguf/chat_template.h"
 
 #include <array>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "lib/formats/torch_checkpoint.h"
+#include "lib/formats/torch/torch_checkpoint.h"
 
 #include <algorithm>
 #include <array>
@@ -11,8 +11,8 @@
 #include "lib/core/checked_math.h"
 #include "lib/core/text.h"
 #include "lib/formats/format_table.h"
-#include "lib/formats/pickle_analyser.h"
-#include "lib/formats/zip_reader.h"
+#include "lib/formats/pickle/pickle_analyser.h"
+#include "lib/formats/zip/zip_reader.h"
 #include "lib/hashing/crc32.h"
 
 namespace ckpt {

@@ -19,7 +19,7 @@
 
 #include "lib/findings/diagnostic.h"
 #include "lib/formats/dtype.h"
-#include "lib/formats/pickle_policy.h"
+#include "lib/formats/pickle/pickle_policy.h"
 #include "lib/io/artifact_source.h"
 
 namespace ckpt::pickle {

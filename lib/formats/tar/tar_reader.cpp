@@ -1,4 +1,4 @@
-#include "lib/formats/tar_reader.h"
+#include "lib/formats/tar/tar_reader.h"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "lib/formats/header_schema.h"
+#include "lib/formats/lensemble/header_schema.h"
 
 #include <array>
 

@@ -1,4 +1,4 @@
-#include "lib/formats/zip_reader.h"
+#include "lib/formats/zip/zip_reader.h"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "lib/formats/pickle_opcodes.h"
+#include "lib/formats/pickle/pickle_opcodes.h"
 
 #include <array>
 

@@ -1,4 +1,4 @@
-#include "lib/formats/model_folder_reader.h"
+#include "lib/formats/model_folder/model_folder_reader.h"
 
 #include "lib/core/byte_reader.h"
 #include "lib/core/text.h"

@@ -1,4 +1,4 @@
-#include "lib/formats/shard_index_reader.h"
+#include "lib/formats/lensemble/shard_index_reader.h"
 
 #include "lib/core/text.h"
 #include "lib/findings/diagnostic.h"

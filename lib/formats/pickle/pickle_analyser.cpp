@@ -1,4 +1,4 @@
-#include "lib/formats/pickle_analyser.h"
+#include "lib/formats/pickle/pickle_analyser.h"
 
 #include <algorithm>
 #include <array>
@@ -10,9 +10,9 @@
 
 #include "lib/core/checked_math.h"
 #include "lib/core/text.h"
-#include "lib/formats/compat_pickle_names.inc"
-#include "lib/formats/pickle_opcodes.h"
-#include "lib/formats/pickle_policy.h"
+#include "lib/formats/pickle/compat_pickle_names.inc"
+#include "lib/formats/pickle/pickle_opcodes.h"
+#include "lib/formats/pickle/pickle_policy.h"
 #include "lib/io/file_cursor.h"
 
 namespace ckpt::pickle {

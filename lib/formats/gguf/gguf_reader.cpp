@@ -1,4 +1,4 @@
-#include "lib/formats/gguf_reader.h"
+#include "lib/formats/gguf/gguf_reader.h"
 
 #include <algorithm>
 #include <array>
@@ -13,8 +13,8 @@
 #include "lib/core/byte_reader.h"
 #include "lib/core/checked_math.h"
 #include "lib/core/text.h"
-#include "lib/formats/chat_template.h"
 #include "lib/formats/format_table.h"
+#include "lib/formats/gguf/chat_template.h"
 #include "lib/io/file_cursor.h"
 
 namespace ckpt {

@@ -1,4 +1,4 @@
-#include "lib/formats/safetensors_reader.h"
+#include "lib/formats/safetensors/safetensors_reader.h"
 
 #include <algorithm>
 #include <array>

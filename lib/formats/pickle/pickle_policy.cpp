@@ -1,4 +1,4 @@
-#include "lib/formats/pickle_policy.h"
+#include "lib/formats/pickle/pickle_policy.h"
 
 #include <array>
 

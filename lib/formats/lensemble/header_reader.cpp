@@ -1,11 +1,11 @@
-#include "lib/formats/header_reader.h"
+#include "lib/formats/lensemble/header_reader.h"
 
 #include <algorithm>
 
 #include "lib/core/text.h"
 #include "lib/findings/diagnostic.h"
-#include "lib/formats/header_schema.h"
 #include "lib/formats/json_file_reader.h"
+#include "lib/formats/lensemble/header_schema.h"
 
 namespace ckpt {
 namespace {
