@@ -122,7 +122,10 @@ IoResult<std::string> ComputeContentHash(const HashPlan& plan, std::span<FileDig
     ReadRing ring(extent_at, order.size(), window, 4, 1, ReadRing::Readers::kOwnThread);
     error = ring.Run(0, hash);
   } else {  // two SHA-256 streams over one read, each stream reading every other window
-    ReadRing ring(extent_at, order.size(), window, 6, 2, ReadRing::Readers::kStreams);
+    // (remote files: read by one thread, in order, so that each range is one request).
+    const bool requests = order.front()->file != nullptr && order.front()->file->ReadsAreRequests();
+    ReadRing ring(extent_at, order.size(), window, 6, 2,
+                  requests ? ReadRing::Readers::kOwnThread : ReadRing::Readers::kStreams);
     std::optional<boost::system::error_code> digest_error;
     std::thread digester([&] { digest_error = ring.Run(1, take); });
     error = ring.Run(0, hash);

@@ -22,7 +22,7 @@ constexpr std::uint64_t kReadAheadFrom = std::uint64_t{8} << 20;
 // `ahead` (a CRC-32) run a few windows in front of `behind` (SHA-256) on a second core.
 bool ReadWindows(const RandomAccessFile& file, std::uint64_t size, std::size_t window, const WindowSink* ahead,
                  const WindowSink& behind, bool overlap) {
-  const bool read_ahead = overlap && size >= kReadAheadFrom;
+  const bool read_ahead = (overlap && size >= kReadAheadFrom) || file.ReadsAreRequests();
   const ReadRing::Process on_read = [ahead](const RingWindow& w) { (*ahead)(w.offset, w.bytes); };
   ReadRing ring(
       [&file, size](std::size_t) {

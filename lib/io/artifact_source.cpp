@@ -10,6 +10,17 @@ IoResult<std::string> ReadAll(const RandomAccessFile& file) {
 }
 
 std::string DescribeIdentityChange(const FileIdentity& before, const FileIdentity& after) {
+  if (!before.etag.empty() || !before.last_modified.empty()) {
+    const bool etag = !before.etag.empty();
+    const std::string& was = etag ? before.etag : before.last_modified;
+    const std::string& now = etag ? after.etag : after.last_modified;
+    std::string text =
+        std::string(etag ? "ETag " : "Last-Modified ") + was + ", now " + (now.empty() ? "unknown" : now);
+    if (before.size != after.size && after.size != 0) {
+      text += "; size " + std::to_string(before.size) + ", now " + std::to_string(after.size);
+    }
+    return text;
+  }
   if (before.device != after.device || before.inode != after.inode) {
     return "its name now points to another file (replaced, e.g. by mv)";
   }

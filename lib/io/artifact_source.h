@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -31,6 +32,9 @@ struct FileIdentity {
   std::uint64_t size = 0;
   std::int64_t mtime_ns = 0;
   std::int64_t ctime_ns = 0;
+  /// A remote file's validators (remote.md section 5): its strong ETag, else Last-Modified.
+  std::string etag;
+  std::string last_modified;
   friend bool operator==(const FileIdentity&, const FileIdentity&) = default;
 };
 
@@ -54,6 +58,23 @@ class RandomAccessFile {
   /// Closes the descriptor until the next read, which reopens the same name and refuses
   /// it unless its identity is unchanged: keeps open files bounded on any shard count.
   virtual void Release() const {}
+  /// [offset, offset + length) is about to be read front to back, on one thread: a remote
+  /// file streams it ahead of the reads.
+  virtual void ExpectSequentialRead(std::uint64_t offset, std::uint64_t length) const {
+    (void)offset;
+    (void)length;
+  }
+  /// True when every read is a network request: read on one thread, ahead of the work.
+  [[nodiscard]] virtual bool ReadsAreRequests() const { return false; }
+};
+
+/// What a file's content must be, when the source knows (a Hub listing: its size and its
+/// LFS SHA-256 or git blob SHA-1).
+struct ExpectedContent {
+  std::optional<std::uint64_t> size;
+  std::optional<std::string> digest;         ///< 64 hex: SHA-256; 40 hex: git blob SHA-1
+  std::string described_as;                  ///< "the LFS object", "the git blob"
+  std::optional<std::uint64_t> linked_size;  ///< a size the server claimed otherwise (X-Linked-Size)
 };
 
 class ArtifactSource {
@@ -66,6 +87,11 @@ class ArtifactSource {
   /// What `name` resolves to now (not following a symlink): to check after the last read
   /// that the name still names the admitted file.
   [[nodiscard]] virtual IoResult<FileIdentity> Stat(const std::string& name) const = 0;
+  /// What `name`'s content must be, when the source says (nullopt: nothing is claimed).
+  [[nodiscard]] virtual std::optional<ExpectedContent> Expected(const std::string& name) const {
+    (void)name;
+    return std::nullopt;
+  }
 };
 
 /// Reads a whole small file (callers bound the size first).

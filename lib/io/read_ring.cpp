@@ -65,6 +65,10 @@ bool ReadRing::Read(const Cursor& c) {
   const std::size_t n = Length(c);
   const auto slot = static_cast<std::size_t>(c.index % slots_count_);
   const std::span<std::byte> target = std::span(buffer_).subspan(slot * window_, n);
+  // One reading thread reads the extent front to back: a remote file streams it ahead.
+  if (c.done == 0 && (readers_ == Readers::kOwnThread || streams_ == 1)) {
+    extent.file->ExpectSequentialRead(extent.offset, extent.length);
+  }
   if (auto read = extent.file->ReadAt(extent.offset + c.done, target); !read) {
     std::lock_guard lock(mutex_);
     failed_ = true;
