@@ -41,6 +41,37 @@ std::string Describe(const std::string& context, const boost::system::error_code
   return context + ": " + error.message();
 }
 
+// A remote input's report facts, once its last request (the revalidation) is done.
+void RecordRemoteFacts(Artifact& artifact, const remote::RemoteSource& source) {
+  const remote::RemoteFacts& facts = source.facts();
+  RemoteInput& input = artifact.remote.emplace();
+  input.url = facts.url;
+  input.scheme = facts.scheme;
+  input.endpoint = facts.endpoint;
+  input.revision = facts.revision;
+  input.commit = facts.commit;
+  input.listed = facts.listed;
+  input.bytes_transferred = facts.counters->bytes.load();
+  input.requests = facts.counters->requests.load();
+  // A single file is admitted as "" by its wrapper: its one remote file is the source's only one.
+  auto entries = source.List();
+  for (AdmittedFile& f : artifact.files) {
+    std::string name = f.name;
+    if (name.empty() && entries && entries->size() == 1) name = entries->front().name;
+    auto report = source.FileReport(name);
+    if (!report) continue;
+    AdmittedFile::Remote& r = f.remote.emplace();
+    r.url = report->url;
+    r.etag = report->etag;
+    r.last_modified = report->last_modified;
+    r.bytes_transferred = report->bytes_transferred;
+    if (const remote::ListedFile* listed = source.Listed(name)) {
+      r.lfs_oid = listed->lfs_oid;
+      r.git_oid = listed->git_oid;
+    }
+  }
+}
+
 // Reader diagnostics become findings under their rules as they arrive, so the per-rule
 // cap bounds memory while reading.
 using rules::RuleSink;
@@ -118,8 +149,11 @@ std::unique_ptr<AuditSession> BeginAuditPath(const std::string& path, const Audi
   artifact.path = path;
   artifact.policy = policy;
   RuleSink reader_sink(session->sink);
-  OpenedInput input = OpenInputPath(path, reader_sink);
+  OpenedInput input = OpenInputPath(path, reader_sink, policy.remote);
   artifact.kind = input.kind;
+  // A remote input is named by its redacted URL (hf://ORG/NAME@COMMIT) everywhere.
+  const std::string shown = input.display_path.empty() ? path : input.display_path;
+  artifact.path = shown;
   if (input.tool_error) {
     session->result.tool_errors.push_back(*input.tool_error);
     session->unreadable = true;
@@ -130,8 +164,10 @@ std::unique_ptr<AuditSession> BeginAuditPath(const std::string& path, const Audi
     return session;
   }
   session->owned_source = std::move(input.source);
-  LoadInto(*session, path, *session->owned_source, input.kind);
+  session->remote = input.remote;
+  LoadInto(*session, shown, *session->owned_source, input.kind);
   if (input.container) session->result.artifact.container = std::pair(input.container->name, input.container->size);
+  if (input.remote != nullptr) session->result.artifact.remote.emplace();
   return session;
 }
 
@@ -150,6 +186,7 @@ AuditResult FinishAudit(AuditSession& session) {
   // The last read is done: every admitted name must still be the file that was read.
   for (WeightFile& wf : artifact.weights) wf.file->Release();
   VerifyAdmittedFiles(artifact, *session.source);
+  if (session.remote != nullptr) RecordRemoteFacts(artifact, *session.remote);
 
   FindingSink& sink = session.sink;
   for (const rules::RuleEntry& rule : rules::AllRules()) {

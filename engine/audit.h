@@ -14,6 +14,7 @@
 #include "lib/hashing/content_hash.h"
 #include "lib/hashing/whole_file_digest.h"  // the digests a fused pass records
 #include "lib/io/artifact_source.h"
+#include "lib/remote/remote_source.h"
 
 namespace ckpt {
 
@@ -34,6 +35,7 @@ struct AuditSession {
   FindingSink sink;
   const ArtifactSource* source = nullptr;
   std::unique_ptr<ArtifactSource> owned_source;  ///< BeginAuditPath's directory
+  const remote::RemoteSource* remote = nullptr;  ///< a remote input's source (inside owned_source)
   AuditOptions policy;
   std::optional<HashPlan> plan;  ///< the content hash's plan, when it is computable
   bool unreadable = false;       ///< nothing could be listed: no further phase

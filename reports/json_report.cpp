@@ -73,17 +73,43 @@ boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext
   out["content_hash"] = std::move(hash);
   // The verdict is bound to these identities (recorded at open, checked after the last read).
   boost::json::array files;
+  auto optional_text = [](const std::optional<std::string>& v) {
+    return v ? boost::json::value(*v) : boost::json::value(nullptr);
+  };
   for (const AdmittedFile& f : a.files) {
-    files.push_back({{"name", f.name},
-                     {"size", f.identity.size},
-                     {"device", f.identity.device},
-                     {"inode", f.identity.inode},
-                     {"mtime_ns", f.identity.mtime_ns},
-                     {"ctime_ns", f.identity.ctime_ns},
-                     {"sha256", OptionalString(f.sha256)},
-                     {"changed", f.change ? boost::json::value(*f.change) : boost::json::value(nullptr)}});
+    boost::json::object file{{"name", f.name},
+                             {"size", f.identity.size},
+                             {"device", f.identity.device},
+                             {"inode", f.identity.inode},
+                             {"mtime_ns", f.identity.mtime_ns},
+                             {"ctime_ns", f.identity.ctime_ns},
+                             {"sha256", OptionalString(f.sha256)},
+                             {"changed", f.change ? boost::json::value(*f.change) : boost::json::value(nullptr)}};
+    if (f.remote) {  // remote.md section 9: the server's identity of the file, no inode
+      for (const char* local : {"device", "inode", "mtime_ns", "ctime_ns"}) file[local] = nullptr;
+      file["url"] = f.remote->url;
+      file["etag"] = f.remote->etag.empty() ? boost::json::value(nullptr) : boost::json::value(f.remote->etag);
+      file["last_modified"] =
+          f.remote->last_modified.empty() ? boost::json::value(nullptr) : boost::json::value(f.remote->last_modified);
+      file["identity"] = f.remote->etag.empty() ? "last-modified" : "etag";
+      file["lfs_oid"] = optional_text(f.remote->lfs_oid);
+      file["git_oid"] = optional_text(f.remote->git_oid);
+      file["bytes_transferred"] = f.remote->bytes_transferred;
+    }
+    files.push_back(std::move(file));
   }
   out["files"] = std::move(files);
+  if (a.remote) {
+    const RemoteInput& r = *a.remote;
+    out["remote"] = {{"url", r.url},
+                     {"scheme", r.scheme},
+                     {"endpoint", optional_text(r.endpoint)},
+                     {"revision", optional_text(r.revision)},
+                     {"commit", optional_text(r.commit)},
+                     {"listed", r.listed ? boost::json::value(*r.listed) : boost::json::value(nullptr)},
+                     {"bytes_transferred", r.bytes_transferred},
+                     {"requests", r.requests}};
+  }
   out["tensors"] = TensorsToJson(a);
   boost::json::array gguf;
   for (const WeightFile& wf : a.weights) {
@@ -168,7 +194,13 @@ boost::json::value AuditReportToJson(std::span<const AuditResult> results, const
     }
   }
   out["artifacts"] = std::move(artifacts);
-  out["summary"] = {{"artifacts", results.size()}, {"passed", passed}, {"failed", failed}, {"errors", errored}};
+  std::uint64_t transferred = 0;
+  for (const AuditResult& r : results) transferred += r.artifact.remote ? r.artifact.remote->bytes_transferred : 0;
+  out["summary"] = {{"artifacts", results.size()},
+                    {"passed", passed},
+                    {"failed", failed},
+                    {"errors", errored},
+                    {"bytes_transferred", transferred}};
   out["exit_code"] = ExitCodeOf(results, context.threshold);
   return out;
 }

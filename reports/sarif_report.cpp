@@ -15,6 +15,12 @@
 namespace ckpt::reports {
 namespace {
 
+// An artifactLocation: relative to %SRCROOT%, or an absolute URL (a remote file) on its own.
+boost::json::object UriLocation(const std::string& uri) {
+  if (uri.starts_with("https://") || uri.starts_with("http://") || uri.starts_with("hf://")) return {{"uri", uri}};
+  return {{"uri", uri}, {"uriBaseId", "%SRCROOT%"}};
+}
+
 namespace fs = std::filesystem;
 
 // A rule's CVSS-like weight for GitHub's security-severity: code execution highest, then
@@ -85,7 +91,7 @@ bool IsJsonFile(std::string_view uri) { return uri.size() >= 5 && uri.substr(uri
 // for a finding about a whole file, its first line (JSON) or its bytes from offset 0.
 boost::json::object PhysicalLocation(const std::string& uri, const Location& loc,
                                      const std::map<std::string, std::uint64_t>& lengths) {
-  boost::json::object physical{{"artifactLocation", {{"uri", uri}, {"uriBaseId", "%SRCROOT%"}}}};
+  boost::json::object physical{{"artifactLocation", UriLocation(uri)}};
   if (loc.line) {
     physical["region"] = {{"startLine", *loc.line}, {"startColumn", loc.column.value_or(1)}};
   } else if (loc.byte_offset) {
@@ -124,6 +130,12 @@ std::string WholeFile(InputKind kind) {
 }  // namespace
 
 std::string RelativeUri(const fs::path& path, const fs::path& root) {
+  // A remote file is named by its redacted absolute URL (remote.md section 9): --source-root
+  // does not apply to it.
+  if (const std::string& text = path.native();  // native: generic_string() merges the "//"
+      text.starts_with("https://") || text.starts_with("http://") || text.starts_with("hf://")) {
+    return text;
+  }
   fs::path relative = fs::absolute(path).lexically_normal().lexically_relative(root.lexically_normal());
   std::string text = relative.generic_string();
   if (text.empty()) text = ".";
@@ -190,7 +202,7 @@ void WriteSarif(std::ostream& out, const SarifInput& input, const SarifOptions& 
   for (const FileDigest& file : files) {
     if (!file.container || container_index.count(*file.container)) continue;
     container_index[*file.container] = artifacts.size();
-    boost::json::object entry{{"location", {{"uri", RelativeUri(*file.container, root)}, {"uriBaseId", "%SRCROOT%"}}}};
+    boost::json::object entry{{"location", UriLocation(RelativeUri(*file.container, root))}};
     for (const FileDigest& c : files) {
       if (c.path == *file.container && c.length) entry["length"] = c.length;
     }
@@ -198,9 +210,8 @@ void WriteSarif(std::ostream& out, const SarifInput& input, const SarifOptions& 
   }
   for (const FileDigest& file : files) {
     if (container_index.count(file.path)) continue;  // listed above
-    boost::json::object location =
-        file.member ? boost::json::object{{"uri", EncodeUriPath(*file.member)}}
-                    : boost::json::object{{"uri", RelativeUri(file.path, root)}, {"uriBaseId", "%SRCROOT%"}};
+    boost::json::object location = file.member ? boost::json::object{{"uri", EncodeUriPath(*file.member)}}
+                                               : UriLocation(RelativeUri(file.path, root));
     boost::json::object entry{{"location", std::move(location)}, {"length", file.length}};
     if (!file.sha256.empty()) entry["hashes"] = {{"sha-256", file.sha256}};
     if (file.container) entry["parentIndex"] = container_index.at(*file.container);

@@ -181,7 +181,14 @@ void WriteTextReport(std::ostream& out, std::span<const AuditResult> results, co
     (verdict == Verdict::kPass ? passed : verdict == Verdict::kFail ? failed : errored)++;
     out << "  kind " << InputKindName(a.kind);
     if (a.container) out << " (" << a.container->second << " bytes)";
+    if (a.remote) {
+      out << " (remote: " << a.remote->bytes_transferred << " bytes in " << a.remote->requests << " requests)";
+      if (a.remote->listed && !*a.remote->listed) out << ", directory not listed";
+    }
     out << "\n";
+    if (a.remote && a.remote->commit) {
+      out << "  commit " << *a.remote->commit << " (" << a.remote->revision.value_or("main") << ")\n";
+    }
     const bool lensemble = InputKinds::Lensemble().Has(a.kind);
     if (a.header && a.header->schema_version) {
       out << "  schema_version " << *a.header->schema_version;

@@ -184,6 +184,7 @@ int main(int argc, char** argv) try {
     policy.expected_kinds.push_back(*kind);
   }
   if (auto stop = cli.ApplyAllowGroups(policy)) return *stop;
+  if (auto stop = cli.ApplyRemoteOptions(policy, artifacts)) return *stop;
   ckpt::reports::ReportContext context = cli.Context();
   context.quiet = cli.Has("quiet");
   auto report_and_exit = [&](const std::vector<ckpt::AuditResult>& results) {

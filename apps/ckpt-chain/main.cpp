@@ -66,9 +66,21 @@ int main(int argc, char** argv) try {
       "trusted-parent", po::value(&trusted_parent)->value_name("HEX|ENVELOPE"),
       "verify only new rounds on top of an already-proven one: its content hash, or its signed statement "
       "(verified with --trusted-key, which also gives its round and wmcp_version)");
+  std::string inputs_from;
+  cli.options().add_options()("inputs-from", po::value(&inputs_from)->value_name("FILE"),
+                              "also take the rounds listed in FILE, one per line (- reads standard input; lines "
+                              "may be remote: https://.../ROUND/, a tar URL, hf://ORG/NAME@REV/ROUND)");
   std::vector<std::string> paths;
   if (auto stop = cli.Parse(argc, argv, paths)) return *stop;
   if (jobs == 0 || jobs > 1024) return cli.UsageError("--jobs must be between 1 and 1024");
+  if (cli.Has("inputs-from")) {
+    auto listed = ckpt::cli::ReadInputList(inputs_from);
+    if (auto* error = std::get_if<std::string>(&listed)) {
+      return cli.UsageError("--inputs-from '" + inputs_from + "': " + *error);
+    }
+    const auto& more = std::get<std::vector<std::string>>(listed);
+    paths.insert(paths.end(), more.begin(), more.end());
+  }
   if (paths.empty()) return cli.UsageError("nothing to audit: give at least one PATH");
 
   ckpt::ChainRunOptions run_options;
@@ -84,6 +96,7 @@ int main(int argc, char** argv) try {
     run_options.chain.genesis = genesis;
   }
   if (auto stop = cli.ApplyAllowGroups(run_options.policy)) return *stop;
+  if (auto stop = cli.ApplyRemoteOptions(run_options.policy, paths)) return *stop;
   if (cli.Has("trusted-key")) {
     auto key = ckpt::attest::LoadPublicKey(trusted_key);
     if (auto* error = std::get_if<ckpt::attest::KeyError>(&key)) {

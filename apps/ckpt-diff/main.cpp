@@ -92,6 +92,7 @@ int main(int argc, char** argv) try {
   diff.top_given = cli.Has("top");
   diff.changed_only = cli.Has("changed-only");
   if (auto stop = cli.ApplyAllowGroups(diff.policy)) return *stop;
+  if (auto stop = cli.ApplyRemoteOptions(diff.policy, paths)) return *stop;
   // The policy file's limits, each replaced by a command-line limit of the same pattern.
   if (const ckpt::ResolvedGate* gate = cli.gate()) diff.max_rel_l2 = gate->policy.max_rel_l2;
   diff.max_rel_l2 = ckpt::MergeRelL2Limits(std::move(diff.max_rel_l2), command_line_limits);

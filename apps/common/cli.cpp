@@ -10,8 +10,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <tuple>
 
 #include "apps/common/manual.h"
+#include "lib/remote/remote_source.h"
 #include "reports/rule_catalog_report.h"
 
 namespace ckpt::cli {
@@ -82,6 +84,12 @@ CommonCli::CommonCli(std::string tool, std::vector<std::string> formats, const c
       "max-findings", po::value(&max_findings_)->value_name("N"),
       "list at most N findings per artifact (root causes first); the rest are counted (default: no limit; one "
       "rule repeats at most 100 times per file in any case)");
+  options_.add_options()("ca-file", po::value(&ca_files_)->value_name("FILE"),
+                         "remote inputs: also trust the CAs in this PEM file (repeatable; added to the system store)")(
+      "connect-timeout", po::value(&connect_timeout_)->value_name("SECONDS"),
+      "remote inputs: give up connecting (DNS, TCP, TLS) after SECONDS, 1..3600 (default 10)")(
+      "stall-timeout", po::value(&stall_timeout_)->value_name("SECONDS"),
+      "remote inputs: give up when no body byte arrives for SECONDS, 1..3600 (default 30)");
   if (report_to_o) {
     options_.add_options()("output,o", po::value(&output_)->value_name("FILE"),
                            "write the report to FILE instead of standard output");
@@ -267,6 +275,37 @@ bool CommonCli::WriteAtomically(const std::string& path, const std::function<voi
     return false;
   }
   return true;
+}
+
+std::optional<int> CommonCli::ApplyRemoteOptions(AuditOptions& policy, const std::vector<std::string>& inputs) const {
+  policy.remote = ckpt::remote::RemoteOptionsFromEnvironment();
+  policy.remote.ca_files = ca_files_;
+  for (const auto& [name, value, into] :
+       {std::tuple("connect-timeout", connect_timeout_, &policy.remote.connect_timeout_s),
+        std::tuple("stall-timeout", stall_timeout_, &policy.remote.stall_timeout_s)}) {
+    if (value < 1 || value > 3600) return UsageError("--" + std::string(name) + " takes whole seconds from 1 to 3600");
+    *into = value;
+  }
+  for (const std::string& file : ca_files_) {
+    std::ifstream in(file);
+    if (!in) return UsageError("--ca-file '" + file + "': cannot be read");
+  }
+  for (const std::string& input : inputs) {
+    if (!ckpt::remote::IsRemoteArgument(input)) {
+      if (ckpt::remote::LooksLikeUrl(input)) {
+        return UsageError("'" + ckpt::remote::RedactUrl(input) +
+                          "': only https://, http:// (to a loopback host) and hf:// inputs are read remotely "
+                          "(write ./" +
+                          ckpt::remote::RedactUrl(input) + " for a local path)");
+      }
+      continue;
+    }
+    if (!ckpt::remote::RemoteInputsBuiltIn()) {
+      return UsageError(ckpt::remote::RedactUrl(input) + ": built without remote inputs");
+    }
+    if (std::string why = ckpt::remote::RemoteUsageError(input, policy.remote); !why.empty()) return UsageError(why);
+  }
+  return std::nullopt;
 }
 
 std::optional<int> CommonCli::ApplyAllowGroups(AuditOptions& policy) {

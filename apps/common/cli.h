@@ -44,6 +44,10 @@ class CommonCli {
   /// policy file's fail_on to the threshold unless --fail-on was given); an exit code on a bad
   /// value or file. Call once, before Context().
   std::optional<int> ApplyAllowGroups(AuditOptions& policy);
+  /// --ca-file, the timeouts and HF_ENDPOINT/HF_TOKEN into `policy.remote`, and the remote
+  /// forms of `inputs` checked (syntax, the loopback rule) before any lookup: a usage error
+  /// (2) for a refused one, or for a URL of another scheme.
+  std::optional<int> ApplyRemoteOptions(AuditOptions& policy, const std::vector<std::string>& inputs) const;
 
   /// The --policy/--baseline in force (nullptr without either).
   [[nodiscard]] const ResolvedGate* gate() const { return gate_ ? &*gate_ : nullptr; }
@@ -78,6 +82,9 @@ class CommonCli {
 
  private:
   std::string tool_;
+  std::vector<std::string> ca_files_;
+  int connect_timeout_ = 10;
+  int stall_timeout_ = 30;
   const char* usage_;
   std::vector<std::string> formats_;
   boost::program_options::options_description options_;

@@ -16,6 +16,7 @@
 #include "lib/formats/dtype.h"
 #include "lib/io/artifact_source.h"
 #include "lib/json/strict_parser.h"
+#include "lib/remote/http_client.h"
 
 namespace ckpt {
 
@@ -283,6 +284,8 @@ struct AuditOptions {
   bool overlap_reads = true;  ///< read ahead (and digest) on extra threads; off when audits already run one per core
   /// --policy severities and --baseline suppressions, applied to the findings once the rules ran.
   const Gate* gate = nullptr;
+  /// How remote inputs are read (--ca-file, timeouts, HF_ENDPOINT, HF_TOKEN).
+  remote::RemoteOptions remote;
 
   [[nodiscard]] bool IsAllowedGroup(std::string_view group) const;
 };
@@ -302,6 +305,32 @@ struct AdmittedFile {
   /// which the file's content must hash to.
   std::optional<std::string> blob_digest;
   std::optional<std::string> git_blob_sha1;  ///< computed when blob_digest has 40 hex digits
+  /// What the file's source says its content must be (a Hub listing's size; X-Linked-Size).
+  std::optional<std::uint64_t> expected_size;
+  std::optional<std::uint64_t> linked_size;
+  std::string expected_as;  ///< "the LFS object", "the git blob": blob_digest from a listing
+  /// A remote file (remote.md section 9): where its bytes came from and what they cost.
+  struct Remote {
+    std::string url;  ///< redacted, the hop that served
+    std::string etag;
+    std::string last_modified;
+    std::optional<std::string> lfs_oid;
+    std::optional<std::string> git_oid;
+    std::uint64_t bytes_transferred = 0;
+  };
+  std::optional<Remote> remote;
+};
+
+/// A remote input's own facts (remote.md section 9, the report's `remote` object).
+struct RemoteInput {
+  std::string url;
+  std::string scheme;
+  std::optional<std::string> endpoint;
+  std::optional<std::string> revision;
+  std::optional<std::string> commit;
+  std::optional<bool> listed;
+  std::uint64_t bytes_transferred = 0;
+  std::uint64_t requests = 0;
 };
 
 struct Artifact {
@@ -310,6 +339,7 @@ struct Artifact {
   /// The file the input's files are members of (a tar), for reports.
   std::optional<std::pair<std::string, std::uint64_t>> container;  ///< its path and size
   std::vector<AdmittedFile> files;                                 ///< every file opened, in the order admitted
+  std::optional<RemoteInput> remote;                               ///< set for a remote input
   AuditOptions policy;
   std::vector<DirectoryEntry> entries;
   Layout layout = Layout::kNone;

@@ -73,7 +73,37 @@ class NamedFilesSource final : public ArtifactSource {
 
 }  // namespace
 
-OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink) {
+OpenedInput OpenFileInput(const std::string& path, std::unique_ptr<ArtifactSource> folder_source,
+                          const std::string& name, OpenedInput in, DiagnosticSink& sink);
+
+// A remote argument: its form says what it is (remote.md section 1); a single file is then
+// recognised by content exactly as a local one.
+OpenedInput OpenRemoteInput(const std::string& argument, DiagnosticSink& sink, const remote::RemoteOptions& options) {
+  OpenedInput in;
+  remote::OpenedRemote opened = remote::OpenRemote(argument, options);
+  if (!opened.usage_error.empty() || !opened.tool_error.empty()) {
+    in.tool_error = opened.usage_error.empty() ? opened.tool_error : opened.usage_error;
+    in.display_path = remote::RedactUrl(argument);
+    return in;
+  }
+  in.remote = opened.source.get();
+  in.display_path = opened.source->facts().path;
+  switch (opened.form) {
+    case remote::OpenedRemote::Form::kDirectory:
+    case remote::OpenedRemote::Form::kRepository:
+      in.kind = opened.lensemble ? InputKind::kLensemble : InputKind::kModelFolder;
+      in.description = opened.lensemble ? "a Lensemble artifact directory" : "a model folder";
+      in.source = std::move(opened.source);
+      return in;
+    case remote::OpenedRemote::Form::kFile:
+      break;
+  }
+  const std::string display = in.display_path;
+  return OpenFileInput(display, std::move(opened.source), opened.file_name, std::move(in), sink);
+}
+
+OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink, const remote::RemoteOptions& remote) {
+  if (remote::IsRemoteArgument(path)) return OpenRemoteInput(path, sink, remote);
   OpenedInput in;
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
@@ -133,6 +163,12 @@ OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink) {
     in.tool_error = Describe("cannot open the folder of " + path, folder.error());
     return in;
   }
+  return OpenFileInput(path, std::move(*folder), name, std::move(in), sink);
+}
+
+OpenedInput OpenFileInput(const std::string& path, std::unique_ptr<ArtifactSource> folder_source,
+                          const std::string& name, OpenedInput in, DiagnosticSink& sink) {
+  auto folder = std::optional<std::unique_ptr<ArtifactSource>>(std::move(folder_source));
   auto file = (*folder)->Open(name);
   if (!file) {
     in.tool_error = Describe("cannot open " + path, file.error());

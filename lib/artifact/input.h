@@ -13,6 +13,7 @@
 #include "lib/findings/diagnostic.h"
 #include "lib/formats/input_classifier.h"
 #include "lib/io/artifact_source.h"
+#include "lib/remote/remote_source.h"
 
 namespace ckpt {
 
@@ -30,12 +31,17 @@ struct OpenedInput {
   std::unique_ptr<ArtifactSource> source;
   std::optional<ContainerFile> container;
   std::optional<std::string> tool_error;  ///< the path could not be opened or read
+  /// A remote input: its source (owned by `source`, or by the wrapper `source` is), and the
+  /// name reports call it by (the redacted URL, hf://ORG/NAME@COMMIT).
+  const remote::RemoteSource* remote = nullptr;
+  std::string display_path;
 };
 
 /// Opens `path` (following a symlink given on the command line, as a user expects).
 /// Structural diagnostics of a tar go to `sink`; so do the refusals of a file that is no
 /// input the audit reads (its format table entry's opening is kRefused: compressed, unknown).
-OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink);
+/// A remote argument (https://, http:// to loopback, hf://) is opened over HTTP with `remote`.
+OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink, const remote::RemoteOptions& remote = {});
 
 /// True when the regular file at `file` is a tar by content (its magic, never its name).
 /// Opened like any input file: without following a final symlink, never blocking on a FIFO.

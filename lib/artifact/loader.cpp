@@ -24,6 +24,27 @@
 namespace ckpt {
 namespace {
 
+// What the source claims each file is (a Hub listing): checked once the bytes are hashed.
+void RecordExpectedContent(Artifact& artifact, const ArtifactSource& source) {
+  for (AdmittedFile& f : artifact.files) {
+    auto expected = source.Expected(f.name);
+    if (!expected) continue;
+    f.expected_size = expected->size;
+    f.linked_size = expected->linked_size;
+    if (!f.blob_digest && expected->digest) {
+      f.blob_digest = expected->digest;
+      f.expected_as = expected->described_as;
+    }
+  }
+}
+
+AdmittedFile Admit(const std::string& name, const FileIdentity& identity) {
+  AdmittedFile admitted;
+  admitted.name = name;
+  admitted.identity = identity;
+  return admitted;
+}
+
 std::string Sha256Hex(std::string_view text) {
   Sha256 hash;
   hash.Update(text);
@@ -134,7 +155,9 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
       tool_errors.push_back(Describe("cannot open " + artifact.path + "/" + entry.name, file.error()));
       continue;
     }
-    AdmittedFile admitted{entry.name, (*file)->identity(), std::nullopt, std::nullopt, std::nullopt, std::nullopt};
+    AdmittedFile admitted;
+    admitted.name = entry.name;
+    admitted.identity = (*file)->identity();
     if (auto it = blob_of.find(entry.name); it != blob_of.end()) admitted.blob_digest = it->second;
     artifact.files.push_back(std::move(admitted));
     if (IsModelIndexName(entry.name) || IsPickleIndexName(entry.name)) {
@@ -245,7 +268,7 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
       tool_errors.push_back(Describe("cannot open " + display_path + "/" += name, file.error()));
       continue;
     }
-    artifact.files.push_back({name, (*file)->identity(), std::nullopt, std::nullopt, std::nullopt, std::nullopt});
+    artifact.files.push_back(Admit(name, (*file)->identity()));
     // One meaning, or refuse: a weight file that another reader would read as another container.
     // The input file itself ("") has the input's kind, classified when it was opened.
     const auto loader = kind == InputKind::kModelFolder ? LoaderForName(name) : std::nullopt;
@@ -278,6 +301,7 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
   }
   if (kind == InputKind::kModelFolder) {
     LoadModelFolderExtras(artifact, source, sink, tool_errors);
+    RecordExpectedContent(artifact, source);
     artifact.BuildIndexes();
     return artifact;
   }
@@ -292,7 +316,7 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
       tool_errors.push_back(Describe("cannot open " + display_path + "/" + entry.name, file.error()));
       continue;
     }
-    artifact.files.push_back({entry.name, (*file)->identity(), std::nullopt, std::nullopt, std::nullopt, std::nullopt});
+    artifact.files.push_back(Admit(entry.name, (*file)->identity()));
     if (!profile.header_file.empty() && entry.name == profile.header_file) {
       auto header = ReadHeader(**file, sink);
       if (header && policy.digest_files && header->json.text().size() == (*file)->size()) {
@@ -327,6 +351,7 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
     }
   }
 
+  RecordExpectedContent(artifact, source);
   artifact.BuildIndexes();
   return artifact;
 }

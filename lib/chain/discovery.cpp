@@ -48,6 +48,13 @@ Discovery DiscoverArtifacts(const std::vector<std::string>& roots, bool find_env
     if (seen.insert(ec ? file : real).second) out.envelopes.push_back(file.string());
   };
   for (const std::string& root : roots) {
+    // A remote round is named, never searched for (remote.md section 10): audited as given.
+    if (root.starts_with("https://") || root.starts_with("http://") || root.starts_with("hf://")) {
+      if (std::find(out.artifacts.begin(), out.artifacts.end(), root) == out.artifacts.end()) {
+        out.artifacts.push_back(root);
+      }
+      continue;
+    }
     std::error_code ec;
     const fs::file_status status = fs::status(root, ec);  // a path given by the user may be a link
     if (ec || status.type() == fs::file_type::not_found) {

@@ -1,0 +1,352 @@
+#!/usr/bin/env bash
+# Remote inputs against a real HTTP server on 127.0.0.1 (remote.md section 11): Debian's nginx
+# with its own configuration serves generated inputs on four ports (plain, a Hub with
+# /api/models/... JSON and resolve/ paths redirecting to a CDN port with a signed query, TLS
+# with a CA openssl makes here, TLS with a certificate outside it). Each case asserts the
+# verdict, the finding and the bytes the server's access log recorded.
+# Usage: remote_test.sh BIN_DIR SOURCE_DIR. Exit 77 (skip) when nginx, openssl or curl is
+# missing, or 1 under CKPT_REQUIRE_ALL=1.
+set -euo pipefail
+bin=$1
+src=$2
+for tool in /usr/sbin/nginx openssl curl /usr/bin/python3; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    echo "remote_test: missing prerequisite $tool (scripts/install-deps --test installs it)" >&2
+    [ "${CKPT_REQUIRE_ALL:-0}" = 1 ] && exit 1
+    exit 77
+  fi
+done
+work=$(mktemp -d)
+chmod 755 "$work"  # nginx workers run as another user when the test runs as root
+cleanup() {
+  [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+[ -n "${CKPT_REMOTE_TEST_KEEP:-}" ] && trap - EXIT
+failures=0
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+py=/usr/bin/python3
+ports=($($py -c '
+import socket
+s=[socket.socket() for _ in range(5)]
+for x in s: x.bind(("127.0.0.1",0))
+print(" ".join(str(x.getsockname()[1]) for x in s))'))
+plain=${ports[0]} hub=${ports[1]} cdn=${ports[2]} tls=${ports[3]} badtls=${ports[4]}
+www=$work/www
+mkdir -p "$www"/art "$www"/slow "$www"/hub/files "$www"/cdn/blobs "$work"/logs
+
+# --- inputs: the bundled vectors, a tar, a pickle, a torch checkpoint, a numpy array ---
+cp "$src"/fixtures/vectors/v1-sharded/* "$www"/art/
+cp "$src"/fixtures/vectors/v1-single/weights.safetensors "$www"/m.safetensors
+tar -cf "$www"/r.tar -C "$src"/fixtures/vectors/v1-single header.json weights.safetensors
+$py - "$www" <<'PY'
+import pickle, sys, os
+out = sys.argv[1]
+pickle.dump({"a": [1, 2, 3]}, open(os.path.join(out, "p.pkl"), "wb"), protocol=2)
+class Evil:
+    def __reduce__(self):
+        return (os.system, ("true",))
+pickle.dump(Evil(), open(os.path.join(out, "evil.pkl"), "wb"))
+try:
+    import numpy
+    numpy.save(os.path.join(out, "a.npy"), numpy.arange(12, dtype=numpy.float32).reshape(3, 4))
+except ImportError:
+    pass
+try:
+    import torch
+    torch.save({"w": torch.ones(2, 2)}, os.path.join(out, "t.pt"))
+except ImportError:
+    pass
+PY
+# A bigger sharded artifact for the --no-hash bound, and a slow file to replace mid-audit.
+"$bin"/ckpt-make-artifact "$www"/big 4 $((16 << 20)) 2 >/dev/null
+"$bin"/ckpt-make-artifact "$work"/slowsrc 2 $((2 << 20)) 1 >/dev/null
+cp "$work"/slowsrc/* "$www"/slow/
+
+# --- a Hub repository: config.json (a git blob) and model.safetensors (LFS, on the CDN) ---
+commit=0123456789abcdef0123456789abcdef01234567
+cp "$src"/fixtures/vectors/v1-single/weights.safetensors "$www"/cdn/blobs/model.safetensors
+printf '{"model_type": "bert"}\n' >"$www"/hub/files/config.json
+$py - "$www" "$commit" "$hub" <<'PY'
+import hashlib, json, sys, os
+www, commit, hub = sys.argv[1], sys.argv[2], sys.argv[3]
+cfg = open(os.path.join(www, "hub/files/config.json"), "rb").read()
+model = open(os.path.join(www, "cdn/blobs/model.safetensors"), "rb").read()
+git = lambda b: hashlib.sha1(b"blob %d\0" % len(b) + b).hexdigest()
+page1 = [{"type": "file", "path": "config.json", "size": len(cfg), "oid": git(cfg)},
+         {"type": "directory", "path": "extra", "oid": "0" * 40, "size": 0}]
+page2 = [{"type": "file", "path": "model.safetensors", "size": len(model), "oid": "1" * 40,
+          "lfs": {"oid": hashlib.sha256(model).hexdigest(), "size": len(model), "pointerSize": 134}}]
+json.dump(page1, open(os.path.join(www, "hub/page1.json"), "w"))
+json.dump(page2, open(os.path.join(www, "hub/page2.json"), "w"))
+bad = [dict(page2[0], lfs=dict(page2[0]["lfs"], oid="f" * 64))]
+json.dump([page1[0]] + bad, open(os.path.join(www, "hub/bad.json"), "w"))
+PY
+
+# --- TLS: a CA, a certificate for 127.0.0.1 it signs, and one it does not ---
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=ckpt-test-ca -keyout "$work"/ca.key -out "$work"/ca.pem \
+  2>/dev/null
+openssl req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -keyout "$work"/srv.key -out "$work"/srv.csr 2>/dev/null
+printf 'subjectAltName=IP:127.0.0.1\n' >"$work"/san.ext
+openssl x509 -req -in "$work"/srv.csr -CA "$work"/ca.pem -CAkey "$work"/ca.key -CAcreateserial -days 2 \
+  -extfile "$work"/san.ext -out "$work"/srv.pem 2>/dev/null
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+  -keyout "$work"/bad.key -out "$work"/bad.pem 2>/dev/null
+
+cat >"$work"/nginx.conf <<CONF
+daemon on;
+worker_processes 1;
+error_log $work/logs/error.log;
+pid $work/nginx.pid;
+events { worker_connections 256; }
+http {
+  client_body_temp_path $work/t1; proxy_temp_path $work/t2; fastcgi_temp_path $work/t3;
+  uwsgi_temp_path $work/t4; scgi_temp_path $work/t5;
+  log_format ranges '\$server_port \$request_method \$uri \$status \$body_bytes_sent "\$http_range" '
+                    '"\$http_if_match" "\$http_authorization" "\$args"';
+  default_type application/octet-stream;
+  server {
+    listen 127.0.0.1:$plain;
+    access_log $work/logs/plain.log ranges;
+    root $www;
+    location /slow/ { limit_rate_after 64k; limit_rate 1m; }
+    location /busy/ { add_header Retry-After 1 always; return 503; }
+  }
+  server {
+    listen 127.0.0.1:$hub;
+    access_log $work/logs/hub.log ranges;
+    root $www;
+    location = /api/models/org/tiny/revision/main {
+      default_type application/json; return 200 '{"sha": "$commit", "id": "org/tiny"}';
+    }
+    location = /api/models/org/tiny/tree/$commit {
+      if (\$arg_cursor = 2) { rewrite ^ /hub/page2.json last; }
+      rewrite ^ /hub/page1.json last;
+    }
+    location = /hub/page1.json {
+      internal; default_type application/json;
+      add_header Link '<http://127.0.0.1:$hub/api/models/org/tiny/tree/$commit?recursive=true&cursor=2>; rel="next"';
+    }
+    location = /api/models/org/bad/tree/$commit { rewrite ^ /hub/bad.json last; }
+    location /hub/ { internal; default_type application/json; }
+    location ~ ^/org/(tiny|bad)/resolve/$commit/config.json\$ {
+      add_header X-Repo-Commit $commit always;
+      rewrite ^ /hub/files/config.json break;
+    }
+    location ~ ^/org/(tiny|bad)/resolve/$commit/model.safetensors\$ {
+      add_header X-Repo-Commit $commit always;
+      return 302 http://127.0.0.1:$cdn/blobs/model.safetensors?X-Amz-Signature=s3cr3t-signature&Expires=1;
+    }
+  }
+  server {
+    listen 127.0.0.1:$cdn;
+    access_log $work/logs/cdn.log ranges;
+    root $www/cdn;
+  }
+  server {
+    listen 127.0.0.1:$tls ssl;
+    ssl_certificate $work/srv.pem; ssl_certificate_key $work/srv.key;
+    access_log $work/logs/tls.log ranges;
+    root $www;
+  }
+  server {
+    listen 127.0.0.1:$badtls ssl;
+    ssl_certificate $work/bad.pem; ssl_certificate_key $work/bad.key;
+    access_log $work/logs/badtls.log ranges;
+    root $www;
+  }
+}
+CONF
+/usr/sbin/nginx -c "$work"/nginx.conf -p "$work" -e "$work"/logs/error.log
+for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$plain/m.safetensors" && break; sleep 0.1; done
+
+audit() { "$bin"/ckpt-audit "$@"; }
+# The same audit of the same bytes, local and remote: kind, verdict, findings, tensors, files.
+same() {
+  local local_path=$1 url=$2
+  shift 2
+  local rc_local=0 rc_remote=0
+  audit --format json "$@" "$local_path" >"$work"/local.json 2>/dev/null || rc_local=$?
+  audit --format json "$@" "$url" >"$work"/remote.json 2>"$work"/remote.err || rc_remote=$?
+  if [ "$rc_local" != "$rc_remote" ]; then
+    fail "$url: exit $rc_remote, local $rc_local ($(cat "$work"/remote.err))"
+    return
+  fi
+  $py - "$work"/local.json "$work"/remote.json "$url" <<'PY' || fail "$url: remote differs from local $local_path"
+import json, sys
+l = json.load(open(sys.argv[1]))["artifacts"][0]
+r = json.load(open(sys.argv[2]))["artifacts"][0]
+def view(a):
+    return {"kind": a["kind"], "verdict": a["verdict"],
+            "findings": [(f["rule"], f["severity"], f["location"].get("file"), f["location"].get("byte_offset"),
+                          f["location"].get("line"), f["message"].replace(a["path"], "PATH")) for f in a["findings"]],
+            "tensors": a["tensors"], "files": [(f["name"], f["size"], f["sha256"]) for f in a["files"]],
+            "hash": a["content_hash"].get("computed")}
+lv, rv = view(l), view(r)
+if lv != rv:
+    print(json.dumps(lv, indent=1), json.dumps(rv, indent=1), sep="\n----\n", file=sys.stderr)
+    sys.exit(1)
+assert r["remote"]["url"] == sys.argv[3].split("?")[0] or "REDACTED" in r["remote"]["url"], r["remote"]
+assert r["path"] == r["remote"]["url"] or r["path"].startswith("hf://"), r["path"]
+assert all(f.get("identity") in ("etag", "last-modified") for f in r["files"] if "url" in f), r["files"]
+PY
+}
+
+base=http://127.0.0.1:$plain
+echo "== remote equals local, full audit and --no-hash, for every kind served"
+for f in m.safetensors r.tar p.pkl evil.pkl a.npy t.pt; do
+  [ -f "$www/$f" ] || { fail "fixture $f was not generated (python3-numpy, python3-torch)"; continue; }
+  same "$www/$f" "$base/$f"
+  same "$www/$f" "$base/$f" --no-hash
+done
+same "$www"/art "$base/art/"
+same "$www"/art "$base/art/" --no-hash
+same "$www"/big "$base/big/"
+
+echo "== the evil pickle fails remotely with the local finding"
+audit "$base/evil.pkl" >"$work"/out.txt 2>&1 && fail "evil.pkl passed"
+grep -q "pickle-" "$work"/out.txt || fail "evil.pkl: no pickle finding: $(cat "$work"/out.txt)"
+
+echo "== --no-hash transfers headers only (access log)"
+: >"$work"/logs/plain.log
+audit --no-hash --format json "$base/big/" >"$work"/big.json || fail "big --no-hash did not pass"
+sleep 0.2
+logged=$(awk '{s += $5} END {print s}' "$work"/logs/plain.log)
+reported=$($py -c "import json,sys; print(json.load(open(sys.argv[1]))['artifacts'][0]['remote']['bytes_transferred'])" "$work"/big.json)
+bound=$($py - "$www"/big <<'PY'
+import os, struct, sys
+d = sys.argv[1]
+total = 0
+for name in os.listdir(d):
+    p = os.path.join(d, name)
+    size = os.path.getsize(p)
+    if name.endswith(".safetensors"):
+        n = struct.unpack("<Q", open(p, "rb").read(8))[0]
+        total += max(min(65536, size), 8 + n)
+        total += min(size, 65557) + 1  # the polyglot check: the zip end record a zip reader finds, and the last byte
+    else:
+        total += size
+    total += 1  # the revalidation's byte
+print(total)
+PY
+)
+echo "  --no-hash on 2 x 32 MiB (bound: remote.md section 7 plus the polyglot tail per weight file): $logged body bytes in the log, $reported reported, bound $bound"
+[ "$logged" -le "$bound" ] || fail "--no-hash transferred $logged bytes, more than the bound $bound"
+[ "$logged" = "$reported" ] || fail "reported bytes_transferred $reported, access log $logged"
+grep -q 'bytes=0-65535' "$work"/logs/plain.log || fail "no first read of 64 KiB"
+
+echo "== a full audit transfers each byte once (plus the first read and the revalidation)"
+: >"$work"/logs/plain.log
+audit "$base/big/" >/dev/null || fail "big full audit did not pass"
+sleep 0.2
+logged=$(awk '{s += $5} END {print s}' "$work"/logs/plain.log)
+total=$(du -cb "$www"/big/* | tail -1 | cut -f1)
+files=$(ls "$www"/big | wc -l)
+limit=$((total + files * 65537))
+echo "  full audit: $logged body bytes for $total bytes of files (limit $limit)"
+[ "$logged" -le "$limit" ] || fail "full audit transferred $logged bytes, more than $limit"
+[ "$logged" -ge "$total" ] || fail "full audit transferred $logged bytes, fewer than the files hold"
+grep -q '"\\x22' "$work"/logs/plain.log || fail "later requests carry no If-Match"
+
+echo "== a file replaced on the server mid-audit is layout-file-changed"
+: >"$work"/logs/plain.log
+weights=$(cd "$www"/slow && ls *.safetensors | head -1)
+(
+  rc=0
+  audit --format json "$base/slow/" >"$work"/slow.json 2>"$work"/slow.err || rc=$?
+  echo $rc >"$work"/slow.rc
+) &
+for _ in $(seq 100); do grep -q "/slow/$weights 206" "$work"/logs/plain.log && break; sleep 0.05; done
+cp "$www/slow/$weights" "$work/replacement" && printf 'x' | dd of="$work/replacement" bs=1 seek=200 conv=notrunc 2>/dev/null
+touch -d '2001-01-01' "$work/replacement" && mv "$work/replacement" "$www/slow/$weights"
+wait
+[ "$(cat "$work"/slow.rc)" = 1 ] || fail "replaced file: exit $(cat "$work"/slow.rc), not 1 ($(cat "$work"/slow.err))"
+grep -q '"rule": *"layout-file-changed"' "$work"/slow.json ||
+  $py -c "import json,sys; a=json.load(open(sys.argv[1]))['artifacts'][0]; sys.exit(0 if any(f['rule']=='layout-file-changed' for f in a['findings']) else 1)" "$work"/slow.json ||
+  fail "replaced file: no layout-file-changed: $(head -c 2000 "$work"/slow.json)"
+grep -q "changed on the server during the audit (ETag" "$work"/slow.json || fail "replaced file: message does not name the ETags"
+
+echo "== failures are exit 2 naming the URL"
+check_error() {
+  local expect=$1
+  shift
+  local rc=0
+  audit "$@" >"$work"/err.out 2>"$work"/err.txt || rc=$?
+  [ "$rc" = 2 ] || fail "$*: exit $rc, not 2"
+  grep -q -- "$expect" "$work"/err.txt || fail "$*: stderr lacks '$expect': $(cat "$work"/err.txt)"
+}
+check_error "$base/missing.safetensors: HTTP 404" "$base/missing.safetensors"
+check_error "no header.json" "$base/nothing/"
+check_error "127.0.0.1:1/x.safetensors" http://127.0.0.1:1/x.safetensors
+check_error "TLS" "https://127.0.0.1:$badtls/m.safetensors" --ca-file "$work"/ca.pem
+check_error "TLS" "https://127.0.0.1:$tls/m.safetensors"
+check_error "plain http:// is allowed only to a loopback host" http://example.invalid/m.safetensors
+check_error "plain http:// is allowed only to a loopback host" "http://[::ffff:127.0.0.1]:$plain/m.safetensors"
+check_error "plain http:// is allowed only to a loopback host" "http://2130706433:$plain/m.safetensors"
+check_error "only https://" ftp://127.0.0.1/m.safetensors
+: >"$work"/logs/plain.log
+start=$(date +%s)
+check_error "$base/busy/m.safetensors: HTTP 503" "$base/busy/m.safetensors"
+took=$(($(date +%s) - start))
+sleep 0.2
+tries=$(grep -c "/busy/m.safetensors 503" "$work"/logs/plain.log || true)
+[ "$tries" = 4 ] || fail "503 was asked $tries times, not 4 (3 retries)"
+[ "$took" -ge 2 ] || fail "503 retries did not wait for Retry-After ($took s)"
+
+echo "== TLS with --ca-file"
+same "$www"/m.safetensors "https://127.0.0.1:$tls/m.safetensors" --ca-file "$work"/ca.pem
+
+echo "== credentials and signatures never printed"
+audit --format json "http://user:hunter2@127.0.0.1:$plain/m.safetensors?sig=t0psecret" >"$work"/cred.json 2>&1 ||
+  fail "userinfo URL did not pass"
+grep -q "hunter2\|t0psecret" "$work"/cred.json && fail "a credential reached the report"
+grep -q "sig=REDACTED" "$work"/cred.json || fail "the query value is not redacted"
+tail -3 "$work"/logs/plain.log | grep -q "Basic dXNlcjpodW50ZXIy" || fail "userinfo was not sent as Basic"
+
+echo "== hf:// through HF_ENDPOINT: one revision lookup, both listing pages, the CDN without the token"
+: >"$work"/logs/hub.log
+: >"$work"/logs/cdn.log
+export HF_ENDPOINT=http://127.0.0.1:$hub/
+for format in json text sarif; do
+  HF_TOKEN=hf_SeCrEtToKeN audit --format $format hf://org/tiny@main >"$work"/hub.$format 2>&1 || fail "hf://org/tiny@main ($format) did not pass: $(head -c 1500 "$work"/hub.$format)"
+  grep -q hf_SeCrEtToKeN "$work"/hub.$format && fail "the token reached the $format report"
+  grep -q s3cr3t-signature "$work"/hub.$format && fail "the CDN signature reached the $format report"
+done
+grep -q "commit $commit (main)" "$work"/hub.text || fail "text report lacks the commit line"
+grep -q "hf://org/tiny@$commit/model.safetensors" "$work"/hub.sarif || fail "SARIF location is not the hf:// URL"
+sleep 0.2
+[ "$(grep -c 'revision/main' "$work"/logs/hub.log)" = 3 ] || fail "the revision was not asked exactly once per audit"
+grep -q 'cursor=2' "$work"/logs/hub.log || fail "the second listing page was not read"
+grep -q 'Bearer hf_SeCrEtToKeN' "$work"/logs/hub.log || fail "the Hub did not get the token"
+grep -q 'Bearer' "$work"/logs/cdn.log && fail "the CDN got the token"
+grep -q '/blobs/model.safetensors 206' "$work"/logs/cdn.log || fail "the CDN did not serve the LFS file"
+$py - "$work"/hub.json "$commit" <<'PY' || fail "hf:// JSON report"
+import json, sys
+a = json.load(open(sys.argv[1]))["artifacts"][0]
+r = a["remote"]
+assert r["scheme"] == "hf" and r["commit"] == sys.argv[2] and r["listed"] is True and r["revision"] == "main", r
+assert a["path"] == "hf://org/tiny@" + sys.argv[2], a["path"]
+model = [f for f in a["files"] if f["name"] == "model.safetensors"][0]
+assert model["lfs_oid"] and model["url"].endswith("X-Amz-Signature=REDACTED&Expires=REDACTED"), model
+assert a["verdict"] == "pass", a["findings"]
+PY
+audit --format json "hf://org/bad@$commit" >"$work"/bad.json 2>&1 && fail "a wrong lfs.oid passed: $(grep -A3 tool_errors "$work"/bad.json | head -c 600)"
+grep -q "model-blob-digest" "$work"/bad.json || fail "a wrong lfs.oid is not model-blob-digest"
+grep -q "is the LFS object f* but its content hashes to" "$work"/bad.json || fail "model-blob-digest wording"
+audit --no-hash "hf://org/bad@$commit" >/dev/null 2>&1 || fail "--no-hash compares no digest, so it passes (with its warning)"
+unset HF_ENDPOINT
+
+echo "== ckpt-diff and ckpt-chain take URLs"
+"$bin"/ckpt-diff "$base/art/" "$www"/art >"$work"/diff.txt 2>&1 || fail "ckpt-diff URL vs local: $(cat "$work"/diff.txt)"
+printf '%s\n' "$base/art/" >"$work"/rounds.txt
+"$bin"/ckpt-chain --inputs-from "$work"/rounds.txt >"$work"/chain.txt 2>&1 || fail "ckpt-chain --inputs-from URL: $(cat "$work"/chain.txt)"
+
+if [ "$failures" -ne 0 ]; then
+  echo "remote_test: $failures failures" >&2
+  exit 1
+fi
+echo "remote_test: all passed"
