@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 
+#include "engine/audit.h"
 #include "lib/attest/derivation.h"
 #include "lib/attest/dsse.h"
 #include "lib/attest/input_files.h"
@@ -165,6 +166,16 @@ std::string AuditStatementPayload(const AuditResult& result, const std::vector<a
     }
     predicate["schema_version"] = a.header ? NullOr(a.header->schema_version) : boost::json::value(nullptr);
   }
+  if (a.remote) {  // where the bytes were read, and the version of each file the server gave
+    boost::json::array files;
+    for (const AdmittedFile& f : a.files) {
+      if (!f.remote) continue;
+      files.push_back(
+          {{"name", ToValidUtf8(f.name)},
+           {"etag", f.remote->etag.empty() ? boost::json::value(nullptr) : boost::json::value(f.remote->etag)}});
+    }
+    predicate["remote"] = {{"url", a.remote->url}, {"commit", NullOr(a.remote->commit)}, {"files", std::move(files)}};
+  }
   if (options.time) predicate["audited_at"] = *options.time;
   boost::json::object statement;
   statement["_type"] = attest::kStatementType;
@@ -174,8 +185,37 @@ std::string AuditStatementPayload(const AuditResult& result, const std::vector<a
   return boost::json::serialize(statement);
 }
 
+namespace {
+
+// A remote input's subjects (remote.md section 10): one per file, named by its redacted URL
+// (a directory URL plus the relative name; hf://ORG/NAME@COMMIT/PATH), with the digest of
+// the bytes read; the listing's oids are never copied in place of a digest.
+InputSubjects RemoteSubjects(const Artifact& a) {
+  InputSubjects out;
+  if (a.kind == InputKind::kLensembleTar) {
+    out.error = "cannot sign " + QuoteForMessage(a.path) + ": a remote tar is read by its members, not hashed whole";
+    return out;
+  }
+  for (const AdmittedFile& f : a.files) {
+    if (!f.sha256 || f.change) {
+      out.error = "cannot sign " + QuoteForMessage(a.path) + ": " + QuoteForMessage(f.name.empty() ? a.path : f.name) +
+                  (f.change ? " changed on the server during the audit" : " was not hashed");
+      return out;
+    }
+    std::string name = a.path;
+    if (!f.name.empty()) name += (name.ends_with('/') ? "" : "/") + f.name;
+    out.subjects.push_back({name, *f.sha256, f.identity.size});
+  }
+  std::sort(out.subjects.begin(), out.subjects.end(),
+            [](const attest::Subject& x, const attest::Subject& y) { return x.name < y.name; });
+  return out;
+}
+
+}  // namespace
+
 InputSubjects SubjectsOfAudit(const AuditResult& result) {
   const Artifact& a = result.artifact;
+  if (a.remote) return RemoteSubjects(a);
   std::map<std::string, std::string> known;
   // A tar's subject is the tar itself: its members' digests say nothing about it.
   if (a.kind != InputKind::kLensembleTar) {
@@ -201,7 +241,7 @@ InputSubjects SubjectsOfAudit(const AuditResult& result) {
 }
 
 AuditResult VerifyAttestation(const std::string& envelope_path, const attest::PublicKey& key,
-                              const std::string& input_path) {
+                              const std::string& input_path, const AuditOptions& options) {
   AuditResult result;
   result.artifact.path = input_path;
   result.artifact.kind = InputKind::kUnknown;
@@ -212,7 +252,25 @@ AuditResult VerifyAttestation(const std::string& envelope_path, const attest::Pu
     return result;
   }
   if (statement) {
-    attest::InputFiles now = attest::DigestInputFiles(input_path);
+    attest::InputFiles now;
+    if (remote::IsRemoteArgument(input_path)) {
+      // The files read now, by the same audit's reads (remote.md section 10), compared with the
+      // subjects; for hf:// the subject names carry the commit, so another commit differs.
+      AuditOptions read_options = options;
+      read_options.digest_files = true;
+      const AuditResult audited = AuditPath(input_path, read_options);
+      if (!audited.tool_errors.empty()) {
+        result.tool_errors = audited.tool_errors;
+        return result;
+      }
+      InputSubjects subjects = RemoteSubjects(audited.artifact);
+      now.files = std::move(subjects.subjects);
+      now.error = std::move(subjects.error);
+      result.artifact.path = audited.artifact.path;
+      result.artifact.remote = audited.artifact.remote;
+    } else {
+      now = attest::DigestInputFiles(input_path);
+    }
     if (now.error) {
       result.tool_errors.push_back(*now.error);
       return result;
@@ -221,7 +279,8 @@ AuditResult VerifyAttestation(const std::string& envelope_path, const attest::Pu
     // The report lists the input's files as they hash now.
     result.artifact.kind = KindNamed(statement->predicate.kind);
     std::error_code ec;
-    const bool single_file = fs::is_regular_file(input_path, ec);
+    const bool single_file =
+        result.artifact.remote ? IsSingleFileKind(result.artifact.kind) : fs::is_regular_file(input_path, ec);
     for (const attest::Subject& s : now.files) {
       AdmittedFile f;
       f.name = single_file ? std::string() : s.name;  // a file input is its own one file, as in an audit

@@ -39,7 +39,7 @@ InputSubjects SubjectsOfAudit(const AuditResult& result);
 /// `input_path` now. The result's findings say which check failed (none: it holds);
 /// tool_errors when a file cannot be read.
 AuditResult VerifyAttestation(const std::string& envelope_path, const attest::PublicKey& key,
-                              const std::string& input_path);
+                              const std::string& input_path, const AuditOptions& options = {});
 
 /// --verify-derivation: the record at `record_path` against `key`, the safetensors
 /// `output_path` and, when given, the checkpoint it was derived from.

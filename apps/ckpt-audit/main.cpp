@@ -237,7 +237,7 @@ int main(int argc, char** argv) try {
     const auto& public_key = std::get<ckpt::attest::PublicKey>(key);
     std::vector<ckpt::AuditResult> results;
     if (cli.Has("verify-attestation")) {
-      results.push_back(ckpt::VerifyAttestation(verify_attestation, public_key, artifacts.front()));
+      results.push_back(ckpt::VerifyAttestation(verify_attestation, public_key, artifacts.front(), policy));
     } else {
       results.push_back(ckpt::VerifyDerivationRecord(
           verify_derivation, public_key, artifacts.front(),
@@ -287,6 +287,12 @@ int main(int argc, char** argv) try {
     return cli.UsageError("--attest KEY and --attestation-out PATH go together");
   }
   if (cli.Has("attestation-time") && !cli.Has("attest")) return cli.UsageError("--attestation-time goes with --attest");
+  if (cli.Has("attest") && !policy.compute_hash &&
+      std::any_of(artifacts.begin(), artifacts.end(),
+                  [](const std::string& a) { return ckpt::remote::IsRemoteArgument(a); })) {
+    return cli.UsageError(
+        "--attest signs the digests of the bytes read, so it cannot be combined with --no-hash on a remote input");
+  }
   if (cli.Has("attest")) {
     auto key = ckpt::attest::LoadPrivateKey(attest_key);
     if (auto* error = std::get_if<ckpt::attest::KeyError>(&key)) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "lib/io/directory_source.h"
+#include "lib/remote/http_client.h"
 
 namespace ckpt::cli {
 
@@ -28,14 +29,22 @@ void Progress::Run() {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const std::uint64_t first = DirectorySource::BytesRead();
+  const std::uint64_t first_received = remote::BytesReceived();
   bool drawn = false;
   std::unique_lock lock(mutex_);
   while (!stop_signal_.wait_for(lock, std::chrono::milliseconds(250), [this] { return stop_; })) {
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     const double bytes = static_cast<double>(DirectorySource::BytesRead() - first);
-    std::fprintf(stderr, "\r%s: %zu/%zu inputs, %.2f GiB read, %.2f GB/s\033[K", tool_.c_str(),
-                 done_.load(std::memory_order_relaxed), total_, bytes / (1024.0 * 1024.0 * 1024.0),
-                 seconds > 0 ? bytes / seconds / 1e9 : 0.0);
+    const double received = static_cast<double>(remote::BytesReceived() - first_received);
+    if (received > 0) {  // remote inputs: what the network brought, and how fast
+      std::fprintf(stderr, "\r%s: %zu/%zu inputs, %.2f GiB read, %.2f GiB transferred, %.1f MB/s\033[K", tool_.c_str(),
+                   done_.load(std::memory_order_relaxed), total_, bytes / (1024.0 * 1024.0 * 1024.0),
+                   received / (1024.0 * 1024.0 * 1024.0), seconds > 0 ? received / seconds / 1e6 : 0.0);
+    } else {
+      std::fprintf(stderr, "\r%s: %zu/%zu inputs, %.2f GiB read, %.2f GB/s\033[K", tool_.c_str(),
+                   done_.load(std::memory_order_relaxed), total_, bytes / (1024.0 * 1024.0 * 1024.0),
+                   seconds > 0 ? bytes / seconds / 1e9 : 0.0);
+    }
     std::fflush(stderr);
     drawn = true;
   }

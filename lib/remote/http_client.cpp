@@ -24,6 +24,7 @@ constexpr int kMaxConnectionsPerOrigin = 4;
 constexpr std::uint64_t kDroppedBodyLimit = 65536;  // of an error or redirect body
 
 std::once_flag curl_init_once;
+std::atomic<std::uint64_t> received_in_process{0};
 
 void InitCurl() {
   std::call_once(curl_init_once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
@@ -150,6 +151,7 @@ std::size_t OnBody(char* data, std::size_t size, std::size_t count, void* user) 
   auto* ex = static_cast<Exchange*>(user);
   const std::size_t length = size * count;
   ex->counters->bytes += length;
+  received_in_process.fetch_add(length, std::memory_order_relaxed);
   ex->received += length;
   if (!ex->deliver) {
     ex->dropped += length;
@@ -356,6 +358,8 @@ std::string BasicAuthorization(const Url& url) {
 }
 
 bool RemoteInputsBuiltIn() { return true; }
+
+std::uint64_t BytesReceived() { return received_in_process.load(std::memory_order_relaxed); }
 
 HttpResponse Get(const HttpRequest& request, const RemoteOptions& options, TransferCounters& counters,
                  const BodySink& sink, const HeadersCheck& check) {

@@ -74,6 +74,9 @@ std::string DescribeStatus(long status, const std::string& reason);
 /// The Authorization header a URL's userinfo stands for (Basic), or empty.
 std::string BasicAuthorization(const Url& url);
 
+/// Body bytes received by every request of this process (for --progress).
+std::uint64_t BytesReceived();
+
 /// False in a build without libcurl (CKPT_REMOTE=OFF).
 bool RemoteInputsBuiltIn();
 

@@ -19,4 +19,6 @@ std::string BasicAuthorization(const Url& /*url*/) { return {}; }
 
 bool RemoteInputsBuiltIn() { return false; }
 
+std::uint64_t BytesReceived() { return 0; }
+
 }  // namespace ckpt::remote

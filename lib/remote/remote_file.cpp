@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 #include <deque>
+#include <span>
 
 namespace ckpt::remote {
 namespace {
@@ -43,6 +44,37 @@ RemoteCategory& Category() {
 }
 
 boost::system::error_code Errno(int value) { return {value, boost::system::system_category()}; }
+
+// Bytes received ahead of the reader: a fixed ring, so the read-ahead is bounded and copied
+// in at most two memcpy calls each way.
+class ByteRing {
+ public:
+  explicit ByteRing(std::size_t capacity) : bytes_(capacity) {}
+  [[nodiscard]] std::size_t size() const { return size_; }
+  [[nodiscard]] bool empty() const { return size_ == 0; }
+  [[nodiscard]] std::size_t room() const { return bytes_.size() - size_; }
+  /// Appends in.size() <= room() bytes.
+  void Push(std::span<const std::byte> in) {
+    std::size_t tail = (head_ + size_) % bytes_.size();
+    const std::size_t first = std::min(in.size(), bytes_.size() - tail);
+    std::memcpy(bytes_.data() + tail, in.data(), first);
+    std::memcpy(bytes_.data(), in.data() + first, in.size() - first);
+    size_ += in.size();
+  }
+  /// Removes out.size() <= size() bytes into `out`.
+  void Pop(std::span<std::byte> out) {
+    const std::size_t first = std::min(out.size(), bytes_.size() - head_);
+    std::memcpy(out.data(), bytes_.data() + head_, first);
+    std::memcpy(out.data() + first, bytes_.data(), out.size() - first);
+    head_ = (head_ + out.size()) % bytes_.size();
+    size_ -= out.size();
+  }
+
+ private:
+  std::vector<std::byte> bytes_;
+  std::size_t head_ = 0;
+  std::size_t size_ = 0;
+};
 
 // "bytes A-B/S" -> A, B, S.
 std::optional<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>> ParseContentRange(const std::string& value) {
@@ -89,9 +121,9 @@ boost::system::error_code RemoteError(std::string text) {
 struct RemoteObject::Stream {
   std::mutex mutex;
   std::condition_variable changed;
-  std::deque<std::byte> buffer;  // bytes received, not yet read
-  std::uint64_t position = 0;    // file offset of buffer.front()
-  std::uint64_t end = 0;         // the range ends here
+  ByteRing buffer{kStreamBuffer};  // bytes received, not yet read
+  std::uint64_t position = 0;      // file offset of buffer.front()
+  std::uint64_t end = 0;           // the range ends here
   bool cancel = false;
   bool finished = false;
   boost::system::error_code error;
@@ -370,11 +402,15 @@ void RemoteObject::ExpectSequentialRead(std::uint64_t offset, std::uint64_t leng
           problem = endpoint_.url.Redacted() + ": an over-long body";
           return false;
         }
-        s->changed.wait(stream_lock, [&] { return s->cancel || s->buffer.size() < kStreamBuffer; });
-        if (s->cancel) return false;
-        s->buffer.insert(s->buffer.end(), bytes.begin(), bytes.end());
-        received += bytes.size();
-        s->changed.notify_all();
+        while (!bytes.empty()) {
+          s->changed.wait(stream_lock, [&] { return s->cancel || s->buffer.room() > 0; });
+          if (s->cancel) return false;
+          const std::size_t n = std::min(bytes.size(), s->buffer.room());
+          s->buffer.Push(bytes.first(n));
+          bytes = bytes.subspan(n);
+          received += n;
+          s->changed.notify_all();
+        }
         return true;
       };
       TransferCounters counters;
@@ -435,8 +471,7 @@ IoResult<void> RemoteObject::ReadAt(std::uint64_t offset, std::span<std::byte> o
           return error;
         }
         const std::size_t n = std::min(out.size() - filled, s.buffer.size());
-        std::copy_n(s.buffer.begin(), n, out.begin() + static_cast<std::ptrdiff_t>(filled));
-        s.buffer.erase(s.buffer.begin(), s.buffer.begin() + static_cast<std::ptrdiff_t>(n));
+        s.buffer.Pop(out.subspan(filled, n));
         s.position += n;
         filled += n;
         s.changed.notify_all();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <mutex>
 #include <variant>
 
 #include "lib/json/strict_parser.h"
@@ -197,9 +198,17 @@ OpenedRemote OpenRepository(const std::string& argument, const RemoteOptions& op
   const std::string token = options.hf_token.empty() ? "" : "Authorization: Bearer " + options.hf_token;
   const std::string repo = hub->org + "/" + hub->name;
   std::string commit;
+  // All hf:// inputs of one run that name the same repository and REV resolve it once, so a
+  // chain of rounds is judged at one commit (remote.md section 10).
+  static std::mutex resolved_mutex;
+  static std::map<std::string, std::string> resolved;
+  const std::string resolved_key = endpoint->ForRequest() + "\n" + repo + "\n" + hub->revision;
+  // Held across the lookup: inputs audited in parallel wait for the first answer.
+  std::unique_lock resolving(resolved_mutex);
+  if (auto it = resolved.find(resolved_key); it != resolved.end()) commit = it->second;
   if (IsHex(hub->revision, 40, true)) {
     commit = hub->revision;
-  } else {
+  } else if (commit.empty()) {
     JsonAnswer answer =
         GetJson(WithPath(*endpoint, "/api/models/" + repo + "/revision/" + PercentEncode(hub->revision, false)), token,
                 options, counters);
@@ -217,7 +226,9 @@ OpenedRemote OpenRepository(const std::string& argument, const RemoteOptions& op
       return out;
     }
     commit = sha->String();
+    resolved.emplace(resolved_key, commit);
   }
+  resolving.unlock();
   facts.commit = commit;
   facts.path = "hf://" + repo + "@" + commit + (hub->subpath.empty() ? "" : "/" + hub->subpath);
   auto source = std::make_unique<RemoteSource>(facts, options);
@@ -365,10 +376,14 @@ OpenedRemote OpenDirectory(const Url& url, const std::string& argument, const Re
       if (const auto* doc = std::get_if<json::Document>(&parsed);
           doc != nullptr && doc->root().is(json::Type::kObject)) {
         if (auto files = doc->root().Find("weight_files"); files && files->is(json::Type::kArray)) {
+          bool sharded = files->Size() >= 2;
           for (json::Value f : files->Items()) {
             if (f.is(json::Type::kString) && IsBareFileName(f.String())) declared.push_back(f.String());
+            // A lone shard name still makes the layout sharded: its index is asked for, as a
+            // local directory would show it.
+            sharded |= f.is(json::Type::kString) && f.String() != "weights.safetensors";
           }
-          if (files->Size() >= 2) declared.emplace_back("weights.index.json");
+          if (sharded) declared.emplace_back("weights.index.json");
         }
       }
     }

@@ -85,6 +85,8 @@ json.dump(page1, open(os.path.join(www, "hub/page1.json"), "w"))
 json.dump(page2, open(os.path.join(www, "hub/page2.json"), "w"))
 bad = [dict(page2[0], lfs=dict(page2[0]["lfs"], oid="f" * 64))]
 json.dump([page1[0]] + bad, open(os.path.join(www, "hub/bad.json"), "w"))
+gone = [page1[0], {"type": "file", "path": "missing.safetensors", "size": 10, "oid": "2" * 40}]
+json.dump(gone, open(os.path.join(www, "hub/gone.json"), "w"))
 PY
 
 # --- TLS: a CA, a certificate for 127.0.0.1 it signs, and one it does not ---
@@ -115,6 +117,7 @@ http {
     root $www;
     location /slow/ { limit_rate_after 64k; limit_rate 1m; }
     location /busy/ { add_header Retry-After 1 always; return 503; }
+    location = /loop { return 302 /loop; }
   }
   server {
     listen 127.0.0.1:$hub;
@@ -132,8 +135,10 @@ http {
       add_header Link '<http://127.0.0.1:$hub/api/models/org/tiny/tree/$commit?recursive=true&cursor=2>; rel="next"';
     }
     location = /api/models/org/bad/tree/$commit { rewrite ^ /hub/bad.json last; }
+    location = /api/models/org/gone/tree/$commit { rewrite ^ /hub/gone.json last; }
+    location = /api/models/org/private/revision/main { return 401; }
     location /hub/ { internal; default_type application/json; }
-    location ~ ^/org/(tiny|bad)/resolve/$commit/config.json\$ {
+    location ~ ^/org/(tiny|bad|gone)/resolve/$commit/config.json\$ {
       add_header X-Repo-Commit $commit always;
       rewrite ^ /hub/files/config.json break;
     }
@@ -152,6 +157,7 @@ http {
     ssl_certificate $work/srv.pem; ssl_certificate_key $work/srv.key;
     access_log $work/logs/tls.log ranges;
     root $www;
+    location = /down.safetensors { return 302 http://127.0.0.1:$plain/m.safetensors; }
   }
   server {
     listen 127.0.0.1:$badtls ssl;
@@ -288,6 +294,12 @@ check_error "plain http:// is allowed only to a loopback host" http://example.in
 check_error "plain http:// is allowed only to a loopback host" "http://[::ffff:127.0.0.1]:$plain/m.safetensors"
 check_error "plain http:// is allowed only to a loopback host" "http://2130706433:$plain/m.safetensors"
 check_error "only https://" ftp://127.0.0.1/m.safetensors
+check_error "too many redirects" "$base/loop"
+check_error "from https to http" "https://127.0.0.1:$tls/down.safetensors" --ca-file "$work"/ca.pem
+HF_ENDPOINT=http://127.0.0.1:$hub check_error "gated or private repository: set HF_TOKEN" hf://org/private
+HF_ENDPOINT=http://127.0.0.1:$hub check_error "listed but answers HTTP 404" "hf://org/gone@$commit"
+HF_ENDPOINT=http://example.invalid check_error "HF_ENDPOINT: plain http:// is allowed only to a loopback host" hf://org/tiny
+check_error "between\|1 to 3600" "$base/m.safetensors" --stall-timeout 0
 : >"$work"/logs/plain.log
 start=$(date +%s)
 check_error "$base/busy/m.safetensors: HTTP 503" "$base/busy/m.safetensors"
@@ -319,7 +331,7 @@ done
 grep -q "commit $commit (main)" "$work"/hub.text || fail "text report lacks the commit line"
 grep -q "hf://org/tiny@$commit/model.safetensors" "$work"/hub.sarif || fail "SARIF location is not the hf:// URL"
 sleep 0.2
-[ "$(grep -c 'revision/main' "$work"/logs/hub.log)" = 3 ] || fail "the revision was not asked exactly once per audit"
+[ "$(grep -c 'revision/main' "$work"/logs/hub.log)" = 3 ] || fail "the revision was not asked exactly once per run"
 grep -q 'cursor=2' "$work"/logs/hub.log || fail "the second listing page was not read"
 grep -q 'Bearer hf_SeCrEtToKeN' "$work"/logs/hub.log || fail "the Hub did not get the token"
 grep -q 'Bearer' "$work"/logs/cdn.log && fail "the CDN got the token"
@@ -340,8 +352,36 @@ grep -q "is the LFS object f* but its content hashes to" "$work"/bad.json || fai
 audit --no-hash "hf://org/bad@$commit" >/dev/null 2>&1 || fail "--no-hash compares no digest, so it passes (with its warning)"
 unset HF_ENDPOINT
 
+echo "== two hf:// inputs of one repository and REV resolve it once"
+: >"$work"/logs/hub.log
+HF_ENDPOINT=http://127.0.0.1:$hub audit hf://org/tiny@main hf://org/tiny@main >/dev/null 2>&1 || fail "two hf:// inputs"
+sleep 0.2
+[ "$(grep -c 'revision/main' "$work"/logs/hub.log)" = 1 ] || fail "one repository and REV was resolved more than once"
+
+echo "== --attest names the redacted URLs and the digests read; --verify-attestation reads again"
+openssl genpkey -algorithm ed25519 -out "$work"/key.pem 2>/dev/null
+chmod 600 "$work"/key.pem
+openssl pkey -in "$work"/key.pem -pubout -out "$work"/key.pub
+audit --attest "$work"/key.pem --attestation-out "$work"/art.dsse.json "$base/art/" >/dev/null || fail "--attest on a directory URL"
+$py - "$work"/art.dsse.json "$base" <<'PY' || fail "statement subjects"
+import base64, json, sys
+statement = json.loads(base64.b64decode(json.load(open(sys.argv[1]))["payload"]))
+names = [s["name"] for s in statement["subject"]]
+assert sys.argv[2] + "/art/header.json" in names, names
+assert all(len(s["digest"]["sha256"]) == 64 for s in statement["subject"])
+assert statement["predicate"]["remote"]["url"] == sys.argv[2] + "/art/", statement["predicate"]["remote"]
+PY
+audit --verify-attestation "$work"/art.dsse.json --trusted-key "$work"/key.pub "$base/art/" >/dev/null ||
+  fail "--verify-attestation of the same URL"
+audit --verify-attestation "$work"/art.dsse.json --trusted-key "$work"/key.pub "$base/big/" >"$work"/v.txt 2>&1 &&
+  fail "--verify-attestation of another URL passed"
+grep -q attest-subject-mismatch "$work"/v.txt || fail "another URL: no attest-subject-mismatch"
+check_error "cannot be combined with --no-hash" --attest "$work"/key.pem --attestation-out "$work"/x.json --no-hash "$base/art/"
+
 echo "== ckpt-diff and ckpt-chain take URLs"
 "$bin"/ckpt-diff "$base/art/" "$www"/art >"$work"/diff.txt 2>&1 || fail "ckpt-diff URL vs local: $(cat "$work"/diff.txt)"
+"$bin"/ckpt-diff --format json "$base/art/" "$base/art/" >"$work"/diff.json 2>&1 || fail "ckpt-diff URL vs URL: $(head -c 800 "$work"/diff.json)"
+grep -q "$base/art/" "$work"/diff.json || fail "ckpt-diff does not name the sides by their URLs"
 printf '%s\n' "$base/art/" >"$work"/rounds.txt
 "$bin"/ckpt-chain --inputs-from "$work"/rounds.txt >"$work"/chain.txt 2>&1 || fail "ckpt-chain --inputs-from URL: $(cat "$work"/chain.txt)"
 
