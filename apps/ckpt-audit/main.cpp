@@ -38,7 +38,11 @@ constexpr const char* kUsage = R"(Usage: ckpt-audit [options] ARTIFACT...
 Audits each ARTIFACT directory (header.json plus safetensors weights) against the
 Lensemble artifact format: schema version and migration, header fields, strict
 safetensors structure, manifest and shard index cross-checks, path confinement,
-action-head exclusion, pickle refusal and the recomputed content hash.
+action-head exclusion, pickle refusal and the recomputed content hash. Every other
+input (a safetensors, GGUF, pickle-based or NumPy file, a model folder, a Hugging Face
+cache) is recognised by content. An ARTIFACT may be remote: https://HOST/FILE, a
+Lensemble directory https://HOST/DIR/, or hf://ORG/NAME[@REV][/SUBPATH] (through
+$HF_ENDPOINT, with $HF_TOKEN when set); http:// only to a loopback host.
 
 With --attest, each audit is also signed: an in-toto Statement v1 in a DSSE envelope
 (Ed25519), written whatever the verdict. --verify-attestation checks such an envelope

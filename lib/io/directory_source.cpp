@@ -84,7 +84,7 @@ class DescriptorPool {
 class PosixFile final : public RandomAccessFile {
  public:
   PosixFile(std::shared_ptr<const DirectorySource::DirHandle> dir, std::string name, FileIdentity identity)
-      : dir_(std::move(dir)), name_(std::move(name)), identity_(identity) {}
+      : dir_(std::move(dir)), name_(std::move(name)), identity_(std::move(identity)) {}
   ~PosixFile() override { DescriptorPool::Instance().Forget(*this); }
   PosixFile(const PosixFile&) = delete;
   PosixFile& operator=(const PosixFile&) = delete;

@@ -41,6 +41,8 @@ struct HttpRequest {
   /// "Authorization: ..." and the only origin it may reach.
   std::string authorization;
   std::string authorization_origin;
+  /// Set by another thread to stop the transfer at once (even while the server is silent).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct HttpResponse {

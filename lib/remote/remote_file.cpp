@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <atomic>
 #include <deque>
 #include <span>
 
@@ -125,6 +126,7 @@ struct RemoteObject::Stream {
   std::uint64_t position = 0;      // file offset of buffer.front()
   std::uint64_t end = 0;           // the range ends here
   bool cancel = false;
+  std::atomic<bool> cancel_transfer{false};  // the same, for the transfer in flight
   bool finished = false;
   boost::system::error_code error;
   std::map<std::string, std::string> change_headers;  // the answer that showed another version
@@ -346,6 +348,7 @@ void RemoteObject::StopStream() {
   {
     std::lock_guard lock(stream->mutex);
     stream->cancel = true;
+    stream->cancel_transfer = true;
   }
   stream->changed.notify_all();
   if (stream->thread.joinable()) stream->thread.join();
@@ -389,6 +392,7 @@ void RemoteObject::ExpectSequentialRead(std::uint64_t offset, std::uint64_t leng
       const std::uint64_t last = std::min(end_now, next + kStreamRequest) - 1;
       HttpRequest request = base;
       request.range = std::pair(next, last);
+      request.cancel = &s->cancel_transfer;
       bool changed = false;
       std::string problem;
       std::uint64_t received = 0;

@@ -310,7 +310,10 @@ OpenedRemote OpenRepository(const std::string& argument, const RemoteOptions& op
       has_header |= name == "header.json";
       FileEndpoint file;
       file.name = name;
-      file.url = WithPath(*endpoint, "/" + repo + "/resolve/" + commit + "/" + PercentEncode(full, true));
+      std::string resolve_path = "/" + repo;
+      resolve_path += "/resolve/" + commit;
+      resolve_path += "/" + PercentEncode(full, true);
+      file.url = WithPath(*endpoint, resolve_path);
       file.authorization = token;
       file.authorization_origin = endpoint->Origin();
       file.expected_commit = commit;
@@ -410,7 +413,7 @@ OpenedRemote OpenDirectory(const Url& url, const std::string& argument, const Re
 
 void RemoteSource::AddFile(FileEndpoint endpoint, std::optional<ListedFile> listed) {
   const std::string name = endpoint.name;
-  files_[name] = Entry{std::make_shared<RemoteObject>(std::move(endpoint), options_, *facts_.counters), listed};
+  files_[name] = Entry{std::make_shared<RemoteObject>(std::move(endpoint), options_, *facts_.counters), std::move(listed)};
 }
 
 void RemoteSource::Drop(const std::string& name) { files_.erase(name); }
