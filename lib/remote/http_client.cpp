@@ -165,8 +165,7 @@ std::size_t OnBody(char* data, std::size_t size, std::size_t count, void* user) 
 }
 
 // Stops a transfer whose reader went away, without waiting for the next body byte.
-int OnProgress(void* user, curl_off_t /*dltotal*/, curl_off_t /*dlnow*/, curl_off_t /*ultotal*/,
-               curl_off_t /*ulnow*/) {
+int OnProgress(void* user, curl_off_t /*dltotal*/, curl_off_t /*dlnow*/, curl_off_t /*ultotal*/, curl_off_t /*ulnow*/) {
   const auto* cancel = static_cast<const std::atomic<bool>*>(user);
   return cancel != nullptr && cancel->load(std::memory_order_relaxed) ? 1 : 0;
 }

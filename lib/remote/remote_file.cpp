@@ -1,9 +1,9 @@
 #include "lib/remote/remote_file.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <atomic>
 #include <deque>
 #include <span>
 

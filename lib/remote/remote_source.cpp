@@ -331,6 +331,7 @@ OpenedRemote OpenRepository(const std::string& argument, const RemoteOptions& op
     }
   }
   out.lensemble = has_header;
+  if (has_header) source->KeepTopLevel();  // read as a local artifact directory is
   out.source = std::move(source);
   return out;
 }
@@ -413,10 +414,26 @@ OpenedRemote OpenDirectory(const Url& url, const std::string& argument, const Re
 
 void RemoteSource::AddFile(FileEndpoint endpoint, std::optional<ListedFile> listed) {
   const std::string name = endpoint.name;
-  files_[name] = Entry{std::make_shared<RemoteObject>(std::move(endpoint), options_, *facts_.counters), std::move(listed)};
+  files_[name] =
+      Entry{std::make_shared<RemoteObject>(std::move(endpoint), options_, *facts_.counters), std::move(listed)};
 }
 
 void RemoteSource::Drop(const std::string& name) { files_.erase(name); }
+
+void RemoteSource::KeepTopLevel() {
+  for (auto it = files_.begin(); it != files_.end();) {
+    const std::size_t slash = it->first.find('/');
+    if (slash == std::string::npos) {
+      ++it;
+      continue;
+    }
+    directories_.insert(it->first.substr(0, slash));
+    it = files_.erase(it);
+  }
+  for (auto it = directories_.begin(); it != directories_.end();) {
+    it = it->find('/') == std::string::npos ? std::next(it) : directories_.erase(it);
+  }
+}
 
 IoResult<void> RemoteSource::Bind(const std::string& name) const {
   auto it = files_.find(name);

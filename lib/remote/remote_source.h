@@ -47,6 +47,9 @@ class RemoteSource final : public ArtifactSource {
   IoResult<void> Bind(const std::string& name) const;
   /// Forgets a declared file the server does not have (a directory URL's missing file).
   void Drop(const std::string& name);
+  /// Keeps the top level only, as a local artifact directory lists it: a file in a sub-folder
+  /// becomes that folder's entry (a Lensemble artifact in a repository).
+  void KeepTopLevel();
 
   [[nodiscard]] IoResult<std::vector<DirectoryEntry>> List() const override;
   [[nodiscard]] IoResult<std::unique_ptr<RandomAccessFile>> Open(const std::string& name) const override;

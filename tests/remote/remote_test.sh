@@ -71,6 +71,8 @@ cp "$work"/slowsrc/* "$www"/slow/
 commit=0123456789abcdef0123456789abcdef01234567
 cp "$src"/fixtures/vectors/v1-single/weights.safetensors "$www"/cdn/blobs/model.safetensors
 printf '{"model_type": "bert"}\n' >"$www"/hub/files/config.json
+mkdir -p "$www"/hub/round
+cp "$src"/fixtures/vectors/v1-single/* "$www"/hub/round/
 $py - "$www" "$commit" "$hub" <<'PY'
 import hashlib, json, sys, os
 www, commit, hub = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -86,6 +88,16 @@ json.dump(page2, open(os.path.join(www, "hub/page2.json"), "w"))
 bad = [dict(page2[0], lfs=dict(page2[0]["lfs"], oid="f" * 64))]
 json.dump([page1[0]] + bad, open(os.path.join(www, "hub/bad.json"), "w"))
 gone = [page1[0], {"type": "file", "path": "missing.safetensors", "size": 10, "oid": "2" * 40}]
+# A Lensemble round in a sub-folder of a repository, with a nested folder the audit must not walk.
+rounds = []
+for name in sorted(os.listdir(os.path.join(www, "hub/round"))):
+    data = open(os.path.join(www, "hub/round", name), "rb").read()
+    rounds.append({"type": "file", "path": "round-0001/" + name, "size": len(data), "oid": git(data)})
+json.dump(rounds, open(os.path.join(www, "hub/rounds.json"), "w"))
+stray = [dict(r, path=r["path"].replace("round-0001", "round-0002")) for r in rounds]
+stray.append({"type": "directory", "path": "round-0002/notes", "oid": "3" * 40, "size": 0})
+stray.append({"type": "file", "path": "round-0002/notes/a.txt", "size": 2, "oid": git(b"a\n")})
+json.dump(stray, open(os.path.join(www, "hub/stray.json"), "w"))
 json.dump(gone, open(os.path.join(www, "hub/gone.json"), "w"))
 PY
 
@@ -137,6 +149,12 @@ http {
     location = /api/models/org/bad/tree/$commit { rewrite ^ /hub/bad.json last; }
     location = /api/models/org/gone/tree/$commit { rewrite ^ /hub/gone.json last; }
     location = /api/models/org/private/revision/main { return 401; }
+    location = /api/models/org/rounds/tree/$commit/round-0001 { rewrite ^ /hub/rounds.json last; }
+    location = /api/models/org/rounds/tree/$commit/round-0002 { rewrite ^ /hub/stray.json last; }
+    location ~ ^/org/rounds/resolve/$commit/round-000[12]/([a-z.]+)\$ {
+      add_header X-Repo-Commit $commit always;
+      rewrite ^/org/rounds/resolve/$commit/round-000[12]/([a-z.]+)\$ /hub/round/\$1 break;
+    }
     location /hub/ { internal; default_type application/json; }
     location ~ ^/org/(tiny|bad|gone)/resolve/$commit/config.json\$ {
       add_header X-Repo-Commit $commit always;
@@ -329,6 +347,20 @@ for format in json text sarif; do
   grep -q s3cr3t-signature "$work"/hub.$format && fail "the CDN signature reached the $format report"
 done
 grep -q "commit $commit (main)" "$work"/hub.text || fail "text report lacks the commit line"
+echo "== remote reports are valid: JSON against the report schema, SARIF against the validators"
+$py - "$src"/reports/ckpt-audit-report.schema.json "$work"/hub.json "$work"/remote.json "$work"/big.json <<'PY' || fail "a remote JSON report does not validate against the report schema"
+import json, sys
+import jsonschema
+schema = json.load(open(sys.argv[1]))
+for path in sys.argv[2:]:
+    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(json.load(open(path))))
+    for e in errors[:5]:
+        print(path, list(e.path), e.message, file=sys.stderr)
+    if errors:
+        sys.exit(1)
+PY
+"$src"/tests/sarif/validate.sh "$work"/hub.sarif >"$work"/sarif-validate.txt 2>&1 ||
+  fail "the hf:// SARIF report does not validate: $(tail -5 "$work"/sarif-validate.txt)"
 grep -q "hf://org/tiny@$commit/model.safetensors" "$work"/hub.sarif || fail "SARIF location is not the hf:// URL"
 sleep 0.2
 [ "$(grep -c 'revision/main' "$work"/logs/hub.log)" = 3 ] || fail "the revision was not asked exactly once per run"
@@ -351,6 +383,18 @@ grep -q "model-blob-digest" "$work"/bad.json || fail "a wrong lfs.oid is not mod
 grep -q "is the LFS object f* but its content hashes to" "$work"/bad.json || fail "model-blob-digest wording"
 audit --no-hash "hf://org/bad@$commit" >/dev/null 2>&1 || fail "--no-hash compares no digest, so it passes (with its warning)"
 unset HF_ENDPOINT
+
+echo "== a Lensemble round in a repository sub-folder: hf://ORG/NAME@COMMIT/SUBPATH, as the local round"
+HF_ENDPOINT=http://127.0.0.1:$hub same "$src"/fixtures/vectors/v1-single "hf://org/rounds@$commit/round-0001"
+# A sub-folder inside the round is the local finding (layout-stray-entry), not a walk into it.
+mkdir -p "$work"/round-0002/notes
+cp "$src"/fixtures/vectors/v1-single/* "$work"/round-0002/
+printf 'a\n' >"$work"/round-0002/notes/a.txt
+HF_ENDPOINT=http://127.0.0.1:$hub same "$work"/round-0002 "hf://org/rounds@$commit/round-0002"
+grep -q layout-stray-entry "$work"/remote.json || fail "the round's sub-folder is not layout-stray-entry"
+printf 'hf://org/rounds@%s/round-0001\n' "$commit" >"$work"/hub-rounds.txt
+HF_ENDPOINT=http://127.0.0.1:$hub "$bin"/ckpt-chain --inputs-from "$work"/hub-rounds.txt >"$work"/hub-chain.txt 2>&1 ||
+  fail "ckpt-chain of an hf:// round: $(cat "$work"/hub-chain.txt)"
 
 echo "== two hf:// inputs of one repository and REV resolve it once"
 : >"$work"/logs/hub.log
