@@ -60,7 +60,7 @@ void RecordRemoteFacts(Artifact& artifact, const remote::RemoteSource& source) {
     if (name.empty() && entries && entries->size() == 1) name = entries->front().name;
     auto report = source.FileReport(name);
     if (!report) continue;
-    AdmittedFile::Remote& r = f.remote.emplace();
+    RemoteFileFacts& r = f.remote.emplace();
     r.url = report->url;
     r.etag = report->etag;
     r.last_modified = report->last_modified;

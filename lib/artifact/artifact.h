@@ -290,6 +290,16 @@ struct AuditOptions {
   [[nodiscard]] bool IsAllowedGroup(std::string_view group) const;
 };
 
+/// A remote file (remote.md section 9): where its bytes came from and what they cost.
+struct RemoteFileFacts {
+  std::string url;  ///< redacted, the hop that served
+  std::string etag;
+  std::string last_modified;
+  std::optional<std::string> lfs_oid;
+  std::optional<std::string> git_oid;
+  std::uint64_t bytes_transferred = 0;
+};
+
 /// A file the audit opened, with the identity it had when admitted. After the last read
 /// the audit checks that the name still resolves to that identity; `change` says what
 /// differs when it does not (the file changed while being audited: never a pass).
@@ -308,17 +318,8 @@ struct AdmittedFile {
   /// What the file's source says its content must be (a Hub listing's size; X-Linked-Size).
   std::optional<std::uint64_t> expected_size;
   std::optional<std::uint64_t> linked_size;
-  std::string expected_as;  ///< "the LFS object", "the git blob": blob_digest from a listing
-  /// A remote file (remote.md section 9): where its bytes came from and what they cost.
-  struct Remote {
-    std::string url;  ///< redacted, the hop that served
-    std::string etag;
-    std::string last_modified;
-    std::optional<std::string> lfs_oid;
-    std::optional<std::string> git_oid;
-    std::uint64_t bytes_transferred = 0;
-  };
-  std::optional<Remote> remote;
+  std::string expected_as;                ///< "the LFS object", "the git blob": blob_digest from a listing
+  std::optional<RemoteFileFacts> remote;  ///< a remote file's origin and cost (remote.md section 9)
 };
 
 /// A remote input's own facts (remote.md section 9, the report's `remote` object).

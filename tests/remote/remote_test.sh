@@ -42,6 +42,7 @@ mkdir -p "$www"/art "$www"/slow "$www"/hub/files "$www"/cdn/blobs "$work"/logs
 # --- inputs: the bundled vectors, a tar, a pickle, a torch checkpoint, a numpy array ---
 cp "$src"/fixtures/vectors/v1-sharded/* "$www"/art/
 cp "$src"/fixtures/vectors/v1-single/weights.safetensors "$www"/m.safetensors
+: >"$www"/empty.bin
 tar -cf "$www"/r.tar -C "$src"/fixtures/vectors/v1-single header.json weights.safetensors
 $py - "$www" <<'PY'
 import pickle, sys, os
@@ -54,6 +55,7 @@ pickle.dump(Evil(), open(os.path.join(out, "evil.pkl"), "wb"))
 try:
     import numpy
     numpy.save(os.path.join(out, "a.npy"), numpy.arange(12, dtype=numpy.float32).reshape(3, 4))
+    numpy.savez(os.path.join(out, "z.npz"), w=numpy.ones((2, 2), dtype=numpy.float32), b=numpy.zeros(3))
 except ImportError:
     pass
 try:
@@ -62,6 +64,9 @@ try:
 except ImportError:
     pass
 PY
+"$bin"/ckpt-make-gguf-seeds "$work"/gguf >/dev/null
+cp "$work"/gguf/several.gguf "$www"/g.gguf
+cp "$work"/gguf/aligned64-v2.gguf "$www"/g2.gguf
 # A bigger sharded artifact for the --no-hash bound, and a slow file to replace mid-audit.
 "$bin"/ckpt-make-artifact "$www"/big 4 $((16 << 20)) 2 >/dev/null
 "$bin"/ckpt-make-artifact "$work"/slowsrc 2 $((2 << 20)) 1 >/dev/null
@@ -222,7 +227,7 @@ PY
 
 base=http://127.0.0.1:$plain
 echo "== remote equals local, full audit and --no-hash, for every kind served"
-for f in m.safetensors r.tar p.pkl evil.pkl a.npy t.pt; do
+for f in m.safetensors r.tar p.pkl evil.pkl a.npy z.npz t.pt g.gguf g2.gguf empty.bin; do
   [ -f "$www/$f" ] || { fail "fixture $f was not generated (python3-numpy, python3-torch)"; continue; }
   same "$www/$f" "$base/$f"
   same "$www/$f" "$base/$f" --no-hash
