@@ -41,9 +41,9 @@ std::string Describe(const std::string& context, const boost::system::error_code
   return context + ": " + error.message();
 }
 
-// A remote input's report facts, once its last request (the revalidation) is done.
-void RecordRemoteFacts(Artifact& artifact, const remote::RemoteSource& source) {
-  const remote::RemoteFacts& facts = source.facts();
+// A remote input's report facts, once its last request (the revalidation) is done: the
+// input's own (also for one refused by content), then each file's from its source.
+void RecordRemoteFacts(Artifact& artifact, const remote::RemoteFacts& facts, const remote::RemoteSource* source) {
   RemoteInput& input = artifact.remote.emplace();
   input.url = facts.url;
   input.scheme = facts.scheme;
@@ -53,19 +53,20 @@ void RecordRemoteFacts(Artifact& artifact, const remote::RemoteSource& source) {
   input.listed = facts.listed;
   input.bytes_transferred = facts.counters->bytes.load();
   input.requests = facts.counters->requests.load();
+  if (source == nullptr) return;
   // A single file is admitted as "" by its wrapper: its one remote file is the source's only one.
-  auto entries = source.List();
+  auto entries = source->List();
   for (AdmittedFile& f : artifact.files) {
     std::string name = f.name;
     if (name.empty() && entries && entries->size() == 1) name = entries->front().name;
-    auto report = source.FileReport(name);
+    auto report = source->FileReport(name);
     if (!report) continue;
     RemoteFileFacts& r = f.remote.emplace();
     r.url = report->url;
     r.etag = report->etag;
     r.last_modified = report->last_modified;
     r.bytes_transferred = report->bytes_transferred;
-    if (const remote::ListedFile* listed = source.Listed(name)) {
+    if (const remote::ListedFile* listed = source->Listed(name)) {
       r.lfs_oid = listed->lfs_oid;
       r.git_oid = listed->git_oid;
     }
@@ -159,6 +160,7 @@ std::unique_ptr<AuditSession> BeginAuditPath(const std::string& path, const Audi
     session->unreadable = true;
     return session;
   }
+  session->remote_facts = input.remote_facts;
   if (!input.source) {  // refused by content (compressed, unknown, not yet analysed): its finding says why
     session->refused = true;
     return session;
@@ -167,14 +169,17 @@ std::unique_ptr<AuditSession> BeginAuditPath(const std::string& path, const Audi
   session->remote = input.remote;
   LoadInto(*session, shown, *session->owned_source, input.kind);
   if (input.container) session->result.artifact.container = std::pair(input.container->name, input.container->size);
-  if (input.remote != nullptr) session->result.artifact.remote.emplace();
   return session;
 }
 
 AuditResult FinishAudit(AuditSession& session) {
   AuditResult& result = session.result;
-  if (session.unreadable) return std::move(result);
+  if (session.unreadable) {
+    if (session.remote_facts) RecordRemoteFacts(result.artifact, *session.remote_facts, session.remote);
+    return std::move(result);
+  }
   if (session.refused) {
+    if (session.remote_facts) RecordRemoteFacts(result.artifact, *session.remote_facts, nullptr);
     result.findings = std::move(session.sink.findings());
     result.dropped = session.sink.dropped();
     if (session.policy.gate != nullptr)
@@ -186,7 +191,7 @@ AuditResult FinishAudit(AuditSession& session) {
   // The last read is done: every admitted name must still be the file that was read.
   for (WeightFile& wf : artifact.weights) wf.file->Release();
   VerifyAdmittedFiles(artifact, *session.source);
-  if (session.remote != nullptr) RecordRemoteFacts(artifact, *session.remote);
+  if (session.remote_facts) RecordRemoteFacts(artifact, *session.remote_facts, session.remote);
 
   FindingSink& sink = session.sink;
   for (const rules::RuleEntry& rule : rules::AllRules()) {

@@ -34,8 +34,9 @@ struct AuditSession {
   AuditResult result;
   FindingSink sink;
   const ArtifactSource* source = nullptr;
-  std::unique_ptr<ArtifactSource> owned_source;  ///< BeginAuditPath's directory
-  const remote::RemoteSource* remote = nullptr;  ///< a remote input's source (inside owned_source)
+  std::unique_ptr<ArtifactSource> owned_source;     ///< BeginAuditPath's directory
+  const remote::RemoteSource* remote = nullptr;     ///< a remote input's source (inside owned_source)
+  std::optional<remote::RemoteFacts> remote_facts;  ///< a remote input's own facts, its counters live
   AuditOptions policy;
   std::optional<HashPlan> plan;  ///< the content hash's plan, when it is computable
   bool unreadable = false;       ///< nothing could be listed: no further phase

@@ -87,6 +87,7 @@ OpenedInput OpenRemoteInput(const std::string& argument, DiagnosticSink& sink, c
     return in;
   }
   in.remote = opened.source.get();
+  in.remote_facts = opened.source->facts();  // its counters outlive the source
   in.display_path = opened.source->facts().path;
   switch (opened.form) {
     case remote::OpenedRemote::Form::kDirectory:
@@ -99,7 +100,9 @@ OpenedInput OpenRemoteInput(const std::string& argument, DiagnosticSink& sink, c
       break;
   }
   const std::string display = in.display_path;
-  return OpenFileInput(display, std::move(opened.source), opened.file_name, std::move(in), sink);
+  OpenedInput file = OpenFileInput(display, std::move(opened.source), opened.file_name, std::move(in), sink);
+  if (!file.source) file.remote = nullptr;  // refused by content: its source is gone
+  return file;
 }
 
 OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink, const remote::RemoteOptions& remote) {

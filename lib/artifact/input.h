@@ -34,6 +34,7 @@ struct OpenedInput {
   /// A remote input: its source (owned by `source`, or by the wrapper `source` is), and the
   /// name reports call it by (the redacted URL, hf://ORG/NAME@COMMIT).
   const remote::RemoteSource* remote = nullptr;
+  std::optional<remote::RemoteFacts> remote_facts;  ///< set for every remote input that was opened
   std::string display_path;
 };
 
