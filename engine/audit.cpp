@@ -232,7 +232,9 @@ AuditResult HashAndFinish(AuditSession& session) {
     Artifact& artifact = session.result.artifact;
     // Inputs without a content hash (a safetensors file, a model folder) are hashed as files.
     const bool lensemble = InputKinds::Lensemble().Has(artifact.kind);
-    const bool digests_wanted = session.policy.digest_files || !lensemble;
+    // A round in an hf:// repository is hashed file by file too: the listing names each digest.
+    const bool hub = session.remote_facts && session.remote_facts->scheme == "hf";
+    const bool digests_wanted = session.policy.digest_files || !lensemble || hub;
     if (session.plan && digests_wanted) {
       // One read: the weight files' digests come from the content hash's own windows; a
       // file whose bytes the hash does not visit in order is read again afterwards.

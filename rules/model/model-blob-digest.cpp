@@ -1,5 +1,6 @@
 // model-blob-digest: Hub-cache blob does not hash to its name.
 // Checked on the artifact model after reading (model folders).
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -24,11 +25,14 @@ const RuleInfo kRule{
     .remediation = "Delete the snapshot's blobs and download the model again.",
     .security = true,
     .tier = Tier::kPrimary,
-    .inputs = {InputKind::kModelFolder},
+    .inputs = {InputKind::kModelFolder, InputKind::kLensemble},  // a Lensemble round in an hf:// repository too
 };
 
 void Check(const Artifact& artifact, FindingSink& sink) {
-  if (!artifact.model) return;
+  // A model folder's hub-cache blobs, or any file a Hub listing describes (hf://).
+  const bool listed = std::any_of(artifact.files.begin(), artifact.files.end(),
+                                  [](const AdmittedFile& f) { return f.expected_size.has_value(); });
+  if (!artifact.model && !listed) return;
   for (const AdmittedFile& f : artifact.files) {
     const std::uint64_t served = f.identity.size;
     if (f.expected_size && (served != *f.expected_size || (f.linked_size && *f.linked_size != *f.expected_size))) {

@@ -103,6 +103,11 @@ stray = [dict(r, path=r["path"].replace("round-0001", "round-0002")) for r in ro
 stray.append({"type": "directory", "path": "round-0002/notes", "oid": "3" * 40, "size": 0})
 stray.append({"type": "file", "path": "round-0002/notes/a.txt", "size": 2, "oid": git(b"a\n")})
 json.dump(stray, open(os.path.join(www, "hub/stray.json"), "w"))
+forged = [dict(r, path=r["path"].replace("round-0001", "round-0003")) for r in rounds]
+for r in forged:
+    if r["path"].endswith(".safetensors"):
+        r["oid"] = "4" * 40
+json.dump(forged, open(os.path.join(www, "hub/forged.json"), "w"))
 json.dump(gone, open(os.path.join(www, "hub/gone.json"), "w"))
 PY
 
@@ -156,9 +161,10 @@ http {
     location = /api/models/org/private/revision/main { return 401; }
     location = /api/models/org/rounds/tree/$commit/round-0001 { rewrite ^ /hub/rounds.json last; }
     location = /api/models/org/rounds/tree/$commit/round-0002 { rewrite ^ /hub/stray.json last; }
-    location ~ ^/org/rounds/resolve/$commit/round-000[12]/([a-z.]+)\$ {
+    location = /api/models/org/rounds/tree/$commit/round-0003 { rewrite ^ /hub/forged.json last; }
+    location ~ ^/org/rounds/resolve/$commit/round-000[123]/([a-z.]+)\$ {
       add_header X-Repo-Commit $commit always;
-      rewrite ^/org/rounds/resolve/$commit/round-000[12]/([a-z.]+)\$ /hub/round/\$1 break;
+      rewrite ^/org/rounds/resolve/$commit/round-000[123]/([a-z.]+)\$ /hub/round/\$1 break;
     }
     location /hub/ { internal; default_type application/json; }
     location ~ ^/org/(tiny|bad|gone)/resolve/$commit/config.json\$ {
@@ -213,9 +219,16 @@ def view(a):
     return {"kind": a["kind"], "verdict": a["verdict"],
             "findings": [(f["rule"], f["severity"], f["location"].get("file"), f["location"].get("byte_offset"),
                           f["location"].get("line"), f["message"].replace(a["path"], "PATH")) for f in a["findings"]],
-            "tensors": a["tensors"], "files": [(f["name"], f["size"], f["sha256"]) for f in a["files"]],
+            "tensors": a["tensors"], "files": [(f["name"], f["size"]) for f in a["files"]],
             "hash": a["content_hash"].get("computed")}
 lv, rv = view(l), view(r)
+# Digests: equal wherever both hashed a file (an hf:// round also hashes each file for its listing).
+for lf, rf in zip(l["files"], r["files"]):
+    if lf["sha256"] and rf["sha256"] and lf["sha256"] != rf["sha256"]:
+        lv["digest of " + lf["name"]] = lf["sha256"]
+        rv["digest of " + lf["name"]] = rf["sha256"]
+    if lf["sha256"] and not rf["sha256"]:
+        lv["digest of " + lf["name"]] = "hashed locally, not remotely"
 if lv != rv:
     print(json.dumps(lv, indent=1), json.dumps(rv, indent=1), sep="\n----\n", file=sys.stderr)
     sys.exit(1)
@@ -397,6 +410,10 @@ cp "$src"/fixtures/vectors/v1-single/* "$work"/round-0002/
 printf 'a\n' >"$work"/round-0002/notes/a.txt
 HF_ENDPOINT=http://127.0.0.1:$hub same "$work"/round-0002 "hf://org/rounds@$commit/round-0002"
 grep -q layout-stray-entry "$work"/remote.json || fail "the round's sub-folder is not layout-stray-entry"
+HF_ENDPOINT=http://127.0.0.1:$hub audit --format json "hf://org/rounds@$commit/round-0003" >"$work"/forged.json 2>&1 &&
+  fail "a round whose listing names another git blob passed"
+grep -q "is the git blob 4444444444444444444444444444444444444444 but its content hashes to" "$work"/forged.json ||
+  fail "a round's forged listing is not model-blob-digest: $(grep -o '"message": "[^"]*"' "$work"/forged.json | head -3)"
 printf 'hf://org/rounds@%s/round-0001\n' "$commit" >"$work"/hub-rounds.txt
 HF_ENDPOINT=http://127.0.0.1:$hub "$bin"/ckpt-chain --inputs-from "$work"/hub-rounds.txt >"$work"/hub-chain.txt 2>&1 ||
   fail "ckpt-chain of an hf:// round: $(cat "$work"/hub-chain.txt)"
