@@ -60,6 +60,12 @@ OriginSlots& Slots() {
 // Idle easy handles keep their connections for the next request.
 class HandlePool {
  public:
+  HandlePool() = default;
+  HandlePool(const HandlePool&) = delete;
+  HandlePool& operator=(const HandlePool&) = delete;
+  ~HandlePool() {
+    for (CURL* handle : idle_) curl_easy_cleanup(handle);  // their connections close at exit
+  }
   CURL* Take() {
     std::lock_guard lock(mutex_);
     if (idle_.empty()) return curl_easy_init();
