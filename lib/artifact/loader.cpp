@@ -272,8 +272,14 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
     // One meaning, or refuse: a weight file that another reader would read as another container.
     // The input file itself ("") has the input's kind, classified when it was opened.
     const auto loader = kind == InputKind::kModelFolder ? LoaderForName(name) : std::nullopt;
-    auto checked =
-        name.empty() ? CheckPolyglot(**file, kind, name, loader, sink) : CheckPolyglot(**file, name, loader, sink);
+    // A remote artifact read for its structure only (--no-hash) transfers its headers and no
+    // more (remote.md section 7): only what each first read shows is checked, and its
+    // hash-not-verified warning says so. Other kinds keep the whole check (no warning to say it).
+    const bool structure_only =
+        !policy.compute_hash && (*file)->ReadsAreRequests() && InputKinds::Lensemble().Has(kind);
+    auto checked = structure_only ? CheckPolyglotHead(**file, name, sink)
+                   : name.empty() ? CheckPolyglot(**file, kind, name, loader, sink)
+                                  : CheckPolyglot(**file, name, loader, sink);
     if (!checked && checked.error().value() != kFileChangedErrno) {
       tool_errors.push_back(Describe("cannot read " + display_path + "/" += name, checked.error()));
     }

@@ -119,6 +119,24 @@ IoResult<void> CheckPolyglot(const RandomAccessFile& file, const std::string& di
   return CheckPolyglot(file, classified->kind, display, loader, sink);
 }
 
+IoResult<void> CheckPolyglotHead(const RandomAccessFile& file, const std::string& display, DiagnosticSink& sink) {
+  std::array<std::byte, kClassifyLength> head_bytes{};
+  const auto length = static_cast<std::size_t>(std::min<std::uint64_t>(file.size(), head_bytes.size()));
+  if (auto read = file.ReadAt(0, std::span(head_bytes).first(length)); !read) return read.error();
+  const std::span<const std::byte> head = std::span(head_bytes).first(length);
+  const InputKind kind = ClassifyFileHead(head, file.size(), std::nullopt, nullptr).kind;
+  const Container content = ContainerOf(kind);
+  if (content == Container::kNone || content == Container::kZip || !StartsWith(head, kZipLocalMagic)) return {};
+  const std::string shown = display.empty() ? "The file" : QuoteForMessage(display);
+  const std::string what(ContainerName(content));
+  FileReporter(display, sink)(Diag::kInputPolyglot, 0,
+                              shown + " is " + what +
+                                  " that starts with a zip local header (PK\\x03\\x04): torch.load and numpy.load "
+                                  "read it as a zip archive, not as " +
+                                  what + ".");
+  return {};
+}
+
 IoResult<void> CheckPolyglot(const RandomAccessFile& file, InputKind kind, const std::string& display,
                              std::optional<NamedLoader> loader, DiagnosticSink& sink) {
   const Container content = ContainerOf(kind);

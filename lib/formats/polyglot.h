@@ -37,4 +37,9 @@ IoResult<void> CheckPolyglot(const RandomAccessFile& file, InputKind content, co
 IoResult<void> CheckPolyglot(const RandomAccessFile& file, const std::string& display,
                              std::optional<NamedLoader> loader, DiagnosticSink& sink);
 
+/// What a structure-only read of a remote file can check (`--no-hash`, remote.md section 7:
+/// nothing past the first read and the header is transferred): a zip local header at byte 0.
+/// The end-record search of the last 65,557 bytes is not made; the audit says so.
+IoResult<void> CheckPolyglotHead(const RandomAccessFile& file, const std::string& display, DiagnosticSink& sink);
+
 }  // namespace ckpt

@@ -25,9 +25,14 @@ void Check(const Artifact& artifact, FindingSink& sink) {
   const Header* h = ReadableHeader(artifact);
   Location loc = h ? h->FieldLocation("content_hash") : FileLocation("header.json");
   std::string declared = (h && h->content_hash) ? " declared " + QuoteForMessage(*h->content_hash, 80) : "";
+  // A remote input read for its structure only: its weight files' tails were not read either.
+  const std::string remote =
+      artifact.remote ? " Remotely, the weight files' last 65,557 bytes (where zipfile and miniz look for a zip "
+                        "end record: a second reading) were not read either."
+                      : "";
   sink.Report(kRule, loc,
               "Content hash not verified: --no-hash was given, so the tensor bytes were not hashed and the" + declared +
-                  " content_hash was not checked.");
+                  " content_hash was not checked." + remote);
 }
 
 }  // namespace ckpt::rules::hash_not_verified
