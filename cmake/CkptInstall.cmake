@@ -50,6 +50,7 @@ set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION "utils")
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "${CKPT_INFORMATION_URI}")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libcurl4")  # opened at run time (dlopen): shlibdeps cannot see it
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)  # Depends: the runtime libraries the binaries link
 set(CPACK_RPM_PACKAGE_LICENSE "Apache-2.0")
 include(CPack)

@@ -1,6 +1,7 @@
 #include "lib/remote/http_client.h"
 
 #include <curl/curl.h>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <chrono>
@@ -12,11 +13,59 @@
 #include <mutex>
 #include <sstream>
 #include <thread>
+#include <type_traits>
 
 #include "lib/core/base64.h"
 
 namespace ckpt::remote {
 namespace {
+
+// libcurl is opened on the first remote request, not at start-up: a run over local inputs pays
+// neither its load time nor the megabytes its libraries (TLS, HTTP/2, ...) keep resident.
+struct CurlApi {
+  decltype(&::curl_global_init) global_init = nullptr;
+  decltype(&::curl_easy_init) easy_init = nullptr;
+  decltype(&::curl_easy_cleanup) easy_cleanup = nullptr;
+  decltype(&::curl_easy_getinfo) easy_getinfo = nullptr;
+  decltype(&::curl_easy_reset) easy_reset = nullptr;
+  decltype(&::curl_easy_setopt) easy_setopt = nullptr;
+  decltype(&::curl_easy_perform) easy_perform = nullptr;
+  decltype(&::curl_easy_strerror) easy_strerror = nullptr;
+  decltype(&::curl_getdate) getdate = nullptr;
+  decltype(&::curl_slist_append) slist_append = nullptr;
+  decltype(&::curl_slist_free_all) slist_free_all = nullptr;
+  std::string error;  ///< why it could not be loaded (empty: loaded)
+};
+
+const CurlApi& Api() {
+  static const CurlApi api = [] {
+    CurlApi out;
+    void* library = ::dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (library == nullptr) {
+      const char* why = ::dlerror();
+      out.error =
+          std::string("libcurl cannot be loaded (") + (why != nullptr ? why : "libcurl.so.4") + "): install libcurl4";
+      return out;
+    }
+    auto load = [&](auto& slot, const char* name) {
+      slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(::dlsym(library, name));
+      if (slot == nullptr && out.error.empty()) out.error = std::string("libcurl lacks ") + name;
+    };
+    load(out.global_init, "curl_global_init");
+    load(out.easy_init, "curl_easy_init");
+    load(out.easy_cleanup, "curl_easy_cleanup");
+    load(out.easy_getinfo, "curl_easy_getinfo");
+    load(out.easy_reset, "curl_easy_reset");
+    load(out.easy_setopt, "curl_easy_setopt");
+    load(out.easy_perform, "curl_easy_perform");
+    load(out.easy_strerror, "curl_easy_strerror");
+    load(out.getdate, "curl_getdate");
+    load(out.slist_append, "curl_slist_append");
+    load(out.slist_free_all, "curl_slist_free_all");
+    return out;
+  }();
+  return api;
+}
 
 constexpr int kMaxRedirects = 5;
 constexpr int kMaxAttempts = 4;
@@ -27,7 +76,7 @@ std::once_flag curl_init_once;
 std::atomic<std::uint64_t> received_in_process{0};
 
 void InitCurl() {
-  std::call_once(curl_init_once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  std::call_once(curl_init_once, [] { Api().global_init(CURL_GLOBAL_DEFAULT); });
 }
 
 // At most four requests in flight per origin (remote.md section 4).
@@ -64,23 +113,23 @@ class HandlePool {
   HandlePool(const HandlePool&) = delete;
   HandlePool& operator=(const HandlePool&) = delete;
   ~HandlePool() {
-    for (CURL* handle : idle_) curl_easy_cleanup(handle);  // their connections close at exit
+    for (CURL* handle : idle_) Api().easy_cleanup(handle);  // their connections close at exit
   }
   CURL* Take() {
     std::lock_guard lock(mutex_);
-    if (idle_.empty()) return curl_easy_init();
+    if (idle_.empty()) return Api().easy_init();
     CURL* handle = idle_.back();
     idle_.pop_back();
     return handle;
   }
   void Give(CURL* handle, bool reusable) {
     if (!reusable || handle == nullptr) {
-      if (handle != nullptr) curl_easy_cleanup(handle);
+      if (handle != nullptr) Api().easy_cleanup(handle);
       return;
     }
     std::lock_guard lock(mutex_);
     if (idle_.size() >= 8) {
-      curl_easy_cleanup(handle);
+      Api().easy_cleanup(handle);
       return;
     }
     idle_.push_back(handle);
@@ -98,16 +147,16 @@ HandlePool& Pool() {
 
 std::string SystemCaBundle() {
   static const std::string bundle = [] {
-    CURL* probe = curl_easy_init();
+    CURL* probe = Api().easy_init();
     char* path = nullptr;
     std::string text;
-    if (probe != nullptr && curl_easy_getinfo(probe, CURLINFO_CAINFO, &path) == CURLE_OK && path != nullptr) {
+    if (probe != nullptr && Api().easy_getinfo(probe, CURLINFO_CAINFO, &path) == CURLE_OK && path != nullptr) {
       std::ifstream in(path, std::ios::binary);
       std::ostringstream all;
       all << in.rdbuf();
       text = all.str();
     }
-    if (probe != nullptr) curl_easy_cleanup(probe);
+    if (probe != nullptr) Api().easy_cleanup(probe);
     return text;
   }();
   return bundle;
@@ -191,7 +240,7 @@ std::chrono::milliseconds RetryDelay(const std::map<std::string, std::string>& h
     const long long seconds = value.size() > 4 ? 60 : std::stoll(value);
     return std::chrono::milliseconds(std::min(seconds, 60LL) * 1000);
   }
-  const time_t when = curl_getdate(value.c_str(), nullptr);
+  const time_t when = Api().getdate(value.c_str(), nullptr);
   if (when < 0) return fallback;
   const long long delta = static_cast<long long>(when) - static_cast<long long>(std::time(nullptr));
   return std::chrono::milliseconds(std::clamp(delta, 0LL, 60LL) * 1000);
@@ -246,54 +295,54 @@ HopResult PerformHop(const Url& url, const HttpRequest& request, const RemoteOpt
     hop.curl_error = "cannot start libcurl";
     return hop;
   }
-  curl_easy_reset(curl);
+  Api().easy_reset(curl);
   const std::string target = url.ForRequest();
   const std::string origin = url.Origin();
   curl_slist* headers = nullptr;
-  headers = curl_slist_append(headers, "Accept-Encoding: identity");
-  headers = curl_slist_append(headers, "Expect:");
+  headers = Api().slist_append(headers, "Accept-Encoding: identity");
+  headers = Api().slist_append(headers, "Expect:");
   std::string range;
   if (request.range) {
     range = "Range: bytes=" + std::to_string(request.range->first) + "-" + std::to_string(request.range->second);
-    headers = curl_slist_append(headers, range.c_str());
+    headers = Api().slist_append(headers, range.c_str());
   }
   if (!request.condition.empty() && origin == request.condition_origin) {
-    headers = curl_slist_append(headers, request.condition.c_str());
+    headers = Api().slist_append(headers, request.condition.c_str());
   }
   if (!request.authorization.empty() && origin == request.authorization_origin) {
-    headers = curl_slist_append(headers, request.authorization.c_str());
+    headers = Api().slist_append(headers, request.authorization.c_str());
   }
   char error_buffer[CURL_ERROR_SIZE] = {};
   curl_slist* resolve = nullptr;
   if (url.host == "localhost") {  // connected only to the loopback addresses
     const std::string port = url.port.empty() ? (url.scheme == "https" ? "443" : "80") : url.port;
     const std::string pin = "localhost:" + port + ":127.0.0.1";
-    resolve = curl_slist_append(resolve, pin.c_str());
-    curl_easy_setopt(curl, CURLOPT_RESOLVE, resolve);
+    resolve = Api().slist_append(resolve, pin.c_str());
+    Api().easy_setopt(curl, CURLOPT_RESOLVE, resolve);
   }
   const std::string user_agent = std::string("ckpt-audit/") + CKPT_VERSION;
-  curl_easy_setopt(curl, CURLOPT_URL, target.c_str());
-  curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
-  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
-  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(curl, CURLOPT_USERAGENT, user_agent.c_str());
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, static_cast<long>(options.connect_timeout_s));
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options.stall_timeout_s));
-  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
-  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
-  curl_easy_setopt(curl, CURLOPT_SSLVERSION, static_cast<long>(CURL_SSLVERSION_TLSv1_2));
-  curl_easy_setopt(curl, CURLOPT_BUFFERSIZE, 512L * 1024);
+  Api().easy_setopt(curl, CURLOPT_URL, target.c_str());
+  Api().easy_setopt(curl, CURLOPT_HTTPGET, 1L);
+  Api().easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+  Api().easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+  Api().easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  Api().easy_setopt(curl, CURLOPT_USERAGENT, user_agent.c_str());
+  Api().easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  Api().easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
+  Api().easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, static_cast<long>(options.connect_timeout_s));
+  Api().easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  Api().easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options.stall_timeout_s));
+  Api().easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
+  Api().easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
+  Api().easy_setopt(curl, CURLOPT_SSLVERSION, static_cast<long>(CURL_SSLVERSION_TLSv1_2));
+  Api().easy_setopt(curl, CURLOPT_BUFFERSIZE, 512L * 1024);
   if (request.cancel != nullptr) {
-    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, OnProgress);
-    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, const_cast<std::atomic<bool>*>(request.cancel));
+    Api().easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    Api().easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, OnProgress);
+    Api().easy_setopt(curl, CURLOPT_XFERINFODATA, const_cast<std::atomic<bool>*>(request.cancel));
   }
-  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, OnHeader);
-  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &hop.exchange);
+  Api().easy_setopt(curl, CURLOPT_HEADERFUNCTION, OnHeader);
+  Api().easy_setopt(curl, CURLOPT_HEADERDATA, &hop.exchange);
   std::string ca_blob;
   if (!options.ca_files.empty()) {  // added to the system store, never replacing it
     ca_blob = SystemCaBundle();
@@ -304,7 +353,7 @@ HopResult PerformHop(const Url& url, const HttpRequest& request, const RemoteOpt
       ca_blob += "\n" + all.str();
     }
     curl_blob blob{ca_blob.data(), ca_blob.size(), CURL_BLOB_NOCOPY};
-    curl_easy_setopt(curl, CURLOPT_CAINFO_BLOB, &blob);
+    Api().easy_setopt(curl, CURLOPT_CAINFO_BLOB, &blob);
   }
   Slots().Acquire(origin);
   counters.requests += 1;
@@ -314,7 +363,7 @@ HopResult PerformHop(const Url& url, const HttpRequest& request, const RemoteOpt
       auto* pair = static_cast<std::pair<CURL*, Exchange*>*>(user);
       Exchange* ex = pair->second;
       if (!ex->decided) {
-        curl_easy_getinfo(pair->first, CURLINFO_RESPONSE_CODE, &ex->status);
+        Api().easy_getinfo(pair->first, CURLINFO_RESPONSE_CODE, &ex->status);
         ex->deliver = ex->status >= 200 && ex->status < 300;
         ex->decided = true;
         if (ex->deliver && ex->check != nullptr && *ex->check && !(*ex->check)(ex->status, ex->headers)) {
@@ -326,16 +375,16 @@ HopResult PerformHop(const Url& url, const HttpRequest& request, const RemoteOpt
     }
   };
   std::pair<CURL*, Exchange*> decider{curl, &hop.exchange};
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, Decider::Body);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &decider);
-  hop.code = curl_easy_perform(curl);
+  Api().easy_setopt(curl, CURLOPT_WRITEFUNCTION, Decider::Body);
+  Api().easy_setopt(curl, CURLOPT_WRITEDATA, &decider);
+  hop.code = Api().easy_perform(curl);
   Slots().Release(origin);
   long status = 0;
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  Api().easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
   hop.exchange.status = status;
-  if (hop.code != CURLE_OK) hop.curl_error = error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(hop.code);
-  curl_slist_free_all(headers);
-  curl_slist_free_all(resolve);
+  if (hop.code != CURLE_OK) hop.curl_error = error_buffer[0] != '\0' ? error_buffer : Api().easy_strerror(hop.code);
+  Api().slist_free_all(headers);
+  Api().slist_free_all(resolve);
   // A transfer stopped mid-body closed its connection: the handle is clean to reuse.
   Pool().Give(curl, hop.code == CURLE_OK || hop.exchange.stopped);
   return hop;
@@ -380,8 +429,12 @@ std::uint64_t BytesReceived() { return received_in_process.load(std::memory_orde
 
 HttpResponse Get(const HttpRequest& request, const RemoteOptions& options, TransferCounters& counters,
                  const BodySink& sink, const HeadersCheck& check) {
-  InitCurl();
   HttpResponse response;
+  if (!Api().error.empty()) {
+    response.error = request.url.Redacted() + ": " + Api().error;
+    return response;
+  }
+  InitCurl();
   Url current = request.url;
   for (int hop = 0;; ++hop) {
     if (const std::string refusal = RefusalOf(current); !refusal.empty()) {
