@@ -8,6 +8,7 @@
 #include "lib/core/text.h"
 #include "lib/findings/gate.h"
 #include "lib/hashing/sha256.h"
+#include "lib/remote/url.h"
 #include "reports/text_report.h"
 
 namespace ckpt::reports {
@@ -78,7 +79,7 @@ void WriteJunit(std::ostream& out, const std::vector<CiCase>& cases, const Repor
 // GitLab shows paths relative to the repository: the working directory the job runs in.
 std::string RepositoryPath(const std::string& path) {
   // A remote file's location is its redacted absolute URL (remote.md section 9).
-  if (path.starts_with("https://") || path.starts_with("http://") || path.starts_with("hf://")) return path;
+  if (remote::IsRemoteArgument(path)) return path;
   std::filesystem::path p = std::filesystem::path(path).lexically_normal();
   if (p.is_absolute()) {
     std::error_code ec;

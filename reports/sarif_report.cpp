@@ -7,6 +7,7 @@
 
 #include "lib/core/text.h"
 #include "lib/hashing/sha256.h"
+#include "lib/remote/url.h"
 #include "reports/diff_reports.h"
 #include "reports/json_pretty.h"
 #include "reports/text_report.h"
@@ -17,7 +18,7 @@ namespace {
 
 // An artifactLocation: relative to %SRCROOT%, or an absolute URL (a remote file) on its own.
 boost::json::object UriLocation(const std::string& uri) {
-  if (uri.starts_with("https://") || uri.starts_with("http://") || uri.starts_with("hf://")) return {{"uri", uri}};
+  if (remote::IsRemoteArgument(uri)) return {{"uri", uri}};
   return {{"uri", uri}, {"uriBaseId", "%SRCROOT%"}};
 }
 
@@ -133,7 +134,7 @@ std::string RelativeUri(const fs::path& path, const fs::path& root) {
   // A remote file is named by its redacted absolute URL (remote.md section 9): --source-root
   // does not apply to it.
   if (const std::string& text = path.native();  // native: generic_string() merges the "//"
-      text.starts_with("https://") || text.starts_with("http://") || text.starts_with("hf://")) {
+      remote::IsRemoteArgument(text)) {
     return text;
   }
   fs::path relative = fs::absolute(path).lexically_normal().lexically_relative(root.lexically_normal());

@@ -171,13 +171,9 @@ int main(int argc, char** argv) try {
     return cli.UsageError("--progress must be auto, always or never, not '" + progress + "'");
   }
   if (cli.Has("inputs-from")) {
-    auto listed = ckpt::cli::ReadInputList(inputs_from);
-    if (auto* error = std::get_if<std::string>(&listed)) {
-      return cli.UsageError("--inputs-from '" + inputs_from + "': " + *error);
-    }
-    const auto& paths = std::get<std::vector<std::string>>(listed);
-    artifacts.insert(artifacts.end(), paths.begin(), paths.end());
+    if (auto stop = cli.AppendInputList(inputs_from, artifacts)) return *stop;
   }
+
   if (artifacts.empty()) return cli.UsageError("nothing to audit: give at least one ARTIFACT directory");
 
   ckpt::AuditOptions policy;

@@ -74,13 +74,9 @@ int main(int argc, char** argv) try {
   if (auto stop = cli.Parse(argc, argv, paths)) return *stop;
   if (jobs == 0 || jobs > 1024) return cli.UsageError("--jobs must be between 1 and 1024");
   if (cli.Has("inputs-from")) {
-    auto listed = ckpt::cli::ReadInputList(inputs_from);
-    if (auto* error = std::get_if<std::string>(&listed)) {
-      return cli.UsageError("--inputs-from '" + inputs_from + "': " + *error);
-    }
-    const auto& more = std::get<std::vector<std::string>>(listed);
-    paths.insert(paths.end(), more.begin(), more.end());
+    if (auto stop = cli.AppendInputList(inputs_from, paths)) return *stop;
   }
+
   if (paths.empty()) return cli.UsageError("nothing to audit: give at least one PATH");
 
   ckpt::ChainRunOptions run_options;

@@ -277,6 +277,14 @@ bool CommonCli::WriteAtomically(const std::string& path, const std::function<voi
   return true;
 }
 
+std::optional<int> CommonCli::AppendInputList(const std::string& file, std::vector<std::string>& inputs) const {
+  auto listed = ReadInputList(file);
+  if (auto* error = std::get_if<std::string>(&listed)) return UsageError("--inputs-from '" + file + "': " + *error);
+  const auto& paths = std::get<std::vector<std::string>>(listed);
+  inputs.insert(inputs.end(), paths.begin(), paths.end());
+  return std::nullopt;
+}
+
 std::optional<int> CommonCli::ApplyRemoteOptions(AuditOptions& policy, const std::vector<std::string>& inputs) const {
   policy.remote = ckpt::remote::RemoteOptionsFromEnvironment();
   policy.remote.ca_files = ca_files_;

@@ -57,6 +57,10 @@ class CommonCli {
   /// path) until --expires for --reason; 2 on failure, nullopt otherwise.
   std::optional<int> WriteBaseline(const std::vector<std::pair<const Finding*, std::string>>& findings) const;
 
+  /// --inputs-from FILE (- is standard input): its lines appended to `inputs`; a usage error (2)
+  /// when it cannot be read.
+  std::optional<int> AppendInputList(const std::string& file, std::vector<std::string>& inputs) const;
+
   /// Prints "<tool>: <message>" and a hint to standard error; returns 2.
   int UsageError(const std::string& message) const;
 

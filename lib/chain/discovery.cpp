@@ -8,6 +8,7 @@
 
 #include "lib/artifact/input.h"
 #include "lib/attest/dsse.h"
+#include "lib/remote/url.h"
 
 namespace ckpt {
 namespace fs = std::filesystem;
@@ -49,7 +50,7 @@ Discovery DiscoverArtifacts(const std::vector<std::string>& roots, bool find_env
   };
   for (const std::string& root : roots) {
     // A remote round is named, never searched for (remote.md section 10): audited as given.
-    if (root.starts_with("https://") || root.starts_with("http://") || root.starts_with("hf://")) {
+    if (remote::IsRemoteArgument(root)) {
       if (std::find(out.artifacts.begin(), out.artifacts.end(), root) == out.artifacts.end()) {
         out.artifacts.push_back(root);
       }

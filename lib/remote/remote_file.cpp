@@ -163,6 +163,13 @@ void RemoteObject::NoteChange(const std::map<std::string, std::string>& headers,
 
 boost::system::error_code RemoteObject::Changed() { return Errno(kFileChangedErrno); }
 
+void RemoteObject::Count(const TransferCounters& request) {
+  for (TransferCounters* into : {&input_counters_, &file_counters_}) {
+    into->bytes += request.bytes.load();
+    into->requests += request.requests.load();
+  }
+}
+
 std::string RemoteObject::CheckHeaders(long status, const std::map<std::string, std::string>& headers,
                                        std::uint64_t first, std::uint64_t last, bool* changed) const {
   const std::string where = endpoint_.url.Redacted();
@@ -228,10 +235,7 @@ IoResult<void> RemoteObject::Bind() {
   HttpResponse response = Get(request, options_, counters, sink, check);
   if (response.status == 416 && HeaderOr(response.headers, "content-range") == "bytes */0" && response.error.empty()) {
     // An empty file: asked once more without a range, and that answer binds it.
-    input_counters_.bytes += counters.bytes.load();
-    input_counters_.requests += counters.requests.load();
-    file_counters_.bytes += counters.bytes.load();
-    file_counters_.requests += counters.requests.load();
+    Count(counters);
     counters.bytes = 0;
     counters.requests = 0;
     request.range.reset();
@@ -241,10 +245,7 @@ IoResult<void> RemoteObject::Bind() {
       response.error = endpoint_.url.Redacted() + ": an empty file (HTTP 416) answered with bytes";
     }
   }
-  input_counters_.bytes += counters.bytes.load();
-  input_counters_.requests += counters.requests.load();
-  file_counters_.bytes += counters.bytes.load();
-  file_counters_.requests += counters.requests.load();
+  Count(counters);
   const std::string where = endpoint_.url.Redacted();
   if (!response.error.empty() && !too_long) return RemoteError(response.error);
   if (response.status == 404 || response.status == 410) return Errno(ENOENT);
@@ -323,10 +324,7 @@ IoResult<void> RemoteObject::FetchExact(std::uint64_t offset, std::span<std::byt
   };
   TransferCounters counters;
   HttpResponse response = Get(RequestFor(offset, last), options_, counters, sink, check);
-  input_counters_.bytes += counters.bytes.load();
-  input_counters_.requests += counters.requests.load();
-  file_counters_.bytes += counters.bytes.load();
-  file_counters_.requests += counters.requests.load();
+  Count(counters);
   if (problem.empty() && !changed) problem = CheckPartial(response, offset, last, &changed);
   if (changed) {
     NoteChange(response.headers, response.status);
@@ -419,10 +417,7 @@ void RemoteObject::ExpectSequentialRead(std::uint64_t offset, std::uint64_t leng
       };
       TransferCounters counters;
       HttpResponse response = Get(request, options_, counters, sink, check);
-      input_counters_.bytes += counters.bytes.load();
-      input_counters_.requests += counters.requests.load();
-      file_counters_.bytes += counters.bytes.load();
-      file_counters_.requests += counters.requests.load();
+      Count(counters);
       std::lock_guard stream_lock(s->mutex);
       if (s->cancel) return;
       if (problem.empty() && !changed) problem = CheckPartial(response, next, last, &changed);
@@ -528,10 +523,7 @@ IoResult<FileIdentity> RemoteObject::Revalidate() {
   };
   TransferCounters counters;
   HttpResponse response = Get(request, options_, counters, sink);
-  input_counters_.bytes += counters.bytes.load();
-  input_counters_.requests += counters.requests.load();
-  file_counters_.bytes += counters.bytes.load();
-  file_counters_.requests += counters.requests.load();
+  Count(counters);
   if (!response.error.empty() && !response.stopped) return RemoteError(response.error);
   if (response.status == 404 || response.status == 410) return Errno(ENOENT);
   bool changed = response.status == 412;

@@ -75,6 +75,8 @@ class RemoteObject : public std::enable_shared_from_this<RemoteObject> {
   void StopStream();
   void NoteChange(const std::map<std::string, std::string>& headers, long status);
   boost::system::error_code Changed();
+  /// Adds one request's cost to the input's and the file's counters.
+  void Count(const TransferCounters& request);
 
   FileEndpoint endpoint_;
   const RemoteOptions& options_;
