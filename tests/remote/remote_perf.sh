@@ -5,13 +5,8 @@
 # Usage: remote_perf.sh BIN_DIR. Exit 77 (skip) without nginx or curl, 1 under CKPT_REQUIRE_ALL=1.
 set -euo pipefail
 bin=$1
-for tool in /usr/sbin/nginx curl openssl sha256sum /usr/bin/time /usr/bin/python3; do
-  if ! command -v "$tool" >/dev/null 2>&1; then
-    echo "remote_perf: missing prerequisite $tool (scripts/install-deps --test installs it)" >&2
-    [ "${CKPT_REQUIRE_ALL:-0}" = 1 ] && exit 1
-    exit 77
-  fi
-done
+source "$(dirname "$0")"/nginx.sh
+require_tools remote_perf /usr/sbin/nginx curl openssl sha256sum /usr/bin/time /usr/bin/python3
 work=$(mktemp -d)
 chmod 755 "$work"
 trap '[ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null; rm -rf "$work"' EXIT
@@ -20,20 +15,13 @@ mkdir -p "$work"/www "$work"/logs
 "$bin"/ckpt-make-artifact "$work"/gen 4 $((256 << 20)) 1 >/dev/null
 mv "$work"/gen/weights-00000-of-00001.safetensors "$work"/www/model.safetensors
 rm -rf "$work"/gen
-cat >"$work"/nginx.conf <<CONF
-daemon on;
-worker_processes 1;
-error_log $work/logs/error.log;
-pid $work/nginx.pid;
-events { worker_connections 64; }
-http {
-  client_body_temp_path $work/t1; proxy_temp_path $work/t2; fastcgi_temp_path $work/t3;
-  uwsgi_temp_path $work/t4; scgi_temp_path $work/t5;
+http=$(
+  cat <<CONF
   log_format bytes '\$body_bytes_sent';
   server { listen 127.0.0.1:$port; access_log $work/logs/access.log bytes; root $work/www; }
-}
 CONF
-/usr/sbin/nginx -c "$work"/nginx.conf -p "$work" -e "$work"/logs/error.log
+)
+start_nginx "$work" "$http"
 url=http://127.0.0.1:$port/model.safetensors
 for _ in $(seq 50); do curl -s -o /dev/null -r 0-0 "$url" && break; sleep 0.1; done
 cat "$work"/www/model.safetensors >/dev/null  # the page cache serves every run alike

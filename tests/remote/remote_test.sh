@@ -9,13 +9,8 @@
 set -euo pipefail
 bin=$1
 src=$2
-for tool in /usr/sbin/nginx openssl curl /usr/bin/python3; do
-  if ! command -v "$tool" >/dev/null 2>&1; then
-    echo "remote_test: missing prerequisite $tool (scripts/install-deps --test installs it)" >&2
-    [ "${CKPT_REQUIRE_ALL:-0}" = 1 ] && exit 1
-    exit 77
-  fi
-done
+source "$(dirname "$0")"/nginx.sh
+require_tools remote_test /usr/sbin/nginx openssl curl /usr/bin/python3
 work=$(mktemp -d)
 chmod 755 "$work"  # nginx workers run as another user when the test runs as root
 cleanup() {
@@ -121,15 +116,8 @@ openssl x509 -req -in "$work"/srv.csr -CA "$work"/ca.pem -CAkey "$work"/ca.key -
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
   -keyout "$work"/bad.key -out "$work"/bad.pem 2>/dev/null
 
-cat >"$work"/nginx.conf <<CONF
-daemon on;
-worker_processes 1;
-error_log $work/logs/error.log;
-pid $work/nginx.pid;
-events { worker_connections 256; }
-http {
-  client_body_temp_path $work/t1; proxy_temp_path $work/t2; fastcgi_temp_path $work/t3;
-  uwsgi_temp_path $work/t4; scgi_temp_path $work/t5;
+http=$(
+  cat <<CONF
   log_format ranges '\$server_port \$request_method \$uri \$status \$body_bytes_sent "\$http_range" '
                     '"\$http_if_match" "\$http_authorization" "\$args"';
   default_type application/octet-stream;
@@ -194,9 +182,9 @@ http {
     access_log $work/logs/badtls.log ranges;
     root $www;
   }
-}
 CONF
-/usr/sbin/nginx -c "$work"/nginx.conf -p "$work" -e "$work"/logs/error.log
+)
+start_nginx "$work" "$http"
 for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$plain/m.safetensors" && break; sleep 0.1; done
 
 audit() { "$bin"/ckpt-audit "$@"; }
