@@ -7,6 +7,7 @@
 #include "engine/convert.h"
 #include "lib/attest/ed25519.h"
 #include "lib/core/text.h"
+#include "lib/remote/url.h"
 #include "reports/json_report.h"
 #include "reports/sarif_report.h"
 #include "reports/text_report.h"
@@ -159,6 +160,13 @@ int main(int argc, char** argv) try {
     options.record = record;
   }
   if (auto stop = cli.ApplyAllowGroups(options.policy)) return *stop;
+  // ckpt-convert reads local checkpoints only: a remote input or a remote-reading option is refused.
+  for (const std::string& input : inputs) {
+    if (ckpt::remote::IsRemoteArgument(input) || ckpt::remote::LooksLikeUrl(input)) {
+      return cli.UsageError("'" + ckpt::remote::RedactUrl(input) + "': ckpt-convert converts a local file");
+    }
+  }
+  if (auto stop = cli.ApplyRemoteOptions(options.policy, {})) return *stop;
   const ckpt::reports::ReportContext context = cli.Context();
   options.threshold = context.threshold;
 

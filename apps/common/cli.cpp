@@ -294,6 +294,15 @@ std::optional<int> CommonCli::ApplyRemoteOptions(AuditOptions& policy, const std
     if (value < 1 || value > 3600) return UsageError("--" + std::string(name) + " takes whole seconds from 1 to 3600");
     *into = value;
   }
+  // An option that cannot apply is a usage error, never silently ignored.
+  const bool any_remote = std::any_of(inputs.begin(), inputs.end(),
+                                      [](const std::string& input) { return ckpt::remote::IsRemoteArgument(input); });
+  for (const char* option : {"ca-file", "connect-timeout", "stall-timeout"}) {
+    if (Has(option) && !any_remote) {
+      return UsageError("--" + std::string(option) +
+                        " applies to remote inputs (https://, http:// to loopback, hf://) only");
+    }
+  }
   for (const std::string& file : ca_files_) {
     std::ifstream in(file);
     if (!in) return UsageError("--ca-file '" + file + "': cannot be read");

@@ -193,7 +193,13 @@ same() {
   local local_path=$1 url=$2
   shift 2
   local rc_local=0 rc_remote=0
-  audit --format json "$@" "$local_path" >"$work"/local.json 2>/dev/null || rc_local=$?
+  local local_args=() skip=0
+  for arg in "$@"; do  # --ca-file is for the remote side only (locally it is a usage error)
+    if [ "$skip" = 1 ]; then skip=0; continue; fi
+    if [ "$arg" = --ca-file ]; then skip=1; continue; fi
+    local_args+=("$arg")
+  done
+  audit --format json ${local_args[@]+"${local_args[@]}"} "$local_path" >"$work"/local.json 2>/dev/null || rc_local=$?
   audit --format json "$@" "$url" >"$work"/remote.json 2>"$work"/remote.err || rc_remote=$?
   if [ "$rc_local" != "$rc_remote" ]; then
     fail "$url: exit $rc_remote, local $rc_local ($(cat "$work"/remote.err))"
@@ -332,6 +338,10 @@ HF_ENDPOINT=http://127.0.0.1:$hub check_error "gated or private repository: set 
 HF_ENDPOINT=http://127.0.0.1:$hub check_error "listed but answers HTTP 404" "hf://org/gone@$commit"
 HF_ENDPOINT=http://example.invalid check_error "HF_ENDPOINT: plain http:// is allowed only to a loopback host" hf://org/tiny
 check_error "between\|1 to 3600" "$base/m.safetensors" --stall-timeout 0
+check_error "applies to remote inputs" "$www"/m.safetensors --ca-file "$work"/ca.pem
+rc=0
+"$bin"/ckpt-convert "$base/p.pkl" -o "$work"/out.safetensors >/dev/null 2>"$work"/convert.err || rc=$?
+[ "$rc" = 2 ] && grep -q "converts a local file" "$work"/convert.err || fail "ckpt-convert of a URL: exit $rc, $(cat "$work"/convert.err)"
 : >"$work"/logs/plain.log
 start=$(date +%s)
 check_error "$base/busy/m.safetensors: HTTP 503" "$base/busy/m.safetensors"
