@@ -187,7 +187,7 @@ void WriteTextReport(std::ostream& out, std::span<const AuditResult> results, co
     }
     out << "\n";
     if (a.remote && a.remote->commit) {
-      out << "  commit " << *a.remote->commit << " (" << a.remote->revision.value_or("main") << ")\n";
+      out << "  commit " << *a.remote->commit << " (" << EscapeForDisplay(a.remote->revision.value_or("main")) << ")\n";
     }
     const bool lensemble = InputKinds::Lensemble().Has(a.kind);
     if (a.header && a.header->schema_version) {
