@@ -202,6 +202,9 @@
   X(tar, tar_sparse_member, "tar-sparse-member", Read) \
   X(tar, tar_symlink_member, "tar-symlink-member", Read) \
   X(torch, torch_legacy_layout, "torch-legacy-layout", Read) \
+  X(torchscript, torchscript_code, "torchscript-code", Read) \
+  X(torchscript, torchscript_export, "torchscript-export", Read) \
+  X(torchscript, torchscript_native_code, "torchscript-native-code", Read) \
   X(weights, weights_file_empty, "weights-file-empty", Read) \
   X(weights, weights_files_mismatch, "weights-files-mismatch", Checked) \
   X(weights, weights_format_gguf, "weights-format-gguf", Read) \

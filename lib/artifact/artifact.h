@@ -237,6 +237,7 @@ enum class InventoryClass {
   kGguf,
   kExecutable,  ///< ELF, PE, Mach-O
   kArchive,     ///< zip (not torch), tar, 7z: members not inspected
+  kProgram,     ///< TorchScript, torch.export: loading runs its code (read for its findings)
 };
 
 struct InventoryItem {

@@ -208,6 +208,13 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
       if (auto tensors = AnalysePickleFamily(source, entry.name, sink, tool_errors, artifact.path)) {
         model.pickle_tensors.emplace(entry.name, std::move(*tensors));
       }
+    } else if (item.kind == InventoryClass::kProgram) {
+      // Read for its findings alone: it lists no tensor (formats.md section 4).
+      const InputFormat& format = FormatOf(classified->kind);
+      if (auto read = format.read(entry.name, std::move(*file), sink);
+          !read && read.error().value() != kFileChangedErrno) {
+        tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, read.error()));
+      }
     } else if (item.kind == InventoryClass::kGguf) {
       // Analysed for its findings, like a pickle-based file (inputs.md section 4).
       auto gguf = ReadGguf(entry.name, std::move(*file), sink);

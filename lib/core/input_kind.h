@@ -24,6 +24,8 @@ namespace ckpt {
   X(Safetensors, "safetensors")     \
   X(Gguf, "gguf")                   \
   X(Npz, "npz")                     \
+  X(Torchscript, "torchscript")     \
+  X(TorchExport, "torch-export")    \
   X(TorchZip, "torch-zip")          \
   X(TorchLegacy, "torch-legacy")    \
   X(Numpy, "numpy")                 \

@@ -124,6 +124,9 @@ namespace ckpt {
   X(TarSparseMember)                 \
   X(TarSymlinkMember)                \
   X(TorchLegacyLayout)               \
+  X(TorchscriptCode) \
+  X(TorchscriptExport) \
+  X(TorchscriptNativeCode) \
   X(WeightsFileEmpty)                \
   X(WeightsFormatGguf)               \
   X(WeightsFormatGitLfsPointer)      \

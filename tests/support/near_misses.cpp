@@ -768,6 +768,25 @@ std::vector<NearMiss> AllNearMisses() {
     n.push_back(std::move(m));
   }
 
+  // TorchScript and torch.export: a torch.save zip whose archive folder is named "code" is
+  // weights; an archive_format that is not "pt2" marks nothing; source text is not an ELF.
+  pickle_near("torchscript-code", "torch.save zip under a folder named code", "model.pt", [] {
+    return BuildZip(TorchZipEntries(OneTensorPickle(), {{"0", OneTensorRecord()}}, "code"));
+  });
+  pickle_near("torchscript-export", "archive_format holding pt3", "model.pt", [] {
+    auto entries = TorchZipEntries(OneTensorPickle(), {{"0", OneTensorRecord()}});
+    ZipEntry marker;
+    marker.name = "archive/archive_format";
+    marker.data = "pt3";
+    entries.push_back(marker);
+    return BuildZip(entries);
+  });
+  pickle_near("torchscript-native-code", "AOTInductor source, no binary", "model.pt2", [] {
+    return ZipOf({{"model/archive_format", "pt2"},
+                  {"model/models/model.json", "{}"},
+                  {"model/data/aotinductor/model/model.cpp", "// not an ELF\n"}});
+  });
+
   return n;
 }
 

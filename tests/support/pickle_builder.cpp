@@ -1,5 +1,7 @@
 #include "tests/support/pickle_builder.h"
 
+#include <zlib.h>
+
 #include <fstream>
 #include <functional>
 #include <span>
@@ -81,17 +83,24 @@ std::string StateDictPickle(const std::vector<TensorSpec>& tensors, bool legacy,
 std::string BuildZip(const std::vector<ZipEntry>& entries, const std::string& prefix) {
   std::string local;
   std::string central;
-  for (const ZipEntry& e : entries) {
+  for (const ZipEntry& given : entries) {
+    ZipEntry e = given;
+    const std::uint64_t plain_size = e.data.size();
+    if (e.deflate) {
+      e.method = 8;
+      e.crc = e.crc.value_or(CrcOf(e.data));
+      e.data = RawDeflate(e.data);
+    }
     const std::uint32_t crc = e.crc.value_or(CrcOf(e.data));
     const std::uint16_t flags = static_cast<std::uint16_t>(e.flags | (e.descriptor ? 0x08 : 0));
     const std::string& local_name = e.local_name.value_or(e.name);
     const std::uint64_t offset = local.size();
     local += "PK\x03\x04" + Le(20, 2) + Le(flags, 2) + Le(e.method, 2) + Le(0, 4);
-    local += e.descriptor ? Le(0, 12) : Le(crc, 4) + Le(e.data.size(), 4) + Le(e.data.size(), 4);
+    local += e.descriptor ? Le(0, 12) : Le(crc, 4) + Le(e.data.size(), 4) + Le(plain_size, 4);
     local += Le(local_name.size(), 2) + Le(0, 2) + local_name + e.data;
-    if (e.descriptor) local += "PK\x07\x08" + Le(crc, 4) + Le(e.data.size(), 4) + Le(e.data.size(), 4);
+    if (e.descriptor) local += "PK\x07\x08" + Le(crc, 4) + Le(e.data.size(), 4) + Le(plain_size, 4);
     central += "PK\x01\x02" + Le(20, 2) + Le(20, 2) + Le(flags, 2) + Le(e.method, 2) + Le(0, 4) + Le(crc, 4) +
-               Le(e.data.size(), 4) + Le(e.data.size(), 4) + Le(e.name.size(), 2) + Le(0, 2) + Le(0, 2) + Le(0, 2) +
+               Le(e.data.size(), 4) + Le(plain_size, 4) + Le(e.name.size(), 2) + Le(0, 2) + Le(0, 2) + Le(0, 2) +
                Le(0, 2) + Le(0, 4) + Le(offset, 4) + e.name;
   }
   const std::string end = "PK\x05\x06" + Le(0, 2) + Le(0, 2) + Le(entries.size(), 2) + Le(entries.size(), 2) +
@@ -227,15 +236,35 @@ std::string Npy(const std::string& descr, const std::vector<std::uint64_t>& shap
          std::string(static_cast<std::size_t>(count * element_size), '\0');
 }
 
-std::string NpzOf(const std::vector<std::pair<std::string, std::string>>& members) {
+std::string NpzOf(const std::vector<std::pair<std::string, std::string>>& members) { return ZipOf(members); }
+
+std::string ZipOf(const std::vector<std::pair<std::string, std::string>>& members, bool deflate) {
   std::vector<ZipEntry> entries;
   for (const auto& [name, bytes] : members) {
     ZipEntry entry;
     entry.name = name;
     entry.data = bytes;
+    entry.deflate = deflate;
     entries.push_back(std::move(entry));
   }
   return BuildZip(entries);
+}
+
+std::string RawDeflate(const std::string& data) {
+  z_stream z{};
+  if (deflateInit2(&z, 6, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    throw std::runtime_error("deflateInit2");
+  std::string out(deflateBound(&z, data.size()), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(
+      const_cast<char*>(data.data()));  // NOLINT(cppcoreguidelines-pro-type-const-cast): zlib's API
+  z.avail_in = static_cast<uInt>(data.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  const int status = deflate(&z, Z_FINISH);
+  out.resize(out.size() - z.avail_out);
+  deflateEnd(&z);
+  if (status != Z_STREAM_END) throw std::runtime_error("deflate");
+  return out;
 }
 
 }  // namespace ckpt::testing::pk

@@ -75,6 +75,7 @@ struct ZipEntry {
   std::uint16_t method = 0;
   std::optional<std::uint32_t> crc;  ///< the CRC-32 recorded (default: the data's)
   bool descriptor = false;           ///< sizes and CRC in a data descriptor after the data (flag 0x08)
+  bool deflate = false;              ///< written with method 8, `data` raw-deflated by zlib
 };
 /// A zip with the entries stored in order; `prefix` is written before it (offsets then
 /// count from the archive's start, as a zip appended to other bytes records them).
@@ -104,6 +105,10 @@ void WriteTorchZipFile(const std::string& path, std::size_t count, std::uint64_t
 
 /// An .npz as numpy.savez writes it: the members (name, .npy bytes) stored in order.
 std::string NpzOf(const std::vector<std::pair<std::string, std::string>>& members);
+/// A zip of `members` (name, bytes) in order, stored or deflated.
+std::string ZipOf(const std::vector<std::pair<std::string, std::string>>& members, bool deflate = false);
+/// `data` as a raw deflate stream (zlib level 6, no header), as zipfile writes method 8.
+std::string RawDeflate(const std::string& data);
 /// A .npy file of float32 (or the descr given) with `shape` and matching zero bytes.
 std::string Npy(const std::string& descr, const std::vector<std::uint64_t>& shape, std::size_t element_size = 4);
 

@@ -1,5 +1,7 @@
 #include "lib/formats/zip/zip_reader.h"
 
+#include <zlib.h>
+
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -231,7 +233,7 @@ IoResult<bool> ApplyZip64(const RandomAccessFile& file, const FileReporter& repo
 }
 
 // The checks of one central directory entry against torch's writer and the other entries.
-void CheckCentralEntry(const FileReporter& report, const ZipMember& m, std::uint64_t abs,
+void CheckCentralEntry(const FileReporter& report, const ZipMember& m, std::uint64_t abs, ZipMethods methods,
                        std::map<std::string, std::uint64_t>& first_by_name,
                        std::map<std::string, std::pair<std::string, std::uint64_t>>& first_by_folded_name) {
   const std::string shown = QuoteForMessage(m.name);
@@ -243,10 +245,14 @@ void CheckCentralEntry(const FileReporter& report, const ZipMember& m, std::uint
           return std::string(hex);
         }() + " (encrypted, strongly encrypted or patched data): torch ignores them, scanners may stop at them.");
   }
-  if (m.method != 0) {
+  if (methods == ZipMethods::kStoredOnly && m.method != 0) {
     report(Diag::kZipMemberCompressed, abs,
            "Member " + shown + " is stored with compression method " + std::to_string(m.method) +
                "; torch.save stores every member uncompressed.");
+  } else if (m.method != 0 && m.method != 8) {
+    report(Diag::kZipMemberCompressed, abs,
+           "Member " + shown + " is stored with compression method " + std::to_string(m.method) +
+               "; only stored (0) and deflate (8) members are read, as this archive's writer uses.");
   }
   if (m.method == 0 && m.compressed_size != m.size) {
     report(Diag::kZipStructure, abs,
@@ -359,8 +365,8 @@ IoResult<void> CheckLocalHeader(const RandomAccessFile& file, const FileReporter
 
 }  // namespace
 
-IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std::string& display,
-                                        DiagnosticSink& sink) {
+IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std::string& display, DiagnosticSink& sink,
+                                        ZipMethods methods) {
   const FileReporter report(display, sink);
   ZipDirectory dir;
   auto end_or = ReadEndRecord(file, report);
@@ -464,7 +470,7 @@ IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std:
       report(Diag::kZipStructure, abs, "Member " + shown + " has a malformed extra field in the central directory.");
       continue;
     }
-    CheckCentralEntry(report, m, abs, first_by_name, first_by_folded_name);
+    CheckCentralEntry(report, m, abs, methods, first_by_name, first_by_folded_name);
     if (auto checked = CheckLocalHeader(file, report, m, local, dir.archive_start, cd_start); !checked) {
       return checked.error();
     }
@@ -519,6 +525,54 @@ IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std:
     }
   }
   return dir;
+}
+
+std::shared_ptr<const ZipDirectory> SniffZipDirectory(const RandomAccessFile& file) {
+  // One entry: recognition tries the zip kinds one after another on the same file, and a
+  // remote file's central directory is a request each time it is read.
+  struct Cached {
+    const RandomAccessFile* file = nullptr;
+    std::uint64_t size = 0;
+    FileIdentity identity;
+    std::shared_ptr<const ZipDirectory> dir;
+  };
+  thread_local Cached cached;
+  if (cached.file == &file && cached.size == file.size() && cached.identity == file.identity()) return cached.dir;
+  DiagnosticList seen;  // the reader reports them; here they only decide whether names agree
+  auto dir = ReadZipDirectory(file, "", seen, ZipMethods::kStoredOrDeflate);
+  std::shared_ptr<const ZipDirectory> kept;
+  const bool names_agree = std::none_of(seen.items.begin(), seen.items.end(),
+                                        [](const Diagnostic& d) { return d.kind == Diag::kZipHeaderMismatch; });
+  if (dir && dir->found && names_agree) kept = std::make_shared<const ZipDirectory>(std::move(*dir));
+  cached = {&file, file.size(), file.identity(), kept};
+  return kept;
+}
+
+IoResult<std::string> ReadZipMemberPrefix(const RandomAccessFile& file, const ZipMember& member, std::size_t limit) {
+  if (!member.located) return std::string();
+  if (member.method == 0) {
+    std::string out(static_cast<std::size_t>(std::min<std::uint64_t>(limit, member.size)), '\0');
+    if (auto read = file.ReadAt(member.data_offset, std::as_writable_bytes(std::span(out))); !read) return read.error();
+    return out;
+  }
+  if (member.method != 8) return std::string();
+  // Raw deflate: a few KiB of input give the first bytes of any member.
+  constexpr std::uint64_t kInputBound = 64 * 1024;
+  std::vector<std::byte> in(static_cast<std::size_t>(std::min(kInputBound, member.compressed_size)));
+  if (auto read = file.ReadAt(member.data_offset, in); !read) return read.error();
+  std::string out(limit, '\0');
+  z_stream z{};
+  if (inflateInit2(&z, -MAX_WBITS) != Z_OK) return std::string();
+  z.next_in = reinterpret_cast<Bytef*>(in.data());
+  z.avail_in = static_cast<uInt>(in.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  const int status = inflate(&z, Z_SYNC_FLUSH);
+  const std::size_t produced = out.size() - z.avail_out;
+  inflateEnd(&z);
+  if (status != Z_OK && status != Z_STREAM_END && status != Z_BUF_ERROR) return std::string();
+  out.resize(produced);
+  return out;
 }
 
 std::string_view FirstZipMember(std::span<const std::byte> head) {

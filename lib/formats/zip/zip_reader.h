@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,8 +38,26 @@ struct ZipDirectory {
 /// Bound on central-directory entries (checked against the directory's size first).
 inline constexpr std::uint64_t kMaxZipMembers = 1U << 20;
 
+/// Which compression methods a zip kind's writer uses (others are zip-member-compressed).
+enum class ZipMethods : std::uint8_t {
+  kStoredOnly,       ///< torch.save stores every member
+  kStoredOrDeflate,  ///< numpy.savez_compressed, Keras, torch.jit.save deflate some
+};
+
 /// Reads the directory of the zip in `file`. Diagnostics name `display` (the input's file).
-IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std::string& display, DiagnosticSink& sink);
+IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std::string& display, DiagnosticSink& sink,
+                                        ZipMethods methods = ZipMethods::kStoredOnly);
+
+/// The directory of the zip `file` as recognition sees it (formats.md section 1), read once
+/// per file and kept for the next sniff of the same file on this thread: nullptr when the
+/// file has no readable directory, or when a member's local and central names disagree (a
+/// name the two headers spell differently never decides the kind).
+std::shared_ptr<const ZipDirectory> SniffZipDirectory(const RandomAccessFile& file);
+
+/// The first `limit` bytes of `member` (stored, or deflate inflated in a bounded buffer):
+/// what a member is (an ELF, a "pt2" marker) without reading it whole. Empty when the member
+/// cannot be located or inflated (its reader reports that).
+IoResult<std::string> ReadZipMemberPrefix(const RandomAccessFile& file, const ZipMember& member, std::size_t limit);
 
 /// Whether the last 64 KiB of the file hold an end-of-central-directory record whose
 /// comment reaches the end: a zip whatever precedes it.
