@@ -111,6 +111,10 @@
   X(input, input_no_weights, "input-no-weights", Checked) \
   X(input, input_polyglot, "input-polyglot", Read) \
   X(input, input_unrecognised, "input-unrecognised", Read) \
+  X(joblib, joblib_array_invalid, "joblib-array-invalid", Read) \
+  X(joblib, joblib_compression_invalid, "joblib-compression-invalid", Read) \
+  X(joblib, joblib_decompression_bomb, "joblib-decompression-bomb", Read) \
+  X(joblib, joblib_estimator, "joblib-estimator", Read) \
   X(layout, layout_file_changed, "layout-file-changed", Checked) \
   X(layout, layout_header_missing, "layout-header-missing", Checked) \
   X(layout, layout_index_missing, "layout-index-missing", Checked) \

@@ -84,7 +84,7 @@ TEST(RuleCatalog, SeverityDefaults) {
   // Valid-but-noncanonical input, unverified links and unverified hashes are warnings, and so
   // is what inputs.md section 4 calls a warning in a model folder; a widened policy and a
   // duplicate artifact are notes, and so is a pickle-based file's advice to prefer
-  // safetensors; all else is an error.
+  // safetensors; a joblib estimator (formats.md section 3) is a warning; all else is an error.
   const std::set<std::string_view> warnings = {"safetensors-noncanonical-whitespace",
                                                "chain-links-unverified",
                                                "hash-not-verified",
@@ -97,6 +97,7 @@ TEST(RuleCatalog, SeverityDefaults) {
                                                "model-config-invalid",
                                                "gguf-nested-array",
                                                "gguf-chat-template",
+                                               "joblib-estimator",
                                                "baseline-entry-expired"};
   for (const RuleEntry& entry : AllRules()) {
     const std::string_view id = entry.info->id;

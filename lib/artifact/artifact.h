@@ -121,6 +121,8 @@ struct FormatFacts {
   FormatFacts(const FormatFacts&) = default;
   FormatFacts& operator=(const FormatFacts&) = default;
   virtual ~FormatFacts() = default;
+  /// The fields a report shows for the file ("compression": "zlib"), in order.
+  virtual void Describe(std::vector<std::pair<std::string, std::string>>& /*fields*/) const {}
 };
 
 struct WeightFile {

@@ -20,6 +20,7 @@ namespace ckpt {
   X(Lensemble, "lensemble")         \
   X(ModelFolder, "model-folder")    \
   X(LensembleTar, "lensemble-tar")  \
+  X(Joblib, "joblib")               \
   X(Compressed, "compressed")       \
   X(Safetensors, "safetensors")     \
   X(Gguf, "gguf")                   \

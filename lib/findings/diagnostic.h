@@ -70,6 +70,10 @@ namespace ckpt {
   X(InputNameMismatch)               \
   X(InputPolyglot)                   \
   X(InputUnrecognised)               \
+  X(JoblibArrayInvalid)              \
+  X(JoblibCompressionInvalid)        \
+  X(JoblibDecompressionBomb)         \
+  X(JoblibEstimator)                 \
   X(ModelIndexInvalid)               \
   X(NumpyHeaderInvalid)              \
   X(NumpyObjectArray)                \
@@ -124,9 +128,9 @@ namespace ckpt {
   X(TarSparseMember)                 \
   X(TarSymlinkMember)                \
   X(TorchLegacyLayout)               \
-  X(TorchscriptCode) \
-  X(TorchscriptExport) \
-  X(TorchscriptNativeCode) \
+  X(TorchscriptCode)                 \
+  X(TorchscriptExport)               \
+  X(TorchscriptNativeCode)           \
   X(WeightsFileEmpty)                \
   X(WeightsFormatGguf)               \
   X(WeightsFormatGitLfsPointer)      \

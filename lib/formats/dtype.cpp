@@ -73,4 +73,25 @@ TensorSize SafetensorsByteSize(std::span<const std::uint64_t> shape, const Dtype
   return {*bits / 8, SizeError::kNone};
 }
 
+const NumpyDescr* FindNumpyDescr(std::string_view code) {
+  static constexpr std::array<NumpyDescr, 14> kDescrs{{{"f4", "F32", 4},
+                                                       {"f8", "F64", 8},
+                                                       {"f2", "F16", 2},
+                                                       {"i8", "I64", 8},
+                                                       {"i4", "I32", 4},
+                                                       {"i2", "I16", 2},
+                                                       {"i1", "I8", 1},
+                                                       {"u1", "U8", 1},
+                                                       {"u2", "U16", 2},
+                                                       {"u4", "U32", 4},
+                                                       {"u8", "U64", 8},
+                                                       {"b1", "BOOL", 1},
+                                                       {"c8", "C64", 8},
+                                                       {"c16", "", 16}}};
+  for (const NumpyDescr& d : kDescrs) {
+    if (d.code == code) return &d;
+  }
+  return nullptr;
+}
+
 }  // namespace ckpt

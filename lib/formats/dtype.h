@@ -45,6 +45,16 @@ struct DtypeInfo {
   [[nodiscard]] bool allowed_in_artifact() const { return !manifest.empty(); }
 };
 
+/// A NumPy dtype code without its byte order ("f4", "c16"), as .npy headers, joblib and
+/// msgpack name numeric arrays.
+struct NumpyDescr {
+  std::string_view code;
+  std::string_view token;  ///< the safetensors token; empty: none (complex128)
+  std::uint64_t size;
+};
+/// The numeric code `code`; nullptr for any other (object, string, void, datetime).
+const NumpyDescr* FindNumpyDescr(std::string_view code);
+
 /// Looks up a safetensors dtype token; nullptr when the reference reader does not know it.
 const DtypeInfo* FindSafetensorsDtype(std::string_view token);
 /// Looks up a manifest dtype token; nullptr when it is not one of the three allowed.

@@ -19,7 +19,7 @@ const RuleInfo kRule{
     .security = false,
     .tier = Tier::kPrimary,
     .inputs = InputKinds{InputKind::kTorchZip, InputKind::kTorchLegacy, InputKind::kPickle, InputKind::kNumpy,
-                         InputKind::kModelFolder},
+                         InputKind::kJoblib, InputKind::kModelFolder},
 };
 
 void Check(const Artifact& artifact, FindingSink& sink) {
@@ -37,6 +37,7 @@ void Check(const Artifact& artifact, FindingSink& sink) {
     note(wf.name, c == "torch-zip"      ? "a torch.save checkpoint (zip)"
                   : c == "torch-legacy" ? "a torch.save checkpoint (legacy format)"
                   : c == "numpy"        ? "a NumPy .npy file"
+                  : c == "joblib"       ? "a joblib file"
                                         : "a Python pickle");
   }
   if (artifact.model) {

@@ -1075,6 +1075,31 @@ std::vector<FireCase> AllFireCases() {
                                                                 std::string(57, '\0')}});
   });
 
+  // joblib files (formats.md section 3): a dict of wrapped arrays as joblib.dump writes it.
+  const auto joblib_arrays = [](std::optional<std::string> padding = std::nullopt) {
+    return JoblibPickle({{"w", "f4", {2, 3}, std::string(24, '\0'), std::move(padding)}});
+  };
+  pickle_case("joblib-array-invalid", "padding not 0xff", "model.joblib",
+              [joblib_arrays] { return joblib_arrays(std::string(16, '\0')); });
+  pickle_case("joblib-compression-invalid", "zlib stream cut short", "model.joblib", [joblib_arrays] {
+    const std::string z = ZlibOf(joblib_arrays());
+    return z.substr(0, z.size() - 6);
+  });
+  pickle_case("joblib-decompression-bomb", "135 MB of bz2 from 158 bytes", "model.joblib", [] {
+    static const std::string bomb = [] {
+      const std::string zeros(45'000'000, '\0');
+      return Bz2Of("\x80\x02" + zeros) + Bz2Of(zeros) + Bz2Of(zeros);
+    }();
+    return bomb;
+  });
+  pickle_case("joblib-estimator", "a LogisticRegression", "model.joblib", [] {
+    // joblib.dump of {"w": array, "model": estimator}: the wrapper's global makes it joblib.
+    const std::string estimator = Global("sklearn.linear_model._logistic", "LogisticRegression") + kEmptyTuple +
+                                  "\x81" + kEmptyDict + kMark + Str("C") + Int(1) + Str("_sklearn_version") +
+                                  Str("1.2.1") + kSetItems + kBuild;
+    return JoblibPickle({{"w", "f4", {1}, std::string(4, '\0'), std::nullopt}}, Str("model") + estimator);
+  });
+
   return c;
 }
 

@@ -787,6 +787,20 @@ std::vector<NearMiss> AllNearMisses() {
                   {"model/data/aotinductor/model/model.cpp", "// not an ELF\n"}});
   });
 
+  // joblib: 0xff padding, a complete zlib stream, 1 MB at a ratio past 2,000 but under
+  // 64 MiB, and an estimator's name as data.
+  const auto joblib_arrays = [] { return JoblibPickle({{"w", "f4", {2, 3}, std::string(24, '\0'), std::nullopt}}); };
+  pickle_near("joblib-array-invalid", "0xff padding", "model.joblib", joblib_arrays);
+  pickle_near("joblib-compression-invalid", "complete zlib stream", "model.joblib",
+              [joblib_arrays] { return ZlibOf(joblib_arrays()); });
+  pickle_near("joblib-decompression-bomb", "1 MB of zeros, bz2", "model.joblib", [] {
+    return Bz2Of(JoblibPickle({{"w", "u1", {1'000'000}, std::string(1'000'000, '\0'), std::nullopt}}));
+  });
+  pickle_near("joblib-estimator", "an estimator's name as a string", "model.joblib", [] {
+    return JoblibPickle({{"w", "f4", {1}, std::string(4, '\0'), std::nullopt}},
+                        Str("class") + Str("sklearn.linear_model._logistic.LogisticRegression"));
+  });
+
   return n;
 }
 

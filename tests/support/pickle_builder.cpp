@@ -1,5 +1,6 @@
 #include "tests/support/pickle_builder.h"
 
+#include <bzlib.h>
 #include <zlib.h>
 
 #include <fstream>
@@ -264,6 +265,51 @@ std::string RawDeflate(const std::string& data) {
   out.resize(out.size() - z.avail_out);
   deflateEnd(&z);
   if (status != Z_STREAM_END) throw std::runtime_error("deflate");
+  return out;
+}
+
+}  // namespace ckpt::testing::pk
+
+namespace ckpt::testing::pk {
+
+std::string JoblibPickle(const std::vector<JoblibArray>& arrays, const std::string& extra) {
+  std::string out = Proto(2) + kEmptyDict + kMark;
+  for (const JoblibArray& a : arrays) {
+    out += Str(a.key) + Global("joblib.numpy_pickle", "NumpyArrayWrapper") + kEmptyTuple + "\x81" + kEmptyDict + kMark;
+    out += Str("subclass") + Global("numpy", "ndarray") + Str("shape") + kMark;
+    for (std::uint64_t d : a.shape) out += Int(static_cast<std::int64_t>(d));
+    out += kTuple + Str("order") + Str("C") + Str("dtype");
+    out += Global("numpy", "dtype") + kMark + Str(a.code) + kNewFalse + kNewTrue + kTuple + kReduce;
+    out += kMark + Int(3) + Str(a.code == "b1" || a.code == "i1" || a.code == "u1" ? "|" : "<") + kNone + kNone +
+           kNone + Int(-1) + Int(-1) + Int(0) + kTuple + kBuild;
+    out += Str("allow_mmap") + kNewTrue + Str("numpy_array_alignment_bytes") + Int(16) + kSetItems + kBuild;
+    const std::size_t padding = 16 - ((out.size() + 1) % 16);
+    out += static_cast<char>(padding);
+    out += a.padding.value_or(std::string(padding, '\xff'));
+    out += a.body;
+  }
+  return out + extra + kSetItems + kStop;
+}
+
+std::string ZlibOf(const std::string& data) {
+  uLongf size = compressBound(data.size());
+  std::string out(size, '\0');
+  if (compress2(reinterpret_cast<Bytef*>(out.data()), &size, reinterpret_cast<const Bytef*>(data.data()), data.size(),
+                6) != Z_OK) {
+    throw std::runtime_error("compress2");
+  }
+  out.resize(size);
+  return out;
+}
+
+std::string Bz2Of(const std::string& data) {
+  auto size = static_cast<unsigned>(data.size() + data.size() / 100 + 600);
+  std::string out(size, '\0');
+  std::string in = data;  // libbz2 takes a non-const source
+  if (BZ2_bzBuffToBuffCompress(out.data(), &size, in.data(), static_cast<unsigned>(in.size()), 9, 0, 0) != BZ_OK) {
+    throw std::runtime_error("BZ2_bzBuffToBuffCompress");
+  }
+  out.resize(size);
   return out;
 }
 

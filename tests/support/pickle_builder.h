@@ -105,6 +105,23 @@ void WriteTorchZipFile(const std::string& path, std::size_t count, std::uint64_t
 
 /// An .npz as numpy.savez writes it: the members (name, .npy bytes) stored in order.
 std::string NpzOf(const std::vector<std::pair<std::string, std::string>>& members);
+/// One array of a joblib file: a NumpyArrayWrapper of `code` ("f4") and `shape`, with
+/// `body` as its bytes (`padding` replaces the 0xff padding joblib writes when given).
+struct JoblibArray {
+  std::string key;
+  std::string code = "f4";
+  std::vector<std::uint64_t> shape;
+  std::string body;
+  std::optional<std::string> padding;
+};
+/// What joblib.dump writes for a dict of arrays (protocol 2, alignment 16), with `extra`
+/// opcodes (key and value pairs) spliced into the dict.
+std::string JoblibPickle(const std::vector<JoblibArray>& arrays, const std::string& extra = "");
+/// `data` as a zlib stream (zlib's compress2), as joblib's zlib compressor writes it.
+std::string ZlibOf(const std::string& data);
+/// `data` as one bzip2 stream (level 9), as joblib's bz2 compressor writes it.
+std::string Bz2Of(const std::string& data);
+
 /// A zip of `members` (name, bytes) in order, stored or deflated.
 std::string ZipOf(const std::vector<std::pair<std::string, std::string>>& members, bool deflate = false);
 /// `data` as a raw deflate stream (zlib level 6, no header), as zipfile writes method 8.

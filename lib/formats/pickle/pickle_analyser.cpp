@@ -18,6 +18,34 @@
 namespace ckpt::pickle {
 namespace {
 
+// numpy.dtype's first argument as joblib writes it: a kind letter and a size ("f4", "O8",
+// "V56", "U10"), without byte order (that comes with BUILD).
+std::optional<NumpyDtypeValue> ParseNumpyCode(std::string_view code) {
+  if (code.size() < 2 || code.size() > 12) return std::nullopt;
+  const char kind = code[0];
+  const std::string_view digits = code.substr(1);
+  if (digits.find_first_not_of("0123456789") != std::string_view::npos || digits[0] == '0') return std::nullopt;
+  std::uint64_t n = 0;
+  for (char c : digits) n = n * 10 + static_cast<std::uint64_t>(c - '0');
+  NumpyDtypeValue dtype;
+  dtype.code = std::string(code);
+  if (const NumpyDescr* numeric = FindNumpyDescr(code)) {
+    dtype.itemsize = numeric->size;
+  } else if (kind == 'O' && n == 8) {
+    dtype.itemsize = 8;
+    dtype.holds_objects = true;
+  } else if (kind == 'V' || kind == 'S' || kind == 'a') {
+    dtype.itemsize = n;
+  } else if (kind == 'U') {
+    dtype.itemsize = n * 4;  // UCS-4
+  } else if ((kind == 'M' || kind == 'm') && n == 8) {
+    dtype.itemsize = 8;
+  } else {
+    return std::nullopt;
+  }
+  return dtype;
+}
+
 struct CompatName {
   std::string_view module, name, new_module, new_name;
 };
@@ -567,6 +595,18 @@ void Analyser::RenderInto(ValueId id, int depth, std::string& out) const {
     case Kind::kDevice:
       out += "device(" + Quoted(texts_[v.aux], 40) + ")";
       break;
+    case Kind::kJoblibWrapper:
+      out += "joblib.numpy_pickle.NumpyArrayWrapper()";
+      break;
+    case Kind::kNumpyDtype:
+      out += "dtype(" + Quoted(numpy_dtypes_[v.aux].Descr(), 40) + ")";
+      break;
+    case Kind::kEstimator:
+      out += "<" + Escaped(estimators_[v.aux].module + "." + estimators_[v.aux].name, 0) + " object>";
+      break;
+    case Kind::kNdarrayPending:
+      out += "numpy.ndarray()";
+      break;
   }
 }
 
@@ -574,7 +614,11 @@ void Analyser::RenderInto(ValueId id, int depth, std::string& out) const {
 class Analyser::Machine {
  public:
   Machine(Analyser& a, const RandomAccessFile& file, std::uint64_t begin, std::uint64_t end)
-      : a_(a), file_(file), pos_(begin), end_(end) {}
+      : Machine(a, file, begin, end, a.policy_) {}
+  // A pickle read by another loader's find_class (an object array's, inside a joblib file).
+  Machine(Analyser& a, const RandomAccessFile& file, std::uint64_t begin, std::uint64_t end,
+          const FindClassPolicy& policy)
+      : a_(a), policy_(policy), file_(file), pos_(begin), end_(end) {}
 
   IoResult<PickleEnd> Run();
 
@@ -630,7 +674,18 @@ class Analyser::Machine {
   ValueId Global(std::string module, std::string name, const char* opcode);
   ValueId CallOf(ValueId callee, ValueId args, const char* opcode);
   ValueId PersistentLoad(ValueId pid);
-  void Build(ValueId target, ValueId state);
+  // BUILD: the value that replaces the target on the stack, when BUILD makes a new one
+  // (joblib's wrapper becomes its array, numpy's _reconstruct its ndarray).
+  std::optional<ValueId> Build(ValueId target, ValueId state);
+  // joblib's models (formats.md section 3).
+  ValueId NewEstimator(ValueId cls, bool internal);
+  void BuildNumpyDtype(NumpyDtypeValue& dtype, ValueId state);
+  std::optional<ValueId> BuildJoblibArray(ValueId state);
+  std::optional<ValueId> BuildNdarray(ValueId state);
+  bool StateHoldsGlobal(ValueId state);
+  void ArrayInvalid(const std::string& why) {
+    a_.Report(Diag::kJoblibArrayInvalid, op_at_, OpName() + " builds a joblib NumpyArrayWrapper " + why + ".");
+  }
   void AddItems(ValueId target, const std::vector<ValueId>& items, const char* opcode);
 
   // Call models.
@@ -645,6 +700,7 @@ class Analyser::Machine {
   std::string OpName() const { return std::string(op_name_) + " at byte " + std::to_string(op_at_); }
 
   Analyser& a_;
+  const FindClassPolicy& policy_;
   const RandomAccessFile& file_;
   std::uint64_t pos_;
   std::uint64_t end_;
@@ -804,13 +860,13 @@ ValueId Analyser::Machine::Global(std::string module, std::string name, const ch
     a_.Report(Diag::kPickleScannerImport, op_at_,
               where + " imports " + dotted +
                   ", a module of a model scanner: a pickle that reaches into its scanner can patch or fool it.");
-  } else if (a_.policy_.IsNestedLoader(module, name)) {
+  } else if (policy_.IsNestedLoader(module, name)) {
     a_.Report(Diag::kPickleNestedLoader, op_at_,
               where + " imports " + dotted +
                   ", a nested loader: whatever bytes it is given are unpickled (and run) in turn, out of this "
                   "analysis' sight.");
-  } else if (a_.policy_.Classify(module, name) == Known::kNotAllowed) {
-    std::string why(a_.policy_.NotAdmittedWhy());
+  } else if (policy_.Classify(module, name) == Known::kNotAllowed) {
+    std::string why(policy_.NotAdmittedWhy());
     if (HasDunderSegment(module + "." + name)) why = "a dunder attribute, which reaches interpreter internals";
     a_.Report(Diag::kPickleGlobalUnsafe, op_at_,
               where + " imports " + dotted + " (" + why + "); loading the file imports it.");
@@ -1008,7 +1064,7 @@ ValueId Analyser::Machine::CallOf(ValueId callee, ValueId args, const char* opco
   object.aux = static_cast<std::uint32_t>(a_.calls_.size() - 1);
   const ValueId call = a_.NewValue(object);
   const Value& f = a_.values_[callee];
-  const Known known = f.kind == Kind::kGlobal ? a_.policy_.Classify(a_.globals_[f.aux].module, a_.globals_[f.aux].name)
+  const Known known = f.kind == Kind::kGlobal ? policy_.Classify(a_.globals_[f.aux].module, a_.globals_[f.aux].name)
                                               : Known::kNotAllowed;
   const std::string where = std::string(opcode) + " at byte " + std::to_string(op_at_);
   if (known == Known::kNotAllowed || a_.values_[args].kind != Kind::kTuple) {
@@ -1067,8 +1123,8 @@ ValueId Analyser::Machine::CallOf(ValueId callee, ValueId args, const char* opco
       }
       const auto& fn = a_.globals_[a_.values_[argv[0]].aux];
       const auto& type = a_.globals_[a_.values_[argv[1]].aux];
-      const Known inner = a_.policy_.Classify(fn.module, fn.name);
-      const Known type_kind = a_.policy_.Classify(type.module, type.name);
+      const Known inner = policy_.Classify(fn.module, fn.name);
+      const Known type_kind = policy_.Classify(type.module, type.name);
       const Value& state = a_.values_[argv[3]];
       const bool empty_state = state.kind == Kind::kNone || (state.kind == Kind::kDict && a_.ItemsOf(state).empty());
       if ((type_kind != Known::kTensorType && type_kind != Known::kParameterType) || !empty_state ||
@@ -1131,6 +1187,74 @@ ValueId Analyser::Machine::CallOf(ValueId callee, ValueId args, const char* opco
       Invalid(call, "complex takes one or two numbers");
       return Unknown();
     }
+    case Known::kJoblibArrayWrapper:
+      // joblib writes NumpyArrayWrapper as NEWOBJ of no arguments, then BUILD.
+      if (std::string_view(opcode) != "NEWOBJ" || !argv.empty() || !policy_.InlineArrays()) {
+        Invalid(call, policy_.InlineArrays()
+                          ? "joblib makes a NumpyArrayWrapper by NEWOBJ with no arguments"
+                          : "a NumpyArrayWrapper inside an object array's pickle is read by Python's unpickler, "
+                            "which runs its __setstate__ and reads no array");
+        return Unknown();
+      }
+      return a_.NewValue(Value{Kind::kJoblibWrapper, 0, 0});
+    case Known::kNumpyDtype: {
+      // numpy.dtype(descr, align, copy): its byte order and fields come with BUILD.
+      const bool shaped = argv.size() == 3 && a_.values_[argv[0]].kind == Kind::kStr &&
+                          a_.values_[argv[1]].kind == Kind::kBool && a_.values_[argv[2]].kind == Kind::kBool;
+      const auto parsed = shaped ? ParseNumpyCode(a_.texts_[a_.values_[argv[0]].aux]) : std::nullopt;
+      if (!parsed) {
+        Invalid(call, "numpy.dtype takes a dtype code ('f4', 'i8', 'O8', 'V16', ...) and two bools");
+        return Unknown();
+      }
+      a_.numpy_dtypes_.push_back(*parsed);
+      return a_.NewValue(Value{Kind::kNumpyDtype, 0, static_cast<std::uint32_t>(a_.numpy_dtypes_.size() - 1)});
+    }
+    case Known::kNumpyReconstruct: {
+      // _reconstruct(numpy.ndarray, (0,), b'b'): an empty ndarray that BUILD fills.
+      const bool shaped = argv.size() == 3 && a_.values_[argv[0]].kind == Kind::kGlobal &&
+                          policy_.Classify(a_.globals_[a_.values_[argv[0]].aux].module,
+                                           a_.globals_[a_.values_[argv[0]].aux].name) == Known::kNumpyArrayType &&
+                          IntTuple(argv[1]) && a_.values_[argv[2]].kind == Kind::kBytes;
+      if (!shaped) {
+        Invalid(call, "numpy's _reconstruct takes (numpy.ndarray, a shape tuple, bytes)");
+        return Unknown();
+      }
+      return a_.NewValue(Value{Kind::kNdarrayPending, 0, 0});
+    }
+    case Known::kNumpyScalar: {
+      // scalar(dtype, bytes): one value of the dtype (a number, not a tensor).
+      const bool shaped =
+          argv.size() == 2 && a_.values_[argv[0]].kind == Kind::kNumpyDtype && a_.values_[argv[1]].kind == Kind::kBytes;
+      if (!shaped || a_.numpy_dtypes_[a_.values_[argv[0]].aux].holds_objects ||
+          a_.texts_[a_.values_[argv[1]].aux].size() != a_.numpy_dtypes_[a_.values_[argv[0]].aux].itemsize) {
+        Invalid(call, "numpy's scalar takes a numeric dtype and bytes of its size");
+        return Unknown();
+      }
+      return argv[1];
+    }
+    case Known::kCopyregReconstructor: {
+      // copyreg._reconstructor(cls, builtins.object, None) is object.__new__(cls) (protocols 0, 1).
+      auto known_global = [&](ValueId id) {
+        const Value& g = a_.values_[id];
+        return g.kind == Kind::kGlobal ? policy_.Classify(a_.globals_[g.aux].module, a_.globals_[g.aux].name)
+                                       : Known::kNotAllowed;
+      };
+      if (argv.size() == 3 && known_global(argv[1]) == Known::kBuiltinsObject &&
+          a_.values_[argv[2]].kind == Kind::kNone &&
+          (known_global(argv[0]) == Known::kEstimator || known_global(argv[0]) == Known::kEstimatorInternal)) {
+        return NewEstimator(argv[0], known_global(argv[0]) == Known::kEstimatorInternal);
+      }
+      Invalid(call, "copyreg._reconstructor is accepted only as (a scikit-learn estimator class, object, None)");
+      return Unknown();
+    }
+    case Known::kEstimator:
+      // NEWOBJ cls() (protocol 2 on) is object.__new__(cls); BUILD gives the attributes.
+      if (std::string_view(opcode) == "NEWOBJ" && argv.empty()) return NewEstimator(callee, false);
+      Invalid(call, "a scikit-learn estimator is made by NEWOBJ with no arguments, as pickle writes it");
+      return Unknown();
+    case Known::kEstimatorInternal:
+      // Its __reduce__ gives plain data and arrays (Tree(n_features, n_classes, n_outputs)).
+      return NewEstimator(callee, true);
     case Known::kUnmodelledRebuild:
       a_.Report(Diag::kPickleTensorInvalid, op_at_,
                 where + " calls " + a_.Render(call) +
@@ -1207,9 +1331,35 @@ ValueId Analyser::Machine::PersistentLoad(ValueId pid) {
   return a_.NewValue(s);
 }
 
-void Analyser::Machine::Build(ValueId target, ValueId state) {
+std::optional<ValueId> Analyser::Machine::Build(ValueId target, ValueId state) {
   Value& t = a_.values_[target];
   const Value& s = a_.values_[state];
+  switch (t.kind) {
+    case Kind::kJoblibWrapper:
+      return BuildJoblibArray(state);
+    case Kind::kNdarrayPending:
+      return BuildNdarray(state);
+    case Kind::kNumpyDtype:
+      BuildNumpyDtype(a_.numpy_dtypes_[t.aux], state);
+      return std::nullopt;
+    case Kind::kEstimator: {
+      EstimatorValue& e = a_.estimators_[t.aux];
+      bool ok = s.kind == Kind::kDict && !e.state;
+      const auto& kv = a_.ItemsOf(s);
+      for (std::size_t i = 0; ok && i < kv.size(); i += 2) ok = a_.values_[kv[i]].kind == Kind::kStr;
+      if (!ok) {
+        a_.Report(Diag::kPickleBuildUnsafe, op_at_,
+                  OpName() + " gives " + a_.Render(target) + " the state " + a_.Render(state) +
+                      ": scikit-learn's objects take one dict of attributes named by str keys.");
+        return std::nullopt;
+      }
+      if (StateHoldsGlobal(state)) return std::nullopt;
+      e.state = state;
+      return std::nullopt;
+    }
+    default:
+      break;
+  }
   if (t.kind == Kind::kDict && (t.flags & kOrdered) != 0 && s.kind == Kind::kDict) {
     // A state dict's `_metadata`: attributes named by plain str keys.
     bool ok = true;
@@ -1220,25 +1370,199 @@ void Analyser::Machine::Build(ValueId target, ValueId state) {
     }
     if (ok) {
       t.flags |= kBuilt;
-      return;
+      return std::nullopt;
     }
   }
   if (t.kind == Kind::kTensor && (t.flags & kParameter) != 0) {
     const bool empty =
         s.kind == Kind::kNone || ((s.kind == Kind::kDict || s.kind == Kind::kTuple) && a_.ItemsOf(s).empty());
-    if (empty) return;
+    if (empty) return std::nullopt;
   }
   if (t.kind == Kind::kObject || t.kind == Kind::kUnknown) {
     // The object is already a finding; BUILD would call its __setstate__ or set attributes.
     a_.Report(Diag::kPickleBuildUnsafe, op_at_,
               OpName() + " gives " + a_.Render(target) + " the state " + a_.Render(state) +
                   " (its __setstate__ or attributes run with it).");
-    return;
+    return std::nullopt;
   }
   a_.Report(Diag::kPickleBuildUnsafe, op_at_,
             OpName() + " gives state " + a_.Render(state) + " to " + a_.Render(target) +
                 ": BUILD is accepted only on an OrderedDict (its _metadata, plain str keys) and on a Parameter with "
                 "empty state.");
+  return std::nullopt;
+}
+
+ValueId Analyser::Machine::NewEstimator(ValueId cls, bool internal) {
+  const GlobalName& g = a_.globals_[a_.values_[cls].aux];
+  a_.estimators_.push_back({g.module, g.name, std::nullopt, internal});
+  const std::string dotted = Escaped(g.module + "." + g.name, 0);
+  if (a_.estimators_reported_.insert(dotted).second) {
+    a_.Report(Diag::kJoblibEstimator, op_at_,
+              OpName() + " makes a " + dotted + ": loading runs scikit-learn's __setstate__ for " + dotted +
+                  "; loading needs scikit-learn and trusts its publisher; prefer skops.");
+  }
+  return a_.NewValue(Value{Kind::kEstimator, 0, static_cast<std::uint32_t>(a_.estimators_.size() - 1)});
+}
+
+// A global as a value of an object's state (a FunctionTransformer's func): setting it calls
+// nothing, but the object calls it later. Walked without recursion, each visit charged.
+bool Analyser::Machine::StateHoldsGlobal(ValueId state) {
+  std::vector<ValueId> todo{state};
+  std::set<ValueId> seen;
+  while (!todo.empty()) {
+    const ValueId id = todo.back();
+    todo.pop_back();
+    if (!seen.insert(id).second) continue;
+    if (!ChargeValue()) throw Stop{};
+    const Value& v = a_.values_[id];
+    if (v.kind == Kind::kGlobal) {
+      const GlobalName& g = a_.globals_[v.aux];
+      a_.Report(Diag::kPickleGlobalUnsafe, op_at_,
+                OpName() + " stores " + Escaped(g.module + "." + g.name, 0) + " (imported at byte " +
+                    std::to_string(g.offset) +
+                    ") as a value of an object's state: the object calls it once loaded (fail closed).");
+      return true;
+    }
+    if (v.kind == Kind::kDict || v.kind == Kind::kList || v.kind == Kind::kTuple || v.kind == Kind::kSet ||
+        v.kind == Kind::kFrozenSet) {
+      for (ValueId item : a_.ItemsOf(v)) todo.push_back(item);
+    }
+  }
+  return false;
+}
+
+void Analyser::Machine::BuildNumpyDtype(NumpyDtypeValue& dtype, ValueId state) {
+  // (version, byteorder, subarray, names, fields, elsize, alignment, flags[, metadata]).
+  const Value& s = a_.values_[state];
+  const auto items = a_.ItemsOf(s);
+  const bool shaped = s.kind == Kind::kTuple && (items.size() == 8 || items.size() == 9) &&
+                      a_.values_[items[0]].kind == Kind::kInt && a_.values_[items[1]].kind == Kind::kStr &&
+                      a_.values_[items[5]].kind == Kind::kInt && a_.values_[items[7]].kind == Kind::kInt;
+  const std::string order = shaped ? a_.texts_[a_.values_[items[1]].aux] : std::string();
+  if (!shaped || (order != "<" && order != ">" && order != "|" && order != "=") ||
+      a_.values_[items[2]].kind != Kind::kNone) {
+    a_.Report(Diag::kPickleArgumentInvalid, op_at_,
+              OpName() + " gives numpy.dtype the state " + a_.Render(state) +
+                  ", not (version, byte order, None, names, fields, elsize, alignment, flags) as numpy writes it.");
+    dtype.holds_objects = true;  // never an array the audit lists
+    return;
+  }
+  dtype.byte_order = order[0];
+  const std::int64_t elsize = a_.number(items[5]);
+  if (elsize > 0) dtype.itemsize = static_cast<std::uint64_t>(elsize);
+  if ((a_.number(items[7]) & 1) != 0) dtype.holds_objects = true;  // NPY_ITEM_REFCOUNT: an object field
+  dtype.structured = a_.values_[items[4]].kind == Kind::kDict;
+}
+
+std::optional<ValueId> Analyser::Machine::BuildJoblibArray(ValueId state) {
+  // The state joblib gives it: subclass, shape, order, dtype, allow_mmap and (joblib 1.2 on)
+  // numpy_array_alignment_bytes, which puts a padding-length byte and padding before the data.
+  const Value& s = a_.values_[state];
+  if (s.kind != Kind::kDict) {
+    ArrayInvalid("with the state " + a_.Render(state) + ", not a dict");
+    throw Stop{};
+  }
+  std::optional<ValueId> subclass, shape, order, dtype, alignment;
+  const auto kv = a_.ItemsOf(s);
+  for (std::size_t i = 0; i < kv.size(); i += 2) {
+    const Value& key = a_.values_[kv[i]];
+    const std::string name = key.kind == Kind::kStr ? a_.texts_[key.aux] : std::string();
+    std::optional<ValueId>* slot = name == "subclass"                      ? &subclass
+                                   : name == "shape"                       ? &shape
+                                   : name == "order"                       ? &order
+                                   : name == "dtype"                       ? &dtype
+                                   : name == "numpy_array_alignment_bytes" ? &alignment
+                                                                           : nullptr;
+    if (name == "allow_mmap" && a_.values_[kv[i + 1]].kind == Kind::kBool) continue;
+    if (slot == nullptr) {
+      ArrayInvalid("with the state key " + a_.Render(kv[i]) + ", which joblib does not write");
+      throw Stop{};
+    }
+    *slot = kv[i + 1];
+  }
+  const auto dims = shape ? IntTuple(*shape) : std::nullopt;
+  const Value* sub = subclass ? &a_.values_[*subclass] : nullptr;
+  const bool subclass_ok =
+      sub != nullptr && sub->kind == Kind::kGlobal &&
+      policy_.Classify(a_.globals_[sub->aux].module, a_.globals_[sub->aux].name) == Known::kNumpyArrayType;
+  const std::string order_text =
+      order && a_.values_[*order].kind == Kind::kStr ? a_.texts_[a_.values_[*order].aux] : std::string();
+  if (!subclass_ok || !dims || (order_text != "C" && order_text != "F") || !dtype ||
+      a_.values_[*dtype].kind != Kind::kNumpyDtype) {
+    ArrayInvalid("with the state " + a_.Render(state) +
+                 ": it needs subclass numpy.ndarray or numpy.memmap, shape a tuple of ints, order 'C' or 'F' and a "
+                 "numpy.dtype");
+    throw Stop{};
+  }
+  const NumpyDtypeValue& dt = a_.numpy_dtypes_[a_.values_[*dtype].aux];
+  if (dt.holds_objects) {
+    // An object array: joblib hands the file to Python's pickle.load, which reads one whole
+    // pickle (numpy's _reconstruct and the objects) and stops after its STOP.
+    Machine nested(a_, file_, pos_, end_, JoblibFindClass(false));
+    auto run = nested.Run();
+    if (!run) throw run.error();
+    if (!run->stopped) throw Stop{};
+    pos_ = run->end;
+    frame_end_ = 0;
+    return run->root ? *run->root : Unknown();
+  }
+  if (frame_end_ != 0 && pos_ < frame_end_) {
+    ArrayInvalid("whose data lies inside its FRAME (up to byte " + std::to_string(frame_end_) +
+                 "): joblib reads an array's bytes from the file after the frame, pickle.loads from the frame");
+    throw Stop{};
+  }
+  frame_end_ = 0;  // joblib ends the frame before the data; the next opcode starts a new one
+  if (alignment && a_.values_[*alignment].kind != Kind::kNone) {
+    const std::uint64_t padding_at = pos_;
+    const std::string_view length = Need(1);
+    const auto padding = static_cast<unsigned char>(length[0]);
+    const std::string_view pad = Need(padding);
+    if (pad.find_first_not_of('\xff') != std::string_view::npos) {
+      ArrayInvalid("whose padding at byte " + std::to_string(padding_at + 1) + " is not all 0xff bytes");
+      throw Stop{};
+    }
+  }
+  std::optional<std::uint64_t> numel = 1;
+  for (std::uint64_t d : *dims) numel = numel ? CheckedMul(*numel, d) : std::nullopt;
+  const auto bytes = numel ? CheckedMul(*numel, dt.itemsize) : std::nullopt;
+  if (!bytes || *bytes > end_ - pos_) {
+    ArrayInvalid("of shape " + a_.Render(*shape) + " and dtype " + Quoted(dt.Descr(), 40) + ": its " +
+                 (bytes ? std::to_string(*bytes) : std::string("more than 2^64")) +
+                 " bytes of data run past the end (" + std::to_string(end_ - pos_) + " bytes are left at byte " +
+                 std::to_string(pos_) + ")");
+    throw Stop{};
+  }
+  RebuiltTensor t;
+  t.shape = *dims;
+  t.element_size = dt.itemsize;
+  const NumpyDescr* descr = FindNumpyDescr(dt.code);
+  t.torch_dtype = dt.structured || descr == nullptr ? std::string("OTHER") : dt.Descr();
+  t.dtype = descr != nullptr && !dt.structured && !descr->token.empty() ? FindSafetensorsDtype(descr->token) : nullptr;
+  t.valid = true;
+  t.contiguous = order_text == "C";
+  t.offset = op_at_;
+  a_.tensors_.push_back(std::move(t));
+  a_.joblib_arrays_.push_back({static_cast<std::uint32_t>(a_.tensors_.size() - 1), pos_, *bytes, order_text == "F"});
+  pos_ += *bytes;
+  return a_.NewValue(Value{Kind::kTensor, 0, static_cast<std::uint32_t>(a_.tensors_.size() - 1)});
+}
+
+std::optional<ValueId> Analyser::Machine::BuildNdarray(ValueId state) {
+  // (version, shape, dtype, is_fortran, data): data is the raw bytes, or a list of the
+  // objects of an object array. A value of the object, not a tensor of the file.
+  const Value& s = a_.values_[state];
+  const auto items = a_.ItemsOf(s);
+  const bool shaped = s.kind == Kind::kTuple && items.size() == 5 && a_.values_[items[0]].kind == Kind::kInt &&
+                      IntTuple(items[1]) && a_.values_[items[2]].kind == Kind::kNumpyDtype &&
+                      a_.values_[items[3]].kind == Kind::kBool &&
+                      (a_.values_[items[4]].kind == Kind::kBytes || a_.values_[items[4]].kind == Kind::kList);
+  if (!shaped) {
+    a_.Report(Diag::kPickleArgumentInvalid, op_at_,
+              OpName() + " gives a numpy array the state " + a_.Render(state) +
+                  ", not (version, shape, dtype, is_fortran, data) as numpy writes it.");
+    return Unknown();
+  }
+  return items[4];
 }
 
 void Analyser::Machine::AddItems(ValueId target, const std::vector<ValueId>& items, const char* opcode) {
@@ -1852,7 +2176,7 @@ void Analyser::Machine::CallOp(unsigned char op) {
     }
     case 'b': {
       const ValueId state = PopOrStop();
-      Build(Top(), state);
+      if (auto made = Build(Top(), state)) stack_.back() = *made;
       break;
     }
     case 'P': {
@@ -1916,6 +2240,43 @@ void Analyser::Machine::FramingOp(unsigned char op) {
   }
 }
 
+// Whether a further pickle may start here (after a STOP): PROTO or a protocol 0/1 opcode.
+IoResult<bool> PickleFollows(const RandomAccessFile& file, std::uint64_t at) {
+  if (at >= file.size()) return false;
+  std::array<std::byte, 1> b{};
+  if (auto read = file.ReadAt(at, b); !read) return IoResult<bool>(boost::system::in_place_error, read.error());
+  return pickle::IsOpcode(b[0]);
+}
+
+// Runs pickles from `begin` until `end`: each STOP followed by more bytes starts another
+// pickle (a loader reading in a loop would run it), bytes that are not one are a finding.
+// Returns the first pickle's result.
+IoResult<std::optional<PickleEnd>> AnalyseStream(Analyser& analyser, const RandomAccessFile& file, std::uint64_t begin,
+                                                 std::uint64_t end, const FileReporter& report,
+                                                 std::uint32_t& pickles) {
+  std::optional<PickleEnd> first;
+  std::uint64_t at = begin;
+  while (at < end) {
+    if (pickles > 0) {
+      auto follows = PickleFollows(file, at);
+      if (!follows) return follows.error();
+      if (!*follows) {
+        report(Diag::kPickleTrailingData, at,
+               std::to_string(end - at) + " bytes after the pickle's STOP at byte " + std::to_string(at) +
+                   " are not a further pickle: one loader ignores them, another reads them.");
+        break;
+      }
+    }
+    auto run = analyser.Run(file, at, end);
+    if (!run) return run.error();
+    ++pickles;
+    if (!first) first = *run;
+    if (!run->stopped || analyser.budget().exceeded) break;
+    at = run->end;
+  }
+  return first;
+}
+
 IoResult<PickleEnd> Analyser::Run(const RandomAccessFile& file, std::uint64_t begin, std::uint64_t end) {
   Machine machine(*this, file, begin, end);
   return machine.Run();
@@ -1950,6 +2311,13 @@ std::vector<NamedTensor> Analyser::ListTensors(ValueId root, std::uint64_t offse
              "listing stops here.");
     }
     if (budget_.exceeded) break;
+    if (values_[f.id].kind == Kind::kEstimator) {
+      // A scikit-learn object's arrays are its attributes: named by them, as a dict's by keys.
+      const EstimatorValue& e = estimators_[values_[f.id].aux];
+      if (!e.state) continue;
+      if (f.id == root) root = *e.state;
+      f.id = *e.state;
+    }
     const Value& v = values_[f.id];
     if (v.kind == Kind::kTensor) {
       auto [it, inserted] = seen.emplace(f.path, v.aux);

@@ -12,6 +12,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -66,6 +67,11 @@ enum class Kind : std::uint8_t {
   kStorage,  ///< a torch storage reference (persistent id)
   kTensor,   ///< a rebuilt tensor or parameter
   kDevice,
+  // joblib (formats.md section 3):
+  kJoblibWrapper,   ///< NumpyArrayWrapper() before its BUILD
+  kNumpyDtype,      ///< numpy.dtype(...), index into Analyser::numpy_dtypes()
+  kEstimator,       ///< a scikit-learn object, index into Analyser::estimators()
+  kNdarrayPending,  ///< numpy's _reconstruct(ndarray, ...) before its BUILD
 };
 
 /// 8 bytes: a budget's worth of values (2^21) is 16 MiB. Numbers live in the value itself
@@ -113,6 +119,33 @@ struct NamedTensor {
   std::uint32_t tensor = 0;  ///< index into Analyser::tensors()
 };
 
+/// A numpy dtype a joblib pickle builds: numpy.dtype(descr, ...) and its BUILD state.
+struct NumpyDtypeValue {
+  std::string code;       ///< "f4", "O8", "V56": the descr without its byte order
+  char byte_order = '|';  ///< '<', '>', '|', '=' (BUILD state[1])
+  std::uint64_t itemsize = 0;
+  bool holds_objects = false;  ///< "O", or a structured dtype with an object field (flags & 1)
+  bool structured = false;     ///< fields given in its state
+  /// The descr numpy prints ("<f4").
+  [[nodiscard]] std::string Descr() const { return std::string(1, byte_order) + code; }
+};
+
+/// An array a joblib file holds: a NumpyArrayWrapper whose bytes follow its BUILD.
+struct JoblibArray {
+  std::uint32_t tensor = 0;       ///< index into Analyser::tensors()
+  std::uint64_t body_offset = 0;  ///< the first byte of its data in the stream analysed
+  std::uint64_t body_length = 0;  ///< numel x itemsize
+  bool fortran = false;           ///< order 'F': the bytes are the transpose's
+};
+
+/// A scikit-learn object a joblib file makes.
+struct EstimatorValue {
+  std::string module;
+  std::string name;
+  std::optional<ValueId> state;  ///< its BUILD's dict
+  bool internal = false;         ///< a class an estimator pickles inside it (a Tree), not an estimator
+};
+
 struct PickleEnd {
   bool stopped = false;         ///< reached STOP
   std::uint64_t end = 0;        ///< offset after STOP, or where the analysis ended
@@ -157,6 +190,9 @@ class Analyser {
   [[nodiscard]] std::span<const ValueId> items(ValueId id) const { return ItemsOf(values_[id]); }
   [[nodiscard]] const std::vector<StorageRef>& storages() const { return storages_; }
   [[nodiscard]] const std::vector<RebuiltTensor>& tensors() const { return tensors_; }
+  [[nodiscard]] const std::vector<JoblibArray>& joblib_arrays() const { return joblib_arrays_; }
+  [[nodiscard]] const std::vector<EstimatorValue>& estimators() const { return estimators_; }
+  [[nodiscard]] const std::vector<NumpyDtypeValue>& numpy_dtypes() const { return numpy_dtypes_; }
   [[nodiscard]] const Budget& budget() const { return budget_; }
   /// A security diagnostic was reported: an import or call outside the allowlist.
   [[nodiscard]] bool unsafe() const { return unsafe_; }
@@ -210,6 +246,19 @@ class Analyser {
   std::vector<StorageRef> storages_;
   std::map<std::string, std::uint32_t> storage_by_key_;
   std::vector<RebuiltTensor> tensors_;
+  std::vector<JoblibArray> joblib_arrays_;
+  std::vector<EstimatorValue> estimators_;
+  std::vector<NumpyDtypeValue> numpy_dtypes_;
+  std::set<std::string> estimators_reported_;  ///< one joblib-estimator finding per class and file
 };
+
+/// Whether a further pickle may start at `at` (after a STOP): PROTO or a protocol 0/1 opcode.
+IoResult<bool> PickleFollows(const RandomAccessFile& file, std::uint64_t at);
+
+/// Runs pickles of `file` from `begin` until `end`: each STOP followed by more bytes starts
+/// another pickle (a loader reading in a loop would run it); bytes that are not one are
+/// pickle-trailing-data. Returns the first pickle's end; counts the pickles run in `pickles`.
+IoResult<std::optional<PickleEnd>> AnalyseStream(Analyser& analyser, const RandomAccessFile& file, std::uint64_t begin,
+                                                 std::uint64_t end, const FileReporter& report, std::uint32_t& pickles);
 
 }  // namespace ckpt::pickle

@@ -1,6 +1,7 @@
 #include "lib/formats/pickle/pickle_policy.h"
 
 #include <array>
+#include <span>
 
 namespace ckpt::pickle {
 namespace {
@@ -162,6 +163,103 @@ bool TorchPolicy::IsNestedLoader(std::string_view module, std::string_view name)
 const FindClassPolicy& TorchFindClass() {
   static const TorchPolicy policy;
   return policy;
+}
+
+}  // namespace ckpt::pickle
+
+namespace ckpt::pickle {
+namespace {
+
+struct ClassName {
+  std::string_view module;
+  std::string_view name;
+};
+
+// scikit-learn 1.2.1's estimators, sorted by (module, name).
+constexpr ClassName kSklearnEstimators[] = {
+#include "lib/formats/pickle/sklearn_estimators.inc"
+};
+
+// Classes scikit-learn's own estimators pickle inside them (formats.md section 13): the
+// Cython tree and its neighbours' trees, the loss objects of SGD and histogram boosting, and
+// histogram boosting's binning and predictors. Each is reduced with plain data and numpy
+// arrays and given a dict state.
+constexpr ClassName kSklearnInternals[] = {
+    {"sklearn.tree._tree", "Tree"},
+    {"sklearn.neighbors._kd_tree", "KDTree"},
+    {"sklearn.neighbors._ball_tree", "BallTree"},
+    {"sklearn.linear_model._sgd_fast", "Hinge"},
+    {"sklearn.linear_model._sgd_fast", "SquaredHinge"},
+    {"sklearn.linear_model._sgd_fast", "Log"},
+    {"sklearn.linear_model._sgd_fast", "ModifiedHuber"},
+    {"sklearn.linear_model._sgd_fast", "SquaredLoss"},
+    {"sklearn.linear_model._sgd_fast", "Huber"},
+    {"sklearn.linear_model._sgd_fast", "EpsilonInsensitive"},
+    {"sklearn.linear_model._sgd_fast", "SquaredEpsilonInsensitive"},
+    {"sklearn.ensemble._hist_gradient_boosting.binning", "_BinMapper"},
+    {"sklearn.ensemble._hist_gradient_boosting.predictor", "TreePredictor"},
+    {"sklearn._loss.loss", "HalfSquaredError"},
+    {"sklearn._loss.loss", "AbsoluteError"},
+    {"sklearn._loss.loss", "PinballLoss"},
+    {"sklearn._loss.loss", "HalfPoissonLoss"},
+    {"sklearn._loss.loss", "HalfGammaLoss"},
+    {"sklearn._loss.loss", "HalfTweedieLoss"},
+    {"sklearn._loss.loss", "HalfTweedieLossIdentity"},
+    {"sklearn._loss.loss", "HalfBinomialLoss"},
+    {"sklearn._loss.loss", "HalfMultinomialLoss"},
+    {"sklearn._loss.link", "IdentityLink"},
+    {"sklearn._loss.link", "LogLink"},
+    {"sklearn._loss.link", "LogitLink"},
+    {"sklearn._loss.link", "MultinomialLogit"},
+    {"sklearn._loss.link", "Interval"},
+};
+
+bool Listed(std::span<const ClassName> table, std::string_view module, std::string_view name) {
+  for (const ClassName& c : table) {
+    if (c.module == module && c.name == name) return true;
+  }
+  return false;
+}
+
+class JoblibPolicy final : public FindClassPolicy {
+ public:
+  explicit JoblibPolicy(bool inline_arrays) : inline_arrays_(inline_arrays) {}
+  [[nodiscard]] Known Classify(std::string_view module, std::string_view name) const override {
+    if (module == "joblib.numpy_pickle" && name == "NumpyArrayWrapper") return Known::kJoblibArrayWrapper;
+    if (module == "numpy" && (name == "ndarray" || name == "memmap")) return Known::kNumpyArrayType;
+    if (module == "numpy" && name == "dtype") return Known::kNumpyDtype;
+    if (module == "numpy.core.multiarray" || module == "numpy._core.multiarray") {
+      if (name == "_reconstruct") return Known::kNumpyReconstruct;
+      if (name == "scalar") return Known::kNumpyScalar;
+    }
+    if (module == "copyreg" && name == "_reconstructor") return Known::kCopyregReconstructor;
+    if (module == "builtins" && name == "object") return Known::kBuiltinsObject;
+    if (IsSklearnEstimator(module, name)) return Known::kEstimator;
+    if (Listed(kSklearnInternals, module, name)) return Known::kEstimatorInternal;
+    return TorchFindClass().Classify(module, name);
+  }
+  [[nodiscard]] bool IsNestedLoader(std::string_view module, std::string_view name) const override {
+    return TorchFindClass().IsNestedLoader(module, name);
+  }
+  [[nodiscard]] std::string_view NotAdmittedWhy() const override {
+    return "outside joblib's arrays, scikit-learn's estimator table and what torch.save writes";
+  }
+  [[nodiscard]] bool InlineArrays() const override { return inline_arrays_; }
+
+ private:
+  bool inline_arrays_;
+};
+
+}  // namespace
+
+bool IsSklearnEstimator(std::string_view module, std::string_view name) {
+  return Listed(kSklearnEstimators, module, name);
+}
+
+const FindClassPolicy& JoblibFindClass(bool inline_arrays) {
+  static const JoblibPolicy joblib(true);
+  static const JoblibPolicy nested(false);
+  return inline_arrays ? joblib : nested;
 }
 
 }  // namespace ckpt::pickle

@@ -33,6 +33,16 @@ enum class Known : std::uint8_t {
   kStorageType,
   kDtype,
   kUnmodelledRebuild,  // allowlisted by torch, not modelled here: fails closed
+  // joblib's array set and scikit-learn's estimators (formats.md section 3).
+  kJoblibArrayWrapper,    // joblib.numpy_pickle.NumpyArrayWrapper: NEWOBJ, BUILD, then the array's bytes
+  kNumpyArrayType,        // numpy.ndarray, numpy.memmap: a wrapper's subclass, _reconstruct's type
+  kNumpyDtype,            // numpy.dtype(descr, align, copy), then BUILD with its state tuple
+  kNumpyReconstruct,      // numpy.core.multiarray._reconstruct(ndarray, (0,), b'b'), then BUILD
+  kNumpyScalar,           // numpy.core.multiarray.scalar(dtype, bytes)
+  kCopyregReconstructor,  // copyreg._reconstructor(cls, builtins.object, None): object.__new__(cls)
+  kBuiltinsObject,        // builtins.object, as _reconstructor's base
+  kEstimator,             // a scikit-learn estimator class of the pinned table
+  kEstimatorInternal,     // a class scikit-learn's estimators pickle inside them (sklearn.tree._tree.Tree)
 };
 
 struct StorageType {
@@ -62,6 +72,9 @@ class FindClassPolicy {
   [[nodiscard]] virtual bool IsNestedLoader(std::string_view module, std::string_view name) const = 0;
   /// Why a global it does not admit is unsafe (the finding says it in parentheses).
   [[nodiscard]] virtual std::string_view NotAdmittedWhy() const = 0;
+  /// Whether a NumpyArrayWrapper's BUILD is followed by the array's bytes (joblib's own
+  /// unpickler; a pickle nested in an object array is read by Python's and has none).
+  [[nodiscard]] virtual bool InlineArrays() const { return false; }
 };
 
 class TorchPolicy final : public FindClassPolicy {
@@ -75,5 +88,14 @@ class TorchPolicy final : public FindClassPolicy {
 
 /// The one TorchPolicy.
 const FindClassPolicy& TorchFindClass();
+
+/// joblib.load's: the torch allowlist plus joblib's array set and scikit-learn's estimators.
+/// `inline_arrays`: joblib's unpickler (a wrapper's bytes follow it), or Python's reading an
+/// object array's nested pickle.
+const FindClassPolicy& JoblibFindClass(bool inline_arrays = true);
+
+/// Whether `module.name` is a class of the pinned scikit-learn estimator table
+/// (lib/formats/pickle/sklearn_estimators.inc, scripts/make-sklearn-estimators).
+bool IsSklearnEstimator(std::string_view module, std::string_view name);
 
 }  // namespace ckpt::pickle

@@ -19,9 +19,11 @@ namespace ckpt {
 namespace {
 
 using pickle::Analyser;
+using pickle::AnalyseStream;
 using pickle::Kind;
 using pickle::NamedTensor;
 using pickle::PickleEnd;
+using pickle::PickleFollows;
 using pickle::RebuiltTensor;
 using pickle::StorageMode;
 using pickle::StorageRef;
@@ -32,42 +34,6 @@ constexpr std::string_view kLegacyStart("\x80\x02\x8a\x0a\x6c\xfc\x9c\x46\xf9\x2
 constexpr std::int64_t kLegacyProtocolVersion = 1001;
 
 using Reporter = FileReporter;
-
-// Whether a further pickle may start here (after a STOP): PROTO or a protocol 0/1 opcode.
-IoResult<bool> PickleFollows(const RandomAccessFile& file, std::uint64_t at) {
-  if (at >= file.size()) return false;
-  std::array<std::byte, 1> b{};
-  if (auto read = file.ReadAt(at, b); !read) return IoResult<bool>(boost::system::in_place_error, read.error());
-  return pickle::IsOpcode(b[0]);
-}
-
-// Runs pickles from `begin` until `end`: each STOP followed by more bytes starts another
-// pickle (a loader reading in a loop would run it), bytes that are not one are a finding.
-// Returns the first pickle's result.
-IoResult<std::optional<PickleEnd>> AnalyseStream(Analyser& analyser, const RandomAccessFile& file, std::uint64_t begin,
-                                                 std::uint64_t end, const Reporter& report, std::uint32_t& pickles) {
-  std::optional<PickleEnd> first;
-  std::uint64_t at = begin;
-  while (at < end) {
-    if (pickles > 0) {
-      auto follows = PickleFollows(file, at);
-      if (!follows) return follows.error();
-      if (!*follows) {
-        report(Diag::kPickleTrailingData, at,
-               std::to_string(end - at) + " bytes after the pickle's STOP at byte " + std::to_string(at) +
-                   " are not a further pickle: one loader ignores them, another reads them.");
-        break;
-      }
-    }
-    auto run = analyser.Run(file, at, end);
-    if (!run) return run.error();
-    ++pickles;
-    if (!first) first = *run;
-    if (!run->stopped || analyser.budget().exceeded) break;
-    at = run->end;
-  }
-  return first;
-}
 
 // Reads a member's whole bytes for its CRC-32 (members other than data records are small
 // or are read by the analysis anyway).
@@ -609,31 +575,9 @@ IoResult<WeightFile> ReadNpy(WeightFile wf, const RandomAccessFile& file, Diagno
     wf.pickle->unsafe = true;
     return wf;
   }
-  struct Descr {
-    std::string_view code;
-    std::string_view token;  // empty: no safetensors token
-    std::uint64_t size;
-  };
-  static constexpr std::array<Descr, 14> kDescrs{{{"f4", "F32", 4},
-                                                  {"f8", "F64", 8},
-                                                  {"f2", "F16", 2},
-                                                  {"i8", "I64", 8},
-                                                  {"i4", "I32", 4},
-                                                  {"i2", "I16", 2},
-                                                  {"i1", "I8", 1},
-                                                  {"u1", "U8", 1},
-                                                  {"u2", "U16", 2},
-                                                  {"u4", "U32", 4},
-                                                  {"u8", "U64", 8},
-                                                  {"b1", "BOOL", 1},
-                                                  {"c8", "C64", 8},
-                                                  {"c16", "", 16}}};
   const char order = h->descr.empty() ? '?' : h->descr[0];
   const std::string_view code = h->descr.size() > 1 ? std::string_view(h->descr).substr(1) : std::string_view();
-  const Descr* d = nullptr;
-  for (const Descr& x : kDescrs) {
-    if (x.code == code) d = &x;
-  }
+  const NumpyDescr* d = FindNumpyDescr(code);
   if (d == nullptr || (order != '<' && order != '>' && order != '|' && order != '=')) {
     report(Diag::kNumpyHeaderInvalid, header_at,
            "The .npy dtype " + QuoteForMessage(h->descr) + " is not a numeric dtype the audit knows.");

@@ -1,0 +1,19 @@
+// joblib files (formats.md section 3): the facts the joblib reader records for reports.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lib/artifact/artifact.h"
+
+namespace ckpt::joblib {
+
+struct JoblibFacts final : FormatFacts {
+  std::string compression;              ///< "zlib", "gzip", "bz2", "xz", "lzma"; empty: none
+  std::uint64_t decompressed_size = 0;  ///< bytes of pickle the stream held (compressed files)
+  void Describe(std::vector<std::pair<std::string, std::string>>& fields) const override;
+};
+
+}  // namespace ckpt::joblib

@@ -1,0 +1,155 @@
+// The joblib module and its rules (formats.md section 3) on files Debian's python3-joblib
+// writes (tests/joblib/make_joblib.py): a dict of arrays passes with its exact tensor list,
+// uncompressed and through each of joblib's five codecs; a scikit-learn-shaped estimator
+// (built from the globals and state the real classes write: python3-sklearn cannot be
+// installed beside Boost 1.81) is a warning with its arrays listed by attribute; a global
+// stored as state, a class outside the table, an os.system payload (plain and inside an object
+// array) fail, and the payload never runs; a 10 GB bz2 bomb in 11 KB stops in well under a
+// second. Each also inside a model folder.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "engine/audit.h"
+#include "engine/verdict.h"
+#include "tests/support/artifact_builder.h"
+#include "tests/support/audit_helpers.h"
+#include "tests/support/model_folder_builder.h"
+#include "tests/support/prerequisite.h"
+#include "tests/support/process.h"
+
+namespace ckpt::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+class JoblibFiles : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    marker_ = dir_->path() / "payload-ran";
+    const CommandResult made =
+        RunCommand("/usr/bin/python3 tests/joblib/make_joblib.py " + ShellQuote(dir_->path().string()) + " " +
+                   ShellQuote(marker_.string()) + " 2>&1");
+    if (made.exit_code != 0) missing_ = "make_joblib.py failed (python3-joblib, python3-numpy): " + made.output;
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    dir_ = nullptr;
+  }
+  void SetUp() override {
+    if (!missing_.empty()) CKPT_MISSING_PREREQUISITE() << missing_;
+  }
+  static AuditResult Audit(const std::string& name) { return AuditPath((dir_->path() / name).string(), {}); }
+  // `name` copied into a model folder beside model.safetensors, audited as the folder.
+  static AuditResult AuditInFolder(const std::string& name) {
+    const fs::path folder = dir_->path() / ("folder-" + name);
+    WriteFiles(ModelFolderSpec{}.Build(), folder);
+    fs::copy_file(dir_->path() / name, folder / name, fs::copy_options::overwrite_existing);
+    return AuditPath(folder.string(), {});
+  }
+  static inline TempDir* dir_ = nullptr;
+  static inline fs::path marker_;
+  static inline std::string missing_;
+};
+
+std::vector<std::string> TensorLine(const AuditResult& result) {
+  std::vector<std::string> out;
+  for (const WeightFile& wf : result.artifact.weights) {
+    for (const StoredTensor& t : wf.tensors) {
+      std::string line = t.name + " " + t.dtype + " [";
+      for (std::size_t i = 0; i < t.shape.size(); ++i) line += (i > 0 ? "," : "") + std::to_string(t.shape[i]);
+      out.push_back(line + "]");
+    }
+  }
+  return out;
+}
+
+TEST_F(JoblibFiles, ADictOfArraysPassesWithItsTensorsInEveryCodec) {
+  const std::vector<std::string> expected = {"w F32 [2,3]", "b I64 [3]", "f F64 [2,2]"};
+  for (const std::string name :
+       {"arrays.joblib", "arrays.zlib", "arrays.gzip", "arrays.bz2", "arrays.xz", "arrays.lzma"}) {
+    const AuditResult result = Audit(name);
+    EXPECT_EQ(InputKindName(result.artifact.kind), "joblib") << name;
+    EXPECT_EQ(TensorLine(result), expected) << name;
+    ASSERT_EQ(result.findings.size(), 1U) << name << Describe(result);
+    EXPECT_TRUE(HasFinding(result, "pickle-format-note", "is a joblib file: pickle-based format")) << name;
+    EXPECT_EQ(VerdictOf(result, Severity::kError), Verdict::kPass) << name;
+  }
+  // Uncompressed, the C-order arrays are located in the file (hashed as tensors).
+  const AuditResult plain = Audit("arrays.joblib");
+  ASSERT_FALSE(plain.artifact.weights.empty());
+  const StoredTensor* w = plain.artifact.weights.front().FindTensor("w");
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->data_length, 24U);
+  EXPECT_EQ(w->data_offset % 16, 0U);  // joblib aligns array data to 16 bytes
+}
+
+TEST_F(JoblibFiles, AnEstimatorIsAWarningWithItsArraysListedByAttribute) {
+  const AuditResult result = Audit("estimator.joblib");
+  EXPECT_EQ(TensorLine(result), (std::vector<std::string>{"coef_ F64 [1,4]", "intercept_ F64 [1]", "classes_ I64 [2]",
+                                                          "tree_.nodes OTHER [1]", "tree_.values F64 [1,1,2]"}));
+  EXPECT_TRUE(HasFinding(result, "joblib-estimator",
+                         "makes a sklearn.linear_model._logistic.LogisticRegression: loading runs scikit-learn's "
+                         "__setstate__ for sklearn.linear_model._logistic.LogisticRegression; loading needs "
+                         "scikit-learn and trusts its publisher; prefer skops."))
+      << Describe(result);
+  EXPECT_TRUE(HasFinding(result, "joblib-estimator", "makes a sklearn.tree._tree.Tree")) << Describe(result);
+  for (const Finding& f : result.findings) EXPECT_NE(f.severity(), Severity::kError) << f.rule->id << ": " << f.message;
+  EXPECT_EQ(VerdictOf(result, Severity::kError), Verdict::kPass);
+  EXPECT_EQ(VerdictOf(result, Severity::kWarning), Verdict::kFail);
+}
+
+TEST_F(JoblibFiles, AGlobalStoredAsStateFailsClosed) {
+  const AuditResult result = Audit("function.joblib");
+  EXPECT_EQ(InputKindName(result.artifact.kind), "joblib");
+  EXPECT_TRUE(HasFinding(result, "pickle-global-unsafe", "stores posix.getcwd (imported at byte ")) << Describe(result);
+  EXPECT_TRUE(HasFinding(result, "pickle-global-unsafe", "as a value of an object's state")) << Describe(result);
+  EXPECT_EQ(VerdictOf(result, Severity::kError), Verdict::kFail);
+}
+
+TEST_F(JoblibFiles, ASklearnClassOutsideTheTableFails) {
+  const AuditResult result = Audit("unknown_class.joblib");
+  EXPECT_TRUE(HasFinding(result, "pickle-global-unsafe", "imports sklearn.utils._testing.MinimalClassifier"))
+      << Describe(result);
+  EXPECT_EQ(VerdictOf(result, Severity::kError), Verdict::kFail);
+}
+
+TEST_F(JoblibFiles, PayloadsFailAndNeverRun) {
+  for (const std::string name : {"payload.joblib", "object_payload.joblib"}) {
+    const AuditResult result = Audit(name);
+    EXPECT_EQ(InputKindName(result.artifact.kind), "joblib") << name;
+    EXPECT_TRUE(HasFinding(result, "pickle-global-unsafe", "imports posix.system")) << name << Describe(result);
+    EXPECT_TRUE(HasFinding(result, "pickle-call-unsafe", "calls posix.system('touch ")) << name << Describe(result);
+    EXPECT_EQ(VerdictOf(result, Severity::kError), Verdict::kFail) << name;
+    const AuditResult folder = AuditInFolder(name);
+    EXPECT_TRUE(HasFinding(folder, "pickle-call-unsafe", "calls posix.system('touch ")) << name << Describe(folder);
+    EXPECT_EQ(VerdictOf(folder, Severity::kError), Verdict::kFail) << name;
+  }
+  EXPECT_FALSE(fs::exists(marker_)) << "a payload ran";
+}
+
+TEST_F(JoblibFiles, ATenGigabyteBombStopsFastAndSmall) {
+  EXPECT_LT(fs::file_size(dir_->path() / "bomb.bz2"), 12'000U);
+  const auto start = std::chrono::steady_clock::now();
+  const AuditResult result = Audit("bomb.bz2");
+  const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_TRUE(HasFinding(result, "joblib-decompression-bomb",
+                         "The bz2 stream decompresses past its bound: more than 67108864 bytes out"))
+      << Describe(result);
+  EXPECT_LT(seconds, 5.0);  // about 0.3 s here; the bound is generous for a busy machine
+  const AuditResult folder = AuditInFolder("bomb.bz2");
+  EXPECT_TRUE(HasFinding(folder, "joblib-decompression-bomb", "decompresses past its bound")) << Describe(folder);
+}
+
+TEST_F(JoblibFiles, ACleanJoblibInAModelFolderIsAPickleFamilyFile) {
+  const AuditResult result = AuditInFolder("arrays.xz");
+  EXPECT_TRUE(HasFinding(result, "pickle-format-note", "'arrays.xz' is a joblib file (xz-compressed pickle)"))
+      << Describe(result);
+  EXPECT_EQ(VerdictOf(result, Severity::kError), Verdict::kPass) << Describe(result);
+}
+
+}  // namespace
+}  // namespace ckpt::testing
