@@ -96,6 +96,14 @@ boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext
       file["git_oid"] = optional_text(f.remote->git_oid);
       file["bytes_transferred"] = f.remote->bytes_transferred;
     }
+    // What the file's format module reports of it (formats.md section 12: a joblib file's
+    // compression, ...).
+    for (const WeightFile& wf : a.weights) {
+      if (wf.name != f.name || wf.format_facts == nullptr) continue;
+      std::vector<std::pair<std::string, std::string>> fields;
+      wf.format_facts->Describe(fields);
+      for (auto& [key, value] : fields) file[key] = value;
+    }
     files.push_back(std::move(file));
   }
   out["files"] = std::move(files);

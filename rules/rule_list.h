@@ -146,6 +146,9 @@
   X(model, model_total_size, "model-total-size", Checked) \
   X(model, model_unreferenced_weights, "model-unreferenced-weights", Checked) \
   X(npz, npz_duplicate_member, "npz-duplicate-member", Checked) \
+  X(npz, npz_member_size, "npz-member-size", Read) \
+  X(npz, npz_member_unexpected, "npz-member-unexpected", Read) \
+  X(npz, npz_object_array, "npz-object-array", Read) \
   X(numpy, numpy_header_invalid, "numpy-header-invalid", Read) \
   X(numpy, numpy_object_array, "numpy-object-array", Read) \
   X(path, path_escape, "path-escape", Checked) \

@@ -237,9 +237,10 @@ enum class InventoryClass {
   kPythonSource,  ///< *.py: remote code
   kPickleFamily,  ///< pickle, torch zip or legacy, NumPy
   kGguf,
-  kExecutable,  ///< ELF, PE, Mach-O
-  kArchive,     ///< zip (not torch), tar, 7z: members not inspected
-  kProgram,     ///< TorchScript, torch.export: loading runs its code (read for its findings)
+  kExecutable,       ///< ELF, PE, Mach-O
+  kArchive,          ///< zip (not torch), tar, 7z: members not inspected
+  kProgram,          ///< TorchScript, torch.export: loading runs its code (read for its findings)
+  kAnalysedWeights,  ///< weights of another format (.npz, ...): read by its format for its findings
 };
 
 struct InventoryItem {

@@ -208,8 +208,8 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
       if (auto tensors = AnalysePickleFamily(source, entry.name, sink, tool_errors, artifact.path)) {
         model.pickle_tensors.emplace(entry.name, std::move(*tensors));
       }
-    } else if (item.kind == InventoryClass::kProgram) {
-      // Read for its findings alone: it lists no tensor (formats.md section 4).
+    } else if (item.kind == InventoryClass::kProgram || item.kind == InventoryClass::kAnalysedWeights) {
+      // Read by its format for its findings (formats.md section 11); a program lists no tensor.
       const InputFormat& format = FormatOf(classified->kind);
       if (auto read = format.read(entry.name, std::move(*file), sink);
           !read && read.error().value() != kFileChangedErrno) {

@@ -75,6 +75,9 @@ namespace ckpt {
   X(JoblibDecompressionBomb)         \
   X(JoblibEstimator)                 \
   X(ModelIndexInvalid)               \
+  X(NpzMemberSize)                   \
+  X(NpzMemberUnexpected)             \
+  X(NpzObjectArray)                  \
   X(NumpyHeaderInvalid)              \
   X(NumpyObjectArray)                \
   X(PickleArgumentInvalid)           \

@@ -26,7 +26,7 @@ void Check(const Artifact& artifact, FindingSink& sink) {
   if (!artifact.model || !artifact.weights.empty() || !artifact.model->artifacts.empty()) return;
   for (const InventoryItem& item : artifact.model->inventory) {
     if (item.kind == InventoryClass::kWeights || item.kind == InventoryClass::kPickleFamily ||
-        item.kind == InventoryClass::kGguf) {
+        item.kind == InventoryClass::kGguf || item.kind == InventoryClass::kAnalysedWeights) {
       return;
     }
   }

@@ -1053,6 +1053,17 @@ std::vector<FireCase> AllFireCases() {
     c.push_back(std::move(fc));
   }
 
+  pickle_case("npz-object-array", "object member", "weights.npz", [touch] {
+    return NpzOf({{"w.npy", Npy("<f4", {2})}, {"o.npy", Npy("|O", {}, 0) + SystemPickle(touch)}});
+  });
+  pickle_case("npz-member-size", "4 bytes short", "weights.npz", [] {
+    const std::string w = Npy("<f4", {3});
+    return NpzOf({{"w.npy", w.substr(0, w.size() - 4)}});
+  });
+  pickle_case("npz-member-unexpected", "member in a folder", "weights.npz", [] {
+    return NpzOf({{"w.npy", Npy("<f4", {2})}, {"sub/b.npy", Npy("<f4", {1})}});
+  });
+
   // TorchScript and torch.export archives (formats.md section 4): programs, never weights.
   pickle_case("torchscript-code", "torch.jit.save layout", "traced.pt", [] {
     return ZipOf({{"ts/data.pkl", OneTensorPickle()},

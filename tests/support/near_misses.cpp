@@ -768,6 +768,26 @@ std::vector<NearMiss> AllNearMisses() {
     n.push_back(std::move(m));
   }
 
+  // .npz: numeric members pass, deflated (savez_compressed) as stored; exact sizes; root names.
+  pickle_near(
+      "npz-object-array", "float members, deflated", "weights.npz",
+      [] {
+        return ZipOf({{"w.npy", Npy("<f4", {2})}, {"b.npy", Npy("<i8", {3}, 8)}}, /*deflate=*/true);
+      },
+      true);
+  pickle_near(
+      "npz-member-size", "exact size", "weights.npz",
+      [] {
+        return NpzOf({{"w.npy", Npy("<f4", {3})}});
+      },
+      true);
+  pickle_near(
+      "npz-member-unexpected", "a root member named like a folder", "weights.npz",
+      [] {
+        return NpzOf({{"w.npy", Npy("<f4", {2})}, {"sub.b.npy", Npy("<f4", {1})}});
+      },
+      true);
+
   // TorchScript and torch.export: a torch.save zip whose archive folder is named "code" is
   // weights; an archive_format that is not "pt2" marks nothing; source text is not an ELF.
   pickle_near("torchscript-code", "torch.save zip under a folder named code", "model.pt", [] {

@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "lib/core/byte_reader.h"
+#include "lib/hashing/crc32.h"
 
 namespace ckpt::joblib {
 namespace {
@@ -140,6 +141,7 @@ bool NextStreamStarts(Codec codec, std::span<const std::byte> bytes) {
                                                 6));
     case Codec::kZlib:
     case Codec::kLzma:
+    case Codec::kRawDeflate:
       return false;
   }
   return false;
@@ -295,6 +297,8 @@ std::unique_ptr<Decoder> Decoder::Make(Codec codec) {
       return std::make_unique<LzmaDecoder>(true);
     case Codec::kLzma:
       return std::make_unique<LzmaDecoder>(false);
+    case Codec::kRawDeflate:
+      return std::make_unique<ZlibDecoder>(-MAX_WBITS);
   }
   return nullptr;
 }
@@ -311,6 +315,8 @@ std::string_view CodecName(Codec codec) {
       return "xz";
     case Codec::kLzma:
       return "lzma";
+    case Codec::kRawDeflate:
+      return "deflate";
   }
   return "";
 }
@@ -355,9 +361,12 @@ IoResult<StreamFacts> Measure(const RandomAccessFile& file, Codec codec) {
   Feeder feeder(file, codec);
   std::vector<std::byte> out(kChunk);
   bool keeping = true;
+  Crc32 crc;
   while (true) {
     auto r = feeder.Fill(out);
     if (!r) return r.error();
+    crc.Update(std::span(out).first(r->produced));
+    facts.crc32 = crc.value();
     facts.produced += r->produced;
     facts.consumed = feeder.consumed();
     if (facts.produced > facts.bound) {

@@ -18,7 +18,8 @@
 
 namespace ckpt::joblib {
 
-enum class Codec : std::uint8_t { kZlib, kGzip, kBz2, kXz, kLzma };
+/// kRawDeflate: a zip member's deflate data (method 8), never recognised on its own.
+enum class Codec : std::uint8_t { kZlib, kGzip, kBz2, kXz, kLzma, kRawDeflate };
 
 /// joblib's name of the codec ("zlib", "gzip", "bz2", "xz", "lzma"): the JSON `compression`.
 std::string_view CodecName(Codec codec);
@@ -60,6 +61,7 @@ struct StreamFacts {
   std::uint64_t bound = 0;                   ///< the output bound that applied
   std::optional<std::uint64_t> trailing_at;  ///< input after the last stream, not another stream
   std::string error;
+  std::uint32_t crc32 = 0;      ///< of the output (a zip member's check), when complete
   std::vector<std::byte> kept;  ///< the whole output, when it is at most kKeptOutput bytes
 };
 

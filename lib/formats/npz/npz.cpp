@@ -7,9 +7,12 @@
 
 #include "lib/core/byte_reader.h"
 #include "lib/core/checked_math.h"
+#include "lib/core/text.h"
 #include "lib/formats/format_table.h"
+#include "lib/formats/joblib/decompress.h"
 #include "lib/formats/torch/torch_checkpoint.h"
 #include "lib/formats/zip/zip_reader.h"
+#include "lib/hashing/crc32.h"
 
 namespace ckpt {
 namespace {
@@ -38,14 +41,21 @@ bool IsRootNpyName(std::string_view name) {
   return name.size() > 4 && name.ends_with(".npy") && name.find('/') == std::string_view::npos;
 }
 
+bool IsDirectoryEntry(std::string_view name) { return name.ends_with("/"); }
+
+// Recognition (formats.md section 1 row 11): at least one root *.npy member, and nothing but
+// .npy members and folder entries, so a misplaced member (npz-member-unexpected) still reads
+// as the archive numpy.savez would have written.
 std::optional<std::string> SniffNpz(const FileHead& head) {
   if (head.file == nullptr || !StartsWith(head.bytes, std::string_view("PK\x03\x04", 4))) return std::nullopt;
-  DiagnosticList ignored;  // the reader reports the structure
-  auto dir = ReadZipDirectory(*head.file, "", ignored);
-  if (!dir || !dir->found || dir->members.empty()) return std::nullopt;
+  auto dir = SniffZipDirectory(*head.file);
+  if (dir == nullptr || dir->members.empty()) return std::nullopt;
+  bool any_root = false;
   for (const ZipMember& m : dir->members) {
-    if (!IsRootNpyName(m.name)) return std::nullopt;
+    any_root |= IsRootNpyName(m.name);
+    if (!m.name.ends_with(".npy") && !IsDirectoryEntry(m.name)) return std::nullopt;
   }
+  if (!any_root) return std::nullopt;
   return "a NumPy .npz archive";
 }
 
@@ -62,13 +72,46 @@ StoredTensor InArchive(StoredTensor t, const ZipMember& member) {
   return t;
 }
 
+// A deflated member (numpy.savez_compressed): inflated once, bounded as joblib's streams are,
+// its size and CRC-32 checked against the directory; then read forward as a .npy file.
+IoResult<std::unique_ptr<RandomAccessFile>> Inflated(const RandomAccessFile& member_bytes, const ZipMember& m,
+                                                     const FileReporter& report) {
+  auto facts = joblib::Measure(member_bytes, joblib::Codec::kRawDeflate);
+  if (!facts) return facts.error();
+  const std::string shown = QuoteForMessage(m.name);
+  using Status = joblib::StreamFacts::Status;
+  if (facts->status != Status::kComplete) {
+    report(Diag::kZipStructure, m.data_offset + facts->consumed,
+           "Member " + shown + "'s deflate data " +
+               (facts->status == Status::kBomb ? "inflates past its bound (more than " + std::to_string(facts->bound) +
+                                                     " bytes from " + std::to_string(m.compressed_size) + ")"
+                : facts->status == Status::kTruncated ? std::string("ends before its final block")
+                                                      : "is corrupt (" + QuoteForMessage(facts->error, 80) + ")") +
+               ": it is not read.");
+    return std::unique_ptr<RandomAccessFile>();
+  }
+  if (facts->produced != m.size) {
+    report(Diag::kZipStructure, m.central_offset,
+           "Member " + shown + " inflates to " + std::to_string(facts->produced) + " bytes, not the " +
+               std::to_string(m.size) + " its directory records.");
+    return std::unique_ptr<RandomAccessFile>();
+  }
+  if (facts->crc32 != m.crc32) {
+    report(Diag::kZipCrcMismatch, m.header_offset,
+           "Member " + shown + " inflates to bytes with CRC-32 " + Crc32Hex(facts->crc32) + ", not the " +
+               Crc32Hex(m.crc32) + " its directory records: its bytes were changed after it was written.");
+  }
+  return joblib::DecompressedFile(member_bytes, joblib::Codec::kRawDeflate, std::move(*facts));
+}
+
 IoResult<WeightFile> ReadNpz(std::string name, std::unique_ptr<RandomAccessFile> file, DiagnosticSink& sink) {
   WeightFile wf;
   wf.name = std::move(name);
   wf.size = file->size();
   wf.header_read = true;
   auto facts = std::make_shared<npz::NpzFacts>();
-  auto dir = ReadZipDirectory(*file, wf.name, sink);
+  const FileReporter report(wf.name, sink);
+  auto dir = ReadZipDirectory(*file, wf.name, sink, ZipMethods::kStoredOrDeflate);
   if (!dir) return dir.error();
   bool valid = dir->found;
   std::map<std::string, std::uint64_t> first_at;
@@ -78,23 +121,47 @@ IoResult<WeightFile> ReadNpz(std::string name, std::unique_ptr<RandomAccessFile>
       valid = false;
       continue;
     }
-    // A member not located, or compressed (savez_compressed: inflating it is the formats
-    // issue's; the zip reader reports it), lists no tensor.
-    if (!m.located || m.method != 0 || !IsRootNpyName(m.name)) {
+    if (!IsRootNpyName(m.name)) {
+      report(
+          Diag::kNpzMemberUnexpected, m.central_offset,
+          "Member " + QuoteForMessage(m.name) +
+              (IsDirectoryEntry(m.name) ? std::string(" is a folder entry")
+                                        : std::string(" is not a .npy array at the archive's root")) +
+              ": numpy.savez writes only root NAME.npy members, and np.load would list it under a key no writer gave.");
       valid = false;
       continue;
     }
-    const MemberBytes bytes(*file, m.data_offset, m.size);
+    // A member not located, or compressed by another method (reported by the zip reader).
+    if (!m.located || (m.method != 0 && m.method != 8)) {
+      valid = false;
+      continue;
+    }
+    const MemberBytes stored(*file, m.data_offset, m.compressed_size);
+    std::unique_ptr<RandomAccessFile> inflated;
+    if (m.method == 8) {
+      auto opened = Inflated(stored, m, report);
+      if (!opened) return opened.error();
+      if (*opened == nullptr) {
+        valid = false;
+        continue;
+      }
+      inflated = std::move(*opened);
+    }
     WeightFile array;
     array.name = wf.name.empty() ? m.name : wf.name + "/" + m.name;
     array.pickle.emplace();  // an object array's pickle is analysed into it
-    auto read = ReadNpy(std::move(array), bytes, sink);
+    auto read = ReadNpy(std::move(array), inflated ? *inflated : static_cast<const RandomAccessFile&>(stored), sink,
+                        /*in_npz=*/true);
     if (!read) return read.error();
     if (!read->valid || read->tensors.size() != 1) {
       valid = false;
       continue;
     }
-    wf.tensors.push_back(InArchive(std::move(read->tensors.front()), m));
+    StoredTensor t = std::move(read->tensors.front());
+    if (inflated) {  // its bytes are not in the file as stored: listed, not located
+      t.data_offset = t.data_length = t.begin = t.end = 0;
+    }
+    wf.tensors.push_back(InArchive(std::move(t), m));
   }
   wf.valid = valid;
   wf.format_facts = std::move(facts);
@@ -103,11 +170,10 @@ IoResult<WeightFile> ReadNpz(std::string name, std::unique_ptr<RandomAccessFile>
   return wf;
 }
 
-// In a model folder an .npz stays an archive whose members are not inspected (formats.md
-// section 11 reads them).
+// In a model folder an .npz is weights, analysed (formats.md section 11).
 void NpzInInventory(std::span<const std::byte> /*head*/, const std::string& /*description*/, InventoryItem& item) {
-  item.kind = InventoryClass::kArchive;
-  item.description = "a zip archive";
+  item.kind = InventoryClass::kAnalysedWeights;
+  item.description = "a NumPy .npz archive";
 }
 
 }  // namespace

@@ -223,7 +223,7 @@ bool Listed(std::span<const ClassName> table, std::string_view module, std::stri
 
 class JoblibPolicy final : public FindClassPolicy {
  public:
-  explicit JoblibPolicy(bool inline_arrays) : inline_arrays_(inline_arrays) {}
+  JoblibPolicy(bool inline_arrays, bool estimators) : inline_arrays_(inline_arrays), estimators_(estimators) {}
   [[nodiscard]] Known Classify(std::string_view module, std::string_view name) const override {
     if (module == "joblib.numpy_pickle" && name == "NumpyArrayWrapper") return Known::kJoblibArrayWrapper;
     if (module == "numpy" && (name == "ndarray" || name == "memmap")) return Known::kNumpyArrayType;
@@ -234,20 +234,22 @@ class JoblibPolicy final : public FindClassPolicy {
     }
     if (module == "copyreg" && name == "_reconstructor") return Known::kCopyregReconstructor;
     if (module == "builtins" && name == "object") return Known::kBuiltinsObject;
-    if (IsSklearnEstimator(module, name)) return Known::kEstimator;
-    if (Listed(kSklearnInternals, module, name)) return Known::kEstimatorInternal;
+    if (estimators_ && IsSklearnEstimator(module, name)) return Known::kEstimator;
+    if (estimators_ && Listed(kSklearnInternals, module, name)) return Known::kEstimatorInternal;
     return TorchFindClass().Classify(module, name);
   }
   [[nodiscard]] bool IsNestedLoader(std::string_view module, std::string_view name) const override {
     return TorchFindClass().IsNestedLoader(module, name);
   }
   [[nodiscard]] std::string_view NotAdmittedWhy() const override {
-    return "outside joblib's arrays, scikit-learn's estimator table and what torch.save writes";
+    return estimators_ ? "outside joblib's arrays, scikit-learn's estimator table and what torch.save writes"
+                       : "outside what numpy writes for an array and what torch.save writes";
   }
   [[nodiscard]] bool InlineArrays() const override { return inline_arrays_; }
 
  private:
   bool inline_arrays_;
+  bool estimators_;
 };
 
 }  // namespace
@@ -257,9 +259,14 @@ bool IsSklearnEstimator(std::string_view module, std::string_view name) {
 }
 
 const FindClassPolicy& JoblibFindClass(bool inline_arrays) {
-  static const JoblibPolicy joblib(true);
-  static const JoblibPolicy nested(false);
+  static const JoblibPolicy joblib(true, true);
+  static const JoblibPolicy nested(false, true);
   return inline_arrays ? joblib : nested;
+}
+
+const FindClassPolicy& NumpyFindClass() {
+  static const JoblibPolicy numpy(false, false);
+  return numpy;
 }
 
 }  // namespace ckpt::pickle

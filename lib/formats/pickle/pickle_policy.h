@@ -94,6 +94,10 @@ const FindClassPolicy& TorchFindClass();
 /// object array's nested pickle.
 const FindClassPolicy& JoblibFindClass(bool inline_arrays = true);
 
+/// numpy.load(allow_pickle=True)'s for an object array's pickle: numpy's array set
+/// (_reconstruct, dtype, scalar) and plain data, no estimators.
+const FindClassPolicy& NumpyFindClass();
+
 /// Whether `module.name` is a class of the pinned scikit-learn estimator table
 /// (lib/formats/pickle/sklearn_estimators.inc, scripts/make-sklearn-estimators).
 bool IsSklearnEstimator(std::string_view module, std::string_view name);

@@ -528,7 +528,7 @@ std::optional<NpyHeader> ParseNpyHeader(std::string_view text, std::string& why)
 
 }  // namespace
 
-IoResult<WeightFile> ReadNpy(WeightFile wf, const RandomAccessFile& file, DiagnosticSink& sink) {
+IoResult<WeightFile> ReadNpy(WeightFile wf, const RandomAccessFile& file, DiagnosticSink& sink, bool in_npz) {
   const Reporter report(wf.name, sink);
   const std::uint64_t size = file.size();
   std::array<std::byte, 12> fixed{};
@@ -564,10 +564,10 @@ IoResult<WeightFile> ReadNpy(WeightFile wf, const RandomAccessFile& file, Diagno
   }
   if (h->descr.size() >= 2 && h->descr[1] == 'O') {
     report(
-        Diag::kNumpyObjectArray, header_at,
+        in_npz ? Diag::kNpzObjectArray : Diag::kNumpyObjectArray, header_at,
         "The .npy array has dtype " + QuoteForMessage(h->descr) +
             ": its data is a pickle, which numpy.load(allow_pickle=True) runs; it is analysed below and never passes.");
-    Analyser analyser(wf.name, sink, StorageMode::kNone);
+    Analyser analyser(wf.name, sink, StorageMode::kNone, pickle::NumpyFindClass());
     std::uint32_t pickles = 0;
     auto run = AnalyseStream(analyser, file, data_at, size, report, pickles);
     if (!run) return run.error();
@@ -593,7 +593,7 @@ IoResult<WeightFile> ReadNpy(WeightFile wf, const RandomAccessFile& file, Diagno
   std::optional<std::uint64_t> bytes = d->size;
   for (std::uint64_t dim : h->shape) bytes = bytes ? CheckedMul(*bytes, dim) : std::nullopt;
   if (!bytes || *bytes != size - data_at) {
-    report(Diag::kNumpyHeaderInvalid, data_at,
+    report(in_npz ? Diag::kNpzMemberSize : Diag::kNumpyHeaderInvalid, data_at,
            "The .npy data is " + std::to_string(size - data_at) + " bytes, but its shape and dtype need " +
                (bytes ? std::to_string(*bytes) : std::string("more than 2^64")) + ".");
     return wf;
@@ -631,6 +631,10 @@ IoResult<WeightFile> ReadPickleFamily(InputKind kind, std::string name, std::uni
 namespace {
 
 using PickleReader = IoResult<WeightFile> (*)(WeightFile wf, const RandomAccessFile& file, DiagnosticSink& sink);
+
+IoResult<WeightFile> ReadNpyFile(WeightFile wf, const RandomAccessFile& file, DiagnosticSink& sink) {
+  return ReadNpy(std::move(wf), file, sink);
+}
 
 // What every pickle-family read shares: the facts, then `reader`, then the name index.
 IoResult<WeightFile> ReadPickleBased(InputKind kind, PickleReader reader, std::string name,
@@ -737,7 +741,7 @@ const InputFormat formats::kNumpyFormat{
     .sniff = &SniffNumpy,
     .opening = InputOpening::kSingleFile,
     .layout = &kSingleFileLayout,
-    .read = &ReadAs<InputKind::kNumpy, &ReadNpy>,
+    .read = &ReadAs<InputKind::kNumpy, &ReadNpyFile>,
     .inventory = &PickleInInventory,
     .container = PolyglotContainer::kNumpy,
     .pickle_family = true,

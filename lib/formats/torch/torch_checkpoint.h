@@ -33,6 +33,7 @@ IoResult<WeightFile> ReadPickleFamily(InputKind kind, std::string name, std::uni
 /// Reads `file` as one .npy array into `wf` (its pickle facts set): a tensor named "" with
 /// its bytes located in `file`, or the .npy diagnostics; an object array's pickle is analysed.
 /// For a container of arrays (.npz), `file` is one member's bytes.
-IoResult<WeightFile> ReadNpy(WeightFile wf, const RandomAccessFile& file, DiagnosticSink& sink);
+/// `in_npz`: an .npz member, whose object dtype and wrong size are the npz rules' findings.
+IoResult<WeightFile> ReadNpy(WeightFile wf, const RandomAccessFile& file, DiagnosticSink& sink, bool in_npz = false);
 
 }  // namespace ckpt
