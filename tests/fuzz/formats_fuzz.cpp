@@ -1,0 +1,31 @@
+// Fuzz target: the readers of formats.md. The first byte picks the kind (0 joblib, 1 npz,
+// 2 TorchScript, 3 torch.export); the rest is the file. Every sniff of the format table runs
+// on it too. Nothing may crash, hang or grow past the readers' bounds (a decompression
+// stops at its bound), whatever the bytes.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "lib/formats/format_table.h"
+#include "lib/formats/input_classifier.h"
+#include "lib/io/memory_source.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  static constexpr ckpt::InputKind kKinds[] = {ckpt::InputKind::kJoblib, ckpt::InputKind::kNpz,
+                                               ckpt::InputKind::kTorchscript, ckpt::InputKind::kTorchExport};
+  const ckpt::InputKind kind = kKinds[data[0] % 4];
+  ckpt::MemorySource source;
+  source.AddFile("model.bin", std::string(reinterpret_cast<const char*>(data + 1), size - 1));
+  auto file = source.Open("model.bin");
+  (void)ckpt::ClassifyFile(**file);  // every sniff, with the file (zip directories, decompressed prefixes)
+  ckpt::DiagnosticList sink;
+  auto read = ckpt::FormatOf(kind).read("model.bin", std::move(*file), sink);
+  if (read) {
+    for (const ckpt::StoredTensor& t : read->tensors) {
+      // A located tensor lies inside the file.
+      if (t.data_length > 0 && (t.data_offset > size - 1 || t.data_length > size - 1 - t.data_offset)) __builtin_trap();
+    }
+  }
+  return 0;
+}
