@@ -275,20 +275,22 @@ namespace ckpt::testing::pk {
 std::string JoblibPickle(const std::vector<JoblibArray>& arrays, const std::string& extra) {
   std::string out = Proto(2) + kEmptyDict + kMark;
   for (const JoblibArray& a : arrays) {
-    out += Str(a.key) + Global("joblib.numpy_pickle", "NumpyArrayWrapper") + kEmptyTuple + "\x81" + kEmptyDict + kMark;
-    out += Str("subclass") + Global("numpy", "ndarray") + Str("shape") + kMark;
+    out +=
+        Cat({Str(a.key), Global("joblib.numpy_pickle", "NumpyArrayWrapper"), kEmptyTuple, "\x81", kEmptyDict, kMark});
+    out += Cat({Str("subclass"), Global("numpy", "ndarray"), Str("shape"), kMark});
     for (std::uint64_t d : a.shape) out += Int(static_cast<std::int64_t>(d));
-    out += kTuple + Str("order") + Str("C") + Str("dtype");
-    out += Global("numpy", "dtype") + kMark + Str(a.code) + kNewFalse + kNewTrue + kTuple + kReduce;
-    out += kMark + Int(3) + Str(a.code == "b1" || a.code == "i1" || a.code == "u1" ? "|" : "<") + kNone + kNone +
-           kNone + Int(-1) + Int(-1) + Int(0) + kTuple + kBuild;
-    out += Str("allow_mmap") + kNewTrue + Str("numpy_array_alignment_bytes") + Int(16) + kSetItems + kBuild;
+    out += Cat({kTuple, Str("order"), Str("C"), Str("dtype")});
+    out += Cat({Global("numpy", "dtype"), kMark, Str(a.code), kNewFalse, kNewTrue, kTuple, kReduce});
+    const bool one_byte = a.code == "b1" || a.code == "i1" || a.code == "u1";
+    out +=
+        Cat({kMark, Int(3), Str(one_byte ? "|" : "<"), kNone, kNone, kNone, Int(-1), Int(-1), Int(0), kTuple, kBuild});
+    out += Cat({Str("allow_mmap"), kNewTrue, Str("numpy_array_alignment_bytes"), Int(16), kSetItems, kBuild});
     const std::size_t padding = 16 - ((out.size() + 1) % 16);
     out += static_cast<char>(padding);
     out += a.padding.value_or(std::string(padding, '\xff'));
     out += a.body;
   }
-  return out + extra + kSetItems + kStop;
+  return Cat({out, extra, kSetItems, kStop});
 }
 
 std::string ZlibOf(const std::string& data) {

@@ -678,6 +678,7 @@ class Analyser::Machine {
   // (joblib's wrapper becomes its array, numpy's _reconstruct its ndarray).
   std::optional<ValueId> Build(ValueId target, ValueId state);
   // joblib's models (formats.md section 3).
+  ValueId JoblibCall(Known known, const std::vector<ValueId>& argv, ValueId call, ValueId callee, const char* opcode);
   ValueId NewEstimator(ValueId cls, bool internal);
   void BuildNumpyDtype(NumpyDtypeValue& dtype, ValueId state);
   std::optional<ValueId> BuildJoblibArray(ValueId state);
@@ -1188,73 +1189,13 @@ ValueId Analyser::Machine::CallOf(ValueId callee, ValueId args, const char* opco
       return Unknown();
     }
     case Known::kJoblibArrayWrapper:
-      // joblib writes NumpyArrayWrapper as NEWOBJ of no arguments, then BUILD.
-      if (std::string_view(opcode) != "NEWOBJ" || !argv.empty() || !policy_.InlineArrays()) {
-        Invalid(call, policy_.InlineArrays()
-                          ? "joblib makes a NumpyArrayWrapper by NEWOBJ with no arguments"
-                          : "a NumpyArrayWrapper inside an object array's pickle is read by Python's unpickler, "
-                            "which runs its __setstate__ and reads no array");
-        return Unknown();
-      }
-      return a_.NewValue(Value{Kind::kJoblibWrapper, 0, 0});
-    case Known::kNumpyDtype: {
-      // numpy.dtype(descr, align, copy): its byte order and fields come with BUILD.
-      const bool shaped = argv.size() == 3 && a_.values_[argv[0]].kind == Kind::kStr &&
-                          a_.values_[argv[1]].kind == Kind::kBool && a_.values_[argv[2]].kind == Kind::kBool;
-      const auto parsed = shaped ? ParseNumpyCode(a_.texts_[a_.values_[argv[0]].aux]) : std::nullopt;
-      if (!parsed) {
-        Invalid(call, "numpy.dtype takes a dtype code ('f4', 'i8', 'O8', 'V16', ...) and two bools");
-        return Unknown();
-      }
-      a_.numpy_dtypes_.push_back(*parsed);
-      return a_.NewValue(Value{Kind::kNumpyDtype, 0, static_cast<std::uint32_t>(a_.numpy_dtypes_.size() - 1)});
-    }
-    case Known::kNumpyReconstruct: {
-      // _reconstruct(numpy.ndarray, (0,), b'b'): an empty ndarray that BUILD fills.
-      const bool shaped = argv.size() == 3 && a_.values_[argv[0]].kind == Kind::kGlobal &&
-                          policy_.Classify(a_.globals_[a_.values_[argv[0]].aux].module,
-                                           a_.globals_[a_.values_[argv[0]].aux].name) == Known::kNumpyArrayType &&
-                          IntTuple(argv[1]) && a_.values_[argv[2]].kind == Kind::kBytes;
-      if (!shaped) {
-        Invalid(call, "numpy's _reconstruct takes (numpy.ndarray, a shape tuple, bytes)");
-        return Unknown();
-      }
-      return a_.NewValue(Value{Kind::kNdarrayPending, 0, 0});
-    }
-    case Known::kNumpyScalar: {
-      // scalar(dtype, bytes): one value of the dtype (a number, not a tensor).
-      const bool shaped =
-          argv.size() == 2 && a_.values_[argv[0]].kind == Kind::kNumpyDtype && a_.values_[argv[1]].kind == Kind::kBytes;
-      if (!shaped || a_.numpy_dtypes_[a_.values_[argv[0]].aux].holds_objects ||
-          a_.texts_[a_.values_[argv[1]].aux].size() != a_.numpy_dtypes_[a_.values_[argv[0]].aux].itemsize) {
-        Invalid(call, "numpy's scalar takes a numeric dtype and bytes of its size");
-        return Unknown();
-      }
-      return argv[1];
-    }
-    case Known::kCopyregReconstructor: {
-      // copyreg._reconstructor(cls, builtins.object, None) is object.__new__(cls) (protocols 0, 1).
-      auto known_global = [&](ValueId id) {
-        const Value& g = a_.values_[id];
-        return g.kind == Kind::kGlobal ? policy_.Classify(a_.globals_[g.aux].module, a_.globals_[g.aux].name)
-                                       : Known::kNotAllowed;
-      };
-      if (argv.size() == 3 && known_global(argv[1]) == Known::kBuiltinsObject &&
-          a_.values_[argv[2]].kind == Kind::kNone &&
-          (known_global(argv[0]) == Known::kEstimator || known_global(argv[0]) == Known::kEstimatorInternal)) {
-        return NewEstimator(argv[0], known_global(argv[0]) == Known::kEstimatorInternal);
-      }
-      Invalid(call, "copyreg._reconstructor is accepted only as (a scikit-learn estimator class, object, None)");
-      return Unknown();
-    }
+    case Known::kNumpyDtype:
+    case Known::kNumpyReconstruct:
+    case Known::kNumpyScalar:
+    case Known::kCopyregReconstructor:
     case Known::kEstimator:
-      // NEWOBJ cls() (protocol 2 on) is object.__new__(cls); BUILD gives the attributes.
-      if (std::string_view(opcode) == "NEWOBJ" && argv.empty()) return NewEstimator(callee, false);
-      Invalid(call, "a scikit-learn estimator is made by NEWOBJ with no arguments, as pickle writes it");
-      return Unknown();
     case Known::kEstimatorInternal:
-      // Its __reduce__ gives plain data and arrays (Tree(n_features, n_classes, n_outputs)).
-      return NewEstimator(callee, true);
+      return JoblibCall(known, argv, call, callee, opcode);
     case Known::kUnmodelledRebuild:
       a_.Report(Diag::kPickleTensorInvalid, op_at_,
                 where + " calls " + a_.Render(call) +
@@ -1390,6 +1331,85 @@ std::optional<ValueId> Analyser::Machine::Build(ValueId target, ValueId state) {
                 ": BUILD is accepted only on an OrderedDict (its _metadata, plain str keys) and on a Parameter with "
                 "empty state.");
   return std::nullopt;
+}
+
+// The call models of joblib's and numpy's policy (formats.md section 3).
+ValueId Analyser::Machine::JoblibCall(Known known, const std::vector<ValueId>& argv, ValueId call, ValueId callee,
+                                      const char* opcode) {
+  switch (known) {
+    case Known::kJoblibArrayWrapper:
+      // joblib writes NumpyArrayWrapper as NEWOBJ of no arguments, then BUILD.
+      if (std::string_view(opcode) != "NEWOBJ" || !argv.empty() || !policy_.InlineArrays()) {
+        Invalid(call, policy_.InlineArrays()
+                          ? "joblib makes a NumpyArrayWrapper by NEWOBJ with no arguments"
+                          : "a NumpyArrayWrapper inside an object array's pickle is read by Python's unpickler, "
+                            "which runs its __setstate__ and reads no array");
+        return Unknown();
+      }
+      return a_.NewValue(Value{Kind::kJoblibWrapper, 0, 0});
+    case Known::kNumpyDtype: {
+      // numpy.dtype(descr, align, copy): its byte order and fields come with BUILD.
+      const bool shaped = argv.size() == 3 && a_.values_[argv[0]].kind == Kind::kStr &&
+                          a_.values_[argv[1]].kind == Kind::kBool && a_.values_[argv[2]].kind == Kind::kBool;
+      const auto parsed = shaped ? ParseNumpyCode(a_.texts_[a_.values_[argv[0]].aux]) : std::nullopt;
+      if (!parsed) {
+        Invalid(call, "numpy.dtype takes a dtype code ('f4', 'i8', 'O8', 'V16', ...) and two bools");
+        return Unknown();
+      }
+      a_.numpy_dtypes_.push_back(*parsed);
+      return a_.NewValue(Value{Kind::kNumpyDtype, 0, static_cast<std::uint32_t>(a_.numpy_dtypes_.size() - 1)});
+    }
+    case Known::kNumpyReconstruct: {
+      // _reconstruct(numpy.ndarray, (0,), b'b'): an empty ndarray that BUILD fills.
+      const bool shaped = argv.size() == 3 && a_.values_[argv[0]].kind == Kind::kGlobal &&
+                          policy_.Classify(a_.globals_[a_.values_[argv[0]].aux].module,
+                                           a_.globals_[a_.values_[argv[0]].aux].name) == Known::kNumpyArrayType &&
+                          IntTuple(argv[1]) && a_.values_[argv[2]].kind == Kind::kBytes;
+      if (!shaped) {
+        Invalid(call, "numpy's _reconstruct takes (numpy.ndarray, a shape tuple, bytes)");
+        return Unknown();
+      }
+      return a_.NewValue(Value{Kind::kNdarrayPending, 0, 0});
+    }
+    case Known::kNumpyScalar: {
+      // scalar(dtype, bytes): one value of the dtype (a number, not a tensor).
+      const bool shaped =
+          argv.size() == 2 && a_.values_[argv[0]].kind == Kind::kNumpyDtype && a_.values_[argv[1]].kind == Kind::kBytes;
+      if (!shaped || a_.numpy_dtypes_[a_.values_[argv[0]].aux].holds_objects ||
+          a_.texts_[a_.values_[argv[1]].aux].size() != a_.numpy_dtypes_[a_.values_[argv[0]].aux].itemsize) {
+        Invalid(call, "numpy's scalar takes a numeric dtype and bytes of its size");
+        return Unknown();
+      }
+      return argv[1];
+    }
+    case Known::kCopyregReconstructor: {
+      // copyreg._reconstructor(cls, builtins.object, None) is object.__new__(cls) (protocols 0, 1).
+      auto known_global = [&](ValueId id) {
+        const Value& g = a_.values_[id];
+        return g.kind == Kind::kGlobal ? policy_.Classify(a_.globals_[g.aux].module, a_.globals_[g.aux].name)
+                                       : Known::kNotAllowed;
+      };
+      if (argv.size() == 3 && known_global(argv[1]) == Known::kBuiltinsObject &&
+          a_.values_[argv[2]].kind == Kind::kNone &&
+          (known_global(argv[0]) == Known::kEstimator || known_global(argv[0]) == Known::kEstimatorInternal)) {
+        return NewEstimator(argv[0], known_global(argv[0]) == Known::kEstimatorInternal);
+      }
+      Invalid(call, "copyreg._reconstructor is accepted only as (a scikit-learn estimator class, object, None)");
+      return Unknown();
+    }
+    case Known::kEstimator:
+      // NEWOBJ cls() (protocol 2 on) is object.__new__(cls); BUILD gives the attributes.
+      if (std::string_view(opcode) == "NEWOBJ" && argv.empty()) return NewEstimator(callee, false);
+      Invalid(call, "a scikit-learn estimator is made by NEWOBJ with no arguments, as pickle writes it");
+      return Unknown();
+    case Known::kEstimatorInternal:
+      // Its __reduce__ gives plain data and arrays (Tree(n_features, n_classes, n_outputs)).
+      return NewEstimator(callee, true);
+    default:
+      break;
+  }
+  Invalid(call, "it is not a call joblib or numpy writes");
+  return Unknown();
 }
 
 ValueId Analyser::Machine::NewEstimator(ValueId cls, bool internal) {

@@ -22,7 +22,6 @@ using pickle::Analyser;
 using pickle::AnalyseStream;
 using pickle::Kind;
 using pickle::NamedTensor;
-using pickle::PickleEnd;
 using pickle::PickleFollows;
 using pickle::RebuiltTensor;
 using pickle::StorageMode;

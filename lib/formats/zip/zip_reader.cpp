@@ -557,7 +557,7 @@ IoResult<std::string> ReadZipMemberPrefix(const RandomAccessFile& file, const Zi
   }
   if (member.method != 8) return std::string();
   // Raw deflate: a few KiB of input give the first bytes of any member.
-  constexpr std::uint64_t kInputBound = 64 * 1024;
+  constexpr std::uint64_t kInputBound = std::uint64_t{64} * 1024;
   std::vector<std::byte> in(static_cast<std::size_t>(std::min(kInputBound, member.compressed_size)));
   if (auto read = file.ReadAt(member.data_offset, in); !read) return read.error();
   std::string out(limit, '\0');
