@@ -28,7 +28,8 @@ boost::json::value LocationToJson(const Location& loc) {
 // format's dtype token, shape and the file holding it.
 boost::json::array TensorsToJson(const Artifact& a) {
   boost::json::array out;
-  for (const WeightFile& wf : a.weights) {
+  for (const WeightFile* listed : a.ListedWeightFiles()) {
+    const WeightFile& wf = *listed;
     for (const StoredTensor& t : wf.tensors) {
       if (!t.complete) continue;
       boost::json::array shape;

@@ -131,7 +131,9 @@ void WriteInventory(std::ostream& out, const Artifact& a) {
     out << "    ... and " << a.files.size() - kListedLines << " more (--format json lists every file)\n";
   }
   std::size_t count = 0;
-  for (const WeightFile& wf : a.weights) {
+  const std::vector<const WeightFile*> listed = a.ListedWeightFiles();
+  for (const WeightFile* weight_file : listed) {
+    const WeightFile& wf = *weight_file;
     for (const StoredTensor& t : wf.tensors) {
       if (!t.complete) continue;
       if (count == 0) out << "  tensors\n";
@@ -141,7 +143,7 @@ void WriteInventory(std::ostream& out, const Artifact& a) {
       out << "]";
       if (t.conj) out << " (conjugate bit)";
       if (t.neg) out << " (negative bit)";
-      if (a.weights.size() > 1) out << "  " << EscapeForDisplay(wf.name);
+      if (listed.size() > 1) out << "  " << EscapeForDisplay(wf.name);
       out << "\n";
     }
   }

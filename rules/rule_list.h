@@ -145,6 +145,13 @@
   X(model, model_tensor_unmapped, "model-tensor-unmapped", Checked) \
   X(model, model_total_size, "model-total-size", Checked) \
   X(model, model_unreferenced_weights, "model-unreferenced-weights", Checked) \
+  X(msgpack, msgpack_array_invalid, "msgpack-array-invalid", Read) \
+  X(msgpack, msgpack_budget_exceeded, "msgpack-budget-exceeded", Read) \
+  X(msgpack, msgpack_depth_exceeded, "msgpack-depth-exceeded", Read) \
+  X(msgpack, msgpack_duplicate_key, "msgpack-duplicate-key", Read) \
+  X(msgpack, msgpack_ext_type, "msgpack-ext-type", Read) \
+  X(msgpack, msgpack_invalid, "msgpack-invalid", Read) \
+  X(msgpack, msgpack_trailing_data, "msgpack-trailing-data", Read) \
   X(npz, npz_duplicate_member, "npz-duplicate-member", Checked) \
   X(npz, npz_member_size, "npz-member-size", Read) \
   X(npz, npz_member_unexpected, "npz-member-unexpected", Read) \

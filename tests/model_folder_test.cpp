@@ -185,6 +185,24 @@ TEST(FileInputs, APickleNamedSafetensorsIsAPickle) {
             "extension are fooled.");
 }
 
+TEST(FileInputs, EveryExtensionOfFormatsMdIsCheckedAgainstTheContent) {
+  const std::string pickle("\x80\x02}q\x00.", 6);
+  const AuditResult npz = AuditInput({{"weights.NPZ", pickle}}, InputForm::kFile, "");
+  ASSERT_EQ(FindingsOf(npz, "input-name-mismatch").size(), 1U) << Describe(npz);
+  EXPECT_EQ(FindingsOf(npz, "input-name-mismatch")[0]->message,
+            "'weights.NPZ' is named as a NumPy .npz archive but is a Python pickle (protocol 2): tools that trust the "
+            "extension are fooled.");
+  const AuditResult flax = AuditInput({{"flax_model.msgpack", pickle}}, InputForm::kFile, "");
+  EXPECT_TRUE(HasFinding(flax, "input-name-mismatch", "is named as a Flax msgpack checkpoint but is a Python pickle"))
+      << Describe(flax);
+  // Near misses: names that fit the content (joblib.dump of plain data is a pickle; torch.save
+  // writes .pkl files too), and a name that claims nothing.
+  for (const std::string name : {"model.pkl", "model.joblib", "model.bin"}) {
+    const AuditResult fits = AuditInput({{name, pickle}}, InputForm::kFile, "");
+    EXPECT_TRUE(FindingsOf(fits, "input-name-mismatch").empty()) << name << Describe(fits);
+  }
+}
+
 TEST(FileInputs, TrailingBytesAfterTheLastTensorAreRefused) {
   std::string file = ArtifactSpec::Clean().Build().at("weights.safetensors");
   const AuditResult clean = AuditInput({{"model.safetensors", file}}, InputForm::kFile, "");

@@ -141,6 +141,16 @@ bool PathBefore(std::string_view a, std::string_view b) {
 
 }  // namespace
 
+std::vector<const WeightFile*> Artifact::ListedWeightFiles() const {
+  std::vector<const WeightFile*> out;
+  out.reserve(weights.size() + (model ? model->analysed.size() : 0));
+  for (const WeightFile& wf : weights) out.push_back(&wf);
+  if (model) {
+    for (const WeightFile& wf : model->analysed) out.push_back(&wf);
+  }
+  return out;
+}
+
 Artifact::PinTarget Artifact::PinnedValue() const {
   PinTarget target;
   if (InputKinds::Lensemble().Has(kind)) {

@@ -271,6 +271,9 @@ struct ModelFolder {
   std::vector<std::string> special_files;                            ///< devices, FIFOs, sockets: never opened
   std::vector<std::string> artifacts;   ///< sub-folders holding header.json: audited on their own
   std::vector<std::string> not_walked;  ///< folders past the depth or size bounds
+  /// Files read by their own format (.npz, msgpack, ...: formats.md section 11), closed after
+  /// reading: their tensors join the folder's list, each named with its file.
+  std::vector<WeightFile> analysed;
 };
 
 /// What one audit is asked to accept (artifact-format.md section 2 residency, an expected hash
@@ -388,6 +391,10 @@ struct Artifact {
     std::string not_computed_reason;   ///< why, when value is nullopt
   };
   [[nodiscard]] PinTarget PinnedValue() const;
+
+  /// Every file whose tensors the reports list: the weights, then a model folder's files read
+  /// by their own format.
+  [[nodiscard]] std::vector<const WeightFile*> ListedWeightFiles() const;
 
  private:
   struct TensorRef {

@@ -187,10 +187,10 @@ OpenedInput OpenFileInput(const std::string& path, std::unique_ptr<ArtifactSourc
   in.description = classified.description;
   Location at_start;  // the input file itself: an empty name
   at_start.byte_offset = 0;
-  if (ClaimsSafetensors(name) && classified.kind != InputKind::kSafetensors) {
+  if (const NameClaim* claim = ClaimOfName(name); claim != nullptr && !claim->kinds.Has(classified.kind)) {
     sink.Report(
         Diag::kInputNameMismatch, at_start,
-        QuoteForMessage(name) + " is named as safetensors but is " +
+        QuoteForMessage(name) + " is named as " + std::string(claim->format) + " but is " +
             (classified.description.empty() ? std::string("no format the audit recognises") : classified.description) +
             ": tools that trust the extension are fooled.");
   }

@@ -211,8 +211,11 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
     } else if (item.kind == InventoryClass::kProgram || item.kind == InventoryClass::kAnalysedWeights) {
       // Read by its format for its findings (formats.md section 11); a program lists no tensor.
       const InputFormat& format = FormatOf(classified->kind);
-      if (auto read = format.read(entry.name, std::move(*file), sink);
-          !read && read.error().value() != kFileChangedErrno) {
+      auto read = format.read(entry.name, std::move(*file), sink);
+      if (read && item.kind == InventoryClass::kAnalysedWeights) {
+        read->file.reset();  // facts only: nothing more is read from it
+        model.analysed.push_back(std::move(*read));
+      } else if (!read && read.error().value() != kFileChangedErrno) {
         tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, read.error()));
       }
     } else if (item.kind == InventoryClass::kGguf) {

@@ -31,6 +31,7 @@ namespace ckpt {
   X(TorchLegacy, "torch-legacy")    \
   X(Numpy, "numpy")                 \
   X(Pickle, "pickle")               \
+  X(Msgpack, "msgpack")             \
   X(Unknown, "unknown")
 // clang-format on
 

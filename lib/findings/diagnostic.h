@@ -75,6 +75,13 @@ namespace ckpt {
   X(JoblibDecompressionBomb)         \
   X(JoblibEstimator)                 \
   X(ModelIndexInvalid)               \
+  X(MsgpackArrayInvalid) \
+  X(MsgpackBudgetExceeded) \
+  X(MsgpackDepthExceeded) \
+  X(MsgpackDuplicateKey) \
+  X(MsgpackExtType) \
+  X(MsgpackInvalid) \
+  X(MsgpackTrailingData) \
   X(NpzMemberSize)                   \
   X(NpzMemberUnexpected)             \
   X(NpzObjectArray)                  \

@@ -29,9 +29,20 @@ IoResult<ClassifiedFile> ClassifyFile(const RandomAccessFile& file) {
     constexpr std::uint64_t kSyntaxWalkBound = std::uint64_t{64} << 20;
     auto parses = pickle::ParsesAsPickles(file, kSyntaxWalkBound);
     if (!parses) return parses.error();
-    if (!*parses) {
+    if (!*parses) {  // not a pickle: the kinds after it in the table may still claim it (msgpack, ONNX)
       classified.kind = InputKind::kUnknown;
       classified.description.clear();
+      const FileHead file_head{std::span(head).first(length), file.size(), last, &file};
+      const auto formats = InputFormats();
+      for (auto at = formats.begin() + static_cast<std::ptrdiff_t>(InputKind::kPickle) + 1; at != formats.end(); ++at) {
+        if ((*at)->sniff == nullptr) continue;
+        if (auto description = (*at)->sniff(file_head)) {
+          classified.kind = (*at)->kind;
+          classified.description = std::move(*description);
+          classified.refused_format = nullptr;
+          break;
+        }
+      }
     }
   }
   if (classified.kind == InputKind::kUnknown && HasZipEndRecord(file)) {

@@ -1,6 +1,9 @@
 #include "lib/formats/layout.h"
 
+#include <array>
 #include <cstdio>
+
+#include "lib/core/text.h"
 
 namespace ckpt {
 namespace {
@@ -55,6 +58,25 @@ std::optional<std::string> PathEscapeReason(std::string_view name) {
 }
 
 bool ClaimsSafetensors(std::string_view name) { return name.ends_with(".safetensors"); }
+
+const NameClaim* ClaimOfName(std::string_view name) {
+  using K = InputKind;
+  static const std::array<NameClaim, 6> kClaims{{
+      {".safetensors", "safetensors", {K::kSafetensors}},
+      {".npz", "a NumPy .npz archive", {K::kNpz}},
+      // joblib.dump of objects without arrays is a plain pickle; joblib files are often .pkl,
+      // and torch.save writes .pkl files too (fastai's export.pkl is a torch zip).
+      {".joblib", "a joblib file", {K::kJoblib, K::kPickle}},
+      {".pkl", "a pickle", {K::kPickle, K::kJoblib, K::kTorchLegacy, K::kTorchZip}},
+      {".msgpack", "a Flax msgpack checkpoint", {K::kMsgpack}},
+      {".pt2", "a torch.export archive", {K::kTorchExport}},
+  }};
+  const std::string lower = AsciiLower(name);
+  for (const NameClaim& claim : kClaims) {
+    if (lower.size() > claim.suffix.size() && lower.ends_with(claim.suffix)) return &claim;
+  }
+  return nullptr;
+}
 
 bool IsSafetensorsFileName(std::string_view name) {
   return ClaimsSafetensors(name) && name.size() > std::string_view(".safetensors").size();

@@ -4,6 +4,7 @@
 
 #include "tests/support/gguf_builder.h"
 #include "tests/support/model_folder_builder.h"
+#include "tests/support/msgpack_builder.h"
 #include "tests/support/pickle_builder.h"
 #include "tests/support/tar_builder.h"
 
@@ -1110,6 +1111,28 @@ std::vector<FireCase> AllFireCases() {
                                   Str("1.2.1") + kSetItems + kBuild;
     return JoblibPickle({{"w", "f4", {1}, std::string(4, '\0'), std::nullopt}}, Str("model") + estimator);
   });
+
+  // Flax msgpack checkpoints (formats.md section 8), as flax.serialization.to_bytes writes them.
+  {
+    using mp::Map, mp::Str;
+    const std::string w = Str("w") + mp::ZerosF32({3});
+    pickle_case("msgpack-array-invalid", "4 bytes short", "flax_model.msgpack",
+                [] { return Map(1) + Str("w") + mp::Ndarray({3}, "float32", std::string(8, '\0')); });
+    pickle_case("msgpack-budget-exceeded", "a 1 MiB + 1 key", "flax_model.msgpack",
+                [] { return Map(1) + Str(std::string((1U << 20U) + 1, 'k')) + mp::kNil; });
+    pickle_case("msgpack-depth-exceeded", "200 nested lists", "flax_model.msgpack", [] {
+      std::string nested;
+      for (int i = 0; i < 200; ++i) nested += mp::Array(1);
+      return Map(1) + Str("a") + nested + mp::kNil;
+    });
+    pickle_case("msgpack-duplicate-key", "key w twice", "flax_model.msgpack", [w] { return Map(2) + w + w; });
+    pickle_case("msgpack-ext-type", "a timestamp (ext -1)", "flax_model.msgpack",
+                [] { return Map(1) + Str("t") + mp::Ext(-1, std::string(4, '\0')); });
+    pickle_case("msgpack-invalid", "an int map key", "flax_model.msgpack",
+                [w] { return Map(2) + w + mp::Uint(1) + mp::kNil; });
+    pickle_case("msgpack-trailing-data", "junk after the map", "flax_model.msgpack",
+                [w] { return Map(1) + w + "junk"; });
+  }
 
   return c;
 }
