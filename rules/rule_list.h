@@ -152,6 +152,9 @@
   X(msgpack, msgpack_ext_type, "msgpack-ext-type", Read) \
   X(msgpack, msgpack_invalid, "msgpack-invalid", Read) \
   X(msgpack, msgpack_trailing_data, "msgpack-trailing-data", Read) \
+  X(nemo, nemo_config_invalid, "nemo-config-invalid", Read) \
+  X(nemo, nemo_target_unsafe, "nemo-target-unsafe", Read) \
+  X(nemo, nemo_weights_missing, "nemo-weights-missing", Read) \
   X(npz, npz_duplicate_member, "npz-duplicate-member", Checked) \
   X(npz, npz_member_size, "npz-member-size", Read) \
   X(npz, npz_member_unexpected, "npz-member-unexpected", Read) \

@@ -19,6 +19,7 @@ namespace ckpt {
 #define CKPT_INPUT_KINDS(X)         \
   X(Lensemble, "lensemble")         \
   X(ModelFolder, "model-folder")    \
+  X(Nemo, "nemo")                   \
   X(LensembleTar, "lensemble-tar")  \
   X(Joblib, "joblib")               \
   X(Compressed, "compressed")       \

@@ -82,6 +82,9 @@ namespace ckpt {
   X(MsgpackExtType) \
   X(MsgpackInvalid) \
   X(MsgpackTrailingData) \
+  X(NemoConfigInvalid) \
+  X(NemoTargetUnsafe) \
+  X(NemoWeightsMissing) \
   X(NpzMemberSize)                   \
   X(NpzMemberUnexpected)             \
   X(NpzObjectArray)                  \

@@ -19,7 +19,7 @@ const RuleInfo kRule{
     .security = false,
     .tier = Tier::kPrimary,
     .inputs = InputKinds{InputKind::kTorchZip, InputKind::kTorchLegacy, InputKind::kPickle, InputKind::kNumpy,
-                         InputKind::kJoblib, InputKind::kModelFolder},
+                         InputKind::kJoblib, InputKind::kNemo, InputKind::kModelFolder},
 };
 
 void Check(const Artifact& artifact, FindingSink& sink) {
@@ -31,13 +31,15 @@ void Check(const Artifact& artifact, FindingSink& sink) {
                 (file.empty() ? std::string("This file") : QuoteForMessage(file)) + " is " + what +
                     ": pickle-based format, prefer safetensors (loading it runs whatever it names).");
   };
-  for (const WeightFile& wf : artifact.weights) {
+  for (const WeightFile* listed : artifact.ListedWeightFiles()) {
+    const WeightFile& wf = *listed;
     if (!wf.pickle) continue;
     const std::string& c = wf.pickle->container;
     note(wf.name, c == "torch-zip"      ? "a torch.save checkpoint (zip)"
                   : c == "torch-legacy" ? "a torch.save checkpoint (legacy format)"
                   : c == "numpy"        ? "a NumPy .npy file"
                   : c == "joblib"       ? "a joblib file"
+                  : c == "nemo"         ? "a NeMo archive whose model_weights.ckpt is a torch.save checkpoint"
                                         : "a Python pickle");
   }
   if (artifact.model) {

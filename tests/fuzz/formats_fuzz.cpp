@@ -1,5 +1,5 @@
 // Fuzz target: the readers of formats.md. The first byte picks the kind (0 joblib, 1 npz,
-// 2 TorchScript, 3 torch.export, 4 msgpack); the rest is the file. Every sniff of the format table runs
+// 2 TorchScript, 3 torch.export, 4 msgpack, 5 NeMo); the rest is the file. Every sniff of the format table runs
 // on it too. Nothing may crash, hang or grow past the readers' bounds (a decompression
 // stops at its bound), whatever the bytes.
 #include <cstddef>
@@ -13,9 +13,9 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
-  static constexpr ckpt::InputKind kKinds[] = {ckpt::InputKind::kJoblib, ckpt::InputKind::kNpz,
+  static constexpr ckpt::InputKind kKinds[] = {ckpt::InputKind::kJoblib,      ckpt::InputKind::kNpz,
                                                ckpt::InputKind::kTorchscript, ckpt::InputKind::kTorchExport,
-                                               ckpt::InputKind::kMsgpack};
+                                               ckpt::InputKind::kMsgpack,     ckpt::InputKind::kNemo};
   const ckpt::InputKind kind = kKinds[data[0] % std::size(kKinds)];
   ckpt::MemorySource source;
   source.AddFile("model.bin", std::string(reinterpret_cast<const char*>(data + 1), size - 1));

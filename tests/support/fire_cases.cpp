@@ -1134,6 +1134,23 @@ std::vector<FireCase> AllFireCases() {
                 [w] { return Map(1) + w + "junk"; });
   }
 
+  // NeMo archives (formats.md section 9): a tar as SaveRestoreConnector writes it (arcname ".").
+  {
+    const std::string ckpt = BuildZip(TorchZipEntries(OneTensorPickle(), {{"0", OneTensorRecord()}}));
+    const auto nemo = [ckpt](const std::string& config) {
+      return BuildTar(TarOfFiles({{"model_config.yaml", config}, {"model_weights.ckpt", ckpt}}, "./"));
+    };
+    pickle_case("nemo-config-invalid", "an alias", "model.nemo",
+                [nemo] { return nemo("base: &b {n: 1}\nencoder: *b\n"); });
+    pickle_case("nemo-target-unsafe", "os.system", "model.nemo", [nemo] {
+      return nemo("target: nemo.collections.asr.models.EncDecCTCModel\nx:\n  _target_: os.system\n");
+    });
+    pickle_case("nemo-weights-missing", "no model_weights.ckpt", "model.nemo", [] {
+      return BuildTar(
+          TarOfFiles({{"model_config.yaml", "target: nemo.collections.asr.models.EncDecCTCModel\n"}}, "./"));
+    });
+  }
+
   return c;
 }
 

@@ -864,6 +864,31 @@ std::vector<NearMiss> AllNearMisses() {
         "msgpack-trailing-data", "nothing after the map", "flax_model.msgpack", [w] { return Map(1) + w; }, true);
   }
 
+  // NeMo: plain YAML with quoted '&' and '*' text, allowed targets of every allowed root, the
+  // checkpoint under the archive's one top folder.
+  {
+    const std::string ckpt = BuildZip(TorchZipEntries(OneTensorPickle(), {{"0", OneTensorRecord()}}));
+    const auto nemo = [ckpt](const std::string& config, const std::string& prefix) {
+      return BuildTar(TarOfFiles({{"model_config.yaml", config}, {"model_weights.ckpt", ckpt}}, prefix));
+    };
+    pickle_near(
+        "nemo-config-invalid", "quoted & and * text", "model.nemo",
+        [nemo] { return nemo("name: '&b *b'\nlist: [1, 2]\n", "./"); }, false);
+    pickle_near(
+        "nemo-target-unsafe", "allowed targets", "model.nemo",
+        [nemo] {
+          return nemo(
+              "target: nemo.collections.asr.models.EncDecCTCModel\nencoder:\n  _target_: "
+              "nemo.core.classes.NeuralModule\noptim:\n  _target_: torch.optim.AdamW\n  sched:\n    _target_: "
+              "torch.optim.lr_scheduler.StepLR\nlayers:\n  - _target_: torch.nn.Linear\n",
+              "./");
+        },
+        false);
+    pickle_near(
+        "nemo-weights-missing", "under one top folder", "model.nemo",
+        [nemo] { return nemo("sample_rate: 16000\n", "model/"); }, false);
+  }
+
   return n;
 }
 

@@ -252,7 +252,8 @@ std::string TypeDescription(char type) {
 
 class TarReader {
  public:
-  TarReader(const RandomAccessFile& file, DiagnosticSink& sink) : file_(file), sink_(sink) {}
+  TarReader(const RandomAccessFile& file, DiagnosticSink& sink, TarNesting nesting)
+      : file_(file), sink_(sink), nesting_(nesting) {}
 
   IoResult<TarIndex> Read() {
     const std::uint64_t size = file_.size();
@@ -609,6 +610,22 @@ class TarReader {
       break;
     }
     if (!top_known && named.front().member->type == '5') top = named.front().name;
+    if (nesting_ == TarNesting::kNested) {
+      // Sub-folders are allowed, so a top folder is one every regular member shares.
+      std::optional<std::string> shared;
+      for (const Named& n : named) {
+        if (n.member->type == '5') continue;
+        const std::size_t slash = n.name.find('/');
+        std::string first = slash == std::string::npos ? std::string() : n.name.substr(0, slash);
+        if (!shared) {
+          shared = std::move(first);
+        } else if (*shared != first) {
+          shared = std::string();
+          break;
+        }
+      }
+      top = shared.value_or(std::string());
+    }
     index_.top_folder = top;
     std::unordered_map<std::string, TarMember*> seen;  // linear in the member count, duplicates or not
     seen.reserve(named.size());
@@ -620,6 +637,10 @@ class TarReader {
                "member " + quoted + (dotted ? " lacks" : " has") + " the './' prefix the first member " +
                    (dotted ? "has" : "lacks") + ": member names must all take one form");
         continue;
+      }
+      if (m.type == '5' && nesting_ == TarNesting::kNested) {
+        if (m.size != 0) Report(Diag::kTarMemberLayout, m.header_offset, "directory member " + quoted + " has data");
+        continue;  // a folder of the archive: its files are members of their own
       }
       if (m.type == '5') {
         if (n.name.empty() || n.name == top) {
@@ -642,7 +663,13 @@ class TarReader {
         }
         rest.remove_prefix(top.size() + 1);
       }
-      if (rest.empty() || rest.find('/') != std::string_view::npos) {
+      if (nesting_ == TarNesting::kNested && !rest.empty() && rest.back() != '/' &&
+          static_cast<std::size_t>(std::count(rest.begin(), rest.end(), '/')) > kMaxTarNesting) {
+        Report(Diag::kTarMemberLayout, m.header_offset,
+               "member " + quoted + " nests deeper than " + std::to_string(kMaxTarNesting) + " folders");
+        continue;
+      }
+      if (rest.empty() || (nesting_ == TarNesting::kFlat && rest.find('/') != std::string_view::npos)) {
         Report(Diag::kTarMemberLayout, m.header_offset,
                "member " + quoted + (rest.empty() ? " has an empty name" : " is inside a sub-folder") +
                    "; an artifact holds files at its root only");
@@ -662,6 +689,7 @@ class TarReader {
 
   const RandomAccessFile& file_;
   DiagnosticSink& sink_;
+  TarNesting nesting_;
   TarIndex index_;
 };
 
@@ -669,7 +697,9 @@ class TarReader {
 
 bool HasTarMagic(std::span<const std::byte> head) { return MagicOf(head) != Magic::kNone; }
 
-IoResult<TarIndex> ReadTar(const RandomAccessFile& file, DiagnosticSink& sink) { return TarReader(file, sink).Read(); }
+IoResult<TarIndex> ReadTar(const RandomAccessFile& file, DiagnosticSink& sink, TarNesting nesting) {
+  return TarReader(file, sink, nesting).Read();
+}
 
 namespace {
 

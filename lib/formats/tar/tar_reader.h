@@ -36,9 +36,15 @@ struct TarIndex {
   bool complete = false;           ///< read to a valid end marker without a structural refusal
 };
 
+/// How members may be laid out: an artifact's files at its root (inputs.md section 2), or a
+/// NeMo archive's, in sub-folders at most kMaxTarNesting deep (formats.md section 9).
+enum class TarNesting : std::uint8_t { kFlat, kNested };
+inline constexpr std::size_t kMaxTarNesting = 8;
+
 /// Reads the member table of the tar in `file`. Diagnostics carry the tar itself as their
 /// file (`Location::file` empty) and the byte offset of the header concerned; the member's
 /// name is in the message. I/O failures are returned as errors.
-[[nodiscard]] IoResult<TarIndex> ReadTar(const RandomAccessFile& file, DiagnosticSink& sink);
+[[nodiscard]] IoResult<TarIndex> ReadTar(const RandomAccessFile& file, DiagnosticSink& sink,
+                                         TarNesting nesting = TarNesting::kFlat);
 
 }  // namespace ckpt
