@@ -74,6 +74,7 @@ boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext
   out["content_hash"] = std::move(hash);
   // The verdict is bound to these identities (recorded at open, checked after the last read).
   boost::json::array files;
+  const std::vector<const WeightFile*> listed = a.ListedWeightFiles();
   auto optional_text = [](const std::optional<std::string>& v) {
     return v ? boost::json::value(*v) : boost::json::value(nullptr);
   };
@@ -99,10 +100,10 @@ boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext
     }
     // What the file's format module reports of it (formats.md section 12: a joblib file's
     // compression, ...).
-    for (const WeightFile& wf : a.weights) {
-      if (wf.name != f.name || wf.format_facts == nullptr) continue;
-      std::vector<std::pair<std::string, std::string>> fields;
-      wf.format_facts->Describe(fields);
+    for (const WeightFile* wf : listed) {
+      if (wf->name != f.name || wf->format_facts == nullptr) continue;
+      boost::json::object fields;
+      wf->format_facts->Describe(fields);
       for (auto& [key, value] : fields) file[key] = value;
     }
     files.push_back(std::move(file));

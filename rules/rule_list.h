@@ -161,6 +161,14 @@
   X(npz, npz_object_array, "npz-object-array", Read) \
   X(numpy, numpy_header_invalid, "numpy-header-invalid", Read) \
   X(numpy, numpy_object_array, "numpy-object-array", Read) \
+  X(onnx, onnx_budget_exceeded, "onnx-budget-exceeded", Read) \
+  X(onnx, onnx_custom_domain, "onnx-custom-domain", Read) \
+  X(onnx, onnx_external_data_escape, "onnx-external-data-escape", Read) \
+  X(onnx, onnx_external_data_unread, "onnx-external-data-unread", Read) \
+  X(onnx, onnx_invalid, "onnx-invalid", Read) \
+  X(onnx, onnx_python_op, "onnx-python-op", Read) \
+  X(onnx, onnx_tensor_invalid, "onnx-tensor-invalid", Read) \
+  X(onnx, onnx_unknown_field, "onnx-unknown-field", Read) \
   X(path, path_escape, "path-escape", Checked) \
   X(pickle, pickle_argument_invalid, "pickle-argument-invalid", Read) \
   X(pickle, pickle_budget_exceeded, "pickle-budget-exceeded", Read) \

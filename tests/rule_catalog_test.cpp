@@ -98,6 +98,9 @@ TEST(RuleCatalog, SeverityDefaults) {
                                                "gguf-nested-array",
                                                "gguf-chat-template",
                                                "joblib-estimator",
+                                               "onnx-custom-domain",
+                                               "onnx-external-data-unread",
+                                               "onnx-unknown-field",
                                                "baseline-entry-expired"};
   for (const RuleEntry& entry : AllRules()) {
     const std::string_view id = entry.info->id;

@@ -3,6 +3,7 @@
 // the reader); rules only read it.
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -121,8 +122,8 @@ struct FormatFacts {
   FormatFacts(const FormatFacts&) = default;
   FormatFacts& operator=(const FormatFacts&) = default;
   virtual ~FormatFacts() = default;
-  /// The fields a report shows for the file ("compression": "zlib"), in order.
-  virtual void Describe(std::vector<std::pair<std::string, std::string>>& /*fields*/) const {}
+  /// The fields a report shows for the file ("compression": "zlib", "ir_version": 8).
+  virtual void Describe(boost::json::object& /*fields*/) const {}
 };
 
 struct WeightFile {

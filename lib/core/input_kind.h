@@ -33,6 +33,7 @@ namespace ckpt {
   X(Numpy, "numpy")                 \
   X(Pickle, "pickle")               \
   X(Msgpack, "msgpack")             \
+  X(Onnx, "onnx")                   \
   X(Unknown, "unknown")
 // clang-format on
 

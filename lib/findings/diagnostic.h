@@ -90,6 +90,14 @@ namespace ckpt {
   X(NpzObjectArray)                  \
   X(NumpyHeaderInvalid)              \
   X(NumpyObjectArray)                \
+  X(OnnxBudgetExceeded) \
+  X(OnnxCustomDomain) \
+  X(OnnxExternalDataEscape) \
+  X(OnnxExternalDataUnread) \
+  X(OnnxInvalid) \
+  X(OnnxPythonOp) \
+  X(OnnxTensorInvalid) \
+  X(OnnxUnknownField) \
   X(PickleArgumentInvalid)           \
   X(PickleBudgetExceeded)            \
   X(PickleBuildUnsafe)               \

@@ -61,7 +61,7 @@ bool ClaimsSafetensors(std::string_view name) { return name.ends_with(".safetens
 
 const NameClaim* ClaimOfName(std::string_view name) {
   using K = InputKind;
-  static const std::array<NameClaim, 7> kClaims{{
+  static const std::array<NameClaim, 8> kClaims{{
       {".safetensors", "safetensors", {K::kSafetensors}},
       {".npz", "a NumPy .npz archive", {K::kNpz}},
       // joblib.dump of objects without arrays is a plain pickle; joblib files are often .pkl,
@@ -70,6 +70,7 @@ const NameClaim* ClaimOfName(std::string_view name) {
       {".pkl", "a pickle", {K::kPickle, K::kJoblib, K::kTorchLegacy, K::kTorchZip}},
       {".msgpack", "a Flax msgpack checkpoint", {K::kMsgpack}},
       {".pt2", "a torch.export archive", {K::kTorchExport}},
+      {".onnx", "an ONNX model", {K::kOnnx}},
       {".nemo", "a NeMo archive", {K::kNemo, K::kCompressed}},  // older NeMo wrote w:gz: refused as compressed
   }};
   const std::string lower = AsciiLower(name);

@@ -1,5 +1,5 @@
 // Fuzz target: the readers of formats.md. The first byte picks the kind (0 joblib, 1 npz,
-// 2 TorchScript, 3 torch.export, 4 msgpack, 5 NeMo); the rest is the file. Every sniff of the format table runs
+// 2 TorchScript, 3 torch.export, 4 msgpack, 5 NeMo, 6 ONNX); the rest is the file. Every sniff of the format table runs
 // on it too. Nothing may crash, hang or grow past the readers' bounds (a decompression
 // stops at its bound), whatever the bytes.
 #include <cstddef>

@@ -5,6 +5,7 @@
 #include "tests/support/gguf_builder.h"
 #include "tests/support/model_folder_builder.h"
 #include "tests/support/msgpack_builder.h"
+#include "tests/support/onnx_builder.h"
 #include "tests/support/pickle_builder.h"
 #include "tests/support/tar_builder.h"
 
@@ -1149,6 +1150,33 @@ std::vector<FireCase> AllFireCases() {
       return BuildTar(
           TarOfFiles({{"model_config.yaml", "target: nemo.collections.asr.models.EncDecCTCModel\n"}}, "./"));
     });
+  }
+
+  // ONNX models (formats.md section 7), written field by field.
+  {
+    using ox::Model, ox::Graph, ox::Node;
+    const std::string w = ox::FloatInitializer("w", 2, std::string(8, '\0'));
+    pickle_case("onnx-budget-exceeded", "10^6 + 1 nodes", "model.onnx", [] {
+      static const std::string many = [] {
+        std::string nodes;
+        for (int i = 0; i < 1'000'001; ++i) nodes += std::string("\x0a\x00", 2);
+        return Model(Graph(nodes));
+      }();
+      return many;
+    });
+    pickle_case("onnx-custom-domain", "com.example imported", "model.onnx",
+                [w] { return Model(ox::Opset("", 17) + ox::Opset("com.example", 1) + Graph(w)); });
+    pickle_case("onnx-external-data-escape", "absolute location", "model.onnx",
+                [] { return Model(Graph(ox::ExternalInitializer("w", 2, "/etc/passwd"))); });
+    pickle_case("onnx-external-data-unread", "data beside the model", "model.onnx",
+                [] { return Model(Graph(ox::ExternalInitializer("w", 2, "weights.bin"))); });
+    pickle_case("onnx-invalid", "no graph", "model.onnx", [] { return Model(ox::Bytes(2, "exporter")); });
+    pickle_case("onnx-python-op", "ai.onnx.contrib PyOp", "model.onnx",
+                [w] { return Model(ox::Opset("", 17) + Graph(w + Node("PyOp", "ai.onnx.contrib", "w", "y"))); });
+    pickle_case("onnx-tensor-invalid", "raw_data 4 bytes short", "model.onnx",
+                [] { return Model(Graph(ox::FloatInitializer("w", 2, std::string(4, '\0')))); });
+    pickle_case("onnx-unknown-field", "field 99 after the graph", "model.onnx",
+                [w] { return Model(Graph(w) + ox::Int(99, 1)); });
   }
 
   return c;

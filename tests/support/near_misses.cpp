@@ -6,6 +6,7 @@
 #include "tests/support/gguf_builder.h"
 #include "tests/support/model_folder_builder.h"
 #include "tests/support/msgpack_builder.h"
+#include "tests/support/onnx_builder.h"
 #include "tests/support/pickle_builder.h"
 #include "tests/support/tar_builder.h"
 
@@ -887,6 +888,40 @@ std::vector<NearMiss> AllNearMisses() {
     pickle_near(
         "nemo-weights-missing", "under one top folder", "model.nemo",
         [nemo] { return nemo("sample_rate: 16000\n", "model/"); }, false);
+  }
+
+  // ONNX: a thousand nodes, ONNX's own ML domain, a tensor of its own data, a model with a
+  // graph, PyOp in the default domain, exact raw_data, a known field after the graph.
+  {
+    using ox::Model, ox::Graph, ox::Node;
+    const std::string w = ox::FloatInitializer("w", 2, std::string(8, '\0'));
+    pickle_near(
+        "onnx-budget-exceeded", "a thousand nodes", "model.onnx",
+        [] {
+          std::string nodes;
+          for (int i = 0; i < 1000; ++i) nodes += std::string("\x0a\x00", 2);
+          return Model(Graph(nodes));
+        },
+        true);
+    pickle_near(
+        "onnx-custom-domain", "ai.onnx.ml imported", "model.onnx",
+        [w] { return Model(ox::Opset("", 17) + ox::Opset("ai.onnx.ml", 3) + Graph(w)); }, true);
+    pickle_near(
+        "onnx-external-data-escape", "a location inside the folder", "model.onnx",
+        [] { return Model(Graph(ox::ExternalInitializer("w", 2, "data/weights.bin"))); }, false);
+    pickle_near(
+        "onnx-external-data-unread", "raw_data in the file", "model.onnx", [w] { return Model(Graph(w)); }, true);
+    pickle_near(
+        "onnx-invalid", "a graph whose node reads an initializer", "model.onnx",
+        [w] { return Model(ox::Opset("", 17) + Graph(w + Node("Relu", "", "w", "y"))); }, true);
+    pickle_near(
+        "onnx-python-op", "PyOp in no custom domain", "model.onnx",
+        [w] { return Model(ox::Opset("", 17) + Graph(w + Node("PyOp", "", "w", "y"))); }, true);
+    pickle_near(
+        "onnx-tensor-invalid", "exact raw_data", "model.onnx", [w] { return Model(Graph(w)); }, true);
+    pickle_near(
+        "onnx-unknown-field", "doc_string after the graph", "model.onnx",
+        [w] { return Model(Graph(w) + ox::Bytes(6, "a doc")); }, true);
   }
 
   return n;

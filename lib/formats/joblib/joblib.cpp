@@ -179,8 +179,8 @@ void JoblibInInventory(std::span<const std::byte> /*head*/, const std::string& d
 
 }  // namespace
 
-void joblib::JoblibFacts::Describe(std::vector<std::pair<std::string, std::string>>& fields) const {
-  if (!compression.empty()) fields.emplace_back("compression", compression);
+void joblib::JoblibFacts::Describe(boost::json::object& fields) const {
+  if (!compression.empty()) fields["compression"] = compression;
 }
 
 const InputFormat formats::kJoblibFormat{

@@ -13,7 +13,7 @@ namespace ckpt::joblib {
 struct JoblibFacts final : FormatFacts {
   std::string compression;              ///< "zlib", "gzip", "bz2", "xz", "lzma"; empty: none
   std::uint64_t decompressed_size = 0;  ///< bytes of pickle the stream held (compressed files)
-  void Describe(std::vector<std::pair<std::string, std::string>>& fields) const override;
+  void Describe(boost::json::object& fields) const override;
 };
 
 }  // namespace ckpt::joblib

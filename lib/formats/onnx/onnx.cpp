@@ -1,0 +1,472 @@
+// ONNX models (formats.md section 7): a ModelProto parsed with Debian's libprotobuf against
+// the schema libonnx-dev ships (its generated classes, libonnx_proto), with protobuf's own
+// limits set; then walked without recursion for what loading would do outside the file
+// (external data locations, custom operator domains, PyOp), the graph's topological order,
+// tensor sizes and the budgets. Initializers are listed; nothing is run.
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "lib/core/checked_math.h"
+#include "lib/core/text.h"
+#include "lib/formats/format_table.h"
+
+namespace ckpt {
+namespace {
+
+constexpr std::uint64_t kMaxBytes = (std::uint64_t{1} << 31) - 1;  // protobuf's limit
+constexpr int kRecursionLimit = 64;
+constexpr std::uint64_t kMaxNodes = 1'000'000;
+constexpr std::uint64_t kMaxInitializers = 1'000'000;
+constexpr std::uint64_t kMaxAttributes = 1'000'000;
+constexpr std::size_t kMaxGraphDepth = 64;
+constexpr std::uint64_t kMaxScopeCopies = 50'000'000;  // names copied into subgraph scopes, in all
+
+struct OnnxFacts final : FormatFacts {
+  std::int64_t ir_version = 0;
+  std::vector<std::pair<std::string, std::int64_t>> opset_imports;
+  void Describe(boost::json::object& fields) const override {
+    fields["ir_version"] = ir_version;
+    boost::json::array opsets;
+    for (const auto& [domain, version] : opset_imports) opsets.push_back({{"domain", domain}, {"version", version}});
+    fields["opset_imports"] = std::move(opsets);
+  }
+};
+
+// The ModelProto fields a file may start with after ir_version (formats.md section 1 row 17).
+bool IsModelField(std::uint64_t field) {
+  return (field >= 2 && field <= 8) || field == 14 || field == 20 || field == 25;
+}
+
+std::optional<std::uint64_t> Varint(std::span<const std::byte> bytes, std::size_t& at) {
+  std::uint64_t v = 0;
+  for (int shift = 0; shift < 64 && at < bytes.size(); shift += 7) {
+    const auto b = std::to_integer<std::uint8_t>(bytes[at++]);
+    v |= static_cast<std::uint64_t>(b & 0x7fU) << static_cast<unsigned>(shift);
+    if ((b & 0x80U) == 0) return v;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> SniffOnnx(const FileHead& head) {
+  if (head.bytes.empty() || head.bytes[0] != std::byte{0x08}) return std::nullopt;
+  std::size_t at = 1;
+  const auto ir_version = Varint(head.bytes, at);
+  if (!ir_version || *ir_version < 1 || *ir_version > 64) return std::nullopt;
+  const auto tag = Varint(head.bytes, at);
+  if (!tag || !IsModelField(*tag >> 3U)) return std::nullopt;
+  const std::uint64_t wire = *tag & 7U;
+  const std::uint64_t field = *tag >> 3U;
+  if (wire != (field == 5 ? 0U : 2U)) return std::nullopt;  // model_version is a varint, the rest messages or strings
+  return "an ONNX model";
+}
+
+// The safetensors token of an ONNX element type, its size, and its ONNX name.
+struct ElementType {
+  int id;
+  std::string_view token;  ///< listed dtype: the safetensors token, or the ONNX name
+  std::uint64_t bits;      ///< 0: not fixed-size (STRING)
+};
+const ElementType* FindElementType(int id) {
+  static constexpr std::array<ElementType, 23> kTypes{{
+      {1, "F32", 32},
+      {2, "U8", 8},
+      {3, "I8", 8},
+      {4, "U16", 16},
+      {5, "I16", 16},
+      {6, "I32", 32},
+      {7, "I64", 64},
+      {8, "STRING", 0},
+      {9, "BOOL", 8},
+      {10, "F16", 16},
+      {11, "F64", 64},
+      {12, "U32", 32},
+      {13, "U64", 64},
+      {14, "C64", 64},
+      {15, "COMPLEX128", 128},
+      {16, "BF16", 16},
+      {17, "F8_E4M3", 8},
+      {18, "FLOAT8E4M3FNUZ", 8},
+      {19, "F8_E5M2", 8},
+      {20, "FLOAT8E5M2FNUZ", 8},
+      {21, "UINT4", 4},
+      {22, "INT4", 4},
+      {23, "FLOAT4E2M1", 4},
+  }};
+  for (const ElementType& t : kTypes) {
+    if (t.id == id) return &t;
+  }
+  return nullptr;
+}
+
+bool IsStandardDomain(std::string_view domain) {
+  return domain.empty() || domain == "ai.onnx" || domain == "ai.onnx.ml" || domain == "ai.onnx.training" ||
+         domain == "ai.onnx.preview.training";
+}
+
+// Why an external data location escapes the model's folder; nullopt when it does not.
+std::optional<std::string> EscapeReason(std::string_view location) {
+  if (location.empty()) return "is empty";
+  if (location.find('\0') != std::string_view::npos) return "holds a NUL";
+  if (location.front() == '/') return "is absolute";
+  if (location.find('\\') != std::string_view::npos) return "holds a backslash";
+  if (location.size() >= 2 && location[1] == ':' && std::isalpha(static_cast<unsigned char>(location[0])) != 0) {
+    return "names a drive";
+  }
+  for (std::size_t from = 0; from <= location.size();) {
+    const std::size_t slash = std::min(location.find('/', from), location.size());
+    if (location.substr(from, slash - from) == "..") return "has a '..' component";
+    from = slash + 1;
+  }
+  return std::nullopt;
+}
+
+class ModelWalker {
+ public:
+  ModelWalker(const FileReporter& report, WeightFile& wf) : report_(report), wf_(wf) {}
+
+  void Walk(const onnx::ModelProto& model) {
+    if (!model.has_graph()) {
+      Report(Diag::kOnnxInvalid, "The model has no graph: it is not a model a runtime can load.");
+      return;
+    }
+    std::set<std::string, std::less<>> local_domains;
+    for (const onnx::FunctionProto& f : model.functions()) local_domains.insert(f.domain());
+    for (const onnx::OperatorSetIdProto& opset : model.opset_import()) {
+      if (!IsStandardDomain(opset.domain()) && !local_domains.contains(opset.domain())) {
+        custom_[opset.domain()];  // named even when no node uses it
+      }
+    }
+    UnknownFields(model, "the model");
+    pending_.push_back({&model.graph(), 1, std::make_shared<Scope>()});
+    while (!pending_.empty() && !stopped_) {
+      Pending p = std::move(pending_.back());
+      pending_.pop_back();
+      if (p.depth > kMaxGraphDepth) {
+        Budget("subgraphs nest deeper than " + std::to_string(kMaxGraphDepth) + " levels");
+        return;
+      }
+      Scope scope = *p.outer;
+      Graph(*p.graph, scope, local_domains, p.depth);
+    }
+    for (const auto& [domain, ops] : custom_) {
+      std::string listed;
+      for (const std::string& op : ops) listed += (listed.empty() ? "" : ", ") + QuoteForMessage(op, 60);
+      Report(Diag::kOnnxCustomDomain,
+             "Domain " + QuoteForMessage(domain, 80) +
+                 (listed.empty() ? std::string(" is imported") : " has node types " + listed) +
+                 ": no local function defines it, so running the model needs a custom operator library (native "
+                 "code its publisher supplies).");
+    }
+  }
+
+ private:
+  // One graph: its initializers listed and checked, its nodes in topological order.
+  using Scope = std::set<std::string, std::less<>>;
+  struct Pending {
+    const onnx::GraphProto* graph;
+    std::size_t depth;
+    std::shared_ptr<const Scope> outer;  ///< the names a subgraph sees: those defined before its node
+  };
+
+  void Graph(const onnx::GraphProto& graph, Scope& defined, const Scope& local_domains, std::size_t depth) {
+    const std::string shown = QuoteForMessage(graph.name(), 60);
+    initializers_ += static_cast<std::uint64_t>(graph.initializer_size() + graph.sparse_initializer_size());
+    nodes_ += static_cast<std::uint64_t>(graph.node_size());
+    if (initializers_ > kMaxInitializers || nodes_ > kMaxNodes) {
+      Budget(nodes_ > kMaxNodes ? "it has more than 10^6 nodes" : "it has more than 10^6 initializers");
+      return;
+    }
+    std::set<std::string, std::less<>> initializer_names;
+    for (const onnx::TensorProto& t : graph.initializer()) {
+      if (t.name().empty()) {
+        Report(Diag::kOnnxInvalid, "Graph " + shown + " has an initializer without a name.");
+        continue;
+      }
+      if (!initializer_names.insert(t.name()).second) {
+        Report(Diag::kOnnxInvalid, "Graph " + shown + " has two initializers named " + QuoteForMessage(t.name()) +
+                                       ": runtimes keep one of them.");
+        continue;
+      }
+      defined.insert(t.name());
+      Tensor(t, t.name(), std::nullopt);
+    }
+    for (const onnx::SparseTensorProto& s : graph.sparse_initializer()) {
+      const std::string& name = s.values().name();
+      defined.insert(name);
+      std::vector<std::uint64_t> dims;
+      for (std::int64_t d : s.dims()) dims.push_back(d < 0 ? 0 : static_cast<std::uint64_t>(d));
+      Tensor(s.values(), name, dims);
+      ExternalData(s.indices(), name);
+    }
+    for (const onnx::ValueInfoProto& input : graph.input()) defined.insert(input.name());
+    for (int i = 0; i < graph.node_size(); ++i) {
+      const onnx::NodeProto& node = graph.node(i);
+      if (node.domain() == "ai.onnx.contrib" && node.op_type() == "PyOp") {
+        Report(Diag::kOnnxPythonOp, "Node " + std::to_string(i) + " of graph " + shown +
+                                        " is an ai.onnx.contrib PyOp: onnxruntime-extensions runs a Python "
+                                        "function for it when the model runs.");
+      } else if (!IsStandardDomain(node.domain()) && !local_domains.contains(node.domain())) {
+        auto& ops = custom_[node.domain()];
+        if (ops.size() < 8) ops.insert(node.op_type());
+      }
+      for (const std::string& input : node.input()) {
+        if (!input.empty() && !defined.contains(input)) {
+          Report(Diag::kOnnxInvalid, "Node " + std::to_string(i) + " (" + QuoteForMessage(node.op_type(), 40) +
+                                         ") of graph " + shown + " reads " + QuoteForMessage(input, 80) +
+                                         ", which no initializer, graph input or earlier node output defines.");
+        }
+      }
+      std::shared_ptr<const Scope> before;  // one snapshot for all of the node's subgraphs
+      for (const onnx::AttributeProto& a : node.attribute()) {
+        if (!a.has_g() && a.graphs_size() == 0) continue;
+        if (before == nullptr) {
+          scope_copied_ += defined.size();
+          if (scope_copied_ > kMaxScopeCopies) {
+            Budget("its subgraphs see too many names (more than 5 x 10^7 copied)");
+            return;
+          }
+          before = std::make_shared<const Scope>(defined);
+        }
+        if (a.has_g()) pending_.push_back({&a.g(), depth + 1, before});
+        for (const onnx::GraphProto& g : a.graphs()) pending_.push_back({&g, depth + 1, before});
+      }
+      for (const std::string& output : node.output()) defined.insert(output);
+      attributes_ += static_cast<std::uint64_t>(node.attribute_size());
+      if (attributes_ > kMaxAttributes) {
+        Budget("it has more than 10^6 attributes");
+        return;
+      }
+      for (const onnx::AttributeProto& a : node.attribute()) {
+        if (a.has_t()) Tensor(a.t(), node.name() + "." + a.name(), std::nullopt, /*listed=*/false);
+        for (const onnx::TensorProto& t : a.tensors()) Tensor(t, node.name() + "." + a.name(), std::nullopt, false);
+      }
+    }
+  }
+
+  // Checks a tensor's sizes and external data; lists it when it is an initializer.
+  void Tensor(const onnx::TensorProto& t, const std::string& name,
+              std::optional<std::vector<std::uint64_t>> sparse_dims, bool listed = true) {
+    const ElementType* type = FindElementType(t.data_type());
+    const std::string shown = QuoteForMessage(name, 80);
+    std::vector<std::uint64_t> dims;
+    std::optional<std::uint64_t> numel = 1;
+    for (std::int64_t d : t.dims()) {
+      if (d < 0) {
+        Report(Diag::kOnnxTensorInvalid, "Tensor " + shown + " has the negative dimension " + std::to_string(d) + ".");
+        return;
+      }
+      dims.push_back(static_cast<std::uint64_t>(d));
+      if (numel) numel = CheckedMul(*numel, static_cast<std::uint64_t>(d));
+    }
+    if (type == nullptr) {
+      Report(Diag::kOnnxTensorInvalid,
+             "Tensor " + shown + " has data_type " + std::to_string(t.data_type()) + ", which ONNX does not define.");
+      return;
+    }
+    const bool external = t.data_location() == onnx::TensorProto::EXTERNAL || t.external_data_size() > 0;
+    if (!numel) {
+      Report(Diag::kOnnxTensorInvalid, "Tensor " + shown + " has a shape whose element count overflows 64 bits.");
+      return;
+    }
+    if (external) {
+      ExternalData(t, name);
+    } else if (t.has_raw_data() && type->bits > 0) {
+      const auto bits = CheckedMul(*numel, type->bits);
+      const std::uint64_t want = bits ? (*bits + 7) / 8 : 0;
+      if (!bits || t.raw_data().size() != want) {
+        Report(Diag::kOnnxTensorInvalid, "Tensor " + shown + " holds " + std::to_string(t.raw_data().size()) +
+                                             " bytes of raw_data, not the " + std::to_string(want) + " its shape and " +
+                                             std::string(type->token) + " need.");
+      }
+    } else if (!t.has_raw_data()) {
+      const std::uint64_t per = (t.data_type() == 14 || t.data_type() == 15) ? 2 : 1;
+      std::uint64_t typed = 0;
+      for (int count : {t.float_data_size(), t.int32_data_size(), t.string_data_size(), t.int64_data_size(),
+                        t.double_data_size(), t.uint64_data_size()}) {
+        typed += static_cast<std::uint64_t>(count);
+      }
+      const auto want = CheckedMul(*numel, per);
+      const bool packed_small = type->bits == 4;  // two 4-bit values per int32 value
+      if (!packed_small && typed != 0 && (!want || typed != *want)) {
+        Report(Diag::kOnnxTensorInvalid, "Tensor " + shown + " holds " + std::to_string(typed) +
+                                             " typed values, not the " + (want ? std::to_string(*want) : "?") +
+                                             " its shape needs.");
+      }
+    }
+    if (!listed) return;
+    StoredTensor s;
+    s.name = name;
+    s.dtype = std::string(type->token);
+    s.shape = sparse_dims ? *sparse_dims : dims;
+    s.complete = true;
+    if (const DtypeInfo* info = FindSafetensorsDtype(type->token)) s.element = info->id;
+    wf_.tensors.push_back(std::move(s));
+  }
+
+  void ExternalData(const onnx::TensorProto& t, const std::string& name) {
+    if (t.data_location() != onnx::TensorProto::EXTERNAL && t.external_data_size() == 0) return;
+    std::optional<std::string> location;
+    for (const onnx::StringStringEntryProto& e : t.external_data()) {
+      if (e.key() == "location") location = e.value();
+    }
+    const std::string where = location.value_or(std::string());
+    if (auto reason = EscapeReason(where)) {
+      Report(Diag::kOnnxExternalDataEscape, "The external data location of tensor " + QuoteForMessage(name, 80) + ", " +
+                                                QuoteForMessage(where, 120) + ", " + *reason +
+                                                ": loading the model reads a file outside its folder.");
+      return;
+    }
+    if (unread_.insert(where).second && unread_.size() <= 8) {
+      Report(Diag::kOnnxExternalDataUnread, "Tensor " + QuoteForMessage(name, 80) + " keeps its data in " +
+                                                QuoteForMessage(where, 120) + ": audit the folder to check " +
+                                                QuoteForMessage(where, 120) + ".");
+    }
+  }
+
+  // Names the unknown fields of every message of the model (reflection, an explicit stack).
+  void UnknownFields(const google::protobuf::Message& root, std::string_view /*what*/) {
+    std::vector<const google::protobuf::Message*> stack{&root};
+    std::set<int> numbers;
+    while (!stack.empty()) {
+      const google::protobuf::Message* m = stack.back();
+      stack.pop_back();
+      const google::protobuf::Reflection* r = m->GetReflection();
+      const google::protobuf::UnknownFieldSet& unknown = r->GetUnknownFields(*m);
+      for (int i = 0; i < unknown.field_count() && numbers.size() < 16; ++i) numbers.insert(unknown.field(i).number());
+      std::vector<const google::protobuf::FieldDescriptor*> fields;
+      r->ListFields(*m, &fields);
+      for (const google::protobuf::FieldDescriptor* f : fields) {
+        if (f->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) continue;
+        if (f->is_repeated()) {
+          for (int i = 0; i < r->FieldSize(*m, f); ++i) stack.push_back(&r->GetRepeatedMessage(*m, f, i));
+        } else {
+          stack.push_back(&r->GetMessage(*m, f));
+        }
+      }
+    }
+    if (numbers.empty()) return;
+    std::string listed;
+    for (int n : numbers) listed += (listed.empty() ? "" : ", ") + std::to_string(n);
+    Report(Diag::kOnnxUnknownField, "The model holds fields its schema (ONNX 1.12) does not define (field numbers " +
+                                        listed + "): a runtime that knows them reads what the audit cannot.");
+  }
+
+  void Budget(const std::string& why) {
+    Report(Diag::kOnnxBudgetExceeded, "The model is not read further: " + why + ".");
+    stopped_ = true;
+  }
+
+  void Report(Diag kind, std::string message) { report_(kind, 0, std::move(message)); }
+
+  const FileReporter& report_;
+  WeightFile& wf_;
+  std::vector<Pending> pending_;
+  std::uint64_t scope_copied_ = 0;
+  std::map<std::string, std::set<std::string>> custom_;
+  std::set<std::string> unread_;
+  std::uint64_t nodes_ = 0;
+  std::uint64_t initializers_ = 0;
+  std::uint64_t attributes_ = 0;
+  bool stopped_ = false;
+};
+
+// Feeds protobuf from the file, 1 MiB at a time.
+class FileStream final : public google::protobuf::io::CopyingInputStream {
+ public:
+  explicit FileStream(const RandomAccessFile& file) : file_(file) {}
+  int Read(void* buffer, int size) override {
+    const std::uint64_t left = file_.size() - at_;
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(left, static_cast<std::uint64_t>(size)));
+    if (n == 0) return 0;
+    if (auto read = file_.ReadAt(at_, std::span(static_cast<std::byte*>(buffer), n)); !read) {
+      error_ = read.error();
+      return -1;
+    }
+    at_ += n;
+    return static_cast<int>(n);
+  }
+  [[nodiscard]] const boost::system::error_code& error() const { return error_; }
+
+ private:
+  const RandomAccessFile& file_;
+  std::uint64_t at_ = 0;
+  boost::system::error_code error_;
+};
+
+IoResult<WeightFile> ReadOnnx(std::string name, std::unique_ptr<RandomAccessFile> file, DiagnosticSink& sink) {
+  WeightFile wf;
+  wf.name = std::move(name);
+  wf.size = file->size();
+  wf.header_read = true;
+  const FileReporter report(wf.name, sink);
+  auto facts = std::make_shared<OnnxFacts>();
+  if (file->size() > kMaxBytes) {
+    report(Diag::kOnnxBudgetExceeded, 0,
+           "The model is " + std::to_string(file->size()) +
+               " bytes, past protobuf's limit of 2 GiB - 1: it is not read (large models keep their weights as "
+               "external data).");
+    wf.file = std::move(file);
+    return wf;
+  }
+  onnx::ModelProto model;
+  bool parsed = false;
+  FileStream source(*file);
+  {
+    google::protobuf::io::CopyingInputStreamAdaptor adaptor(&source, 1 << 20);
+    google::protobuf::io::CodedInputStream coded(&adaptor);
+    coded.SetTotalBytesLimit(static_cast<int>(kMaxBytes));
+    coded.SetRecursionLimit(kRecursionLimit);
+    parsed = model.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+  }
+  if (source.error()) return source.error();
+  if (!parsed) {
+    report(Diag::kOnnxInvalid, 0,
+           "The file does not parse as an ONNX ModelProto (a truncated or corrupt message, a wrong wire type, or "
+           "messages nested past 64 levels).");
+    wf.file = std::move(file);
+    return wf;
+  }
+  facts->ir_version = model.ir_version();
+  for (const onnx::OperatorSetIdProto& opset : model.opset_import()) {
+    facts->opset_imports.emplace_back(opset.domain(), opset.version());
+  }
+  ModelWalker(report, wf).Walk(model);
+  wf.valid = true;
+  wf.format_facts = std::move(facts);
+  wf.BuildNameIndex();
+  wf.file = std::move(file);
+  return wf;
+}
+
+void OnnxInInventory(std::span<const std::byte> /*head*/, const std::string& /*description*/, InventoryItem& item) {
+  item.kind = InventoryClass::kAnalysedWeights;
+  item.description = "an ONNX model";
+}
+
+}  // namespace
+
+const InputFormat formats::kOnnxFormat{
+    .kind = InputKind::kOnnx,
+    .sniff = &SniffOnnx,
+    .opening = InputOpening::kSingleFile,
+    .layout = &kSingleFileLayout,
+    .read = &ReadOnnx,
+    .inventory = &OnnxInInventory,
+    .container = PolyglotContainer::kNone,
+    .pickle_family = false,
+    .refusal = nullptr,
+};
+
+}  // namespace ckpt

@@ -1,0 +1,123 @@
+// The ONNX module and its rules (formats.md section 7) on models Debian's python3-onnx writes
+// (tests/onnx/make_onnx.py): a model with a subgraph passes with every initializer listed and
+// its ir_version and opsets in JSON, alone and as a model folder's only weights; external data
+// alone is a warning; an escaping location, a PyOp node and nodes out of topological order
+// (which onnx.checker refuses too) fail, alone and in a folder; a custom domain is a warning.
+#include <gtest/gtest.h>
+
+#include <boost/json/serialize.hpp>
+#include <filesystem>
+
+#include "engine/audit.h"
+#include "engine/verdict.h"
+#include "tests/support/artifact_builder.h"
+#include "tests/support/audit_helpers.h"
+#include "tests/support/prerequisite.h"
+#include "tests/support/process.h"
+
+namespace ckpt::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+class OnnxFiles : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    const CommandResult made =
+        RunCommand("/usr/bin/python3 tests/onnx/make_onnx.py " + ShellQuote(dir_->path().string()) + " 2>&1");
+    if (made.exit_code != 0) missing_ = "make_onnx.py failed (python3-onnx): " + made.output;
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    dir_ = nullptr;
+  }
+  void SetUp() override {
+    if (!missing_.empty()) CKPT_MISSING_PREREQUISITE() << missing_;
+  }
+  static AuditResult Audit(const std::string& name) { return AuditPath((dir_->path() / name).string(), {}); }
+  static AuditResult AuditInFolder(const std::string& name) {
+    const fs::path folder = dir_->path() / ("folder-" + name);
+    fs::create_directories(folder);
+    WriteText(folder / "README.md", "# a model\n");
+    fs::copy_file(dir_->path() / name, folder / "model.onnx", fs::copy_options::overwrite_existing);
+    return AuditPath(folder.string(), {});
+  }
+  static inline TempDir* dir_ = nullptr;
+  static inline std::string missing_;
+};
+
+std::vector<std::string> TensorLines(const AuditResult& result) {
+  std::vector<std::string> out;
+  for (const WeightFile* wf : result.artifact.ListedWeightFiles()) {
+    for (const StoredTensor& t : wf->tensors) {
+      std::string line = t.name + " " + t.dtype + " [";
+      for (std::size_t i = 0; i < t.shape.size(); ++i) line += (i > 0 ? "," : "") + std::to_string(t.shape[i]);
+      out.push_back(line + "]");
+    }
+  }
+  return out;
+}
+
+const std::vector<std::string> kInitializers = {"fc.weight F32 [3,4]", "fc.bias F32 [4]", "then.one F32 [4]"};
+
+TEST_F(OnnxFiles, AModelWithASubgraphPassesWithEveryInitializerListed) {
+  const AuditResult alone = Audit("model.onnx");
+  EXPECT_EQ(InputKindName(alone.artifact.kind), "onnx");
+  EXPECT_TRUE(alone.findings.empty()) << Describe(alone);
+  EXPECT_EQ(TensorLines(alone), kInitializers);
+  ASSERT_EQ(alone.artifact.weights.size(), 1U);
+  ASSERT_NE(alone.artifact.weights.front().format_facts, nullptr);
+  boost::json::object fields;
+  alone.artifact.weights.front().format_facts->Describe(fields);
+  EXPECT_EQ(boost::json::serialize(fields), R"({"ir_version":8,"opset_imports":[{"domain":"","version":17}]})");
+  const AuditResult folder = AuditInFolder("model.onnx");
+  EXPECT_TRUE(folder.findings.empty()) << Describe(folder);
+  EXPECT_EQ(TensorLines(folder), kInitializers);
+}
+
+TEST_F(OnnxFiles, ExternalDataAloneIsNeverOpenedAndSaysSo) {
+  const AuditResult result = Audit("external.onnx");
+  EXPECT_TRUE(
+      HasFinding(result, "onnx-external-data-unread",
+                 "Tensor 'fc.weight' keeps its data in 'weights.data': audit the folder to check 'weights.data'."))
+      << Describe(result);
+  EXPECT_EQ(VerdictOf(result, Severity::kError), Verdict::kPass);
+}
+
+TEST_F(OnnxFiles, ALocationClimbingOutOfTheFolderFails) {
+  for (const AuditResult& result : {Audit("escape.onnx"), AuditInFolder("escape.onnx")}) {
+    EXPECT_TRUE(HasFinding(result, "onnx-external-data-escape",
+                           "The external data location of tensor 'fc.weight', '../secret.bin', has a '..' component"))
+        << Describe(result);
+    EXPECT_EQ(VerdictOf(result, Severity::kError), Verdict::kFail);
+  }
+}
+
+TEST_F(OnnxFiles, APyOpFailsAndACustomDomainIsAWarning) {
+  for (const AuditResult& result : {Audit("pyop.onnx"), AuditInFolder("pyop.onnx")}) {
+    EXPECT_TRUE(HasFinding(result, "onnx-python-op", "Node 2 of graph 'main' is an ai.onnx.contrib PyOp"))
+        << Describe(result);
+  }
+  for (const AuditResult& result : {Audit("custom.onnx"), AuditInFolder("custom.onnx")}) {
+    EXPECT_TRUE(HasFinding(result, "onnx-custom-domain", "Domain 'com.example' has node types 'MyGelu'"))
+        << Describe(result);
+    EXPECT_EQ(VerdictOf(result, Severity::kError), Verdict::kPass);
+  }
+}
+
+TEST_F(OnnxFiles, NodesOutOfTopologicalOrderFailAsOnnxCheckerFailsThem) {
+  const CommandResult checker =
+      RunCommand("/usr/bin/python3 -c 'import onnx,sys; onnx.checker.check_model(onnx.load(sys.argv[1]))' " +
+                 ShellQuote((dir_->path() / "unordered.onnx").string()) + " 2>&1");
+  EXPECT_NE(checker.exit_code, 0) << checker.output;
+  for (const AuditResult& result : {Audit("unordered.onnx"), AuditInFolder("unordered.onnx")}) {
+    EXPECT_TRUE(HasFinding(result, "onnx-invalid",
+                           "Node 0 ('Add') of graph 'then_branch' reads 'Y', which no initializer, graph input or "
+                           "earlier node output defines."))
+        << Describe(result);
+  }
+}
+
+}  // namespace
+}  // namespace ckpt::testing
