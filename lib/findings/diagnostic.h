@@ -75,29 +75,29 @@ namespace ckpt {
   X(JoblibDecompressionBomb)         \
   X(JoblibEstimator)                 \
   X(ModelIndexInvalid)               \
-  X(MsgpackArrayInvalid) \
-  X(MsgpackBudgetExceeded) \
-  X(MsgpackDepthExceeded) \
-  X(MsgpackDuplicateKey) \
-  X(MsgpackExtType) \
-  X(MsgpackInvalid) \
-  X(MsgpackTrailingData) \
-  X(NemoConfigInvalid) \
-  X(NemoTargetUnsafe) \
-  X(NemoWeightsMissing) \
+  X(MsgpackArrayInvalid)             \
+  X(MsgpackBudgetExceeded)           \
+  X(MsgpackDepthExceeded)            \
+  X(MsgpackDuplicateKey)             \
+  X(MsgpackExtType)                  \
+  X(MsgpackInvalid)                  \
+  X(MsgpackTrailingData)             \
+  X(NemoConfigInvalid)               \
+  X(NemoTargetUnsafe)                \
+  X(NemoWeightsMissing)              \
   X(NpzMemberSize)                   \
   X(NpzMemberUnexpected)             \
   X(NpzObjectArray)                  \
   X(NumpyHeaderInvalid)              \
   X(NumpyObjectArray)                \
-  X(OnnxBudgetExceeded) \
-  X(OnnxCustomDomain) \
-  X(OnnxExternalDataEscape) \
-  X(OnnxExternalDataUnread) \
-  X(OnnxInvalid) \
-  X(OnnxPythonOp) \
-  X(OnnxTensorInvalid) \
-  X(OnnxUnknownField) \
+  X(OnnxBudgetExceeded)              \
+  X(OnnxCustomDomain)                \
+  X(OnnxExternalDataEscape)          \
+  X(OnnxExternalDataUnread)          \
+  X(OnnxInvalid)                     \
+  X(OnnxPythonOp)                    \
+  X(OnnxTensorInvalid)               \
+  X(OnnxUnknownField)                \
   X(PickleArgumentInvalid)           \
   X(PickleBudgetExceeded)            \
   X(PickleBuildUnsafe)               \
