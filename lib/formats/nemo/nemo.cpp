@@ -21,6 +21,7 @@
 #include "lib/formats/input_classifier.h"
 #include "lib/formats/tar/tar_reader.h"
 #include "lib/formats/torch/torch_checkpoint.h"
+#include "lib/io/window_file.h"
 
 namespace ckpt {
 namespace {
@@ -29,26 +30,6 @@ constexpr std::uint64_t kMaxConfigBytes = 10'000'000;
 constexpr std::size_t kMaxConfigDepth = 64;
 constexpr std::string_view kConfigName = "model_config.yaml";
 constexpr std::string_view kWeightsName = "model_weights.ckpt";
-
-// A member's bytes, read in place: offsets count from the member's start.
-class MemberWindow final : public RandomAccessFile {
- public:
-  MemberWindow(const RandomAccessFile& archive, std::uint64_t offset, std::uint64_t size)
-      : archive_(archive), offset_(offset), size_(size) {}
-  [[nodiscard]] std::uint64_t size() const override { return size_; }
-  [[nodiscard]] IoResult<void> ReadAt(std::uint64_t offset, std::span<std::byte> out) const override {
-    if (offset > size_ || out.size() > size_ - offset) {
-      return boost::system::error_code(EINVAL, boost::system::generic_category());
-    }
-    return archive_.ReadAt(offset_ + offset, out);
-  }
-  [[nodiscard]] FileIdentity identity() const override { return archive_.identity(); }
-
- private:
-  const RandomAccessFile& archive_;
-  std::uint64_t offset_;
-  std::uint64_t size_;
-};
 
 // The tar reader names the tar itself by an empty file; inside a model folder it is `name`.
 class NamingSink final : public DiagnosticSink {
@@ -336,7 +317,7 @@ IoResult<WeightFile> ReadNemo(std::string name, std::unique_ptr<RandomAccessFile
                 "nothing to audit.");
     valid = false;
   } else {
-    auto window = std::make_unique<MemberWindow>(*file, weights->data_offset, weights->size);
+    auto window = std::make_unique<WindowFile>(*file, weights->data_offset, weights->size);
     auto classified = ClassifyFile(*window);
     if (!classified) return classified.error();
     const InputFormat& format = FormatOf(classified->kind);
@@ -373,7 +354,7 @@ IoResult<WeightFile> ReadNemo(std::string name, std::unique_ptr<RandomAccessFile
   // is a pickle, or a program, is analysed for its findings (NeMo hands them to loaders).
   for (const TarMember& m : index->members) {
     if (!m.admitted || &m == weights || m.entry_name == kConfigName) continue;
-    auto window = std::make_unique<MemberWindow>(*file, m.data_offset, m.size);
+    auto window = std::make_unique<WindowFile>(*file, m.data_offset, m.size);
     auto classified = ClassifyFile(*window);
     if (!classified) return classified.error();
     const InputFormat& format = FormatOf(classified->kind);

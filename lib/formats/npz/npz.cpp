@@ -13,29 +13,10 @@
 #include "lib/formats/torch/torch_checkpoint.h"
 #include "lib/formats/zip/zip_reader.h"
 #include "lib/hashing/crc32.h"
+#include "lib/io/window_file.h"
 
 namespace ckpt {
 namespace {
-
-// A member's bytes inside the archive, read in place: offsets count from the member's start.
-class MemberBytes final : public RandomAccessFile {
- public:
-  MemberBytes(const RandomAccessFile& archive, std::uint64_t offset, std::uint64_t size)
-      : archive_(archive), offset_(offset), size_(size) {}
-  [[nodiscard]] std::uint64_t size() const override { return size_; }
-  [[nodiscard]] IoResult<void> ReadAt(std::uint64_t offset, std::span<std::byte> out) const override {
-    if (offset > size_ || out.size() > size_ - offset) {
-      return boost::system::error_code(EINVAL, boost::system::generic_category());
-    }
-    return archive_.ReadAt(offset_ + offset, out);
-  }
-  [[nodiscard]] FileIdentity identity() const override { return archive_.identity(); }
-
- private:
-  const RandomAccessFile& archive_;
-  std::uint64_t offset_;
-  std::uint64_t size_;
-};
 
 bool IsRootNpyName(std::string_view name) {
   return name.size() > 4 && name.ends_with(".npy") && name.find('/') == std::string_view::npos;
@@ -136,7 +117,7 @@ IoResult<WeightFile> ReadNpz(std::string name, std::unique_ptr<RandomAccessFile>
       valid = false;
       continue;
     }
-    const MemberBytes stored(*file, m.data_offset, m.compressed_size);
+    const WindowFile stored(*file, m.data_offset, m.compressed_size);
     std::unique_ptr<RandomAccessFile> inflated;
     if (m.method == 8) {
       auto opened = Inflated(stored, m, report);
