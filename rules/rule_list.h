@@ -69,6 +69,13 @@
   X(hash, hash_mismatch, "hash-mismatch", Checked) \
   X(hash, hash_not_verified, "hash-not-verified", Checked) \
   X(hash, hash_unexpected, "hash-unexpected", Checked) \
+  X(hdf5, hdf5_budget_exceeded, "hdf5-budget-exceeded", Read) \
+  X(hdf5, hdf5_external_link, "hdf5-external-link", Read) \
+  X(hdf5, hdf5_external_storage, "hdf5-external-storage", Read) \
+  X(hdf5, hdf5_filter_unsupported, "hdf5-filter-unsupported", Read) \
+  X(hdf5, hdf5_invalid, "hdf5-invalid", Read) \
+  X(hdf5, hdf5_reader_failed, "hdf5-reader-failed", Read) \
+  X(hdf5, hdf5_virtual_dataset, "hdf5-virtual-dataset", Read) \
   X(header, header_created_at_invalid, "header-created-at-invalid", Checked) \
   X(header, header_dtype_invalid, "header-dtype-invalid", Checked) \
   X(header, header_duplicate_key, "header-duplicate-key", Read) \
@@ -115,6 +122,16 @@
   X(joblib, joblib_compression_invalid, "joblib-compression-invalid", Read) \
   X(joblib, joblib_decompression_bomb, "joblib-decompression-bomb", Read) \
   X(joblib, joblib_estimator, "joblib-estimator", Read) \
+  X(keras, keras_class_unknown, "keras-class-unknown", Read) \
+  X(keras, keras_code_layer, "keras-code-layer", Read) \
+  X(keras, keras_config_invalid, "keras-config-invalid", Read) \
+  X(keras, keras_custom_object, "keras-custom-object", Read) \
+  X(keras, keras_function_unsafe, "keras-function-unsafe", Read) \
+  X(keras, keras_lambda, "keras-lambda", Read) \
+  X(keras, keras_library_module, "keras-library-module", Read) \
+  X(keras, keras_member_unexpected, "keras-member-unexpected", Read) \
+  X(keras, keras_metadata_invalid, "keras-metadata-invalid", Read) \
+  X(keras, keras_module_unsafe, "keras-module-unsafe", Read) \
   X(layout, layout_file_changed, "layout-file-changed", Checked) \
   X(layout, layout_header_missing, "layout-header-missing", Checked) \
   X(layout, layout_index_missing, "layout-index-missing", Checked) \

@@ -126,6 +126,7 @@ TEST(ReportGolden, DiffTextAndJson) {
 TEST(ReportGolden, EveryFireCaseRendersExactly) {
   std::string out;
   for (const FireCase& fc : AllFireCases()) {
+    const ScopedEnvironment environment(fc.environment);
     const AuditResult result =
         AuditInput(fc.make(), fc.form, fc.input_name, fc.policy, fc.entries, fc.replaced_on_open);
     out += "== " + fc.rule + " (" + fc.variant + ")\n";

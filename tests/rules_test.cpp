@@ -20,6 +20,7 @@ class RuleFires : public ::testing::TestWithParam<FireCase> {};
 
 TEST_P(RuleFires, ReportsRuleWithItsCode) {
   const FireCase& fc = GetParam();
+  const ScopedEnvironment environment(fc.environment);
   AuditResult result = AuditInput(fc.make(), fc.form, fc.input_name, fc.policy, fc.entries, fc.replaced_on_open);
   auto hits = FindingsOf(result, fc.rule);
   ASSERT_FALSE(hits.empty()) << fc.rule << " did not fire; findings:\n" << Describe(result);

@@ -421,7 +421,7 @@ TEST(SarifValidation, EveryToolsOutputPassesTheOfficialValidators) {
   WriteFiles(Clean(), root / "clean");
   // 2. every audit rule firing at least once across the fixture set, written by the
   //    ckpt-audit binary: default-policy cases in one run, the policy cases in another.
-  std::string default_dirs, policy_dirs, no_hash_dirs, pins, kind_dirs, kinds;
+  std::string default_dirs, policy_dirs, no_hash_dirs, pins, kind_dirs, kinds, env_dirs, env;
   std::set<std::string> expected_rules;
   int index = 0;
   for (const FireCase& fc : AllFireCases()) {
@@ -430,6 +430,13 @@ TEST(SarifValidation, EveryToolsOutputPassesTheOfficialValidators) {
     const fs::path input = WriteInput(fc.make(), fc.form, fc.input_name, fc.entries, root / case_dir);
     const std::string name = fs::relative(input, root).string();
     const bool needs_policy = !fc.policy.extra_allowed_groups.empty() || fc.policy.expected_hash;
+    if (!fc.environment.empty()) {  // a stand-in helper (CKPT_H5PROBE): one run of their own
+      env.clear();
+      for (const auto& [variable, value] : fc.environment) env += variable + "=" + value + " ";
+      env_dirs += " " + name;
+      expected_rules.insert(fc.rule);
+      continue;
+    }
     if (!fc.policy.expected_kinds.empty()) {  // --expect-kind cases: one run of their own
       kind_dirs += " " + name;
       kinds.clear();
@@ -453,8 +460,11 @@ TEST(SarifValidation, EveryToolsOutputPassesTheOfficialValidators) {
   EXPECT_EQ(Shell(cd + bin + "/ckpt-audit --format sarif --sarif-category kinds" + kinds + " -o kind-rules.sarif" +
                   kind_dirs),
             1);
+  EXPECT_EQ(Shell(cd + env + bin + "/ckpt-audit --format sarif --sarif-category helper -o env-rules.sarif" + env_dirs),
+            1);
   std::set<std::string> fired;
-  for (const char* file : {"all-rules.sarif", "policy-rules.sarif", "no-hash-rules.sarif", "kind-rules.sarif"}) {
+  for (const char* file :
+       {"all-rules.sarif", "policy-rules.sarif", "no-hash-rules.sarif", "kind-rules.sarif", "env-rules.sarif"}) {
     std::ifstream in(root / file);
     boost::json::object run =
         FirstRun(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));

@@ -25,7 +25,9 @@ namespace ckpt {
   X(Compressed, "compressed")       \
   X(Safetensors, "safetensors")     \
   X(Gguf, "gguf")                   \
+  X(Hdf5, "hdf5")                   \
   X(Npz, "npz")                     \
+  X(Keras, "keras")                 \
   X(Torchscript, "torchscript")     \
   X(TorchExport, "torch-export")    \
   X(TorchZip, "torch-zip")          \

@@ -42,7 +42,7 @@ enum class InputOpening : std::uint8_t {
 };
 
 /// The container a file of the kind is to its own loaders (inputs.md 1a).
-enum class PolyglotContainer : std::uint8_t { kNone, kSafetensors, kZip, kPickle, kNumpy, kGguf, kTar };
+enum class PolyglotContainer : std::uint8_t { kNone, kSafetensors, kZip, kPickle, kNumpy, kGguf, kTar, kHdf5 };
 
 struct InputFormat {
   InputKind kind;

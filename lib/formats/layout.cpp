@@ -61,7 +61,7 @@ bool ClaimsSafetensors(std::string_view name) { return name.ends_with(".safetens
 
 const NameClaim* ClaimOfName(std::string_view name) {
   using K = InputKind;
-  static const std::array<NameClaim, 8> kClaims{{
+  static const std::array<NameClaim, 11> kClaims{{
       {".safetensors", "safetensors", {K::kSafetensors}},
       {".npz", "a NumPy .npz archive", {K::kNpz}},
       // joblib.dump of objects without arrays is a plain pickle; joblib files are often .pkl,
@@ -71,6 +71,9 @@ const NameClaim* ClaimOfName(std::string_view name) {
       {".msgpack", "a Flax msgpack checkpoint", {K::kMsgpack}},
       {".pt2", "a torch.export archive", {K::kTorchExport}},
       {".onnx", "an ONNX model", {K::kOnnx}},
+      {".keras", "a Keras v3 archive", {K::kKeras}},
+      {".h5", "an HDF5 file", {K::kHdf5}},
+      {".hdf5", "an HDF5 file", {K::kHdf5}},
       {".nemo", "a NeMo archive", {K::kNemo, K::kCompressed}},  // older NeMo wrote w:gz: refused as compressed
   }};
   const std::string lower = AsciiLower(name);

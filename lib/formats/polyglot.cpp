@@ -5,6 +5,7 @@
 #include "lib/core/byte_reader.h"
 #include "lib/core/text.h"
 #include "lib/formats/format_table.h"
+#include "lib/formats/hdf5/hdf5.h"
 #include "lib/formats/input_classifier.h"
 #include "lib/formats/pickle/pickle_analyser.h"
 #include "lib/formats/zip/zip_reader.h"
@@ -33,6 +34,8 @@ std::string_view ContainerName(Container c) {
       return "a GGUF file";
     case Container::kTar:
       return "a tar archive";
+    case Container::kHdf5:
+      return "an HDF5 file";
     case Container::kNone:
       break;
   }
@@ -53,6 +56,8 @@ std::string_view LoaderName(NamedLoader loader) {
       return "the safetensors reader";
     case NamedLoader::kGguf:
       return "ggml's loader";
+    case NamedLoader::kHdf5:
+      return "h5py";
   }
   return "a loader";
 }
@@ -95,6 +100,8 @@ IoResult<Container> ReadingOf(NamedLoader loader, const RandomAccessFile& file, 
       return LooksLikeSafetensors(head, file.size()) ? Container::kSafetensors : Container::kNone;
     case NamedLoader::kGguf:
       return StartsWith(head, "GGUF") ? Container::kGguf : Container::kNone;
+    case NamedLoader::kHdf5:  // libhdf5 looks for its signature at 0 and after a user block
+      return content == Container::kHdf5 || hdf5::FindHdf5Signature(file) ? Container::kHdf5 : Container::kNone;
   }
   return Container::kNone;
 }
@@ -109,6 +116,7 @@ std::optional<NamedLoader> LoaderForName(std::string_view name) {
   if (ends(".pkl") || ends(".joblib")) return NamedLoader::kPickle;
   if (ends(".safetensors")) return NamedLoader::kSafetensors;
   if (ends(".gguf")) return NamedLoader::kGguf;
+  if (ends(".h5") || ends(".hdf5")) return NamedLoader::kHdf5;
   return std::nullopt;
 }
 

@@ -22,10 +22,10 @@ namespace ckpt {
 inline constexpr std::uint64_t kZipSearchWindow = 65'557;
 
 /// The loader a file name selects in a model folder (transformers, diffusers, numpy, joblib).
-enum class NamedLoader : std::uint8_t { kTorch, kNumpy, kPickle, kSafetensors, kGguf };
+enum class NamedLoader : std::uint8_t { kTorch, kNumpy, kPickle, kSafetensors, kGguf, kHdf5 };
 
 /// `*.bin`, `*.pt`, `*.pth`, `*.ckpt`: torch.load; `*.npy`, `*.npz`: numpy.load; `*.pkl`,
-/// `*.joblib`: joblib/pickle; `*.safetensors`; `*.gguf`. Nothing for other names.
+/// `*.joblib`: joblib/pickle; `*.safetensors`; `*.gguf`; `*.h5`, `*.hdf5`: h5py. Nothing for other names.
 std::optional<NamedLoader> LoaderForName(std::string_view name);
 
 /// Checks `file` (shown as `display`; "" for the input file itself), whose kind by content

@@ -66,6 +66,10 @@ class RandomAccessFile {
   }
   /// True when every read is a network request: read on one thread, ahead of the work.
   [[nodiscard]] virtual bool ReadsAreRequests() const { return false; }
+  /// A new read-only descriptor (close-on-exec) of the admitted file, whose whole content is
+  /// this file's, for a helper process to read it itself (formats.md section 6); -1 when the
+  /// file is not one local file (a window, a remote file, memory) or no longer the admitted one.
+  [[nodiscard]] virtual int DuplicateDescriptor() const { return -1; }
 };
 
 /// What a file's content must be, when the source knows (a Hub listing: its size and its

@@ -93,6 +93,16 @@ class PosixFile final : public RandomAccessFile {
   [[nodiscard]] FileIdentity identity() const override { return identity_; }
   void Release() const override { DescriptorPool::Instance().Forget(*this); }
 
+  [[nodiscard]] int DuplicateDescriptor() const override {
+    DescriptorPool& pool = DescriptorPool::Instance();
+    boost::system::error_code error;
+    const int fd = pool.Acquire(*this, error);
+    if (fd < 0) return -1;
+    const int copy = ::fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    pool.Return(*this);
+    return copy;
+  }
+
   // Opens the name again; the descriptor is refused unless it is the admitted file.
   int Reopen(boost::system::error_code& error) const {
     struct stat st {};

@@ -1,5 +1,7 @@
 #include "tests/support/audit_helpers.h"
 
+#include <cstdlib>
+
 #include <sys/stat.h>
 
 #include <stdexcept>
@@ -74,6 +76,24 @@ std::string Describe(const AuditResult& result) {
   }
   for (const std::string& e : result.tool_errors) out += "tool error: " + e + "\n";
   return out.empty() ? "(no findings)\n" : out;
+}
+
+ScopedEnvironment::ScopedEnvironment(const std::vector<std::pair<std::string, std::string>>& values) {
+  for (const auto& [name, value] : values) {
+    const char* old = std::getenv(name.c_str());
+    saved_.emplace_back(name, old != nullptr ? std::optional<std::string>(old) : std::nullopt);
+    ::setenv(name.c_str(), value.c_str(), 1);
+  }
+}
+
+ScopedEnvironment::~ScopedEnvironment() {
+  for (const auto& [name, value] : saved_) {
+    if (value) {
+      ::setenv(name.c_str(), value->c_str(), 1);
+    } else {
+      ::unsetenv(name.c_str());
+    }
+  }
 }
 
 }  // namespace ckpt::testing

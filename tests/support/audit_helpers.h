@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,18 @@ AuditResult AuditInput(const Files& files, InputForm form, const std::string& in
                        const AuditOptions& policy = {},
                        const std::vector<std::pair<std::string, EntryKind>>& entries = {},
                        const std::vector<std::string>& replaced_on_open = {});
+
+/// Sets environment variables for its lifetime and restores what they were.
+class ScopedEnvironment {
+ public:
+  explicit ScopedEnvironment(const std::vector<std::pair<std::string, std::string>>& values);
+  ~ScopedEnvironment();
+  ScopedEnvironment(const ScopedEnvironment&) = delete;
+  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
+
+ private:
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
 
 /// The findings of `rule_id`.
 std::vector<const Finding*> FindingsOf(const AuditResult& result, std::string_view rule_id);

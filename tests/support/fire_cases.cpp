@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "tests/support/gguf_builder.h"
+#include "tests/support/hdf5_builder.h"
 #include "tests/support/model_folder_builder.h"
 #include "tests/support/msgpack_builder.h"
 #include "tests/support/onnx_builder.h"
@@ -1177,6 +1178,67 @@ std::vector<FireCase> AllFireCases() {
                 [] { return Model(Graph(ox::FloatInitializer("w", 2, std::string(4, '\0')))); });
     pickle_case("onnx-unknown-field", "field 99 after the graph", "model.onnx",
                 [w] { return Model(Graph(w) + ox::Int(99, 1)); });
+  }
+
+  // Keras (formats.md section 5): .keras zips as saving_lib writes them, config.json walked.
+  {
+    using h5b::KerasArchive, h5b::KerasSequentialConfig;
+    const auto keras_case = [&pickle_case](std::string rule, std::string variant, std::string layer) {
+      pickle_case(std::move(rule), std::move(variant), "model.keras",
+                  [layer] { return KerasArchive(KerasSequentialConfig(layer)); });
+    };
+    keras_case("keras-module-unsafe", "os.system as a function (CVE-2025-1550)",
+               R"({"module": "os", "class_name": "function", "config": "system", "registered_name": "function"})");
+    keras_case("keras-function-unsafe", "keras.utils.get_file (CVE-2025-8747)",
+               R"({"module": "keras.utils", "class_name": "function", "config": "get_file", "registered_name": "get_file"})");
+    keras_case("keras-lambda", "Lambda layer with marshalled bytecode",
+               R"({"module": "keras.layers", "class_name": "Lambda", "config": {"name": "lambda", "function": {"class_name": "__lambda__", "config": {"value": ["4wEAAAAAAAAA", null, null]}}}, "registered_name": null})");
+    keras_case("keras-code-layer", "TFSMLayer (CVE-2026-1462)",
+               R"({"module": "keras.layers", "class_name": "TFSMLayer", "config": {"name": "tfsm", "filepath": "/tmp/saved_model", "call_endpoint": "serve"}, "registered_name": null})");
+    keras_case("keras-class-unknown", "an internal helper as a class",
+               R"({"module": "keras.src.saving.saving_lib", "class_name": "H5IOStore", "config": {}, "registered_name": null})");
+    pickle_case("keras-custom-object", "Keras 2 model.h5 with an unknown layer", "model.h5", [] {
+      return h5b::Keras2Model(
+          R"({"class_name": "Sequential", "config": {"name": "sequential", "layers": [{"class_name": "MyLayer", "config": {"name": "mine"}}]}})");
+    });
+    pickle_case("keras-config-invalid", "class_name given twice", "model.keras", [] {
+      return KerasArchive(R"({"module": "keras", "class_name": "Sequential", "class_name": "Functional", "config": {}})");
+    });
+    pickle_case("keras-metadata-invalid", "metadata.json not JSON", "model.keras",
+                [] { return KerasArchive(KerasSequentialConfig(), {}, false, "keras_version=3.6.0"); });
+    pickle_case("keras-member-unexpected", "a pickle beside the model", "model.keras",
+                [] { return KerasArchive(KerasSequentialConfig(), {{"payload.pkl", std::string("\x80\x04K\x01.", 5)}}); });
+    keras_case("keras-library-module", "a keras_hub backbone",
+               R"({"module": "keras_hub.src.models.gemma.gemma_backbone", "class_name": "GemmaBackbone", "config": {"name": "gemma"}, "registered_name": "keras_hub>GemmaBackbone"})");
+  }
+
+  // HDF5 (formats.md section 6): files libhdf5 writes, read by the isolated helper.
+  {
+    using h5b::FileBuilder;
+    FireCase crashed{"hdf5-reader-failed", CI, "the helper dies of SIGSEGV", [] {
+                       return Files{{"model.h5", std::string("\x89HDF\r\n\x1a\ncrash", 13)}};
+                     }};
+    crashed.form = InputForm::kFile;
+    crashed.environment = {{"CKPT_H5PROBE", CKPT_H5PROBE_FAKE}};
+    c.push_back(std::move(crashed));
+    pickle_case("hdf5-invalid", "truncated to half", "model.h5", [] {
+      const std::string image = h5b::KerasWeights();
+      return image.substr(0, image.size() / 2);
+    });
+    pickle_case("hdf5-external-link", "a link into /etc/passwd", "model.h5", [] {
+      return FileBuilder().Dataset("w", "F32", {2}).ExternalLink("ext", "/etc/passwd", "/x").Image();
+    });
+    pickle_case("hdf5-external-storage", "data in weights.raw", "model.h5",
+                [] { return FileBuilder().ExternalStorageDataset("w", "weights.raw").Image(); });
+    pickle_case("hdf5-virtual-dataset", "mapped from other.h5", "model.h5",
+                [] { return FileBuilder().VirtualDataset("v", "other.h5", "/data").Image(); });
+    pickle_case("hdf5-filter-unsupported", "blosc plugin 32001", "model.h5",
+                [] { return FileBuilder().FilteredDataset("w", 32001).Image(); });
+    pickle_case("hdf5-budget-exceeded", "groups 65 deep", "model.h5", [] {
+      std::string path = "g";
+      for (int i = 1; i < 65; ++i) path += "/g";
+      return FileBuilder().Group(path).Image();
+    });
   }
 
   return c;

@@ -24,6 +24,8 @@ struct FireCase {
   std::vector<std::string> replaced_on_open = {};  ///< MemorySource::ReplaceOnOpen
   InputForm form = InputForm::kMemory;
   std::string input_name = "input";  ///< kFile: the one entry of make(); kFolder: the folder written
+  /// Set while the case is audited (ScopedEnvironment): $CKPT_H5PROBE for the HDF5 reader's stand-in.
+  std::vector<std::pair<std::string, std::string>> environment = {};
 };
 
 void PrintTo(const FireCase& fc, std::ostream* os);

@@ -4,6 +4,7 @@
 
 #include "tests/support/fire_cases.h"
 #include "tests/support/gguf_builder.h"
+#include "tests/support/hdf5_builder.h"
 #include "tests/support/model_folder_builder.h"
 #include "tests/support/msgpack_builder.h"
 #include "tests/support/onnx_builder.h"
@@ -922,6 +923,82 @@ std::vector<NearMiss> AllNearMisses() {
     pickle_near(
         "onnx-unknown-field", "doc_string after the graph", "model.onnx",
         [w] { return Model(Graph(w) + ox::Bytes(6, "a doc")); }, true);
+  }
+
+  // Keras: the same archives with what Keras itself writes in place of the hostile object.
+  {
+    using h5b::KerasArchive, h5b::KerasSequentialConfig;
+    const auto keras_near = [&pickle_near](std::string rule, std::string variant, std::string layer) {
+      pickle_near(
+          std::move(rule), std::move(variant), "model.keras",
+          [layer] { return KerasArchive(KerasSequentialConfig(layer)); }, true);
+    };
+    keras_near("keras-module-unsafe", "every module in keras", "");
+    keras_near("keras-function-unsafe", "gelu of keras.activations",
+               R"({"module": "keras.layers", "class_name": "Activation", "config": {"name": "act", "activation": {"module": "keras.activations", "class_name": "function", "config": "gelu", "registered_name": "gelu"}}, "registered_name": null})");
+    keras_near("keras-lambda", "a Dense layer named lambda",
+               R"({"module": "keras.layers", "class_name": "Dense", "config": {"name": "lambda", "units": 1}, "registered_name": null})");
+    keras_near("keras-code-layer", "a Dense layer named TFSMLayer",
+               R"({"module": "keras.layers", "class_name": "Dense", "config": {"name": "TFSMLayer", "units": 1}, "registered_name": null})");
+    keras_near("keras-class-unknown", "Dense by its defining module",
+               R"({"module": "keras.src.layers.core.dense", "class_name": "Dense", "config": {"name": "d2", "units": 1}, "registered_name": null})");
+    pickle_near(
+        "keras-custom-object", "Keras 2 model.h5 of Keras layers", "model.h5",
+        [] {
+          return h5b::Keras2Model(
+              R"({"class_name": "Sequential", "config": {"name": "sequential", "layers": [{"class_name": "InputLayer", "config": {"batch_input_shape": [null, 3]}}, {"class_name": "Dense", "config": {"name": "dense", "units": 2, "kernel_initializer": {"class_name": "GlorotUniform", "config": {"seed": null}}}}]}})");
+        },
+        true);
+    pickle_near(
+        "keras-config-invalid", "a Functional model, keys repeated only across objects", "model.keras",
+        [] {
+          return KerasArchive(
+              R"({"module": "keras.src.models.functional", "class_name": "Functional", "config": {"name": "f", "layers": [{"module": "keras.layers", "class_name": "InputLayer", "config": {"name": "in"}, "registered_name": null}]}, "registered_name": "Functional"})");
+        },
+        true);
+    pickle_near(
+        "keras-metadata-invalid", "metadata.json with a field more", "model.keras",
+        [] {
+          return KerasArchive(KerasSequentialConfig(), {}, false,
+                              R"({"keras_version": "3.6.0", "date_saved": "2024-10-01@12:00:00", "note": 1})");
+        },
+        true);
+    pickle_near(
+        "keras-member-unexpected", "an asset and stored members", "model.keras",
+        [] { return KerasArchive(KerasSequentialConfig(), {{"assets/vocab.txt", "a\nb\n"}}, true); }, true);
+    keras_near("keras-library-module", "a Dense layer named keras_hub",
+               R"({"module": "keras.layers", "class_name": "Dense", "config": {"name": "keras_hub", "units": 1}, "registered_name": null})");
+  }
+
+  // HDF5: the closest files libhdf5 writes that the helper reads cleanly.
+  {
+    using h5b::FileBuilder;
+    pickle_near(
+        "hdf5-reader-failed", "the real helper on a valid file", "model.h5",
+        [] { return FileBuilder().Dataset("w", "F32", {2, 3}).Image(); }, true);
+    pickle_near(
+        "hdf5-invalid", "a 512-byte user block", "model.h5",
+        [] { return FileBuilder(512).Dataset("w", "I64", {3}).Image(); }, true);
+    pickle_near(
+        "hdf5-external-link", "a soft link inside the file", "model.h5",
+        [] { return FileBuilder().Dataset("w", "F32", {2}).SoftLink("alias", "/w").Image(); }, true);
+    pickle_near(
+        "hdf5-external-storage", "contiguous data in the file", "model.h5",
+        [] { return FileBuilder().Dataset("w", "F64", {4}).Image(); }, true);
+    pickle_near(
+        "hdf5-virtual-dataset", "a chunked dataset", "model.h5",
+        [] { return FileBuilder().FilteredDataset("w", 1).Image(); }, true);
+    pickle_near(
+        "hdf5-filter-unsupported", "deflate", "model.h5", [] { return FileBuilder().FilteredDataset("w", 1).Image(); },
+        true);
+    pickle_near(
+        "hdf5-budget-exceeded", "groups 64 deep", "model.h5",
+        [] {
+          std::string path = "g";
+          for (int i = 1; i < 64; ++i) path += "/g";
+          return FileBuilder().Group(path).Image();
+        },
+        true);
   }
 
   return n;

@@ -9,10 +9,9 @@
 #include "lib/core/checked_math.h"
 #include "lib/core/text.h"
 #include "lib/formats/format_table.h"
-#include "lib/formats/joblib/decompress.h"
 #include "lib/formats/torch/torch_checkpoint.h"
+#include "lib/formats/zip/zip_inflate.h"
 #include "lib/formats/zip/zip_reader.h"
-#include "lib/hashing/crc32.h"
 #include "lib/io/window_file.h"
 
 namespace ckpt {
@@ -53,38 +52,6 @@ StoredTensor InArchive(StoredTensor t, const ZipMember& member) {
   return t;
 }
 
-// A deflated member (numpy.savez_compressed): inflated once, bounded as joblib's streams are,
-// its size and CRC-32 checked against the directory; then read forward as a .npy file.
-IoResult<std::unique_ptr<RandomAccessFile>> Inflated(const RandomAccessFile& member_bytes, const ZipMember& m,
-                                                     const FileReporter& report) {
-  auto facts = joblib::Measure(member_bytes, joblib::Codec::kRawDeflate);
-  if (!facts) return facts.error();
-  const std::string shown = QuoteForMessage(m.name);
-  using Status = joblib::StreamFacts::Status;
-  if (facts->status != Status::kComplete) {
-    report(Diag::kZipStructure, m.data_offset + facts->consumed,
-           "Member " + shown + "'s deflate data " +
-               (facts->status == Status::kBomb ? "inflates past its bound (more than " + std::to_string(facts->bound) +
-                                                     " bytes from " + std::to_string(m.compressed_size) + ")"
-                : facts->status == Status::kTruncated ? std::string("ends before its final block")
-                                                      : "is corrupt (" + QuoteForMessage(facts->error, 80) + ")") +
-               ": it is not read.");
-    return std::unique_ptr<RandomAccessFile>();
-  }
-  if (facts->produced != m.size) {
-    report(Diag::kZipStructure, m.central_offset,
-           "Member " + shown + " inflates to " + std::to_string(facts->produced) + " bytes, not the " +
-               std::to_string(m.size) + " its directory records.");
-    return std::unique_ptr<RandomAccessFile>();
-  }
-  if (facts->crc32 != m.crc32) {
-    report(Diag::kZipCrcMismatch, m.header_offset,
-           "Member " + shown + " inflates to bytes with CRC-32 " + Crc32Hex(facts->crc32) + ", not the " +
-               Crc32Hex(m.crc32) + " its directory records: its bytes were changed after it was written.");
-  }
-  return joblib::DecompressedFile(member_bytes, joblib::Codec::kRawDeflate, std::move(*facts));
-}
-
 IoResult<WeightFile> ReadNpz(std::string name, std::unique_ptr<RandomAccessFile> file, DiagnosticSink& sink) {
   WeightFile wf;
   wf.name = std::move(name);
@@ -120,7 +87,7 @@ IoResult<WeightFile> ReadNpz(std::string name, std::unique_ptr<RandomAccessFile>
     const WindowFile stored(*file, m.data_offset, m.compressed_size);
     std::unique_ptr<RandomAccessFile> inflated;
     if (m.method == 8) {
-      auto opened = Inflated(stored, m, report);
+      auto opened = InflateZipMember(stored, m, report);
       if (!opened) return opened.error();
       if (*opened == nullptr) {
         valid = false;

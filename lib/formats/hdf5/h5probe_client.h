@@ -1,0 +1,36 @@
+// Runs the isolated HDF5 reader, ckpt-h5probe (formats.md section 6), on a file's bytes. The
+// helper is started with posix_spawn (no fork of the audit's heap) with an empty environment,
+// only its three standard descriptors, and the pinned resource limits set on it from outside
+// (prlimit) as it also sets them on itself; the bytes are the file's own read-only descriptor
+// when it is one local file, else they are written to it through a pipe (at most 4 GiB). Its
+// answer (a 4-byte big-endian length, then at most 64 MiB of JSON) is parsed strictly. After
+// 60 s of wall-clock time it is killed and reaped. Every way the helper can fail is an outcome
+// with a reason, never an exception: the caller reports it as a finding.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "lib/io/artifact_source.h"
+#include "lib/json/json_value.h"
+
+namespace ckpt::hdf5 {
+
+inline constexpr std::uint64_t kMaxPipedBytes = std::uint64_t{4} << 30;
+inline constexpr std::uint32_t kMaxAnswerBytes = std::uint32_t{64} << 20;
+inline constexpr int kWallSeconds = 60;
+
+struct ProbeOutcome {
+  std::optional<json::Document> answer;  ///< the helper's parsed answer, when it gave a well-formed one
+  std::string failure;                   ///< otherwise why not ("was killed by signal SEGV", ...)
+};
+
+/// Where the helper is: $CKPT_H5PROBE when set (packagers, and tests that substitute a helper
+/// that misbehaves), else ckpt-h5probe beside the running executable.
+std::string ProbePath();
+
+/// Runs the helper on `file`'s bytes. The error is an I/O failure of the audit reading `file`.
+IoResult<ProbeOutcome> RunProbe(const RandomAccessFile& file);
+
+}  // namespace ckpt::hdf5

@@ -1,0 +1,56 @@
+// A stand-in for ckpt-h5probe that misbehaves on purpose, for the tests of the audit's side of
+// the isolation (formats.md section 6): given as $CKPT_H5PROBE, it reads the HDF5 signature and
+// a word from standard input and does what the word says. The audit must turn every one into
+// hdf5-reader-failed within the pinned limits.
+//   crash  dies of SIGSEGV          hang   blocks forever (the 60 s wall-clock kill)
+//   spin   burns CPU (RLIMIT_CPU)   oom    allocates until RLIMIT_AS refuses, then aborts
+//   garbage answers non-JSON        flood  answers past 64 MiB      exit3  exits with status 3
+#include <signal.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+int main() {
+  std::array<char, 24> head{};
+  std::size_t got = 0;
+  while (got < head.size()) {
+    const ssize_t n = ::read(STDIN_FILENO, head.data() + got, head.size() - got);
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  const std::string word = got > 8 ? std::string(head.data() + 8, ::strnlen(head.data() + 8, got - 8)) : "";
+  if (word.rfind("crash", 0) == 0) ::raise(SIGSEGV);
+  if (word.rfind("hang", 0) == 0) {
+    for (;;) ::pause();
+  }
+  if (word.rfind("spin", 0) == 0) {
+    volatile unsigned long counter = 0;
+    for (;;) counter = counter + 1;
+  }
+  if (word.rfind("oom", 0) == 0) {
+    std::vector<char*> blocks;
+    for (;;) {
+      char* block = static_cast<char*>(std::malloc(std::size_t{256} << 20));
+      if (block == nullptr) std::abort();
+      std::memset(block, 1, std::size_t{256} << 20);
+      blocks.push_back(block);
+    }
+  }
+  if (word.rfind("garbage", 0) == 0) {
+    const char answer[] = "\0\0\0\5nope!";
+    return ::write(STDOUT_FILENO, answer, sizeof answer - 1) < 0 ? 1 : 0;
+  }
+  if (word.rfind("flood", 0) == 0) {
+    const std::vector<char> chunk(std::size_t{1} << 20, 'x');
+    for (int i = 0; i < 80; ++i) {
+      if (::write(STDOUT_FILENO, chunk.data(), chunk.size()) < 0) return 1;
+    }
+    return 0;
+  }
+  if (word.rfind("exit3", 0) == 0) return 3;
+  return 9;
+}
