@@ -33,6 +33,8 @@ endforeach()
 add_custom_target(manuals ALL DEPENDS ${manuals})
 
 install(TARGETS ${CKPT_TOOLS} RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
+# The isolated HDF5 reader: ckpt-audit runs it from its own directory (formats.md section 6).
+install(TARGETS ckpt-h5probe RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
 install(FILES "${PROJECT_SOURCE_DIR}/README.md" DESTINATION "${CMAKE_INSTALL_DOCDIR}")
 # Debian keeps a package's licence as /usr/share/doc/<package>/copyright.
 install(FILES "${PROJECT_SOURCE_DIR}/LICENSE" DESTINATION "${CMAKE_INSTALL_DOCDIR}" RENAME copyright)

@@ -101,12 +101,15 @@ TEST(RuleCatalog, SeverityDefaults) {
                                                "onnx-custom-domain",
                                                "onnx-external-data-unread",
                                                "onnx-unknown-field",
+                                               "keras-custom-object",
+                                               "keras-metadata-invalid",
                                                "baseline-entry-expired"};
   for (const RuleEntry& entry : AllRules()) {
     const std::string_view id = entry.info->id;
     Severity expected =
         warnings.count(id) ? Severity::kWarning
-        : (id == "residency-policy-widened" || id == "chain-duplicate-artifact" || id == "pickle-format-note")
+        : (id == "residency-policy-widened" || id == "chain-duplicate-artifact" || id == "pickle-format-note" ||
+           id == "keras-library-module")
             ? Severity::kNote
             : Severity::kError;
     EXPECT_EQ(entry.info->severity, expected) << id;

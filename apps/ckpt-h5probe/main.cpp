@@ -55,7 +55,9 @@ bool LimitSelf(std::uint64_t size) {
     if (::getrlimit(resource, &current) != 0) return false;
     // Never raise a limit the audit set lower.
     const rlim_t soft = current.rlim_max == RLIM_INFINITY ? value : std::min(value, current.rlim_max);
-    const struct rlimit wanted{std::min(soft, current.rlim_cur), std::min(soft, current.rlim_max)};
+    // The CPU limit's hard value is a second later, so reaching it is SIGXCPU (as the audit sets it).
+    const rlim_t hard = resource == RLIMIT_CPU ? soft + 1 : soft;
+    const struct rlimit wanted{std::min(soft, current.rlim_cur), std::min(hard, current.rlim_max)};
     if (::setrlimit(resource, &wanted) != 0) return false;
   }
   return true;

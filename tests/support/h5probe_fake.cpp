@@ -5,7 +5,12 @@
 //   crash  dies of SIGSEGV          hang   blocks forever (the 60 s wall-clock kill)
 //   spin   burns CPU (RLIMIT_CPU)   oom    allocates until RLIMIT_AS refuses, then aborts
 //   garbage answers non-JSON        flood  answers past 64 MiB      exit3  exits with status 3
+//   sandbox answers an empty, valid listing only if its environment is empty, it holds no
+//           descriptor past 2 and its limits are the pinned ones (set by the audit: the
+//           stand-in sets none itself); else exits 7 (environment), 8 (limits) or 10 (fds)
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <array>
@@ -52,5 +57,30 @@ int main() {
     return 0;
   }
   if (word.rfind("exit3", 0) == 0) return 3;
+  if (word.rfind("sandbox", 0) == 0) {
+    if (environ != nullptr && environ[0] != nullptr) return 7;
+    struct stat_limit {
+      int resource;
+      rlim_t value;
+    };
+    const std::array<stat_limit, 5> pinned{{{RLIMIT_CPU, 20}, {RLIMIT_FSIZE, 0}, {RLIMIT_NOFILE, 16}, {RLIMIT_CORE, 0}, {RLIMIT_NPROC, 0}}};
+    for (const stat_limit& l : pinned) {
+      struct rlimit got_limit {};
+      const rlim_t hard = l.resource == RLIMIT_CPU ? l.value + 1 : l.value;
+      if (::getrlimit(l.resource, &got_limit) != 0 || got_limit.rlim_cur != l.value || got_limit.rlim_max != hard) return 8;
+    }
+    struct rlimit address {};
+    if (::getrlimit(RLIMIT_AS, &address) != 0 || address.rlim_cur == RLIM_INFINITY ||
+        address.rlim_cur < (rlim_t{2} << 30) || address.rlim_cur > (rlim_t{2} << 30) + (rlim_t{1} << 20)) {
+      return 8;
+    }
+    for (int fd = 3; fd < 64; ++fd) {
+      if (::fcntl(fd, F_GETFD) != -1) return 10;
+    }
+    const std::string json = R"({"version":1,"status":"ok","datasets":[],"links":[]})";
+    const std::array<char, 4> prefix{0, 0, 0, static_cast<char>(json.size())};
+    if (::write(STDOUT_FILENO, prefix.data(), prefix.size()) < 0) return 1;
+    return ::write(STDOUT_FILENO, json.data(), json.size()) < 0 ? 1 : 0;
+  }
   return 9;
 }

@@ -55,6 +55,22 @@ hid_t TypeOf(const std::string& dtype) {
 struct FileBuilder::State {
   hid_t file = -1;
   hid_t lcpl = -1;  // creates intermediate groups
+  hid_t gcpl = -1;  // groups without modification times, as h5py writes them: the image is reproducible
+
+  // Creates the groups above `path` explicitly (with gcpl), so none carries a time.
+  void Parents(const std::string& path) const {
+    for (std::size_t slash = path.find('/'); slash != std::string::npos; slash = path.find('/', slash + 1)) {
+      const std::string parent = path.substr(0, slash);
+      if (H5Lexists(file, parent.c_str(), H5P_DEFAULT) > 0) continue;
+      H5Gclose(Checked(H5Gcreate2(file, parent.c_str(), H5P_DEFAULT, gcpl, H5P_DEFAULT), "group"));
+    }
+  }
+  // A dataset creation list without modification times.
+  [[nodiscard]] static hid_t Untimed() {
+    const hid_t create = Checked(H5Pcreate(H5P_DATASET_CREATE), "dcpl");
+    Check(H5Pset_obj_track_times(create, 0), "track times");
+    return create;
+  }
 };
 
 FileBuilder::FileBuilder(std::uint64_t userblock) : state_(std::make_unique<State>()) {
@@ -67,10 +83,13 @@ FileBuilder::FileBuilder(std::uint64_t userblock) : state_(std::make_unique<Stat
   H5Pclose(access);
   state_->lcpl = Checked(H5Pcreate(H5P_LINK_CREATE), "lcpl");
   Check(H5Pset_create_intermediate_group(state_->lcpl, 1), "intermediate groups");
+  state_->gcpl = Checked(H5Pcreate(H5P_GROUP_CREATE), "gcpl");
+  Check(H5Pset_obj_track_times(state_->gcpl, 0), "track times");
 }
 
 FileBuilder::~FileBuilder() {
   if (state_->lcpl >= 0) H5Pclose(state_->lcpl);
+  if (state_->gcpl >= 0) H5Pclose(state_->gcpl);
   if (state_->file >= 0) H5Fclose(state_->file);
 }
 
@@ -81,9 +100,12 @@ FileBuilder& FileBuilder::Dataset(const std::string& path, const std::string& dt
                                            : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
                               "dataspace");
   const hid_t type = TypeOf(dtype);
+  const hid_t create = State::Untimed();
+  state_->Parents(path);
   const hid_t dataset =
-      Checked(H5Dcreate2(state_->file, path.c_str(), type, space, state_->lcpl, H5P_DEFAULT, H5P_DEFAULT), "dataset");
+      Checked(H5Dcreate2(state_->file, path.c_str(), type, space, state_->lcpl, create, H5P_DEFAULT), "dataset");
   H5Dclose(dataset);
+  H5Pclose(create);
   H5Tclose(type);
   H5Sclose(space);
   return *this;
@@ -92,7 +114,8 @@ FileBuilder& FileBuilder::Dataset(const std::string& path, const std::string& dt
 FileBuilder& FileBuilder::FilteredDataset(const std::string& path, unsigned filter) {
   const hsize_t dims = 4;
   const hid_t space = Checked(H5Screate_simple(1, &dims, nullptr), "dataspace");
-  const hid_t create = Checked(H5Pcreate(H5P_DATASET_CREATE), "dcpl");
+  const hid_t create = State::Untimed();
+  state_->Parents(path);
   Check(H5Pset_chunk(create, 1, &dims), "chunk");
   if (filter == H5Z_FILTER_DEFLATE) {
     Check(H5Pset_deflate(create, 4), "deflate");
@@ -110,7 +133,8 @@ FileBuilder& FileBuilder::FilteredDataset(const std::string& path, unsigned filt
 FileBuilder& FileBuilder::ExternalStorageDataset(const std::string& path, const std::string& file) {
   const hsize_t dims = 4;
   const hid_t space = Checked(H5Screate_simple(1, &dims, nullptr), "dataspace");
-  const hid_t create = Checked(H5Pcreate(H5P_DATASET_CREATE), "dcpl");
+  const hid_t create = State::Untimed();
+  state_->Parents(path);
   Check(H5Pset_external(create, file.c_str(), 0, 16), "external");
   const hid_t dataset = Checked(
       H5Dcreate2(state_->file, path.c_str(), H5T_IEEE_F32LE, space, state_->lcpl, create, H5P_DEFAULT), "dataset");
@@ -123,7 +147,8 @@ FileBuilder& FileBuilder::ExternalStorageDataset(const std::string& path, const 
 FileBuilder& FileBuilder::VirtualDataset(const std::string& path, const std::string& file, const std::string& dataset) {
   const hsize_t dims = 4;
   const hid_t space = Checked(H5Screate_simple(1, &dims, nullptr), "dataspace");
-  const hid_t create = Checked(H5Pcreate(H5P_DATASET_CREATE), "dcpl");
+  const hid_t create = State::Untimed();
+  state_->Parents(path);
   Check(H5Pset_virtual(create, space, file.c_str(), dataset.c_str(), space), "virtual mapping");
   const hid_t created = Checked(
       H5Dcreate2(state_->file, path.c_str(), H5T_IEEE_F32LE, space, state_->lcpl, create, H5P_DEFAULT), "dataset");
@@ -134,7 +159,8 @@ FileBuilder& FileBuilder::VirtualDataset(const std::string& path, const std::str
 }
 
 FileBuilder& FileBuilder::Group(const std::string& path) {
-  H5Gclose(Checked(H5Gcreate2(state_->file, path.c_str(), state_->lcpl, H5P_DEFAULT, H5P_DEFAULT), "group"));
+  state_->Parents(path);
+  H5Gclose(Checked(H5Gcreate2(state_->file, path.c_str(), state_->lcpl, state_->gcpl, H5P_DEFAULT), "group"));
   return *this;
 }
 

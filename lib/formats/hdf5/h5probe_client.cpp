@@ -74,7 +74,9 @@ bool LimitChild(pid_t pid, std::uint64_t size) {
   }};
   bool all = true;
   for (const auto& [resource, value] : limits) {
-    const struct rlimit wanted{value, value};
+    // The CPU limit's hard value is a second later: at the soft one the kernel sends SIGXCPU,
+    // which names the limit; at equal values it would send an anonymous SIGKILL.
+    const struct rlimit wanted{value, resource == RLIMIT_CPU ? value + 1 : value};
     all &= ::prlimit(pid, static_cast<__rlimit_resource>(resource), &wanted, nullptr) == 0;
   }
   return all;
@@ -84,6 +86,7 @@ std::string SignalName(int signal) {
   const char* abbreviation = ::sigabbrev_np(signal);
   std::string name = abbreviation != nullptr ? "SIG" + std::string(abbreviation) : "number " + std::to_string(signal);
   if (signal == SIGXCPU) name += " (its CPU-time limit of 20 s)";
+  if (signal == SIGKILL) name += " (not by the audit: the CPU limit's hard second, or the system)";
   if (signal == SIGXFSZ) name += " (it tried to write a file)";
   if (signal == SIGSEGV || signal == SIGBUS) name += " (a memory fault)";
   if (signal == SIGABRT) name += " (it aborted, as it does when its 2 GiB address-space limit refuses memory)";

@@ -265,8 +265,13 @@ IoResult<Hdf5Reading> ReadHdf5Image(const RandomAccessFile& bytes, const FileRep
                ": it is not read and does not pass.");
     return reading;
   }
-  AnswerReader(report, offset, subject).Read(outcome->answer->root(), reading);
+  ReadProbeAnswer(outcome->answer->root(), report, offset, subject, reading);
   return reading;
+}
+
+void ReadProbeAnswer(json::Value root, const FileReporter& report, std::uint64_t offset, const std::string& subject,
+                     Hdf5Reading& out) {
+  AnswerReader(report, offset, subject).Read(root, out);
 }
 
 }  // namespace hdf5

@@ -14,6 +14,7 @@
 
 #include "lib/artifact/artifact.h"
 #include "lib/findings/diagnostic.h"
+#include "lib/json/json_value.h"
 
 namespace ckpt::hdf5 {
 
@@ -39,6 +40,11 @@ struct Hdf5Reading {
 /// I/O failure of the audit itself.
 IoResult<Hdf5Reading> ReadHdf5Image(const RandomAccessFile& bytes, const FileReporter& report, std::uint64_t offset,
                                     const std::string& subject);
+
+/// Reports what a parsed helper answer `root` says (the HDF5 rules) into `out`; a malformed
+/// answer is hdf5-reader-failed. ReadHdf5Image's second half, apart for the fuzz target.
+void ReadProbeAnswer(json::Value root, const FileReporter& report, std::uint64_t offset, const std::string& subject,
+                     Hdf5Reading& out);
 
 /// Offset of the HDF5 signature in `file` (0, 512, 1024, ...), or nullopt.
 std::optional<std::uint64_t> FindHdf5Signature(const RandomAccessFile& file);
