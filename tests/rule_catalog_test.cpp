@@ -106,12 +106,11 @@ TEST(RuleCatalog, SeverityDefaults) {
                                                "baseline-entry-expired"};
   for (const RuleEntry& entry : AllRules()) {
     const std::string_view id = entry.info->id;
-    Severity expected =
-        warnings.count(id) ? Severity::kWarning
-        : (id == "residency-policy-widened" || id == "chain-duplicate-artifact" || id == "pickle-format-note" ||
-           id == "keras-library-module")
-            ? Severity::kNote
-            : Severity::kError;
+    Severity expected = warnings.count(id) ? Severity::kWarning
+                        : (id == "residency-policy-widened" || id == "chain-duplicate-artifact" ||
+                           id == "pickle-format-note" || id == "keras-library-module")
+                            ? Severity::kNote
+                            : Severity::kError;
     EXPECT_EQ(entry.info->severity, expected) << id;
   }
 }

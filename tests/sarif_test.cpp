@@ -432,7 +432,7 @@ TEST(SarifValidation, EveryToolsOutputPassesTheOfficialValidators) {
     const bool needs_policy = !fc.policy.extra_allowed_groups.empty() || fc.policy.expected_hash;
     if (!fc.environment.empty()) {  // a stand-in helper (CKPT_H5PROBE): one run of their own
       env.clear();
-      for (const auto& [variable, value] : fc.environment) env += variable + "=" + value + " ";
+      for (const auto& [variable, value] : fc.environment) env.append(variable).append("=").append(value).append(" ");
       env_dirs += " " + name;
       expected_rules.insert(fc.rule);
       continue;

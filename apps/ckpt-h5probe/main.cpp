@@ -37,7 +37,7 @@ constexpr std::size_t kMaxDepth = 64;
 constexpr std::uint64_t kMaxAttributeBytes = 100'000'000;
 constexpr std::size_t kMaxAnswerBytes = std::size_t{64} << 20;
 constexpr std::size_t kAnswerReserve = std::size_t{1} << 20;  // kept for the answer's own fields
-constexpr int kMaxRank = 32;                                   // H5S_MAX_RANK
+constexpr int kMaxRank = 32;                                  // H5S_MAX_RANK
 
 // The limits formats.md section 6 pins, applied before anything else runs on the input.
 bool LimitSelf(std::uint64_t size) {
@@ -57,7 +57,7 @@ bool LimitSelf(std::uint64_t size) {
     const rlim_t soft = current.rlim_max == RLIM_INFINITY ? value : std::min(value, current.rlim_max);
     // The CPU limit's hard value is a second later, so reaching it is SIGXCPU (as the audit sets it).
     const rlim_t hard = resource == RLIMIT_CPU ? soft + 1 : soft;
-    const struct rlimit wanted{std::min(soft, current.rlim_cur), std::min(hard, current.rlim_max)};
+    const struct rlimit wanted { std::min(soft, current.rlim_cur), std::min(hard, current.rlim_max) };
     if (::setrlimit(resource, &wanted) != 0) return false;
   }
   return true;
@@ -77,7 +77,8 @@ std::string AsText(std::string_view bytes, bool& was_text) {
     if (ok && length > 1) {
       std::uint32_t cp = c & (0xffU >> (length + 1));
       for (std::size_t k = 1; k < length; ++k) cp = (cp << 6U) | (static_cast<unsigned char>(bytes[i + k]) & 0x3fU);
-      ok = !(length == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) && !(length == 4 && (cp < 0x10000 || cp > 0x10ffff));
+      ok = !(length == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) &&
+           !(length == 4 && (cp < 0x10000 || cp > 0x10ffff));
     }
     if (!ok) {
       static constexpr std::string_view kHex = "0123456789abcdef";
@@ -121,11 +122,16 @@ std::string DtypeToken(hid_t type) {
   if (type_class == H5T_INTEGER) {
     const bool is_signed = H5Tget_sign(type) == H5T_SGN_2;
     switch (size) {
-      case 1: return is_signed ? "I8" : "U8";
-      case 2: return is_signed ? "I16" : "U16";
-      case 4: return is_signed ? "I32" : "U32";
-      case 8: return is_signed ? "I64" : "U64";
-      default: return "OTHER";
+      case 1:
+        return is_signed ? "I8" : "U8";
+      case 2:
+        return is_signed ? "I16" : "U16";
+      case 4:
+        return is_signed ? "I32" : "U32";
+      case 8:
+        return is_signed ? "I64" : "U64";
+      default:
+        return "OTHER";
     }
   }
   if (type_class == H5T_ENUM && size == 1 && H5Tget_nmembers(type) == 2) {
@@ -148,11 +154,16 @@ std::string DtypeToken(hid_t type) {
 
 const char* LayoutName(H5D_layout_t layout) {
   switch (layout) {
-    case H5D_COMPACT: return "compact";
-    case H5D_CONTIGUOUS: return "contiguous";
-    case H5D_CHUNKED: return "chunked";
-    case H5D_VIRTUAL: return "virtual";
-    default: return "unknown";
+    case H5D_COMPACT:
+      return "compact";
+    case H5D_CONTIGUOUS:
+      return "contiguous";
+    case H5D_CHUNKED:
+      return "chunked";
+    case H5D_VIRTUAL:
+      return "virtual";
+    default:
+      return "unknown";
   }
 }
 
@@ -182,7 +193,8 @@ void DescribeDataset(hid_t dataset, boost::json::object& entry) {
       const H5Z_filter_t id =
           H5Pget_filter2(create, static_cast<unsigned>(i), &flags, &values, nullptr, name.size(), name.data(), &config);
       boost::json::object filter{{"id", static_cast<std::int64_t>(id)}};
-      filter["name"] = Text(std::string_view(name.data(), ::strnlen(name.data(), name.size())), filter, "name_not_text");
+      filter["name"] =
+          Text(std::string_view(name.data(), ::strnlen(name.data(), name.size())), filter, "name_not_text");
       filter_ids.push_back(std::move(filter));
     }
     if (!filter_ids.empty()) entry["filters"] = std::move(filter_ids);
@@ -311,7 +323,7 @@ void ReadRootAttributes(hid_t root, boost::json::object& answer) {
       bool was_text = true;
       std::string shown = AsText(value, was_text);
       if (was_text) {
-        attributes[name] = std::move(shown);
+        attributes[name] = shown;
       } else {
         issue = "is not UTF-8 text";
       }
@@ -393,7 +405,7 @@ herr_t ImageUdataFree(void* /*udata*/) { return 0; }
 hid_t OpenImage(Image& image, std::string& error) {
   const hid_t access = H5Pcreate(H5P_FILE_ACCESS);
   if (access < 0) return -1;
-  H5FD_file_image_callbacks_t callbacks{&ImageMalloc, &ImageMemcpy, &ImageRealloc, &ImageFree,
+  H5FD_file_image_callbacks_t callbacks{&ImageMalloc,    &ImageMemcpy,    &ImageRealloc, &ImageFree,
                                         &ImageUdataCopy, &ImageUdataFree, &image};
   hid_t file = -1;
   if (H5Pset_fapl_core(access, 65536, 0) >= 0 && H5Pset_file_image_callbacks(access, &callbacks) >= 0 &&

@@ -51,13 +51,13 @@ namespace ckpt {
   X(GgufTrailingData)                \
   X(GgufTypeUnknown)                 \
   X(GgufValueTypeInvalid)            \
-  X(Hdf5BudgetExceeded) \
-  X(Hdf5ExternalLink) \
-  X(Hdf5ExternalStorage) \
-  X(Hdf5FilterUnsupported) \
-  X(Hdf5Invalid) \
-  X(Hdf5ReaderFailed) \
-  X(Hdf5VirtualDataset) \
+  X(Hdf5BudgetExceeded)              \
+  X(Hdf5ExternalLink)                \
+  X(Hdf5ExternalStorage)             \
+  X(Hdf5FilterUnsupported)           \
+  X(Hdf5Invalid)                     \
+  X(Hdf5ReaderFailed)                \
+  X(Hdf5VirtualDataset)              \
   X(HeaderDuplicateKey)              \
   X(HeaderFieldType)                 \
   X(HeaderJsonSyntax)                \
@@ -81,16 +81,16 @@ namespace ckpt {
   X(JoblibCompressionInvalid)        \
   X(JoblibDecompressionBomb)         \
   X(JoblibEstimator)                 \
-  X(KerasClassUnknown) \
-  X(KerasCodeLayer) \
-  X(KerasConfigInvalid) \
-  X(KerasCustomObject) \
-  X(KerasFunctionUnsafe) \
-  X(KerasLambda) \
-  X(KerasLibraryModule) \
-  X(KerasMemberUnexpected) \
-  X(KerasMetadataInvalid) \
-  X(KerasModuleUnsafe) \
+  X(KerasClassUnknown)               \
+  X(KerasCodeLayer)                  \
+  X(KerasConfigInvalid)              \
+  X(KerasCustomObject)               \
+  X(KerasFunctionUnsafe)             \
+  X(KerasLambda)                     \
+  X(KerasLibraryModule)              \
+  X(KerasMemberUnexpected)           \
+  X(KerasMetadataInvalid)            \
+  X(KerasModuleUnsafe)               \
   X(ModelIndexInvalid)               \
   X(MsgpackArrayInvalid)             \
   X(MsgpackBudgetExceeded)           \

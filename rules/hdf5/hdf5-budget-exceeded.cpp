@@ -11,7 +11,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "An HDF5 file exceeds the reader's budget",
-    .explanation = "More than 1,000,000 links, groups nested past 64 levels, or a root attribute past 100,000,000 bytes: the walk stops there, so the file is not fully read and does not pass.",
+    .explanation =
+        "More than 1,000,000 links, groups nested past 64 levels, or a root attribute past 100,000,000 bytes: the walk "
+        "stops there, so the file is not fully read and does not pass.",
     .remediation = "Split the file, or check why it holds so many objects.",
     .security = true,
     .inputs = {InputKind::kHdf5, InputKind::kKeras, InputKind::kModelFolder},

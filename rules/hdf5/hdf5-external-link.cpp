@@ -11,7 +11,10 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "An HDF5 file links to an object in another file",
-    .explanation = "An external link names another HDF5 file by path (and a user-defined link runs a link class the reader supplies); h5py opens that file when the link is read, so loading the checkpoint reads data chosen by whoever controls that path. The audit never traverses it.",
+    .explanation =
+        "An external link names another HDF5 file by path (and a user-defined link runs a link class the reader "
+        "supplies); h5py opens that file when the link is read, so loading the checkpoint reads data chosen by whoever "
+        "controls that path. The audit never traverses it.",
     .remediation = "Copy the linked data into the file (h5py's copy) or remove the link.",
     .security = true,
     .inputs = {InputKind::kHdf5, InputKind::kKeras, InputKind::kModelFolder},

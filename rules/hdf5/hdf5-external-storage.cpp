@@ -11,7 +11,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "An HDF5 dataset keeps its data in external files",
-    .explanation = "A dataset with external storage (H5Pset_external) stores its elements in raw files named by path; reading the dataset opens them, outside the file audited.",
+    .explanation =
+        "A dataset with external storage (H5Pset_external) stores its elements in raw files named by path; reading the "
+        "dataset opens them, outside the file audited.",
     .remediation = "Rewrite the dataset with its data inside the file.",
     .security = true,
     .inputs = {InputKind::kHdf5, InputKind::kKeras, InputKind::kModelFolder},

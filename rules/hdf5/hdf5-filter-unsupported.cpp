@@ -11,7 +11,10 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "An HDF5 dataset uses a filter libhdf5 loads as a plugin",
-    .explanation = "Filters other than libhdf5's own (deflate, shuffle, fletcher32, szip, nbit, scaleoffset) are plugins: reading the dataset makes libhdf5 dlopen native code found through HDF5_PLUGIN_PATH. The audit's reader never loads a plugin.",
+    .explanation =
+        "Filters other than libhdf5's own (deflate, shuffle, fletcher32, szip, nbit, scaleoffset) are plugins: reading "
+        "the dataset makes libhdf5 dlopen native code found through HDF5_PLUGIN_PATH. The audit's reader never loads a "
+        "plugin.",
     .remediation = "Rewrite the dataset with a built-in filter such as deflate.",
     .security = true,
     .inputs = {InputKind::kHdf5, InputKind::kKeras, InputKind::kModelFolder},

@@ -11,7 +11,10 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "libhdf5 refuses the HDF5 file",
-    .explanation = "libhdf5 itself (through the isolated helper) cannot open the file or one of its datasets: a bad superblock, a truncated file whose end address lies past its last byte, corrupt object headers. h5py and Keras cannot load it either.",
+    .explanation =
+        "libhdf5 itself (through the isolated helper) cannot open the file or one of its datasets: a bad superblock, a "
+        "truncated file whose end address lies past its last byte, corrupt object headers. h5py and Keras cannot load "
+        "it either.",
     .remediation = "Re-export the file, or fetch it again if it was truncated in transfer.",
     .security = false,
     .inputs = {InputKind::kHdf5, InputKind::kKeras, InputKind::kModelFolder},

@@ -11,8 +11,14 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "The isolated HDF5 reader crashed, timed out or gave no answer",
-    .explanation = "HDF5 is read only by ckpt-h5probe, a helper process linked with libhdf5 and limited to 2 GiB of address space plus the file, 20 s of CPU, 60 s of wall-clock time, no files written and no children. A signal, a limit hit, a non-zero exit or an answer that is missing, too long or malformed means the file was not read: it never passes, and a file that makes libhdf5 misbehave is suspect in its own right.",
-    .remediation = "Check that ckpt-h5probe is installed beside ckpt-audit; a file that crashes or stalls libhdf5 must not be loaded with h5py or Keras either.",
+    .explanation =
+        "HDF5 is read only by ckpt-h5probe, a helper process linked with libhdf5 and limited to 2 GiB of address space "
+        "plus the file, 20 s of CPU, 60 s of wall-clock time, no files written and no children. A signal, a limit hit, "
+        "a non-zero exit or an answer that is missing, too long or malformed means the file was not read: it never "
+        "passes, and a file that makes libhdf5 misbehave is suspect in its own right.",
+    .remediation =
+        "Check that ckpt-h5probe is installed beside ckpt-audit; a file that crashes or stalls libhdf5 must not be "
+        "loaded with h5py or Keras either.",
     .security = true,
     .inputs = {InputKind::kHdf5, InputKind::kKeras, InputKind::kModelFolder},
 };

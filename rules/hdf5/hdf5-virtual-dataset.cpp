@@ -11,7 +11,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "An HDF5 dataset is a virtual dataset mapping other files",
-    .explanation = "A virtual dataset (H5D_VIRTUAL layout) maps its elements from datasets of other files, named by path; reading it opens them, outside the file audited.",
+    .explanation =
+        "A virtual dataset (H5D_VIRTUAL layout) maps its elements from datasets of other files, named by path; reading "
+        "it opens them, outside the file audited.",
     .remediation = "Materialise the virtual dataset into a regular one.",
     .security = true,
     .inputs = {InputKind::kHdf5, InputKind::kKeras, InputKind::kModelFolder},

@@ -11,7 +11,10 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "A Keras config is not a strict JSON object",
-    .explanation = "config.json (or an HDF5 file's model_config and training_config) must be strict JSON: at most 100,000,000 bytes, nesting up to 127 levels, no duplicate keys (Python's json keeps the last, other readers the first), an object at the root, and every class_name and module a string.",
+    .explanation =
+        "config.json (or an HDF5 file's model_config and training_config) must be strict JSON: at most 100,000,000 "
+        "bytes, nesting up to 127 levels, no duplicate keys (Python's json keeps the last, other readers the first), "
+        "an object at the root, and every class_name and module a string.",
     .remediation = "Re-save the model with Keras.",
     .security = false,
     .inputs = {InputKind::kKeras, InputKind::kHdf5, InputKind::kModelFolder},

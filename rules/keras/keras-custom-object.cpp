@@ -11,7 +11,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kWarning,
     .title = "A Keras config needs a custom object",
-    .explanation = "An object registered as package>Name, or (in a Keras 2 HDF5 config) a class that is not a Keras layer: the loader must supply its code as a custom object. That code is the user's, not the file's, but it runs on load.",
+    .explanation =
+        "An object registered as package>Name, or (in a Keras 2 HDF5 config) a class that is not a Keras layer: the "
+        "loader must supply its code as a custom object. That code is the user's, not the file's, but it runs on load.",
     .remediation = "Make sure the custom objects passed to load_model come from code you trust.",
     .security = true,
     .inputs = {InputKind::kKeras, InputKind::kHdf5, InputKind::kModelFolder},

@@ -11,7 +11,11 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "A Keras config refers to a function that is not a built-in activation, loss or metric",
-    .explanation = "A function reference (class_name function) is resolved by name to any function Keras exports and called: keras.utils.get_file downloads a file, keras.models.load_model loads another model, keras.config.enable_unsafe_deserialization turns safe_mode off (CVE-2025-8747, CVE-2025-9906). Only the built-in activations, losses and metrics, in their own module, are allowed.",
+    .explanation =
+        "A function reference (class_name function) is resolved by name to any function Keras exports and called: "
+        "keras.utils.get_file downloads a file, keras.models.load_model loads another model, "
+        "keras.config.enable_unsafe_deserialization turns safe_mode off (CVE-2025-8747, CVE-2025-9906). Only the "
+        "built-in activations, losses and metrics, in their own module, are allowed.",
     .remediation = "Use a built-in activation, loss or metric, or register your own function in code you control.",
     .security = true,
     .inputs = {InputKind::kKeras, InputKind::kHdf5, InputKind::kModelFolder},

@@ -11,8 +11,12 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "A Keras config holds a Lambda layer or a marshalled lambda",
-    .explanation = "A Lambda layer carries a Python function, as marshalled bytecode (__lambda__, CVE-2024-3660) or as a reference, which runs when the model is loaded or called; Keras' HDF5 loader ignores safe_mode for it (CVE-2025-9905).",
-    .remediation = "Replace the Lambda layer with a built-in layer or a registered custom layer whose code you control.",
+    .explanation =
+        "A Lambda layer carries a Python function, as marshalled bytecode (__lambda__, CVE-2024-3660) or as a "
+        "reference, which runs when the model is loaded or called; Keras' HDF5 loader ignores safe_mode for it "
+        "(CVE-2025-9905).",
+    .remediation =
+        "Replace the Lambda layer with a built-in layer or a registered custom layer whose code you control.",
     .security = true,
     .inputs = {InputKind::kKeras, InputKind::kHdf5, InputKind::kModelFolder},
 };

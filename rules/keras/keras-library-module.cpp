@@ -11,7 +11,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kNote,
     .title = "A Keras config uses a library of the Keras team",
-    .explanation = "An object from keras_hub, keras_nlp or keras_cv: loading the model imports that library, which must be installed. The object is accepted without being judged against Keras' own names.",
+    .explanation =
+        "An object from keras_hub, keras_nlp or keras_cv: loading the model imports that library, which must be "
+        "installed. The object is accepted without being judged against Keras' own names.",
     .remediation = "Install the library from a source you trust before loading the model.",
     .security = false,
     .inputs = {InputKind::kKeras, InputKind::kHdf5, InputKind::kModelFolder},

@@ -11,7 +11,10 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "A .keras zip holds a member Keras does not write",
-    .explanation = "Keras writes metadata.json, config.json, model.weights.h5 or model.weights.npz, and assets/. Any other member (or one given twice) is not part of the model as Keras reads it, and may be another format hidden in the archive.",
+    .explanation =
+        "Keras writes metadata.json, config.json, model.weights.h5 or model.weights.npz, and assets/. Any other member "
+        "(or one given twice) is not part of the model as Keras reads it, and may be another format hidden in the "
+        "archive.",
     .remediation = "Remove the member, or re-save the model with Keras.",
     .security = true,
     .inputs = {InputKind::kKeras, InputKind::kModelFolder},

@@ -11,7 +11,9 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kWarning,
     .title = "A .keras file's metadata.json is not valid",
-    .explanation = "metadata.json is not a strict JSON object with a keras_version string: the Keras version that wrote the file is unknown.",
+    .explanation =
+        "metadata.json is not a strict JSON object with a keras_version string: the Keras version that wrote the file "
+        "is unknown.",
     .remediation = "Re-save the model with Keras.",
     .security = false,
     .inputs = {InputKind::kKeras, InputKind::kModelFolder},

@@ -11,8 +11,14 @@ const RuleInfo kRule{
     .code = Code::kCheckpointIntegrity,
     .severity = Severity::kError,
     .title = "A Keras config names a module outside Keras",
-    .explanation = "Every serialized object of a Keras config names the module its class or function comes from. Keras before 3.9 imports any module a config names and takes the object from it, so {\"module\": \"os\", \"class_name\": \"function\", \"config\": \"system\"} runs a command on load (CVE-2025-1550). Only keras modules are accepted; keras_hub, keras_nlp and keras_cv get a note.",
-    .remediation = "Rebuild the model from Keras' own layers, or load it only with the custom objects you trust passed explicitly.",
+    .explanation =
+        "Every serialized object of a Keras config names the module its class or function comes from. Keras before 3.9 "
+        "imports any module a config names and takes the object from it, so {\"module\": \"os\", \"class_name\": "
+        "\"function\", \"config\": \"system\"} runs a command on load (CVE-2025-1550). Only keras modules are "
+        "accepted; keras_hub, keras_nlp and keras_cv get a note.",
+    .remediation =
+        "Rebuild the model from Keras' own layers, or load it only with the custom objects you trust passed "
+        "explicitly.",
     .security = true,
     .inputs = {InputKind::kKeras, InputKind::kHdf5, InputKind::kModelFolder},
 };

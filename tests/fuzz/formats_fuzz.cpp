@@ -6,8 +6,8 @@
 // answers are (8), and a .keras weights member meets a helper that cannot start (quick, and a
 // finding).
 #include <cstddef>
-#include <cstdlib>
 #include <cstdint>
+#include <cstdlib>
 #include <iterator>
 #include <string>
 
@@ -25,11 +25,10 @@ extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
-  static constexpr ckpt::InputKind kKinds[] = {ckpt::InputKind::kJoblib,      ckpt::InputKind::kNpz,
-                                               ckpt::InputKind::kTorchscript, ckpt::InputKind::kTorchExport,
-                                               ckpt::InputKind::kMsgpack,     ckpt::InputKind::kNemo,
-                                               ckpt::InputKind::kOnnx,        ckpt::InputKind::kKeras,
-                                               ckpt::InputKind::kHdf5,        ckpt::InputKind::kKeras};
+  static constexpr ckpt::InputKind kKinds[] = {
+      ckpt::InputKind::kJoblib,  ckpt::InputKind::kNpz,  ckpt::InputKind::kTorchscript, ckpt::InputKind::kTorchExport,
+      ckpt::InputKind::kMsgpack, ckpt::InputKind::kNemo, ckpt::InputKind::kOnnx,        ckpt::InputKind::kKeras,
+      ckpt::InputKind::kHdf5,    ckpt::InputKind::kKeras};
   const std::size_t pick = data[0] % std::size(kKinds);
   const ckpt::InputKind kind = kKinds[pick];
   const std::string body(reinterpret_cast<const char*>(data + 1), size - 1);

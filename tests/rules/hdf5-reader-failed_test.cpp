@@ -28,8 +28,9 @@ class Hdf5Files : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new TempDir();
-    const CommandResult made = RunCommand("/usr/bin/python3 tests/hdf5/make_hdf5.py " + ShellQuote(dir_->path().string()) +
-                                          " " + ShellQuote(Marker().string()) + " 2>&1");
+    const CommandResult made =
+        RunCommand("/usr/bin/python3 tests/hdf5/make_hdf5.py " + ShellQuote(dir_->path().string()) + " " +
+                   ShellQuote(Marker().string()) + " 2>&1");
     if (made.exit_code != 0) missing_ = "make_hdf5.py failed (python3-h5py): " + made.output;
   }
   static void TearDownTestSuite() {
@@ -89,13 +90,13 @@ TEST_F(Hdf5Files, AKeras2ModelH5PassesWithItsWeightsAndVersion) {
 TEST_F(Hdf5Files, TransformersTfModelH5AndAUserBlockPass) {
   const AuditResult tf = AuditInFolder("tf_model.h5", "tf_model.h5");
   EXPECT_TRUE(tf.findings.empty()) << Describe(tf);
-  EXPECT_EQ(TensorLines(tf),
-            (std::vector<std::string>{"tf_bert_model/tf_bert_model/bert/embeddings/LayerNorm/gamma:0 F32 [4]",
-                                      "tf_bert_model/tf_bert_model/bert/embeddings/word_embeddings/weight:0 F32 [10,4]"}));
+  EXPECT_EQ(TensorLines(tf), (std::vector<std::string>{
+                                 "tf_bert_model/tf_bert_model/bert/embeddings/LayerNorm/gamma:0 F32 [4]",
+                                 "tf_bert_model/tf_bert_model/bert/embeddings/word_embeddings/weight:0 F32 [10,4]"}));
   const AuditResult block = Audit("userblock.h5");
   EXPECT_TRUE(block.findings.empty()) << Describe(block);
-  EXPECT_EQ(TensorLines(block), (std::vector<std::string>{"a I64 [2,3]", "h F16 [2]", "mask BOOL [4]", "name OTHER []",
-                                                          "pair OTHER [2]"}));
+  EXPECT_EQ(TensorLines(block),
+            (std::vector<std::string>{"a I64 [2,3]", "h F16 [2]", "mask BOOL [4]", "name OTHER []", "pair OTHER [2]"}));
 }
 
 TEST_F(Hdf5Files, WhatReachesOutsideTheFileFailsAloneAndInAFolder) {
@@ -193,7 +194,8 @@ TEST(Hdf5Isolation, AHelperThatSpinsStopsAtItsCpuLimit) {
 TEST(Hdf5Isolation, CrashesLimitsAndBadAnswersAreFindings) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"crash", "was killed by signal SIGSEGV (a memory fault)"},
-      {"oom", "was killed by signal SIGABRT (it aborted, as it does when its 2 GiB address-space limit refuses memory)"},
+      {"oom",
+       "was killed by signal SIGABRT (it aborted, as it does when its 2 GiB address-space limit refuses memory)"},
       {"garbage", "gave a malformed answer (not strict JSON"},
       {"flood", "answered more than its bound of 64 MiB and was killed"},
       {"exit3", "exited with status 3 (its input ended before the file's bytes did)"},

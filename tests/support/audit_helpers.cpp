@@ -1,9 +1,8 @@
 #include "tests/support/audit_helpers.h"
 
-#include <cstdlib>
-
 #include <sys/stat.h>
 
+#include <cstdlib>
 #include <stdexcept>
 
 namespace ckpt::testing {

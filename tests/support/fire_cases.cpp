@@ -1183,33 +1183,40 @@ std::vector<FireCase> AllFireCases() {
   // Keras (formats.md section 5): .keras zips as saving_lib writes them, config.json walked.
   {
     using h5b::KerasArchive, h5b::KerasSequentialConfig;
-    const auto keras_case = [&pickle_case](std::string rule, std::string variant, std::string layer) {
+    const auto keras_case = [&pickle_case](std::string rule, std::string variant, const std::string& layer) {
       pickle_case(std::move(rule), std::move(variant), "model.keras",
                   [layer] { return KerasArchive(KerasSequentialConfig(layer)); });
     };
     keras_case("keras-module-unsafe", "os.system as a function (CVE-2025-1550)",
                R"({"module": "os", "class_name": "function", "config": "system", "registered_name": "function"})");
-    keras_case("keras-function-unsafe", "keras.utils.get_file (CVE-2025-8747)",
-               R"({"module": "keras.utils", "class_name": "function", "config": "get_file", "registered_name": "get_file"})");
-    keras_case("keras-lambda", "Lambda layer with marshalled bytecode",
-               R"({"module": "keras.layers", "class_name": "Lambda", "config": {"name": "lambda", "function": {"class_name": "__lambda__", "config": {"value": ["4wEAAAAAAAAA", null, null]}}}, "registered_name": null})");
-    keras_case("keras-code-layer", "TFSMLayer (CVE-2026-1462)",
-               R"({"module": "keras.layers", "class_name": "TFSMLayer", "config": {"name": "tfsm", "filepath": "/tmp/saved_model", "call_endpoint": "serve"}, "registered_name": null})");
-    keras_case("keras-class-unknown", "an internal helper as a class",
-               R"({"module": "keras.src.saving.saving_lib", "class_name": "H5IOStore", "config": {}, "registered_name": null})");
+    keras_case(
+        "keras-function-unsafe", "keras.utils.get_file (CVE-2025-8747)",
+        R"({"module": "keras.utils", "class_name": "function", "config": "get_file", "registered_name": "get_file"})");
+    keras_case(
+        "keras-lambda", "Lambda layer with marshalled bytecode",
+        R"({"module": "keras.layers", "class_name": "Lambda", "config": {"name": "lambda", "function": {"class_name": "__lambda__", "config": {"value": ["4wEAAAAAAAAA", null, null]}}}, "registered_name": null})");
+    keras_case(
+        "keras-code-layer", "TFSMLayer (CVE-2026-1462)",
+        R"({"module": "keras.layers", "class_name": "TFSMLayer", "config": {"name": "tfsm", "filepath": "/tmp/saved_model", "call_endpoint": "serve"}, "registered_name": null})");
+    keras_case(
+        "keras-class-unknown", "an internal helper as a class",
+        R"({"module": "keras.src.saving.saving_lib", "class_name": "H5IOStore", "config": {}, "registered_name": null})");
     pickle_case("keras-custom-object", "Keras 2 model.h5 with an unknown layer", "model.h5", [] {
       return h5b::Keras2Model(
           R"({"class_name": "Sequential", "config": {"name": "sequential", "layers": [{"class_name": "MyLayer", "config": {"name": "mine"}}]}})");
     });
     pickle_case("keras-config-invalid", "class_name given twice", "model.keras", [] {
-      return KerasArchive(R"({"module": "keras", "class_name": "Sequential", "class_name": "Functional", "config": {}})");
+      return KerasArchive(
+          R"({"module": "keras", "class_name": "Sequential", "class_name": "Functional", "config": {}})");
     });
     pickle_case("keras-metadata-invalid", "metadata.json not JSON", "model.keras",
                 [] { return KerasArchive(KerasSequentialConfig(), {}, false, "keras_version=3.6.0"); });
-    pickle_case("keras-member-unexpected", "a pickle beside the model", "model.keras",
-                [] { return KerasArchive(KerasSequentialConfig(), {{"payload.pkl", std::string("\x80\x04K\x01.", 5)}}); });
-    keras_case("keras-library-module", "a keras_hub backbone",
-               R"({"module": "keras_hub.src.models.gemma.gemma_backbone", "class_name": "GemmaBackbone", "config": {"name": "gemma"}, "registered_name": "keras_hub>GemmaBackbone"})");
+    pickle_case("keras-member-unexpected", "a pickle beside the model", "model.keras", [] {
+      return KerasArchive(KerasSequentialConfig(), {{"payload.pkl", std::string("\x80\x04K\x01.", 5)}});
+    });
+    keras_case(
+        "keras-library-module", "a keras_hub backbone",
+        R"({"module": "keras_hub.src.models.gemma.gemma_backbone", "class_name": "GemmaBackbone", "config": {"name": "gemma"}, "registered_name": "keras_hub>GemmaBackbone"})");
   }
 
   // HDF5 (formats.md section 6): files libhdf5 writes, read by the isolated helper.
@@ -1225,9 +1232,8 @@ std::vector<FireCase> AllFireCases() {
       const std::string image = h5b::KerasWeights();
       return image.substr(0, image.size() / 2);
     });
-    pickle_case("hdf5-external-link", "a link into /etc/passwd", "model.h5", [] {
-      return FileBuilder().Dataset("w", "F32", {2}).ExternalLink("ext", "/etc/passwd", "/x").Image();
-    });
+    pickle_case("hdf5-external-link", "a link into /etc/passwd", "model.h5",
+                [] { return FileBuilder().Dataset("w", "F32", {2}).ExternalLink("ext", "/etc/passwd", "/x").Image(); });
     pickle_case("hdf5-external-storage", "data in weights.raw", "model.h5",
                 [] { return FileBuilder().ExternalStorageDataset("w", "weights.raw").Image(); });
     pickle_case("hdf5-virtual-dataset", "mapped from other.h5", "model.h5",

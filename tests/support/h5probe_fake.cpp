@@ -63,11 +63,13 @@ int main() {
       int resource;
       rlim_t value;
     };
-    const std::array<stat_limit, 5> pinned{{{RLIMIT_CPU, 20}, {RLIMIT_FSIZE, 0}, {RLIMIT_NOFILE, 16}, {RLIMIT_CORE, 0}, {RLIMIT_NPROC, 0}}};
+    const std::array<stat_limit, 5> pinned{
+        {{RLIMIT_CPU, 20}, {RLIMIT_FSIZE, 0}, {RLIMIT_NOFILE, 16}, {RLIMIT_CORE, 0}, {RLIMIT_NPROC, 0}}};
     for (const stat_limit& l : pinned) {
       struct rlimit got_limit {};
       const rlim_t hard = l.resource == RLIMIT_CPU ? l.value + 1 : l.value;
-      if (::getrlimit(l.resource, &got_limit) != 0 || got_limit.rlim_cur != l.value || got_limit.rlim_max != hard) return 8;
+      if (::getrlimit(l.resource, &got_limit) != 0 || got_limit.rlim_cur != l.value || got_limit.rlim_max != hard)
+        return 8;
     }
     struct rlimit address {};
     if (::getrlimit(RLIMIT_AS, &address) != 0 || address.rlim_cur == RLIM_INFINITY ||

@@ -96,9 +96,9 @@ FileBuilder::~FileBuilder() {
 FileBuilder& FileBuilder::Dataset(const std::string& path, const std::string& dtype,
                                   const std::vector<std::uint64_t>& shape) {
   const std::vector<hsize_t> dims(shape.begin(), shape.end());
-  const hid_t space = Checked(dims.empty() ? H5Screate(H5S_SCALAR)
-                                           : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
-                              "dataspace");
+  const hid_t space = Checked(
+      dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
+      "dataspace");
   const hid_t type = TypeOf(dtype);
   const hid_t create = State::Untimed();
   state_->Parents(path);
@@ -184,7 +184,8 @@ FileBuilder& FileBuilder::Attribute(const std::string& name, const std::string& 
     Check(H5Tset_cset(type, H5T_CSET_UTF8), "utf-8");
   }
   const hid_t space = H5Screate(H5S_SCALAR);
-  const hid_t attribute = Checked(H5Acreate2(state_->file, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT), "attribute");
+  const hid_t attribute =
+      Checked(H5Acreate2(state_->file, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT), "attribute");
   if (fixed) {
     Check(H5Awrite(attribute, type, text.data()), "attribute value");
   } else {

@@ -58,8 +58,8 @@ std::string Keras2Model(const std::string& model_config);
 std::string KerasSequentialConfig(const std::string& extra_layers = "");
 /// A .keras zip: metadata.json, config.json, model.weights.h5, then `extra` members;
 /// deflated as Keras writes them unless `stored`.
-std::string KerasArchive(const std::string& config, const std::vector<std::pair<std::string, std::string>>& extra = {},
-                         bool stored = false,
-                         const std::string& metadata = R"({"keras_version": "3.6.0", "date_saved": "2024-10-01@12:00:00"})");
+std::string KerasArchive(
+    const std::string& config, const std::vector<std::pair<std::string, std::string>>& extra = {}, bool stored = false,
+    const std::string& metadata = R"({"keras_version": "3.6.0", "date_saved": "2024-10-01@12:00:00"})");
 
 }  // namespace h5b

@@ -928,20 +928,24 @@ std::vector<NearMiss> AllNearMisses() {
   // Keras: the same archives with what Keras itself writes in place of the hostile object.
   {
     using h5b::KerasArchive, h5b::KerasSequentialConfig;
-    const auto keras_near = [&pickle_near](std::string rule, std::string variant, std::string layer) {
+    const auto keras_near = [&pickle_near](std::string rule, std::string variant, const std::string& layer) {
       pickle_near(
           std::move(rule), std::move(variant), "model.keras",
           [layer] { return KerasArchive(KerasSequentialConfig(layer)); }, true);
     };
     keras_near("keras-module-unsafe", "every module in keras", "");
-    keras_near("keras-function-unsafe", "gelu of keras.activations",
-               R"({"module": "keras.layers", "class_name": "Activation", "config": {"name": "act", "activation": {"module": "keras.activations", "class_name": "function", "config": "gelu", "registered_name": "gelu"}}, "registered_name": null})");
-    keras_near("keras-lambda", "a Dense layer named lambda",
-               R"({"module": "keras.layers", "class_name": "Dense", "config": {"name": "lambda", "units": 1}, "registered_name": null})");
-    keras_near("keras-code-layer", "a Dense layer named TFSMLayer",
-               R"({"module": "keras.layers", "class_name": "Dense", "config": {"name": "TFSMLayer", "units": 1}, "registered_name": null})");
-    keras_near("keras-class-unknown", "Dense by its defining module",
-               R"({"module": "keras.src.layers.core.dense", "class_name": "Dense", "config": {"name": "d2", "units": 1}, "registered_name": null})");
+    keras_near(
+        "keras-function-unsafe", "gelu of keras.activations",
+        R"({"module": "keras.layers", "class_name": "Activation", "config": {"name": "act", "activation": {"module": "keras.activations", "class_name": "function", "config": "gelu", "registered_name": "gelu"}}, "registered_name": null})");
+    keras_near(
+        "keras-lambda", "a Dense layer named lambda",
+        R"({"module": "keras.layers", "class_name": "Dense", "config": {"name": "lambda", "units": 1}, "registered_name": null})");
+    keras_near(
+        "keras-code-layer", "a Dense layer named TFSMLayer",
+        R"({"module": "keras.layers", "class_name": "Dense", "config": {"name": "TFSMLayer", "units": 1}, "registered_name": null})");
+    keras_near(
+        "keras-class-unknown", "Dense by its defining module",
+        R"({"module": "keras.src.layers.core.dense", "class_name": "Dense", "config": {"name": "d2", "units": 1}, "registered_name": null})");
     pickle_near(
         "keras-custom-object", "Keras 2 model.h5 of Keras layers", "model.h5",
         [] {
@@ -965,9 +969,13 @@ std::vector<NearMiss> AllNearMisses() {
         true);
     pickle_near(
         "keras-member-unexpected", "an asset and stored members", "model.keras",
-        [] { return KerasArchive(KerasSequentialConfig(), {{"assets/vocab.txt", "a\nb\n"}}, true); }, true);
-    keras_near("keras-library-module", "a Dense layer named keras_hub",
-               R"({"module": "keras.layers", "class_name": "Dense", "config": {"name": "keras_hub", "units": 1}, "registered_name": null})");
+        [] {
+          return KerasArchive(KerasSequentialConfig(), {{"assets/vocab.txt", "a\nb\n"}}, true);
+        },
+        true);
+    keras_near(
+        "keras-library-module", "a Dense layer named keras_hub",
+        R"({"module": "keras.layers", "class_name": "Dense", "config": {"name": "keras_hub", "units": 1}, "registered_name": null})");
   }
 
   // HDF5: the closest files libhdf5 writes that the helper reads cleanly.
@@ -975,7 +983,10 @@ std::vector<NearMiss> AllNearMisses() {
     using h5b::FileBuilder;
     pickle_near(
         "hdf5-reader-failed", "the real helper on a valid file", "model.h5",
-        [] { return FileBuilder().Dataset("w", "F32", {2, 3}).Image(); }, true);
+        [] {
+          return FileBuilder().Dataset("w", "F32", {2, 3}).Image();
+        },
+        true);
     pickle_near(
         "hdf5-invalid", "a 512-byte user block", "model.h5",
         [] { return FileBuilder(512).Dataset("w", "I64", {3}).Image(); }, true);

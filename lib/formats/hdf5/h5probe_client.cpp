@@ -76,7 +76,7 @@ bool LimitChild(pid_t pid, std::uint64_t size) {
   for (const auto& [resource, value] : limits) {
     // The CPU limit's hard value is a second later: at the soft one the kernel sends SIGXCPU,
     // which names the limit; at equal values it would send an anonymous SIGKILL.
-    const struct rlimit wanted{value, resource == RLIMIT_CPU ? value + 1 : value};
+    const struct rlimit wanted { value, resource == RLIMIT_CPU ? value + 1 : value };
     all &= ::prlimit(pid, static_cast<__rlimit_resource>(resource), &wanted, nullptr) == 0;
   }
   return all;
@@ -192,14 +192,15 @@ IoResult<Exchange> Converse(const RandomAccessFile& file, Fd& feed, Fd& answer, 
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left <= 0) {
       child.Kill();
-      out.failure = "did not answer within its wall-clock limit of " + std::to_string(kWallSeconds) +
-                    " s and was killed";
+      out.failure =
+          "did not answer within its wall-clock limit of " + std::to_string(kWallSeconds) + " s and was killed";
       return out;
     }
     std::array<struct pollfd, 2> polled{{{answer.get(), POLLIN, 0}, {feed.get(), POLLOUT, 0}}};
     const nfds_t count = feed.get() >= 0 ? 2 : 1;
     const int ready = ::poll(polled.data(), count, static_cast<int>(std::min<long long>(left, 1000)));
-    if (ready < 0 && errno != EINTR) return IoResult<Exchange>(boost::system::error_code(errno, boost::system::system_category()));
+    if (ready < 0 && errno != EINTR)
+      return IoResult<Exchange>(boost::system::error_code(errno, boost::system::system_category()));
     if (count == 2 && (polled[1].revents & (POLLOUT | POLLERR | POLLHUP)) != 0) {
       if (chunk_at == chunk.size()) {
         chunk.resize(static_cast<std::size_t>(std::min<std::uint64_t>(kFeedChunk, file.size() - fed)));
@@ -255,7 +256,8 @@ IoResult<ProbeOutcome> RunProbe(const RandomAccessFile& file) {
                         " bytes are past the 4 GiB it takes through a pipe";
       return outcome;
     }
-    if (!MakePipe(input, feed)) return IoResult<ProbeOutcome>(boost::system::error_code(errno, boost::system::system_category()));
+    if (!MakePipe(input, feed))
+      return IoResult<ProbeOutcome>(boost::system::error_code(errno, boost::system::system_category()));
   }
   Fd answer_read;
   Fd answer_write;
@@ -308,10 +310,10 @@ IoResult<ProbeOutcome> RunProbe(const RandomAccessFile& file) {
     return outcome;
   }
   if (WIFSIGNALED(status)) {
-    outcome.failure = WTERMSIG(status) == SIGKILL && (timed_out || child.killed())
-                          ? "did not finish within its wall-clock limit of " + std::to_string(kWallSeconds) +
-                                " s and was killed"
-                          : "was killed by signal " + SignalName(WTERMSIG(status));
+    outcome.failure =
+        WTERMSIG(status) == SIGKILL && (timed_out || child.killed())
+            ? "did not finish within its wall-clock limit of " + std::to_string(kWallSeconds) + " s and was killed"
+            : "was killed by signal " + SignalName(WTERMSIG(status));
     return outcome;
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {

@@ -23,18 +23,25 @@ constexpr std::size_t kMaxRank = 32;
 // The filters libhdf5 applies itself (H5Zpublic.h); any other id is a plugin it would load.
 std::string_view BuiltinFilterName(std::int64_t id) {
   switch (id) {
-    case 1: return "deflate";
-    case 2: return "shuffle";
-    case 3: return "fletcher32";
-    case 4: return "szip";
-    case 5: return "nbit";
-    case 6: return "scaleoffset";
-    default: return {};
+    case 1:
+      return "deflate";
+    case 2:
+      return "shuffle";
+    case 3:
+      return "fletcher32";
+    case 4:
+      return "szip";
+    case 5:
+      return "nbit";
+    case 6:
+      return "scaleoffset";
+    default:
+      return {};
   }
 }
 
 bool IsListedToken(std::string_view token) {
-  static constexpr std::array<std::string_view, 13> kTokens{"F16", "BF16", "F32", "F64", "I8",   "U8",   "I16",
+  static constexpr std::array<std::string_view, 13> kTokens{"F16", "BF16", "F32", "F64", "I8",  "U8",  "I16",
                                                             "U16", "I32",  "U32", "I64", "U64", "BOOL"};
   for (std::string_view t : kTokens) {
     if (t == token) return true;
@@ -154,8 +161,8 @@ class AnswerReader {
         const bool budget = why->rfind("budget: ", 0) == 0;
         if (budget) {
           report_(Diag::kHdf5BudgetExceeded, offset_,
-                  subject_ + "'s root attribute " + QuoteForMessage(*name) + " is " + QuoteForMessage(why->substr(8), 120) +
-                      ": it is not read.");
+                  subject_ + "'s root attribute " + QuoteForMessage(*name) + " is " +
+                      QuoteForMessage(why->substr(8), 120) + ": it is not read.");
         } else if (*name == "model_config" || *name == "training_config") {
           // Keras reads these as JSON text: anything else is a config it cannot load.
           report_(Diag::kKerasConfigInvalid, offset_,
@@ -281,7 +288,8 @@ namespace {
 std::optional<std::string> SniffHdf5(const FileHead& head) {
   if (StartsWith(head.bytes, hdf5::kSignature)) return "an HDF5 file";
   if (head.file == nullptr) return std::nullopt;
-  if (auto at = hdf5::FindHdf5Signature(*head.file)) return "an HDF5 file (after a user block of " + std::to_string(*at) + " bytes)";
+  if (auto at = hdf5::FindHdf5Signature(*head.file))
+    return "an HDF5 file (after a user block of " + std::to_string(*at) + " bytes)";
   return std::nullopt;
 }
 
@@ -295,8 +303,8 @@ IoResult<WeightFile> ReadHdf5(std::string name, std::unique_ptr<RandomAccessFile
   if (!reading) return reading.error();
   auto facts = std::make_shared<hdf5::Hdf5Facts>();
   if (reading->keras_version) facts->keras_version = *reading->keras_version;
-  for (auto [config, attribute] : {std::pair{&reading->model_config, "model_config"},
-                                   std::pair{&reading->training_config, "training_config"}}) {
+  for (auto [config, attribute] :
+       {std::pair{&reading->model_config, "model_config"}, std::pair{&reading->training_config, "training_config"}}) {
     if (!config->has_value()) continue;
     const keras::ConfigSite site{"the root attribute " + std::string(attribute), 0, false};
     keras::AnalyseConfig(std::move(**config), site, keras::ConfigDialect::kHdf5, report);

@@ -144,8 +144,9 @@ class KerasReader {
   IoResult<void> ReadConfig(const RandomAccessFile& bytes, const ZipMember& m, bool stored) {
     const keras::ConfigSite site{"config.json", stored ? m.data_offset : m.header_offset, stored};
     if (bytes.size() > keras::kMaxConfigBytes) {
-      report_(Diag::kKerasConfigInvalid, site.offset,
-              "config.json is " + std::to_string(bytes.size()) + " bytes, past the bound of 100000000: it is not read.");
+      report_(
+          Diag::kKerasConfigInvalid, site.offset,
+          "config.json is " + std::to_string(bytes.size()) + " bytes, past the bound of 100000000: it is not read.");
       return {};
     }
     auto text = ReadAll(bytes);
@@ -157,8 +158,9 @@ class KerasReader {
   IoResult<void> ReadMetadataMember(const RandomAccessFile& bytes, const ZipMember& m, bool stored, KerasFacts& facts) {
     const keras::ConfigSite site{"metadata.json", stored ? m.data_offset : m.header_offset, stored};
     if (bytes.size() > kMaxMetadataBytes) {
-      report_(Diag::kKerasMetadataInvalid, site.offset,
-              "metadata.json is " + std::to_string(bytes.size()) + " bytes, past the bound of 1000000: it is not read.");
+      report_(
+          Diag::kKerasMetadataInvalid, site.offset,
+          "metadata.json is " + std::to_string(bytes.size()) + " bytes, past the bound of 1000000: it is not read.");
       return {};
     }
     auto text = ReadAll(bytes);

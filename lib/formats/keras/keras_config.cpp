@@ -1,6 +1,7 @@
 #include "lib/formats/keras/keras_config.h"
 
 #include <algorithm>
+#include <span>
 #include <array>
 #include <map>
 #include <string_view>
@@ -29,8 +30,8 @@ std::string_view LastComponent(std::string_view path) { return path.substr(path.
 bool IsKnownClassName(std::string_view name) {
   static const std::vector<std::string_view> kNames = [] {
     std::vector<std::string_view> names;
-    names.reserve(kKerasClassPaths.size());
-    for (std::string_view path : kKerasClassPaths) names.push_back(LastComponent(path));
+    names.reserve(std::size(kKerasClassPaths));
+    for (std::string_view path : std::span(kKerasClassPaths)) names.push_back(LastComponent(path));
     std::sort(names.begin(), names.end());
     names.erase(std::unique(names.begin(), names.end()), names.end());
     return names;

@@ -24,9 +24,9 @@ enum class ConfigDialect : std::uint8_t { kKerasZip, kHdf5 };
 
 /// Where a config is, for the findings' locations and messages.
 struct ConfigSite {
-  std::string described;    ///< "config.json", "the model_config attribute"
-  std::uint64_t offset = 0; ///< where findings point: the text's first byte when `located`
-  bool located = false;     ///< the text is stored as is at `offset`: a token's offset is added
+  std::string described;     ///< "config.json", "the model_config attribute"
+  std::uint64_t offset = 0;  ///< where findings point: the text's first byte when `located`
+  bool located = false;      ///< the text is stored as is at `offset`: a token's offset is added
 };
 
 /// Parses and walks `text`, reporting the keras-* rules through `report`. False when the text
