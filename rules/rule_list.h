@@ -181,6 +181,8 @@
   X(onnx, onnx_budget_exceeded, "onnx-budget-exceeded", Read) \
   X(onnx, onnx_custom_domain, "onnx-custom-domain", Read) \
   X(onnx, onnx_external_data_escape, "onnx-external-data-escape", Read) \
+  X(onnx, onnx_external_data_missing, "onnx-external-data-missing", Read) \
+  X(onnx, onnx_external_data_range, "onnx-external-data-range", Read) \
   X(onnx, onnx_external_data_unread, "onnx-external-data-unread", Read) \
   X(onnx, onnx_invalid, "onnx-invalid", Read) \
   X(onnx, onnx_python_op, "onnx-python-op", Read) \

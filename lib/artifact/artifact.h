@@ -242,6 +242,7 @@ enum class InventoryClass {
   kArchive,          ///< zip (not torch), tar, 7z: members not inspected
   kProgram,          ///< TorchScript, torch.export: loading runs its code (read for its findings)
   kAnalysedWeights,  ///< weights of another format (.npz, ...): read by its format for its findings
+  kExternalData,     ///< data another file of the folder names as its own (an ONNX model's external data)
 };
 
 struct InventoryItem {

@@ -115,6 +115,44 @@ std::optional<std::vector<std::string>> AnalysePickleFamily(const ArtifactSource
 
 // Everything of a model folder besides its weight files (read already): its links, shard
 // indexes and configuration, and what every other file is.
+
+// Passes every diagnostic on but one kind (a lone file's "audit the folder" that a folder resolves).
+class DroppingSink final : public DiagnosticSink {
+ public:
+  DroppingSink(DiagnosticSink& next, std::optional<Diag> dropped) : next_(next), dropped_(dropped) {}
+  void Report(Diag kind, Location location, std::string message) override {
+    if (dropped_ && kind == *dropped_) return;
+    next_.Report(kind, std::move(location), std::move(message));
+  }
+
+ private:
+  DiagnosticSink& next_;
+  std::optional<Diag> dropped_;
+};
+
+// Files of the folder that an analysed file names as its own (an ONNX model's external data,
+// formats.md section 11): resolved by the file's format, then listed as part of it.
+void ResolveClaims(const std::string& path, const ArtifactSource& source, ModelFolder& model,
+                   const std::vector<std::pair<std::size_t, const InputFormat*>>& resolvers, DiagnosticSink& sink,
+                   std::vector<std::string>& tool_errors) {
+  std::map<std::string, std::string> owner;  // claimed path -> the file claiming it
+  for (const auto& [index, format] : resolvers) {
+    const WeightFile& wf = model.analysed.at(index);
+    std::vector<std::string> claimed;
+    if (auto resolved = format->resolve_in_folder(wf, source, sink, claimed);
+        !resolved && resolved.error().value() != kFileChangedErrno) {
+      tool_errors.push_back(Describe("cannot read " + path + "/" + wf.name, resolved.error()));
+    }
+    for (std::string& name : claimed) owner.emplace(std::move(name), wf.name);
+  }
+  for (InventoryItem& item : model.inventory) {
+    auto it = owner.find(item.name);
+    if (it == owner.end() || item.kind != InventoryClass::kData) continue;
+    item.kind = InventoryClass::kExternalData;
+    item.description = "external data of " + QuoteForMessage(it->second);
+  }
+}
+
 void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, DiagnosticSink& sink,
                            std::vector<std::string>& tool_errors) {
   ModelFolder& model = artifact.model.emplace();
@@ -142,7 +180,8 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
   for (AdmittedFile& f : artifact.files) {  // the weight files, admitted while reading them
     if (auto it = blob_of.find(f.name); it != blob_of.end()) f.blob_digest = it->second;
   }
-  std::vector<WeightFile> gguf_files;  // split sets are checked once all are read
+  std::vector<WeightFile> gguf_files;                                 // split sets are checked once all are read
+  std::vector<std::pair<std::size_t, const InputFormat*>> resolvers;  // analysed files that name others
   for (const DirectoryEntry& entry : artifact.entries) {
     if (entry.kind == EntryKind::kOther) model.special_files.push_back(entry.name);
     if (entry.kind != EntryKind::kRegular) continue;
@@ -211,10 +250,13 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
     } else if (item.kind == InventoryClass::kProgram || item.kind == InventoryClass::kAnalysedWeights) {
       // Read by its format for its findings (formats.md section 11); a program lists no tensor.
       const InputFormat& format = FormatOf(classified->kind);
-      auto read = format.read(entry.name, std::move(*file), sink);
+      // What a lone file reports as unresolved, the folder resolves below (ResolveClaims).
+      DroppingSink read_sink(sink, format.lone_file_diagnostic);
+      auto read = format.read(entry.name, std::move(*file), read_sink);
       if (read && item.kind == InventoryClass::kAnalysedWeights) {
         read->file.reset();  // facts only: nothing more is read from it
         model.analysed.push_back(std::move(*read));
+        if (format.resolve_in_folder != nullptr) resolvers.emplace_back(model.analysed.size() - 1, &format);
       } else if (!read && read.error().value() != kFileChangedErrno) {
         tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, read.error()));
       }
@@ -231,6 +273,7 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
     model.inventory.push_back(std::move(item));
   }
   CheckGgufSets(gguf_files, sink);
+  ResolveClaims(artifact.path, source, model, resolvers, sink, tool_errors);
   std::sort(model.inventory.begin(), model.inventory.end(),
             [](const InventoryItem& a, const InventoryItem& b) { return a.name < b.name; });
 }

@@ -110,6 +110,8 @@ namespace ckpt {
   X(OnnxBudgetExceeded)              \
   X(OnnxCustomDomain)                \
   X(OnnxExternalDataEscape)          \
+  X(OnnxExternalDataMissing)         \
+  X(OnnxExternalDataRange)           \
   X(OnnxExternalDataUnread)          \
   X(OnnxInvalid)                     \
   X(OnnxPythonOp)                    \

@@ -12,6 +12,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "lib/artifact/artifact.h"
 #include "lib/core/input_kind.h"
@@ -61,6 +62,15 @@ struct InputFormat {
   /// InputOpening::kRefused: reports why an input file of this kind (named `name`, called
   /// `description` by recognition, which may be empty) is not read.
   void (*refusal)(const std::string& name, const std::string& description, DiagnosticSink& sink);
+  /// In a model folder: resolves what a file of this kind names beside it (ONNX external data)
+  /// against the folder's own files, reporting what is missing or out of range, and appends the
+  /// folder paths it claims as part of the file to `claimed`. nullptr: the kind names nothing.
+  /// The error is an I/O failure of the tool.
+  IoResult<void> (*resolve_in_folder)(const WeightFile& file, const ArtifactSource& folder, DiagnosticSink& sink,
+                                      std::vector<std::string>& claimed);
+  /// What a lone file of the kind reports instead of that resolution ("audit the folder"):
+  /// dropped when the file is read in a folder, which resolves it.
+  std::optional<Diag> lone_file_diagnostic;
 };
 
 /// The entry of `kind`.

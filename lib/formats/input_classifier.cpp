@@ -143,6 +143,8 @@ const InputFormat formats::kCompressedFormat{
     .container = PolyglotContainer::kNone,
     .pickle_family = false,
     .refusal = &RefuseCompressed,
+    .resolve_in_folder = nullptr,
+    .lone_file_diagnostic = std::nullopt,
 };
 
 // Everything else: refused, called by its refused-format label when it has one.
@@ -156,6 +158,8 @@ const InputFormat formats::kUnknownFormat{
     .container = PolyglotContainer::kNone,
     .pickle_family = false,
     .refusal = &RefuseUnknown,
+    .resolve_in_folder = nullptr,
+    .lone_file_diagnostic = std::nullopt,
 };
 
 }  // namespace ckpt

@@ -60,6 +60,8 @@ const InputFormat formats::kLensembleFormat{
     .container = PolyglotContainer::kNone,
     .pickle_family = false,
     .refusal = nullptr,
+    .resolve_in_folder = nullptr,
+    .lone_file_diagnostic = std::nullopt,
 };
 
 const LayoutProfile& SelectLayoutProfile(InputKind kind) { return *FormatOf(kind).layout; }

@@ -85,6 +85,46 @@ TEST_F(OnnxFiles, ExternalDataAloneIsNeverOpenedAndSaysSo) {
   EXPECT_EQ(VerdictOf(result, Severity::kError), Verdict::kPass);
 }
 
+// In a folder, the data onnx.save_model wrote beside the model is resolved: present and sized,
+// it passes and is listed as the model's external data (and hashed with the folder); absent,
+// short or a symlink, it fails.
+TEST_F(OnnxFiles, ExternalDataInAFolderIsResolvedAgainstTheFolder) {
+  const fs::path folder = dir_->path() / "folder-external";
+  fs::create_directories(folder);
+  fs::copy_file(dir_->path() / "external.onnx", folder / "model.onnx", fs::copy_options::overwrite_existing);
+  fs::copy_file(dir_->path() / "weights.data", folder / "weights.data", fs::copy_options::overwrite_existing);
+  const AuditResult clean = AuditPath(folder.string(), {});
+  EXPECT_TRUE(clean.findings.empty()) << Describe(clean);
+  EXPECT_EQ(TensorLines(clean), kInitializers);
+  ASSERT_TRUE(clean.artifact.model.has_value());
+  bool listed = false;
+  for (const InventoryItem& item : clean.artifact.model->inventory) {
+    if (item.name == "weights.data") {
+      listed = item.kind == InventoryClass::kExternalData && item.description == "external data of 'model.onnx'";
+    }
+  }
+  EXPECT_TRUE(listed);
+  bool hashed = false;
+  for (const AdmittedFile& f : clean.artifact.files) hashed |= f.name == "weights.data";
+  EXPECT_TRUE(hashed);
+
+  fs::resize_file(folder / "weights.data", 40);
+  EXPECT_TRUE(HasFinding(AuditPath(folder.string(), {}), "onnx-external-data-range",
+                         "Tensor 'fc.weight''s external data in 'weights.data' does not fit: offset 0 + length 48 is "
+                         "past the end of the 40-byte file."));
+  fs::remove(folder / "weights.data");
+  fs::create_symlink("/etc/passwd", folder / "weights.data");
+  const AuditResult linked = AuditPath(folder.string(), {});
+  EXPECT_TRUE(
+      HasFinding(linked, "onnx-external-data-missing",
+                 "Tensor 'fc.weight' keeps its data in 'weights.data', which is a symbolic link (never followed)"))
+      << Describe(linked);
+  EXPECT_TRUE(FindingsOf(linked, "onnx-external-data-unread").empty());
+  fs::remove(folder / "weights.data");
+  EXPECT_TRUE(
+      HasFinding(AuditPath(folder.string(), {}), "onnx-external-data-missing", "which is not a file of the folder"));
+}
+
 TEST_F(OnnxFiles, ALocationClimbingOutOfTheFolderFails) {
   for (const AuditResult& result : {Audit("escape.onnx"), AuditInFolder("escape.onnx")}) {
     EXPECT_TRUE(HasFinding(result, "onnx-external-data-escape",

@@ -1247,6 +1247,17 @@ std::vector<FireCase> AllFireCases() {
     });
   }
 
+  // ONNX external data inside a model folder (formats.md section 7): resolved against the folder.
+  {
+    const auto model = [] { return ox::Model(ox::Graph(ox::ExternalInitializer("w", 2, "weights.bin"))); };
+    model_case("onnx-external-data-missing", "weights.bin absent", [model] {
+      return Files{{"model.onnx", model()}, {"README.md", "# a model\n"}};
+    });
+    model_case("onnx-external-data-range", "weights.bin 4 bytes short", [model] {
+      return Files{{"model.onnx", model()}, {"weights.bin", std::string(4, '\0')}};
+    });
+  }
+
   return c;
 }
 

@@ -59,23 +59,32 @@ int main() {
   if (word.rfind("exit3", 0) == 0) return 3;
   if (word.rfind("sandbox", 0) == 0) {
     if (environ != nullptr && environ[0] != nullptr) return 7;
-    struct stat_limit {
+    // The audit sets the limits with prlimit right after the spawn: wait up to 2 s for them
+    // (the real helper sets them on itself before it reads anything).
+    struct PinnedLimit {
       int resource;
       rlim_t value;
     };
-    const std::array<stat_limit, 5> pinned{
+    const std::array<PinnedLimit, 5> pinned{
         {{RLIMIT_CPU, 20}, {RLIMIT_FSIZE, 0}, {RLIMIT_NOFILE, 16}, {RLIMIT_CORE, 0}, {RLIMIT_NPROC, 0}}};
-    for (const stat_limit& l : pinned) {
-      struct rlimit got_limit {};
-      const rlim_t hard = l.resource == RLIMIT_CPU ? l.value + 1 : l.value;
-      if (::getrlimit(l.resource, &got_limit) != 0 || got_limit.rlim_cur != l.value || got_limit.rlim_max != hard)
-        return 8;
+    const auto limited = [&pinned] {
+      for (const PinnedLimit& l : pinned) {
+        struct rlimit got_limit {};
+        const rlim_t hard = l.resource == RLIMIT_CPU ? l.value + 1 : l.value;
+        if (::getrlimit(l.resource, &got_limit) != 0 || got_limit.rlim_cur != l.value || got_limit.rlim_max != hard) {
+          return false;
+        }
+      }
+      struct rlimit address {};
+      return ::getrlimit(RLIMIT_AS, &address) == 0 && address.rlim_cur != RLIM_INFINITY &&
+             address.rlim_cur >= (rlim_t{2} << 30) && address.rlim_cur <= (rlim_t{2} << 30) + (rlim_t{1} << 20);
+    };
+    bool ok = limited();
+    for (int i = 0; i < 200 && !ok; ++i) {
+      ::usleep(10'000);
+      ok = limited();
     }
-    struct rlimit address {};
-    if (::getrlimit(RLIMIT_AS, &address) != 0 || address.rlim_cur == RLIM_INFINITY ||
-        address.rlim_cur < (rlim_t{2} << 30) || address.rlim_cur > (rlim_t{2} << 30) + (rlim_t{1} << 20)) {
-      return 8;
-    }
+    if (!ok) return 8;
     for (int fd = 3; fd < 64; ++fd) {
       if (::fcntl(fd, F_GETFD) != -1) return 10;
     }

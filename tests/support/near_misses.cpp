@@ -1012,6 +1012,24 @@ std::vector<NearMiss> AllNearMisses() {
         true);
   }
 
+  // ONNX external data present and sized in the folder.
+  {
+    const auto folder_near = [&n](std::string rule, std::string variant, const std::string& location,
+                                  const std::string& path) {
+      NearMiss m{std::move(rule), std::move(variant),
+                 [location, path] {
+                   return Files{{"model.onnx", ox::Model(ox::Graph(ox::ExternalInitializer("w", 2, location)))},
+                                {path, std::string(8, '\0')}};
+                 },
+                 true};
+      m.form = InputForm::kFolder;
+      m.input_name = "model";
+      n.push_back(std::move(m));
+    };
+    folder_near("onnx-external-data-missing", "weights.bin beside the model", "weights.bin", "weights.bin");
+    folder_near("onnx-external-data-range", "./data/weights.bin of 8 bytes", "./data/weights.bin", "data/weights.bin");
+  }
+
   return n;
 }
 

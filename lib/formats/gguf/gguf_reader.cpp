@@ -671,6 +671,8 @@ const InputFormat formats::kGgufFormat{
     .container = PolyglotContainer::kGguf,
     .pickle_family = false,
     .refusal = nullptr,
+    .resolve_in_folder = nullptr,
+    .lone_file_diagnostic = std::nullopt,
 };
 
 }  // namespace ckpt

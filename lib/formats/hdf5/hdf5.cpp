@@ -334,6 +334,8 @@ const InputFormat formats::kHdf5Format{
     .container = PolyglotContainer::kHdf5,
     .pickle_family = false,
     .refusal = nullptr,
+    .resolve_in_folder = nullptr,
+    .lone_file_diagnostic = std::nullopt,
 };
 
 }  // namespace ckpt

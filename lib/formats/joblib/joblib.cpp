@@ -193,6 +193,8 @@ const InputFormat formats::kJoblibFormat{
     .container = PolyglotContainer::kPickle,
     .pickle_family = true,
     .refusal = nullptr,
+    .resolve_in_folder = nullptr,
+    .lone_file_diagnostic = std::nullopt,
 };
 
 }  // namespace ckpt

@@ -206,6 +206,8 @@ const InputFormat formats::kKerasFormat{
     .container = PolyglotContainer::kZip,
     .pickle_family = false,
     .refusal = nullptr,
+    .resolve_in_folder = nullptr,
+    .lone_file_diagnostic = std::nullopt,
 };
 
 }  // namespace ckpt

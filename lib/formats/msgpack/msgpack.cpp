@@ -715,6 +715,8 @@ const InputFormat formats::kMsgpackFormat{
     .container = PolyglotContainer::kNone,
     .pickle_family = false,
     .refusal = nullptr,
+    .resolve_in_folder = nullptr,
+    .lone_file_diagnostic = std::nullopt,
 };
 
 }  // namespace ckpt

@@ -387,6 +387,8 @@ const InputFormat formats::kNemoFormat{
     .container = PolyglotContainer::kTar,
     .pickle_family = false,
     .refusal = nullptr,
+    .resolve_in_folder = nullptr,
+    .lone_file_diagnostic = std::nullopt,
 };
 
 }  // namespace ckpt

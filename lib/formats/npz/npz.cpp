@@ -136,6 +136,8 @@ const InputFormat formats::kNpzFormat{
     .container = PolyglotContainer::kZip,
     .pickle_family = false,
     .refusal = nullptr,
+    .resolve_in_folder = nullptr,
+    .lone_file_diagnostic = std::nullopt,
 };
 
 }  // namespace ckpt

@@ -3,6 +3,8 @@
 // limits set; then walked without recursion for what loading would do outside the file
 // (external data locations, custom operator domains, PyOp), the graph's topological order,
 // tensor sizes and the budgets. Initializers are listed; nothing is run.
+#include "lib/formats/onnx/onnx.h"
+
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <onnx/onnx_pb.h>
@@ -33,16 +35,7 @@ constexpr std::uint64_t kMaxAttributes = 1'000'000;
 constexpr std::size_t kMaxGraphDepth = 64;
 constexpr std::uint64_t kMaxScopeCopies = 50'000'000;  // names copied into subgraph scopes, in all
 
-struct OnnxFacts final : FormatFacts {
-  std::int64_t ir_version = 0;
-  std::vector<std::pair<std::string, std::int64_t>> opset_imports;
-  void Describe(boost::json::object& fields) const override {
-    fields["ir_version"] = ir_version;
-    boost::json::array opsets;
-    for (const auto& [domain, version] : opset_imports) opsets.push_back({{"domain", domain}, {"version", version}});
-    fields["opset_imports"] = std::move(opsets);
-  }
-};
+using onnx_model::OnnxFacts;
 
 // The ModelProto fields a file may start with after ir_version (formats.md section 1 row 17).
 bool IsModelField(std::uint64_t field) {
@@ -134,7 +127,7 @@ std::optional<std::string> EscapeReason(std::string_view location) {
 
 class ModelWalker {
  public:
-  ModelWalker(const FileReporter& report, WeightFile& wf) : report_(report), wf_(wf) {}
+  ModelWalker(const FileReporter& report, WeightFile& wf, OnnxFacts& facts) : report_(report), wf_(wf), facts_(facts) {}
 
   void Walk(const onnx::ModelProto& model) {
     if (!model.has_graph()) {
@@ -208,7 +201,7 @@ class ModelWalker {
       std::vector<std::uint64_t> dims;
       for (std::int64_t d : s.dims()) dims.push_back(d < 0 ? 0 : static_cast<std::uint64_t>(d));
       Tensor(s.values(), name, dims);
-      ExternalData(s.indices(), name);
+      ExternalData(s.indices(), name, std::nullopt);
     }
     for (const onnx::ValueInfoProto& input : graph.input()) defined.insert(input.name());
     for (int i = 0; i < graph.node_size(); ++i) {
@@ -281,7 +274,8 @@ class ModelWalker {
       return;
     }
     if (external) {
-      ExternalData(t, name);
+      const auto bits = type->bits > 0 ? CheckedMul(*numel, type->bits) : std::nullopt;
+      ExternalData(t, name, bits ? std::optional<std::uint64_t>((*bits + 7) / 8) : std::nullopt);
     } else if (t.has_raw_data() && type->bits > 0) {
       const auto bits = CheckedMul(*numel, type->bits);
       const std::uint64_t want = bits ? (*bits + 7) / 8 : 0;
@@ -315,11 +309,14 @@ class ModelWalker {
     wf_.tensors.push_back(std::move(s));
   }
 
-  void ExternalData(const onnx::TensorProto& t, const std::string& name) {
+  void ExternalData(const onnx::TensorProto& t, const std::string& name, std::optional<std::uint64_t> expected) {
     if (t.data_location() != onnx::TensorProto::EXTERNAL && t.external_data_size() == 0) return;
     std::optional<std::string> location;
+    OnnxFacts::ExternalData ref;
     for (const onnx::StringStringEntryProto& e : t.external_data()) {
       if (e.key() == "location") location = e.value();
+      if (e.key() == "offset") ref.offset_text = e.value();
+      if (e.key() == "length") ref.length_text = e.value();
     }
     const std::string where = location.value_or(std::string());
     if (auto reason = EscapeReason(where)) {
@@ -327,6 +324,12 @@ class ModelWalker {
                                                 QuoteForMessage(where, 120) + ", " + *reason +
                                                 ": loading the model reads a file outside its folder.");
       return;
+    }
+    if (facts_.external.size() < kMaxInitializers) {
+      ref.tensor = name;
+      ref.location = where;
+      ref.expected = expected;
+      facts_.external.push_back(std::move(ref));
     }
     if (unread_.insert(where).second && unread_.size() <= 8) {
       Report(Diag::kOnnxExternalDataUnread, "Tensor " + QuoteForMessage(name, 80) + " keeps its data in " +
@@ -377,6 +380,7 @@ class ModelWalker {
   std::map<std::string, std::set<std::string>> custom_;
   std::set<std::string> unread_;
   std::uint64_t nodes_ = 0;
+  OnnxFacts& facts_;
   std::uint64_t initializers_ = 0;
   std::uint64_t attributes_ = 0;
   bool stopped_ = false;
@@ -442,12 +446,97 @@ IoResult<WeightFile> ReadOnnx(std::string name, std::unique_ptr<RandomAccessFile
   for (const onnx::OperatorSetIdProto& opset : model.opset_import()) {
     facts->opset_imports.emplace_back(opset.domain(), opset.version());
   }
-  ModelWalker(report, wf).Walk(model);
+  ModelWalker(report, wf, *facts).Walk(model);
   wf.valid = true;
   wf.format_facts = std::move(facts);
   wf.BuildNameIndex();
   wf.file = std::move(file);
   return wf;
+}
+
+// An external data number as onnx's loader reads it (int(value)): decimal digits only here.
+std::optional<std::uint64_t> ExternalNumber(std::string_view text) {
+  if (text.empty() || text.size() > 19) return std::nullopt;
+  std::uint64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    value = value * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  return value;
+}
+
+// Inside a model folder (formats.md section 7): each location names a regular file of the
+// folder, opened through the folder's source (component by component, never through a link),
+// and offset + length lie within it with length = numel x element size. The files it names
+// are claimed as the model's own.
+IoResult<void> ResolveOnnxExternalData(const WeightFile& wf, const ArtifactSource& folder, DiagnosticSink& sink,
+                                       std::vector<std::string>& claimed) {
+  const auto* facts = wf.FactsOf<OnnxFacts>();
+  if (facts == nullptr || facts->external.empty()) return {};
+  auto entries = folder.List();
+  if (!entries) return entries.error();
+  std::map<std::string, const DirectoryEntry*, std::less<>> by_name;
+  for (const DirectoryEntry& e : *entries) by_name.emplace(e.name, &e);
+  const std::size_t slash = wf.name.rfind('/');
+  const std::string base = slash == std::string::npos ? std::string() : wf.name.substr(0, slash + 1);
+  const FileReporter report(wf.name, sink);
+  std::map<std::string, std::uint64_t> sizes;  // located files, by folder path
+  std::size_t reported = 0;
+  for (const OnnxFacts::ExternalData& ref : facts->external) {
+    std::string path = base;
+    for (std::size_t from = 0; from <= ref.location.size();) {  // "./" components dropped, as os.path.join reads them
+      const std::size_t end = std::min(ref.location.find('/', from), ref.location.size());
+      const std::string_view part = std::string_view(ref.location).substr(from, end - from);
+      if (!part.empty() && part != ".") path.append(part).append(end < ref.location.size() ? "/" : "");
+      from = end + 1;
+    }
+    if (!path.empty() && path.back() == '/') path.pop_back();
+    const std::string tensor = QuoteForMessage(ref.tensor, 80);
+    const std::string location = QuoteForMessage(ref.location, 120);
+    auto size = sizes.find(path);
+    if (size == sizes.end()) {
+      const auto it = by_name.find(path);
+      if (it == by_name.end() || it->second->kind != EntryKind::kRegular) {
+        if (++reported <= 64) {
+          report(Diag::kOnnxExternalDataMissing, 0,
+                 "Tensor " + tensor + " keeps its data in " + location + ", which is " +
+                     (it == by_name.end()                       ? std::string("not a file of the folder")
+                      : it->second->kind == EntryKind::kSymlink ? std::string("a symbolic link (never followed)")
+                                                                : std::string("not a regular file")) +
+                     ": onnx.load fails or reads what the link or device gives.");
+        }
+        continue;
+      }
+      auto opened = folder.Open(path);
+      if (!opened) return opened.error();
+      size = sizes.emplace(path, (*opened)->size()).first;
+      claimed.push_back(path);
+    }
+    const std::uint64_t file_size = size->second;
+    const auto offset = ref.offset_text.empty() ? std::optional<std::uint64_t>(0) : ExternalNumber(ref.offset_text);
+    const auto length = ref.length_text ? ExternalNumber(*ref.length_text) : std::nullopt;
+    std::string why;
+    if (!offset) {
+      why = "its offset " + QuoteForMessage(ref.offset_text, 40) + " is not an unsigned integer";
+    } else if (ref.length_text && !length) {
+      why = "its length " + QuoteForMessage(*ref.length_text, 40) + " is not an unsigned integer";
+    } else if (*offset > file_size) {
+      why = "its offset " + std::to_string(*offset) + " is past the end of the " + std::to_string(file_size) +
+            "-byte file";
+    } else if (length && *length > file_size - *offset) {
+      why = "offset " + std::to_string(*offset) + " + length " + std::to_string(*length) + " is past the end of the " +
+            std::to_string(file_size) + "-byte file";
+    } else if (ref.expected && (length ? *length : file_size - *offset) != *ref.expected) {
+      why = std::string(length ? "its length is " : "the rest of the file is ") +
+            std::to_string(length ? *length : file_size - *offset) + " bytes, not the " +
+            std::to_string(*ref.expected) + " its shape and type need";
+    }
+    if (!why.empty() && ++reported <= 64) {
+      report(Diag::kOnnxExternalDataRange, 0,
+             "Tensor " + tensor + "'s external data in " + location + " does not fit: " + why + ".");
+    }
+  }
+  return {};
 }
 
 void OnnxInInventory(std::span<const std::byte> /*head*/, const std::string& /*description*/, InventoryItem& item) {
@@ -456,6 +545,13 @@ void OnnxInInventory(std::span<const std::byte> /*head*/, const std::string& /*d
 }
 
 }  // namespace
+
+void onnx_model::OnnxFacts::Describe(boost::json::object& fields) const {
+  fields["ir_version"] = ir_version;
+  boost::json::array opsets;
+  for (const auto& [domain, version] : opset_imports) opsets.push_back({{"domain", domain}, {"version", version}});
+  fields["opset_imports"] = std::move(opsets);
+}
 
 const InputFormat formats::kOnnxFormat{
     .kind = InputKind::kOnnx,
@@ -467,6 +563,8 @@ const InputFormat formats::kOnnxFormat{
     .container = PolyglotContainer::kNone,
     .pickle_family = false,
     .refusal = nullptr,
+    .resolve_in_folder = &ResolveOnnxExternalData,
+    .lone_file_diagnostic = Diag::kOnnxExternalDataUnread,
 };
 
 }  // namespace ckpt

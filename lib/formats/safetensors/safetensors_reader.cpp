@@ -425,6 +425,8 @@ const InputFormat formats::kSafetensorsFormat{
     .container = PolyglotContainer::kSafetensors,
     .pickle_family = false,
     .refusal = nullptr,
+    .resolve_in_folder = nullptr,
+    .lone_file_diagnostic = std::nullopt,
 };
 
 }  // namespace ckpt

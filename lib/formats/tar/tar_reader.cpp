@@ -726,6 +726,8 @@ const InputFormat formats::kLensembleTarFormat{
     .container = PolyglotContainer::kTar,
     .pickle_family = false,
     .refusal = nullptr,
+    .resolve_in_folder = nullptr,
+    .lone_file_diagnostic = std::nullopt,
 };
 
 }  // namespace ckpt

@@ -721,6 +721,8 @@ const InputFormat formats::kTorchZipFormat{
     .container = PolyglotContainer::kZip,
     .pickle_family = true,
     .refusal = nullptr,
+    .resolve_in_folder = nullptr,
+    .lone_file_diagnostic = std::nullopt,
 };
 
 const InputFormat formats::kTorchLegacyFormat{
@@ -733,6 +735,8 @@ const InputFormat formats::kTorchLegacyFormat{
     .container = PolyglotContainer::kPickle,
     .pickle_family = true,
     .refusal = nullptr,
+    .resolve_in_folder = nullptr,
+    .lone_file_diagnostic = std::nullopt,
 };
 
 const InputFormat formats::kNumpyFormat{
@@ -745,6 +749,8 @@ const InputFormat formats::kNumpyFormat{
     .container = PolyglotContainer::kNumpy,
     .pickle_family = true,
     .refusal = nullptr,
+    .resolve_in_folder = nullptr,
+    .lone_file_diagnostic = std::nullopt,
 };
 
 const InputFormat formats::kPickleFormat{
@@ -757,6 +763,8 @@ const InputFormat formats::kPickleFormat{
     .container = PolyglotContainer::kPickle,
     .pickle_family = true,
     .refusal = nullptr,
+    .resolve_in_folder = nullptr,
+    .lone_file_diagnostic = std::nullopt,
 };
 
 }  // namespace ckpt

@@ -179,6 +179,8 @@ const InputFormat formats::kTorchscriptFormat{
     .container = PolyglotContainer::kZip,
     .pickle_family = false,
     .refusal = nullptr,
+    .resolve_in_folder = nullptr,
+    .lone_file_diagnostic = std::nullopt,
 };
 
 const InputFormat formats::kTorchExportFormat{
@@ -191,6 +193,8 @@ const InputFormat formats::kTorchExportFormat{
     .container = PolyglotContainer::kZip,
     .pickle_family = false,
     .refusal = nullptr,
+    .resolve_in_folder = nullptr,
+    .lone_file_diagnostic = std::nullopt,
 };
 
 }  // namespace ckpt
