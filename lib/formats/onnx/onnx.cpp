@@ -498,12 +498,13 @@ IoResult<void> ResolveOnnxExternalData(const WeightFile& wf, const ArtifactSourc
       const auto it = by_name.find(path);
       if (it == by_name.end() || it->second->kind != EntryKind::kRegular) {
         if (++reported <= 64) {
-          report(Diag::kOnnxExternalDataMissing, 0,
-                 "Tensor " + tensor + " keeps its data in " + location + ", which is " +
-                     (it == by_name.end()                       ? std::string("not a file of the folder")
-                      : it->second->kind == EntryKind::kSymlink ? std::string("a symbolic link (never followed)")
-                                                                : std::string("not a regular file")) +
-                     ": onnx.load fails or reads what the link or device gives.");
+          const std::string_view what = it == by_name.end()                       ? "not a file of the folder"
+                                        : it->second->kind == EntryKind::kSymlink ? "a symbolic link (never followed)"
+                                                                                  : "not a regular file";
+          std::string message = "Tensor " + tensor;
+          message.append(" keeps its data in ").append(location).append(", which is ").append(what);
+          message += ": onnx.load fails or reads what the link or device gives.";
+          report(Diag::kOnnxExternalDataMissing, 0, std::move(message));
         }
         continue;
       }
@@ -532,8 +533,9 @@ IoResult<void> ResolveOnnxExternalData(const WeightFile& wf, const ArtifactSourc
             std::to_string(*ref.expected) + " its shape and type need";
     }
     if (!why.empty() && ++reported <= 64) {
-      report(Diag::kOnnxExternalDataRange, 0,
-             "Tensor " + tensor + "'s external data in " + location + " does not fit: " + why + ".");
+      std::string message = "Tensor " + tensor;
+      message.append("'s external data in ").append(location).append(" does not fit: ").append(why).append(".");
+      report(Diag::kOnnxExternalDataRange, 0, std::move(message));
     }
   }
   return {};
