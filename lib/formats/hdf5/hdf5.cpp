@@ -253,7 +253,10 @@ class AnswerReader {
 
 std::optional<std::uint64_t> FindHdf5Signature(const RandomAccessFile& file) {
   std::array<std::byte, 8> probe{};
-  for (std::uint64_t at = 0; at <= file.size() && file.size() - at >= probe.size(); at = at == 0 ? 512 : at * 2) {
+  // Remotely each offset would be a request: only byte 0 is looked at (README, "Not yet supported").
+  const std::uint64_t last = file.ReadsAreRequests() ? 0 : file.size();
+  for (std::uint64_t at = 0; at <= last && file.size() - at >= probe.size();
+       at = at == 0 ? 512 : (at > last / 2 ? last + 1 : at * 2)) {
     if (auto read = file.ReadAt(at, probe); !read) return std::nullopt;
     if (StartsWith(probe, kSignature)) return at;
   }
