@@ -1,9 +1,9 @@
 #include "lib/formats/keras/keras_config.h"
 
 #include <algorithm>
-#include <span>
 #include <array>
 #include <map>
+#include <span>
 #include <string_view>
 #include <utility>
 #include <vector>
