@@ -30,35 +30,25 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/formats/hdf5/h5probe_limits.h"
+
 namespace {
 
 constexpr std::uint64_t kMaxObjects = 1'000'000;
 constexpr std::size_t kMaxDepth = 64;
 constexpr std::uint64_t kMaxAttributeBytes = 100'000'000;
-constexpr std::size_t kMaxAnswerBytes = std::size_t{64} << 20;
+constexpr std::size_t kMaxAnswerBytes = ckpt::hdf5::kMaxAnswerBytes;
 constexpr std::size_t kAnswerReserve = std::size_t{1} << 20;  // kept for the answer's own fields
 constexpr int kMaxRank = 32;                                  // H5S_MAX_RANK
 
-// The limits formats.md section 6 pins, applied before anything else runs on the input.
+// The pinned limits (h5probe_limits.h), applied before anything else runs on the input.
 bool LimitSelf(std::uint64_t size) {
-  const std::uint64_t address_space = (std::uint64_t{2} << 30) + size;
-  const std::array<std::pair<int, rlim_t>, 6> limits{{
-      {RLIMIT_AS, static_cast<rlim_t>(address_space)},
-      {RLIMIT_CPU, 20},
-      {RLIMIT_FSIZE, 0},
-      {RLIMIT_NOFILE, 16},
-      {RLIMIT_CORE, 0},
-      {RLIMIT_NPROC, 0},
-  }};
-  for (const auto& [resource, value] : limits) {
+  for (const ckpt::hdf5::ProbeLimit& limit : ckpt::hdf5::ProbeLimits(size)) {
     struct rlimit current {};
-    if (::getrlimit(resource, &current) != 0) return false;
+    if (::getrlimit(limit.resource, &current) != 0) return false;
     // Never raise a limit the audit set lower.
-    const rlim_t soft = current.rlim_max == RLIM_INFINITY ? value : std::min(value, current.rlim_max);
-    // The CPU limit's hard value is a second later, so reaching it is SIGXCPU (as the audit sets it).
-    const rlim_t hard = resource == RLIMIT_CPU ? soft + 1 : soft;
-    const struct rlimit wanted { std::min(soft, current.rlim_cur), std::min(hard, current.rlim_max) };
-    if (::setrlimit(resource, &wanted) != 0) return false;
+    const struct rlimit wanted { std::min(limit.soft, current.rlim_cur), std::min(limit.hard, current.rlim_max) };
+    if (::setrlimit(limit.resource, &wanted) != 0) return false;
   }
   return true;
 }

@@ -160,6 +160,12 @@ std::optional<std::uint64_t> Value::AsInteger() const {
   return value;
 }
 
+std::optional<std::string> Value::FindString(std::string_view key) const {
+  auto v = Find(key);
+  if (!v || !v->is(Type::kString)) return std::nullopt;
+  return v->String();
+}
+
 std::optional<Value> Value::Find(std::string_view key) const {
   if (!is(Type::kObject)) return std::nullopt;
   const std::uint32_t end = doc_->tape()[index_ + 1];

@@ -56,6 +56,8 @@ class Value {
 
   /// kObject: the first member named `key` (compared decoded), or nullopt.
   [[nodiscard]] std::optional<Value> Find(std::string_view key) const;
+  /// kObject: the decoded string of the first member named `key`, when it is a string.
+  [[nodiscard]] std::optional<std::string> FindString(std::string_view key) const;
   /// kArray/kObject: number of items or members (walks them: O(n)).
   [[nodiscard]] std::size_t Size() const;
 

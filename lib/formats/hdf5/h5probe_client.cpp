@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "lib/formats/hdf5/h5probe_limits.h"
 #include "lib/json/strict_parser.h"
 
 namespace ckpt::hdf5 {
@@ -62,22 +63,12 @@ bool MakePipe(Fd& read_end, Fd& write_end) {
   return true;
 }
 
-// The pinned limits (formats.md section 6), also applied by the helper to itself.
+// The pinned limits, also applied by the helper to itself.
 bool LimitChild(pid_t pid, std::uint64_t size) {
-  const std::array<std::pair<int, rlim_t>, 6> limits{{
-      {RLIMIT_AS, static_cast<rlim_t>((std::uint64_t{2} << 30) + size)},
-      {RLIMIT_CPU, 20},
-      {RLIMIT_FSIZE, 0},
-      {RLIMIT_NOFILE, 16},
-      {RLIMIT_CORE, 0},
-      {RLIMIT_NPROC, 0},
-  }};
   bool all = true;
-  for (const auto& [resource, value] : limits) {
-    // The CPU limit's hard value is a second later: at the soft one the kernel sends SIGXCPU,
-    // which names the limit; at equal values it would send an anonymous SIGKILL.
-    const struct rlimit wanted { value, resource == RLIMIT_CPU ? value + 1 : value };
-    all &= ::prlimit(pid, static_cast<__rlimit_resource>(resource), &wanted, nullptr) == 0;
+  for (const ProbeLimit& limit : ProbeLimits(size)) {
+    const struct rlimit wanted { limit.soft, limit.hard };
+    all &= ::prlimit(pid, static_cast<__rlimit_resource>(limit.resource), &wanted, nullptr) == 0;
   }
   return all;
 }

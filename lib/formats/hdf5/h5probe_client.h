@@ -12,13 +12,13 @@
 #include <optional>
 #include <string>
 
+#include "lib/formats/hdf5/h5probe_limits.h"
 #include "lib/io/artifact_source.h"
 #include "lib/json/json_value.h"
 
 namespace ckpt::hdf5 {
 
 inline constexpr std::uint64_t kMaxPipedBytes = std::uint64_t{4} << 30;
-inline constexpr std::uint32_t kMaxAnswerBytes = std::uint32_t{64} << 20;
 inline constexpr int kWallSeconds = 60;
 
 struct ProbeOutcome {

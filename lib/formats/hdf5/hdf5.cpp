@@ -49,22 +49,21 @@ bool IsListedToken(std::string_view token) {
   return token == "OTHER";
 }
 
+// "The file" as it reads inside a sentence ("... on the file").
+std::string InSentence(const std::string& subject) {
+  return subject.rfind("The ", 0) == 0 ? "the " + subject.substr(4) : subject;
+}
+
 // A malformed answer: the helper is ours, but its answer is checked as input all the same.
 struct Malformed {
   std::string what;
 };
 
-std::optional<std::string> StringField(json::Value object, std::string_view key) {
-  auto v = object.Find(key);
-  if (!v || !v->is(json::Type::kString)) return std::nullopt;
-  return v->String();
-}
-
 // The dataset entry `entry` as a listed tensor; nullopt (with `malformed` set) when the entry
 // does not have the fields the helper writes.
 std::optional<StoredTensor> TensorOf(json::Value entry, Malformed& malformed) {
-  auto path = StringField(entry, "path");
-  auto dtype = StringField(entry, "dtype");
+  auto path = entry.FindString("path");
+  auto dtype = entry.FindString("dtype");
   if (!path || (!dtype && !entry.Find("unopened"))) {
     malformed.what = "a dataset entry without its path or dtype";
     return std::nullopt;
@@ -105,9 +104,9 @@ class AnswerReader {
     if (!root.is(json::Type::kObject) || !root.Find("version") || root.Find("version")->AsInteger() != 1) {
       return Fail("not a version 1 answer object");
     }
-    const auto status = StringField(root, "status");
+    const auto status = root.FindString("status");
     if (status == "invalid") {
-      const std::string why = StringField(root, "error").value_or("no reason given");
+      const std::string why = root.FindString("error").value_or("no reason given");
       report_(Diag::kHdf5Invalid, offset_,
               subject_ + " is refused by libhdf5: " + QuoteForMessage(why, 400) +
                   ". h5py and Keras cannot open it either, and nothing of it is listed.");
@@ -115,13 +114,13 @@ class AnswerReader {
     }
     if (status != "ok") return Fail("a status other than ok or invalid");
     if (!ReadAttributes(root, out) || !ReadLinks(root) || !ReadDatasets(root, out)) return false;
-    if (auto budget = StringField(root, "budget")) {
+    if (auto budget = root.FindString("budget")) {
       report_(Diag::kHdf5BudgetExceeded, offset_,
               subject_ + " exceeds the reader's budget (" + QuoteForMessage(*budget, 120) +
                   "; the bounds are 1000000 objects, 64 levels and 100000000 bytes per attribute): the walk stopped "
                   "there and the file does not pass.");
     }
-    if (auto walk_error = StringField(root, "walk_error")) {
+    if (auto walk_error = root.FindString("walk_error")) {
       report_(Diag::kHdf5Invalid, offset_,
               subject_ + " could not be walked by libhdf5: " + QuoteForMessage(*walk_error, 400) + ".");
     }
@@ -131,17 +130,12 @@ class AnswerReader {
 
   bool Fail(std::string_view what) {
     report_(Diag::kHdf5ReaderFailed, offset_,
-            "The isolated HDF5 reader gave a malformed answer for " + Lowercased(subject_) + " (" + std::string(what) +
+            "The isolated HDF5 reader gave a malformed answer for " + InSentence(subject_) + " (" + std::string(what) +
                 "): it is not read and does not pass.");
     return false;
   }
 
  private:
-  static std::string Lowercased(const std::string& subject) {
-    if (subject.rfind("The ", 0) == 0) return "the " + subject.substr(4);
-    return subject;
-  }
-
   bool ReadAttributes(json::Value root, Hdf5Reading& out) {
     auto attributes = root.Find("attributes");
     if (!attributes) return true;
@@ -155,8 +149,8 @@ class AnswerReader {
     if (auto issues = root.Find("attribute_issues")) {
       if (!issues->is(json::Type::kArray)) return Fail("attribute issues that are not an array");
       for (json::Value issue : issues->Items()) {
-        const auto name = StringField(issue, "name");
-        const auto why = StringField(issue, "issue");
+        const auto name = issue.FindString("name");
+        const auto why = issue.FindString("issue");
         if (!name || !why) return Fail("an attribute issue without its name or reason");
         const bool budget = why->rfind("budget: ", 0) == 0;
         if (budget) {
@@ -178,13 +172,13 @@ class AnswerReader {
     auto links = root.Find("links");
     if (!links || !links->is(json::Type::kArray)) return Fail("no links array");
     for (json::Value link : links->Items()) {
-      const auto path = StringField(link, "path");
-      const auto type = StringField(link, "type");
+      const auto path = link.FindString("path");
+      const auto type = link.FindString("type");
       if (!path || !type) return Fail("a link without its path or type");
       if (*type == "soft") continue;  // a name for an object of this file
       if (*type == "external") {
-        const std::string file = StringField(link, "file").value_or("?");
-        const std::string object = StringField(link, "object").value_or("?");
+        const std::string file = link.FindString("file").value_or("?");
+        const std::string object = link.FindString("object").value_or("?");
         report_(Diag::kHdf5ExternalLink, offset_,
                 subject_ + " links " + QuoteForMessage(*path) + " to object " + QuoteForMessage(object) +
                     " of another file, " + QuoteForMessage(file) +
@@ -208,7 +202,7 @@ class AnswerReader {
       auto tensor = TensorOf(entry, malformed);
       if (!tensor) return Fail(malformed.what);
       const std::string shown = QuoteForMessage(tensor->name);
-      const std::string layout = StringField(entry, "layout").value_or("");
+      const std::string layout = entry.FindString("layout").value_or("");
       if (layout == "virtual") {
         report_(Diag::kHdf5VirtualDataset, offset_,
                 subject_ + "'s dataset " + shown +
@@ -228,7 +222,7 @@ class AnswerReader {
           const auto id = id_value ? id_value->AsInteger() : std::nullopt;
           if (!id) return Fail("a filter without its id");
           if (!BuiltinFilterName(static_cast<std::int64_t>(*id)).empty()) continue;
-          const std::string name = StringField(filter, "name").value_or("");
+          const std::string name = filter.FindString("name").value_or("");
           report_(Diag::kHdf5FilterUnsupported, offset_,
                   subject_ + "'s dataset " + shown + " is filtered by filter " + std::to_string(*id) +
                       (name.empty() ? std::string() : " (" + QuoteForMessage(name, 60) + ")") +
@@ -270,8 +264,7 @@ IoResult<Hdf5Reading> ReadHdf5Image(const RandomAccessFile& bytes, const FileRep
   if (!outcome) return outcome.error();
   if (!outcome->answer) {
     report(Diag::kHdf5ReaderFailed, offset,
-           "The isolated HDF5 reader (ckpt-h5probe) " + outcome->failure + " on " +
-               (subject.rfind("The ", 0) == 0 ? "the " + subject.substr(4) : subject) +
+           "The isolated HDF5 reader (ckpt-h5probe) " + outcome->failure + " on " + InSentence(subject) +
                ": it is not read and does not pass.");
     return reading;
   }
@@ -304,7 +297,7 @@ IoResult<WeightFile> ReadHdf5(std::string name, std::unique_ptr<RandomAccessFile
   const FileReporter report(wf.name, sink);
   auto reading = hdf5::ReadHdf5Image(*file, report, 0, "The file");
   if (!reading) return reading.error();
-  auto facts = std::make_shared<hdf5::Hdf5Facts>();
+  auto facts = std::make_shared<keras::KerasFacts>();
   if (reading->keras_version) facts->keras_version = *reading->keras_version;
   for (auto [config, attribute] :
        {std::pair{&reading->model_config, "model_config"}, std::pair{&reading->training_config, "training_config"}}) {

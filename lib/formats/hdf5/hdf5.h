@@ -18,14 +18,6 @@
 
 namespace ckpt::hdf5 {
 
-/// What an HDF5 reading recorded for reports.
-struct Hdf5Facts final : FormatFacts {
-  std::string keras_version;  ///< the root keras_version attribute (or a .keras metadata.json's)
-  void Describe(boost::json::object& fields) const override {
-    if (!keras_version.empty()) fields["keras_version"] = keras_version;
-  }
-};
-
 struct Hdf5Reading {
   bool read = false;  ///< the helper answered and libhdf5 read the file
   std::vector<StoredTensor> tensors;

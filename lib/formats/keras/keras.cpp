@@ -29,13 +29,6 @@ constexpr std::string_view kWeightsH5 = "model.weights.h5";
 constexpr std::string_view kWeightsNpz = "model.weights.npz";
 constexpr std::uint64_t kMaxMetadataBytes = 1'000'000;
 
-struct KerasFacts final : FormatFacts {
-  std::string keras_version;
-  void Describe(boost::json::object& fields) const override {
-    if (!keras_version.empty()) fields["keras_version"] = keras_version;
-  }
-};
-
 // Recognition (formats.md section 1 row 12): config.json or metadata.json at the root, with at
 // least one other member Keras writes there.
 std::optional<std::string> SniffKeras(const FileHead& head) {
@@ -57,7 +50,7 @@ class KerasReader {
   KerasReader(WeightFile& wf, const RandomAccessFile& file, DiagnosticSink& sink)
       : wf_(wf), file_(file), sink_(sink), report_(wf.name, sink) {}
 
-  IoResult<void> Read(KerasFacts& facts) {
+  IoResult<void> Read(keras::KerasFacts& facts) {
     auto dir = ReadZipDirectory(file_, wf_.name, sink_, ZipMethods::kStoredOrDeflate);
     if (!dir) return dir.error();
     bool valid = dir->found;
@@ -155,7 +148,8 @@ class KerasReader {
     return {};
   }
 
-  IoResult<void> ReadMetadataMember(const RandomAccessFile& bytes, const ZipMember& m, bool stored, KerasFacts& facts) {
+  IoResult<void> ReadMetadataMember(const RandomAccessFile& bytes, const ZipMember& m, bool stored,
+                                    keras::KerasFacts& facts) {
     const keras::ConfigSite site{"metadata.json", stored ? m.data_offset : m.header_offset, stored};
     if (bytes.size() > kMaxMetadataBytes) {
       report_(
@@ -181,7 +175,7 @@ IoResult<WeightFile> ReadKeras(std::string name, std::unique_ptr<RandomAccessFil
   wf.name = std::move(name);
   wf.size = file->size();
   wf.header_read = true;
-  auto facts = std::make_shared<KerasFacts>();
+  auto facts = std::make_shared<keras::KerasFacts>();
   if (auto read = KerasReader(wf, *file, sink).Read(*facts); !read) return read.error();
   wf.format_facts = std::move(facts);
   wf.BuildNameIndex();

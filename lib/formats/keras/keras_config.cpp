@@ -146,12 +146,6 @@ class ConfigWalker {
     report_(diag, site_.located ? site_.offset + at.offset() : site_.offset, std::move(message));
   }
 
-  static std::optional<std::string> OptionalString(json::Value object, std::string_view key) {
-    auto v = object.Find(key);
-    if (!v || !v->is(json::Type::kString)) return std::nullopt;
-    return v->String();
-  }
-
   void CheckObject(json::Value object, const std::vector<Frame>& stack) {
     auto class_value = object.Find("class_name");
     if (!class_value) return;
@@ -173,7 +167,7 @@ class ConfigWalker {
                  module_value->Describe() + ", not a string: Keras cannot load it.");
       return;
     }
-    const auto registered = OptionalString(object, "registered_name");
+    const auto registered = object.FindString("registered_name");
 
     if (class_name == "__lambda__") {
       Report(Diag::kKerasLambda, object,
@@ -248,7 +242,7 @@ class ConfigWalker {
 
   void CheckFunction(json::Value object, const std::string& module, const std::optional<std::string>& registered,
                      const std::string& where) {
-    const auto config = OptionalString(object, "config");
+    const auto config = object.FindString("config");
     const std::string name = config.value_or(registered.value_or(""));
     if (IsBuiltinFunction(module, name)) return;
     Report(Diag::kKerasFunctionUnsafe, object,

@@ -12,11 +12,21 @@
 #include <optional>
 #include <string>
 
+#include "lib/artifact/artifact.h"
 #include "lib/findings/diagnostic.h"
 
 namespace ckpt::keras {
 
 inline constexpr std::uint64_t kMaxConfigBytes = 100'000'000;
+
+/// What a Keras file records for reports: an HDF5 file's root keras_version attribute, or a
+/// .keras archive's metadata.json keras_version.
+struct KerasFacts final : FormatFacts {
+  std::string keras_version;
+  void Describe(boost::json::object& fields) const override {
+    if (!keras_version.empty()) fields["keras_version"] = keras_version;
+  }
+};
 
 /// Which writer's conventions apply: a Keras 3 `.keras` config names each object's module; a
 /// Keras 2 HDF5 config does not, so an unknown class there is a custom object, not unknown.
