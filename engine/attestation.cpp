@@ -18,34 +18,20 @@
 #include "rules/reader_rules.h"
 
 namespace ckpt {
-namespace {
 
-namespace fs = std::filesystem;
-
-// Findings about a signed file point at that file: its folder as the root, its name as the file.
 Location FileLocation(const std::string& path) {
   Location at;
-  const fs::path p(path);
+  const std::filesystem::path p(path);
   at.artifact = p.has_parent_path() ? p.parent_path().string() : std::string(".");
   at.file = p.filename().string();
   return at;
 }
 
-// Reports diagnostics at `file`'s location (keeping a byte offset the check gave).
-class LocatedSink final : public DiagnosticSink {
- public:
-  LocatedSink(FindingSink& findings, Location at) : rules_(findings), at_(std::move(at)) {}
-  void Report(Diag kind, Location location, std::string message) override {
-    Location at = at_;
-    at.byte_offset = location.byte_offset;
-    at.tensor = std::move(location.tensor);
-    rules_.Report(kind, std::move(at), std::move(message));
-  }
+namespace {
 
- private:
-  rules::RuleSink rules_;
-  Location at_;
-};
+namespace fs = std::filesystem;
+
+using LocatedSink = rules::LocatedRuleSink;
 
 // A signed file opened against `key`: its statement parsed by `parse`, or the findings (into
 // `sink`, located at the file) saying why not; `tool_error` when the file cannot be read.

@@ -15,6 +15,10 @@
 
 namespace ckpt {
 
+/// Findings about a signed file (an envelope, a bundle) point at that file: its folder as the
+/// root, its name as the file.
+Location FileLocation(const std::string& path);
+
 struct AttestOptions {
   FailThreshold threshold = Severity::kError;
   const ResolvedGate* gate = nullptr;  ///< --policy and --baseline in force

@@ -26,16 +26,6 @@ int FileRank(const std::string& file) {
   return 3;
 }
 
-void SortFindings(std::vector<Finding>& findings) {
-  std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
-    auto key = [](const Finding& f) {
-      const Location& l = f.location;
-      return std::tuple(static_cast<int>(f.rule->tier), FileRank(l.file), l.file, l.line.value_or(0),
-                        l.column.value_or(0), l.byte_offset.value_or(0));
-    };
-    return key(a) < key(b);
-  });
-}
 
 std::string Describe(const std::string& context, const boost::system::error_code& error) {
   return context + ": " + error.message();
@@ -78,6 +68,17 @@ void RecordRemoteFacts(Artifact& artifact, const remote::RemoteFacts& facts, con
 using rules::RuleSink;
 
 }  // namespace
+
+void SortFindings(std::vector<Finding>& findings) {
+  std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+    auto key = [](const Finding& f) {
+      const Location& l = f.location;
+      return std::tuple(static_cast<int>(f.rule->tier), FileRank(l.file), l.file, l.line.value_or(0),
+                        l.column.value_or(0), l.byte_offset.value_or(0));
+    };
+    return key(a) < key(b);
+  });
+}
 
 bool DigestSessionFileWith(AuditSession& session, const WeightFile& wf,
                            const std::function<void(std::uint64_t, std::span<const std::byte>)>& also,

@@ -57,4 +57,8 @@ bool DigestSessionFileWith(AuditSession& session, const WeightFile& wf,
                            const std::function<void(std::uint64_t, std::span<const std::byte>)>& behind, bool whole);
 AuditResult FinishAudit(AuditSession& session);
 
+/// The report order: root causes first (Tier), then header, index, weights, other files, and
+/// by position in a file.
+void SortFindings(std::vector<Finding>& findings);
+
 }  // namespace ckpt

@@ -8,6 +8,7 @@
 #include "lib/core/text.h"
 #include "reports/chain_reports.h"
 #include "reports/diff_reports.h"
+#include "reports/json_report.h"
 #include "reports/text_report.h"
 
 namespace ckpt::reports {
@@ -290,6 +291,11 @@ void WriteAuditHtml(std::ostream& out, std::span<const AuditResult> results, con
     for (const DroppedFindings& d : r.dropped) dropped.push_back({&d, r.artifact.path});
   }
   out << "</table>\n";
+  for (const AuditResult& r : results) {
+    if (!r.model_signature) continue;
+    out << "<p class=\"model-signature\">Model signature of <code>" << HtmlEscape(r.artifact.path) << "</code>: "
+        << HtmlEscape(ModelSignatureLine(*r.model_signature)) << "</p>\n";
+  }
   for (const AuditResult& r : results) ToolErrors(out, r.tool_errors, r.artifact.path);
   FindingsByRule(out, findings, dropped);
   EndPage(out, context);

@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include "lib/core/text.h"
 #include "reports/json_pretty.h"
 
 namespace ckpt::reports {
@@ -120,6 +121,7 @@ boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext
                      {"bytes_transferred", r.bytes_transferred},
                      {"requests", r.requests}};
   }
+  if (result.model_signature) out["model_signature"] = ModelSignatureToJson(*result.model_signature);
   out["tensors"] = TensorsToJson(a);
   boost::json::array gguf;
   for (const WeightFile& wf : a.weights) {
@@ -177,6 +179,39 @@ boost::json::value FindingToJson(const Finding& finding) {
   // Kept in every report, marked: the baseline entry that accepts it for now.
   if (finding.suppression) out["suppressed"] = SuppressionToJson(*finding.suppression);
   return out;
+}
+
+boost::json::object ModelSignatureToJson(const oms::ModelSignatureFacts& facts) {
+  boost::json::object out{{"signature", ToValidUtf8(facts.signature)}, {"verified", facts.verified}, {"method", facts.method}};
+  if (facts.key_hint) out["key_hint"] = *facts.key_hint;
+  if (facts.certificate) {
+    out["certificate"] = {{"subject", facts.certificate->subject},
+                          {"issuer", facts.certificate->issuer},
+                          {"sha256", facts.certificate->sha256}};
+  }
+  if (facts.predicate_type) out["predicate_type"] = ToValidUtf8(*facts.predicate_type);
+  if (facts.pae) out["pae"] = *facts.pae;
+  if (facts.serialization) out["serialization"] = *facts.serialization;
+  if (facts.hash_type) out["hash_type"] = *facts.hash_type;
+  if (facts.files) out["files"] = *facts.files;
+  if (facts.resources) out["resources"] = *facts.resources;
+  if (facts.root_known) {
+    out["root_digest"] = facts.root_digest ? boost::json::value(*facts.root_digest) : boost::json::value(nullptr);
+  }
+  return out;
+}
+
+std::string ModelSignatureLine(const oms::ModelSignatureFacts& facts) {
+  if (!facts.verified) return "not verified (" + facts.method + " method; the oms-* findings say why)";
+  std::string line = "verified by ";
+  if (facts.certificate) {
+    line += "certificate " + EscapeForDisplay(facts.certificate->subject);
+  } else {
+    line += "key " + facts.key_hint.value_or("?");
+  }
+  line += " (" + EscapeForDisplay(facts.predicate_type.value_or("?")) + "), " + Plural(facts.files.value_or(0), "file");
+  line += facts.root_digest ? ", root sha256:" + *facts.root_digest : std::string(", no root (legacy predicate)");
+  return line;
 }
 
 boost::json::value AuditReportToJson(std::span<const AuditResult> results, const ReportContext& context) {

@@ -4,6 +4,7 @@
 #include <boost/json/value.hpp>
 #include <ostream>
 #include <span>
+#include <string>
 
 #include "engine/audit.h"
 #include "reports/report_context.h"
@@ -11,13 +12,18 @@
 namespace ckpt::reports {
 
 /// Version of the report schema; bump on any incompatible change.
-inline constexpr int kJsonReportSchemaVersion = 1;
+inline constexpr int kJsonReportSchemaVersion = 2;
 
 boost::json::value FindingToJson(const Finding& finding);
 /// The baseline entry that suppresses a finding: reason, expires, its 1-based entry and path glob.
 boost::json::object SuppressionToJson(const Suppression& s);
 /// [{rule, file, count}]: findings counted but not kept (per rule and file cap, --max-findings).
 boost::json::array DroppedToJson(const std::vector<DroppedFindings>& dropped);
+/// An artifact's `model_signature` (--verify-model-signature): what the check established.
+boost::json::object ModelSignatureToJson(const oms::ModelSignatureFacts& facts);
+/// "verified by key HINT (PREDICATE), N files, root sha256:ROOT", or "not verified": the text
+/// and HTML reports' line.
+std::string ModelSignatureLine(const oms::ModelSignatureFacts& facts);
 boost::json::value AuditReportToJson(std::span<const AuditResult> results, const ReportContext& context);
 void WriteJsonReport(std::ostream& out, std::span<const AuditResult> results, const ReportContext& context);
 

@@ -10,6 +10,7 @@
 #include "lib/remote/url.h"
 #include "reports/diff_reports.h"
 #include "reports/json_pretty.h"
+#include "reports/json_report.h"
 #include "reports/text_report.h"
 #include "rules/catalog.h"
 
@@ -366,6 +367,12 @@ SarifInput SarifFromAudit(std::span<const AuditResult> results, FailThreshold th
     AddDigests(input, r.artifact);
     input.inputs.emplace_back(r.artifact.path, InputKindName(r.artifact.kind));
   }
+  // What each --verify-model-signature established, as the JSON report's model_signature.
+  boost::json::array signatures;
+  for (const AuditResult& r : results) {
+    if (r.model_signature) signatures.push_back(ModelSignatureToJson(*r.model_signature));
+  }
+  if (!signatures.empty()) input.properties["model_signatures"] = std::move(signatures);
   input.exit_code = ExitCodeOf(results, threshold);
   return input;
 }

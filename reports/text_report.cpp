@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "lib/core/text.h"
+#include "reports/json_report.h"
 
 namespace ckpt::reports {
 namespace {
@@ -188,6 +189,7 @@ void WriteTextReport(std::ostream& out, std::span<const AuditResult> results, co
       if (a.remote->listed && !*a.remote->listed) out << ", directory not listed";
     }
     out << "\n";
+    if (r.model_signature) out << "  model signature: " << ModelSignatureLine(*r.model_signature) << "\n";
     if (a.remote && a.remote->commit) {
       out << "  commit " << *a.remote->commit << " (" << EscapeForDisplay(a.remote->revision.value_or("main")) << ")\n";
     }

@@ -21,4 +21,21 @@ class RuleSink final : public DiagnosticSink {
   FindingSink& findings_;
 };
 
+/// A RuleSink that reports every diagnostic at one file (`at`), keeping the byte offset and
+/// tensor the reader gave: for files read whole, such as signed statements and bundles.
+class LocatedRuleSink final : public DiagnosticSink {
+ public:
+  LocatedRuleSink(FindingSink& findings, Location at) : rules_(findings), at_(std::move(at)) {}
+  void Report(Diag kind, Location location, std::string message) override {
+    Location at = at_;
+    at.byte_offset = location.byte_offset;
+    at.tensor = std::move(location.tensor);
+    rules_.Report(kind, std::move(at), std::move(message));
+  }
+
+ private:
+  RuleSink rules_;
+  Location at_;
+};
+
 }  // namespace ckpt::rules

@@ -81,7 +81,7 @@ TEST_F(CliTest, EachArtifactGetsItsOwnVerdict) {
   EXPECT_EQ(artifacts[0].as_object()["verdict"], "pass");
   EXPECT_EQ(artifacts[1].as_object()["verdict"], "fail");
   EXPECT_EQ(report["exit_code"], 1);
-  EXPECT_EQ(report["report_schema_version"], 1);
+  EXPECT_EQ(report["report_schema_version"], 2);
 }
 
 TEST_F(CliTest, JsonFindingsCarryRuleCodeSeverityAndLocation) {

@@ -158,7 +158,7 @@ TEST(JsonReportSchema, ReportsOfEveryKindConform) {
 
 TEST(JsonReportSchema, ValidatorCatchesViolations) {
   const SchemaValidator schema = LoadSchema();
-  boost::json::value bad = boost::json::parse(R"({"report":"ckpt-audit-report","report_schema_version":1,
+  boost::json::value bad = boost::json::parse(R"({"report":"ckpt-audit-report","report_schema_version":2,
       "tool":{"name":"x","version":"1"},"fail_on":"sometimes","artifacts":[{"path":1}],"summary":{},"exit_code":3})");
   EXPECT_GE(schema.Check(bad).size(), 5u);
 }

@@ -13,12 +13,15 @@
 #include "apps/common/progress.h"
 #include "engine/attestation.h"
 #include "engine/audit.h"
+#include "engine/model_signature.h"
 #include "lib/artifact/input.h"
 #include "lib/attest/dsse.h"
 #include "lib/core/parallel.h"
 #include "lib/core/text.h"
 #include "lib/findings/gate.h"
 #include "lib/formats/format_table.h"
+#include "lib/oms/model_files.h"
+#include "lib/oms/x509_path.h"
 #include "reports/ci_reports.h"
 #include "reports/html_report.h"
 #include "reports/json_report.h"
@@ -34,6 +37,8 @@ constexpr const char* kUsage = R"(Usage: ckpt-audit [options] ARTIFACT...
        ckpt-audit --attest KEY --attestation-out PATH [options] ARTIFACT...
        ckpt-audit --verify-attestation ENVELOPE --trusted-key PUB [options] INPUT
        ckpt-audit --verify-derivation RECORD --trusted-key PUB [--derived-from INPUT] [options] OUTPUT
+       ckpt-audit --verify-model-signature[=SIG] (--trusted-key PUB | --trusted-cert-chain PEM...) [options] MODEL
+       ckpt-audit --sign-model KEY --model-signature-out PATH [--ignore-path P]... [options] MODEL
 
 Audits each ARTIFACT directory (header.json plus safetensors weights) against the
 Lensemble artifact format: schema version and migration, header fields, strict
@@ -48,6 +53,11 @@ With --attest, each audit is also signed: an in-toto Statement v1 in a DSSE enve
 (Ed25519), written whatever the verdict. --verify-attestation checks such an envelope
 and that INPUT's files still hash to its subjects; --verify-derivation checks a
 conversion's derivation record against its safetensors OUTPUT (and its input).
+
+--verify-model-signature also checks MODEL's OpenSSF Model Signing signature (model.sig,
+as model_signing writes it) offline, in the same run: trusted by a key or certificate
+roots, the signed statement, and every file of MODEL against it. --sign-model writes such
+a signature (ECDSA, deterministic) for a model folder whose audit passes, and only then.
 
 Exit status:
   0  no finding at or above --fail-on
@@ -154,6 +164,25 @@ int main(int argc, char** argv) try {
       "the signer's Ed25519 public key (PEM, as openssl pkey -pubout writes it)")(
       "derived-from", po::value(&derived_from)->value_name("INPUT"),
       "with --verify-derivation: also check the torch.save checkpoint the output was made from");
+  std::string model_signature;
+  std::vector<std::string> trusted_cert_chains;
+  std::vector<std::string> ignore_paths;
+  std::string sign_model_key;
+  std::string model_signature_out;
+  cli.options().add_options()(
+      "verify-model-signature", po::value(&model_signature)->value_name("SIG")->implicit_value(""),
+      "also verify MODEL's OpenSSF Model Signing bundle (MODEL/model.sig, or SIG given as "
+      "--verify-model-signature=SIG) with --trusted-key or --trusted-cert-chain")(
+      "trusted-cert-chain", po::value(&trusted_cert_chains)->value_name("PEM"),
+      "with --verify-model-signature: root certificates (PEM) a certificate-method signature must chain to "
+      "(repeatable)")(
+      "ignore-path", po::value(&ignore_paths)->value_name("P"),
+      "with --verify-model-signature or --sign-model: a path relative to MODEL that the signature leaves out "
+      "(repeatable; the audit still reads it)")(
+      "sign-model", po::value(&sign_model_key)->value_name("KEY"),
+      "sign the model folder with the ECDSA private key in KEY (PEM) when its audit passes")(
+      "model-signature-out", po::value(&model_signature_out)->value_name("PATH"),
+      "where --sign-model writes the bundle (e.g. MODEL/model.sig)");
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   std::string progress = "auto";
   std::string inputs_from;
@@ -211,6 +240,134 @@ int main(int argc, char** argv) try {
     }
     return ckpt::ExitCodeOf(results, context.threshold);
   };
+
+  // OpenSSF Model Signing: one local MODEL, audited, and its signature verified or written.
+  const bool verify_model = cli.Has("verify-model-signature");
+  const bool sign_model = cli.Has("sign-model");
+  ckpt::VerifyModelSignatureOptions verify_model_options;
+  std::optional<ckpt::SignModelOptions> sign_model_options;
+  if (cli.Has("trusted-cert-chain") && !verify_model) {
+    return cli.UsageError("--trusted-cert-chain goes with --verify-model-signature");
+  }
+  if (cli.Has("ignore-path") && !verify_model && !sign_model) {
+    return cli.UsageError("--ignore-path goes with --verify-model-signature or --sign-model");
+  }
+  if (sign_model != cli.Has("model-signature-out")) {
+    return cli.UsageError("--sign-model KEY and --model-signature-out PATH go together");
+  }
+  if (verify_model || sign_model) {
+    const char* option = verify_model ? "--verify-model-signature" : "--sign-model";
+    if (verify_model && sign_model) return cli.UsageError("--verify-model-signature and --sign-model: give one");
+    if (cli.Has("verify-attestation") || cli.Has("verify-derivation") || cli.Has("attest")) {
+      return cli.UsageError(std::string(option) + " cannot be combined with --attest or --verify-attestation/-derivation");
+    }
+    if (artifacts.size() != 1) return cli.UsageError(std::string(option) + " checks one MODEL");
+    const std::string& model = artifacts.front();
+    if (ckpt::remote::IsRemoteArgument(model)) {
+      return cli.UsageError(std::string(option) + " reads a local MODEL (download it first)");
+    }
+    std::error_code ec;
+    const bool model_is_folder = std::filesystem::is_directory(model, ec);
+    if (!std::filesystem::exists(model, ec)) return cli.UsageError("'" + model + "' does not exist");
+    std::vector<std::string> normalized_ignores;
+    for (const std::string& p : ignore_paths) {
+      auto normalized = ckpt::oms::NormalizeIgnorePath(p);
+      if (!normalized) {
+        return cli.UsageError("--ignore-path '" + p +
+                              "' must be a path relative to MODEL, '/'-separated, without a leading '/' or '..'");
+      }
+      normalized_ignores.push_back(*normalized);
+    }
+    if (!policy.compute_hash) return cli.UsageError(std::string(option) + " needs every file hashed: drop --no-hash");
+    policy.digest_files = true;  // the signature's file digests come from the audit's own reads
+    if (verify_model) {
+      verify_model_options.jobs = jobs;
+      verify_model_options.ignore_paths = normalized_ignores;
+      if (model_signature.empty()) {
+        if (!model_is_folder) {
+          return cli.UsageError("MODEL is a file: name its signature with --verify-model-signature=SIG");
+        }
+        verify_model_options.signature = (std::filesystem::path(model) / "model.sig").string();
+        verify_model_options.default_signature = true;
+      } else {
+        verify_model_options.signature = model_signature;
+        if (!std::filesystem::exists(model_signature, ec)) {
+          return cli.UsageError("the model signature '" + model_signature + "' does not exist");
+        }
+      }
+      if (cli.Has("trusted-key") == cli.Has("trusted-cert-chain")) {
+        return cli.UsageError("--verify-model-signature needs one trust: --trusted-key PUB or --trusted-cert-chain PEM");
+      }
+      if (cli.Has("trusted-key")) {
+        auto key = ckpt::oms::LoadPublicKeyFile(trusted_key);
+        if (auto* error = std::get_if<ckpt::oms::KeyError>(&key)) {
+          return cli.UsageError("--trusted-key '" + trusted_key + "': " + error->message);
+        }
+        verify_model_options.trust.method = ckpt::ModelSignatureTrust::Method::kKey;
+        verify_model_options.trust.key = std::get<ckpt::oms::PublicKey>(key);
+      } else {
+        verify_model_options.trust.method = ckpt::ModelSignatureTrust::Method::kCertificate;
+        for (const std::string& pem : trusted_cert_chains) {
+          auto certificates = ckpt::oms::LoadCertificatesPem(pem);
+          if (auto* error = std::get_if<std::string>(&certificates)) {
+            return cli.UsageError("--trusted-cert-chain '" + pem + "': " + *error);
+          }
+          for (std::string& der : std::get<std::vector<std::string>>(certificates)) {
+            verify_model_options.trust.certificates.push_back(std::move(der));
+          }
+        }
+      }
+    } else {
+      if (!model_is_folder) return cli.UsageError("--sign-model signs a model folder; '" + model + "' is not one");
+      if (cli.Has("trusted-key")) return cli.UsageError("--trusted-key is for verifying, not --sign-model");
+      auto key = ckpt::oms::LoadPrivateKeyFile(sign_model_key);
+      if (auto* error = std::get_if<ckpt::oms::KeyError>(&key)) {
+        return cli.UsageError("--sign-model '" + sign_model_key + "': " + error->message);
+      }
+      struct stat st {};
+      if (::stat(sign_model_key.c_str(), &st) == 0 && (st.st_mode & (S_IRGRP | S_IROTH)) != 0) {
+        std::cerr << "ckpt-audit: warning: the private key '" << sign_model_key
+                  << "' is readable by others than its owner; chmod 600 it\n";
+      }
+      sign_model_options.emplace();
+      sign_model_options->key = std::get<ckpt::oms::PrivateKey>(key);
+      sign_model_options->output = model_signature_out;
+      sign_model_options->ignore_paths = normalized_ignores;
+      sign_model_options->jobs = jobs;
+    }
+    ckpt::AuditOptions own = policy;
+    if (!expect_hashes.empty()) {
+      std::string hex = expect_hashes.front().substr(expect_hashes.front().rfind('=') + 1);
+      if (expect_hashes.size() != 1 || !ckpt::NormalizeHex(hex, 64, 64)) {
+        return cli.UsageError("--expect-hash needs 64 hexadecimal digits, once for one MODEL");
+      }
+      own.expected_hash = hex;
+    }
+    std::vector<ckpt::AuditResult> results(1);
+    {
+      ckpt::cli::Progress shown("ckpt-audit", progress, 1);
+      results[0] = ckpt::AuditPath(model, own);
+      shown.InputDone();
+    }
+    std::vector<ckpt::Finding> expired = cli.ExpiredEntryFindings();
+    results[0].findings.insert(results[0].findings.begin(), std::make_move_iterator(expired.begin()),
+                               std::make_move_iterator(expired.end()));
+    if (verify_model && results[0].tool_errors.empty()) {
+      ckpt::VerifyModelSignature(model, verify_model_options, own, results[0]);
+    }
+    std::vector<std::pair<const ckpt::Finding*, std::string>> accepted;
+    for (const ckpt::Finding& f : results[0].findings)
+      accepted.emplace_back(&f, ckpt::ReportedPath(results[0].artifact.path, f.location));
+    if (auto failed = cli.WriteBaseline(accepted)) return *failed;
+    const int code = report_and_exit(results);
+    if (!sign_model || code != 0) return code;
+    const ckpt::SignedModel signed_model = ckpt::SignModel(model, *sign_model_options, results[0]);
+    if (signed_model.error) {
+      std::cerr << "ckpt-audit: no signature written: " << *signed_model.error << "\n";
+      return ckpt::kExitToolError;
+    }
+    return cli.WriteFileAtomically(model_signature_out, signed_model.bundle) ? 0 : ckpt::kExitToolError;
+  }
 
   // Verifying a statement or a record: one input, no audit.
   const bool verifying = cli.Has("verify-attestation") || cli.Has("verify-derivation");

@@ -107,6 +107,26 @@ namespace ckpt {
   X(NpzObjectArray)                  \
   X(NumpyHeaderInvalid)              \
   X(NumpyObjectArray)                \
+  X(OmsBundleInvalid)                \
+  X(OmsCertUntrusted)                \
+  X(OmsCertUsage)                    \
+  X(OmsDigestMismatch)               \
+  X(OmsFileMissing)                  \
+  X(OmsFileUnsigned)                 \
+  X(OmsHashUnsupported)              \
+  X(OmsKeyUnsupported)               \
+  X(OmsKeyUntrusted)                 \
+  X(OmsMediaType)                    \
+  X(OmsMethodMismatch)               \
+  X(OmsPayloadType)                  \
+  X(OmsPredicateUnknown)             \
+  X(OmsRootMismatch)                 \
+  X(OmsSignatureInvalid)             \
+  X(OmsSignatureMissing)             \
+  X(OmsSpecialFile)                  \
+  X(OmsStatementInvalid)             \
+  X(OmsSubjectInvalid)               \
+  X(OmsSymlink)                      \
   X(OnnxBudgetExceeded)              \
   X(OnnxCustomDomain)                \
   X(OnnxExternalDataEscape)          \

@@ -1,0 +1,419 @@
+#include "engine/model_signature.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "engine/attestation.h"
+#include "engine/audit.h"
+#include "lib/core/base64.h"
+#include "lib/core/text.h"
+#include "lib/findings/gate.h"
+#include "lib/io/small_file.h"
+#include "lib/oms/bundle.h"
+#include "lib/oms/model_files.h"
+#include "lib/oms/statement.h"
+#include "lib/oms/x509_path.h"
+#include "rules/reader_rules.h"
+
+namespace ckpt {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string HexOf(std::string_view raw) {
+  return ToHex(std::span(reinterpret_cast<const std::uint8_t*>(raw.data()), raw.size()));
+}
+
+// `path` relative to `model` when it lies inside it (both resolved as far as they exist).
+std::optional<std::string> InsideModel(const std::string& model, const std::string& path) {
+  std::error_code ec;
+  const fs::path root = fs::weakly_canonical(model, ec);
+  if (ec) return std::nullopt;
+  const fs::path target = fs::weakly_canonical(path, ec);
+  if (ec) return std::nullopt;
+  const fs::path relative = target.lexically_relative(root);
+  if (relative.empty() || relative == "." || *relative.begin() == "..") return std::nullopt;
+  return relative.generic_string();
+}
+
+// What the folder comparison ignores besides the statement's own entries: the defaults at the
+// top level, the signature when it lies inside the model, and --ignore-path.
+std::vector<std::string> BaseIgnores(const std::string& model, const std::string& signature,
+                                     const std::vector<std::string>& extra) {
+  std::vector<std::string> out(std::begin(oms::kDefaultIgnorePaths), std::end(oms::kDefaultIgnorePaths));
+  if (auto inside = InsideModel(model, signature)) out.push_back(*inside);
+  out.insert(out.end(), extra.begin(), extra.end());
+  return out;
+}
+
+std::map<std::string, oms::KnownDigest> KnownDigests(const AuditResult& audited) {
+  std::map<std::string, oms::KnownDigest> known;
+  const Artifact& a = audited.artifact;
+  // A tar's members are not the model's files, and a remote input has none on this disk.
+  if (a.kind == InputKind::kLensembleTar || a.remote) return known;
+  for (const AdmittedFile& f : a.files) {
+    if (f.sha256 && !f.change) known.emplace(f.name, oms::KnownDigest{f.identity, *f.sha256});
+  }
+  return known;
+}
+
+std::string_view MaterialName(oms::Material m) {
+  switch (m) {
+    case oms::Material::kPublicKey:
+      return "a public key (key method)";
+    case oms::Material::kCertificateChain:
+      return "a certificate chain (certificate method)";
+    case oms::Material::kCertificate:
+      return "a Sigstore certificate (sigstore method)";
+    case oms::Material::kNone:
+      break;
+  }
+  return "no verification material this verifier knows";
+}
+
+// Which PAE the signature holds over with `key`: the standard one, else model_signing 0.2's
+// (with `legacy_hash`), else none.
+std::optional<std::string> VerifiedPae(const oms::PublicKey& key, const oms::Bundle& bundle,
+                                       oms::SignatureHash legacy_hash) {
+  if (oms::VerifySignature(key, oms::StandardPae(bundle.payload_type, bundle.payload), bundle.signature)) {
+    return "dsse-v1";
+  }
+  if (oms::VerifySignature(key, oms::LegacyPae(bundle.payload_type, bundle.payload), bundle.signature, legacy_hash)) {
+    return "v0.2-compat";
+  }
+  return std::nullopt;
+}
+
+// The trust step, by method: the key the signature verified with, or nullopt after a finding.
+bool CheckTrust(const oms::Bundle& bundle, const ModelSignatureTrust& trust, const FileReporter& report,
+                oms::ModelSignatureFacts& facts) {
+  if (trust.method == ModelSignatureTrust::Method::kKey) {
+    const oms::PublicKey& key = *trust.key;
+    facts.key_hint = key.hint;
+    if (bundle.material != oms::Material::kPublicKey) {
+      report(Diag::kOmsMethodMismatch, 0,
+             "The bundle carries " + std::string(MaterialName(bundle.material)) +
+                 ", not a public key: --trusted-key verifies key-method signatures only.");
+      return false;
+    }
+    if (bundle.key_hint && !bundle.key_hint->empty() && *bundle.key_hint != key.hint) {
+      report(Diag::kOmsKeyUntrusted, 0,
+             "The bundle names the key " + QuoteForMessage(*bundle.key_hint, 80) + ", not the trusted key " +
+                 key.hint + " (" + std::string(oms::KeyAlgorithmName(key.algorithm)) + ").");
+      return false;
+    }
+    if (auto pae = VerifiedPae(key, bundle, oms::SignatureHash::kCurveHash)) {
+      facts.pae = *pae;
+      return true;
+    }
+    if (bundle.key_raw_bytes) {
+      auto carried = oms::ParsePublicKey(*bundle.key_raw_bytes);
+      if (auto* other = std::get_if<oms::PublicKey>(&carried); other != nullptr && other->spki_der != key.spki_der) {
+        report(Diag::kOmsKeyUntrusted, 0,
+               "The signature does not verify with the trusted key " + key.hint + "; the bundle carries another key, " +
+                   other->hint + ".");
+        return false;
+      }
+    }
+    report(Diag::kOmsSignatureInvalid, bundle.signature_offset,
+           "The signature does not verify with the trusted key " + key.hint +
+               " over the DSSE encoding of the payload (nor model_signing 0.2's): the payload or the signature "
+               "changed after signing.");
+    return false;
+  }
+
+  if (bundle.material != oms::Material::kCertificateChain || bundle.certificates.empty()) {
+    report(Diag::kOmsMethodMismatch, 0,
+           "The bundle carries " +
+               std::string(bundle.material == oms::Material::kCertificateChain ? "an empty certificate chain"
+                                                                               : MaterialName(bundle.material)) +
+               ", not a certificate chain: --trusted-cert-chain verifies certificate-method signatures only.");
+    return false;
+  }
+  std::vector<oms::CertificateFacts> described;
+  for (const std::string& der : bundle.certificates) {
+    auto facts_of = oms::DescribeCertificate(der);
+    if (!facts_of) {
+      report(Diag::kOmsBundleInvalid, 0,
+             "The signature file is not a Sigstore bundle: certificate " + std::to_string(described.size() + 1) +
+                 " of its chain is not a DER X.509 certificate.");
+      return false;
+    }
+    described.push_back(std::move(*facts_of));
+  }
+  const oms::CertificateFacts& leaf = described.front();
+  facts.certificate = oms::SignedCertificate{leaf.subject, leaf.issuer, leaf.sha256};
+  const std::vector<std::string> intermediates(bundle.certificates.begin() + 1, bundle.certificates.end());
+  const oms::PathResult path = oms::VerifyCertificatePath(bundle.certificates.front(), intermediates, trust.certificates);
+  if (!path.valid) {
+    report(Diag::kOmsCertUntrusted, 0,
+           "The signing certificate " + QuoteForMessage(leaf.subject) +
+               " does not chain to a trusted root at its notBefore: " + path.error + ".");
+    return false;
+  }
+  if (!leaf.signing_usage) {
+    report(Diag::kOmsCertUsage, 0,
+           "The signing certificate " + QuoteForMessage(leaf.subject) +
+               " allows neither digitalSignature (KeyUsage) nor codeSigning (ExtendedKeyUsage).");
+    return false;
+  }
+  auto key = oms::PublicKeyFromSpki(leaf.spki_der);
+  if (auto* error = std::get_if<oms::KeyError>(&key)) {
+    report(Diag::kOmsKeyUnsupported, 0,
+           "The signing certificate " + QuoteForMessage(leaf.subject) + " holds " + error->message + ".");
+    return false;
+  }
+  // model_signing 0.2 signed with SHA-256 whatever the curve.
+  if (auto pae = VerifiedPae(std::get<oms::PublicKey>(key), bundle, oms::SignatureHash::kSha256)) {
+    facts.pae = *pae;
+    return true;
+  }
+  report(Diag::kOmsSignatureInvalid, bundle.signature_offset,
+         "The signature does not verify with the key of " + QuoteForMessage(leaf.subject) +
+             " over the DSSE encoding of the payload (nor model_signing 0.2's): the payload or the signature changed "
+             "after signing.");
+  return false;
+}
+
+void MergeFindings(FindingSink& sink, const AuditOptions& policy, AuditResult& audited) {
+  std::vector<Finding> findings = std::move(sink.findings());
+  std::vector<DroppedFindings> dropped = sink.dropped();
+  if (policy.gate != nullptr) ApplyGate(*policy.gate, findings, dropped, audited.artifact.path);
+  audited.findings.insert(audited.findings.end(), std::make_move_iterator(findings.begin()),
+                          std::make_move_iterator(findings.end()));
+  audited.dropped.insert(audited.dropped.end(), dropped.begin(), dropped.end());
+  SortFindings(audited.findings);
+}
+
+// Python's json.dumps string (ensure_ascii=False).
+void AppendPythonJsonString(std::string& out, std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out.push_back('"');
+  for (char c : text) {
+    const auto b = static_cast<std::uint8_t>(c);
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (b < 0x20) {
+          out += "\\u00";
+          out.push_back(kHex[b >> 4]);
+          out.push_back(kHex[b & 15]);
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+// MODEL's last path component, as model_signing names the subject.
+std::string SubjectName(const std::string& model) {
+  std::string trimmed = model;
+  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+  std::string name = fs::path(trimmed).filename().string();
+  if (name.empty() || name == "." || name == "..") {
+    std::error_code ec;
+    name = fs::canonical(model, ec).filename().string();
+  }
+  return name;
+}
+
+}  // namespace
+
+void VerifyModelSignature(const std::string& model, const VerifyModelSignatureOptions& options,
+                          const AuditOptions& policy, AuditResult& audited) {
+  oms::ModelSignatureFacts& facts = audited.model_signature.emplace();
+  facts.signature = options.signature;
+  facts.method = options.trust.method == ModelSignatureTrust::Method::kKey ? "key" : "certificate";
+  if (options.trust.key) facts.key_hint = options.trust.key->hint;
+  FindingSink sink;
+  rules::LocatedRuleSink at_signature(sink, FileLocation(options.signature));
+  const FileReporter report("", at_signature);
+  auto finish = [&] {
+    facts.verified = sink.findings().empty() && sink.dropped().empty();
+    MergeFindings(sink, policy, audited);
+  };
+
+  std::error_code ec;
+  const fs::file_status status = fs::status(options.signature, ec);
+  if (!fs::exists(status)) {
+    if (options.default_signature) {
+      report(Diag::kOmsSignatureMissing, 0,
+             "The model has no model.sig: nothing says who signed its files (name a bundle with "
+             "--verify-model-signature=PATH).");
+      finish();
+    } else {
+      audited.tool_errors.push_back("cannot read the model signature " + QuoteForMessage(options.signature) +
+                                    ": it does not exist");
+    }
+    return;
+  }
+  if (fs::is_regular_file(status) && fs::file_size(options.signature, ec) > oms::kMaxBundleBytes && !ec) {
+    report(Diag::kOmsBundleInvalid, 0, "The signature file is not a Sigstore bundle: it is larger than 64 MiB.");
+    finish();
+    return;
+  }
+  const SmallFile file = ReadSmallFile(options.signature, static_cast<std::size_t>(oms::kMaxBundleBytes));
+  if (!file.ok()) {
+    audited.tool_errors.push_back("cannot read the model signature " + QuoteForMessage(options.signature) + ": " +
+                                  file.error);
+    return;
+  }
+  auto bundle = oms::ParseBundle(file.text, report);
+  if (!bundle) return finish();
+  if (bundle->media_type != oms::kBundleMediaType) {
+    report(Diag::kOmsMediaType, 0,
+           "The bundle's mediaType " + QuoteForMessage(bundle->media_type, 120) + " is not " +
+               std::string(oms::kBundleMediaType) + ".");
+    return finish();
+  }
+  if (bundle->payload_type != oms::kInTotoPayloadType) {
+    report(Diag::kOmsPayloadType, bundle->payload_offset,
+           "The envelope's payloadType " + QuoteForMessage(bundle->payload_type, 120) + " is not " +
+               std::string(oms::kInTotoPayloadType) + ".");
+    return finish();
+  }
+  if (!CheckTrust(*bundle, options.trust, report, facts)) return finish();
+
+  auto manifest = oms::ParseManifest(bundle->payload, [&](Diag kind, std::string message) {
+    report(kind, bundle->payload_offset, std::move(message));
+  });
+  if (!manifest) return finish();
+  facts.predicate_type = manifest->predicate_type;
+  facts.serialization = manifest->method == oms::SerializationMethod::kShards ? "shards" : "files";
+  facts.hash_type = std::string(oms::HashTypeName(manifest->hash));
+  facts.resources = manifest->resources.size();
+  facts.root_known = true;
+  facts.root_digest = manifest->root_digest;
+
+  std::vector<std::string> ignore = BaseIgnores(model, options.signature, options.ignore_paths);
+  for (const std::string& entry : manifest->ignore_paths) {
+    if (auto normalized = oms::NormalizeIgnorePath(entry)) ignore.push_back(*normalized);
+  }
+  const oms::ModelListing listing = oms::ListModel(model, ignore, manifest->allow_symlinks);
+  if (listing.error) {
+    audited.tool_errors.push_back(*listing.error);
+    return;
+  }
+  rules::RuleSink at_model(sink);
+  const oms::ComparisonResult compared =
+      oms::CompareWithManifest(listing, *manifest, KnownDigests(audited), options.jobs, at_model);
+  if (compared.error) {
+    audited.tool_errors.push_back(*compared.error);
+    return;
+  }
+  facts.files = compared.files_compared;
+  finish();
+}
+
+std::string ModelSignaturePayload(const std::string& model_name, const std::vector<std::string>& ignore_paths,
+                                  const std::vector<std::pair<std::string, std::string>>& resources_hex) {
+  std::string root_input;
+  for (const auto& [name, hex] : resources_hex) {
+    for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {
+      root_input.push_back(static_cast<char>(HexDigit(hex[i]) * 16 + HexDigit(hex[i + 1])));
+    }
+  }
+  std::vector<oms::Resource> for_root(1);
+  for_root[0].digest = root_input;
+  const std::string root = oms::RootDigest(for_root);
+
+  std::string out = "{\n  \"_type\": \"https://in-toto.io/Statement/v1\",\n  \"subject\": [\n    {\n      \"name\": ";
+  AppendPythonJsonString(out, model_name);
+  out += ",\n      \"digest\": {\n        \"sha256\": \"" + root + "\"\n      }\n    }\n  ],\n";
+  out += "  \"predicateType\": \"https://model_signing/signature/v1.0\",\n  \"predicate\": {\n";
+  out += "    \"serialization\": {\n      \"method\": \"files\",\n      \"hash_type\": \"sha256\",\n";
+  out += "      \"allow_symlinks\": false,\n      \"ignore_paths\": [";
+  for (std::size_t i = 0; i < ignore_paths.size(); ++i) {
+    out += i == 0 ? "\n        " : ",\n        ";
+    AppendPythonJsonString(out, ignore_paths[i]);
+  }
+  out += ignore_paths.empty() ? "]\n    },\n" : "\n      ]\n    },\n";
+  out += "    \"resources\": [";
+  for (std::size_t i = 0; i < resources_hex.size(); ++i) {
+    out += i == 0 ? "\n      {\n        \"name\": " : ",\n      {\n        \"name\": ";
+    AppendPythonJsonString(out, resources_hex[i].first);
+    out += ",\n        \"algorithm\": \"sha256\",\n        \"digest\": \"" + resources_hex[i].second + "\"\n      }";
+  }
+  out += resources_hex.empty() ? "]\n  }\n}" : "\n    ]\n  }\n}";
+  return out;
+}
+
+SignedModel SignModel(const std::string& model, const SignModelOptions& options, const AuditResult& audited) {
+  SignedModel out;
+  std::vector<std::string> ignore = BaseIgnores(model, options.output, options.ignore_paths);
+  std::sort(ignore.begin(), ignore.end());
+  ignore.erase(std::unique(ignore.begin(), ignore.end()), ignore.end());
+  const oms::ModelListing listing = oms::ListModel(model, ignore, false);
+  if (listing.error) {
+    out.error = *listing.error;
+    return out;
+  }
+  if (listing.single_file) {
+    out.error = "--sign-model signs a model folder, not a single file";
+    return out;
+  }
+  if (!listing.symlinks.empty()) {
+    out.error = QuoteForMessage(listing.symlinks.front().first) + " is " + listing.symlinks.front().second +
+                "; a model signature covers regular files only (remove it, or --ignore-path it)";
+    return out;
+  }
+  if (!listing.special_files.empty()) {
+    out.error = QuoteForMessage(listing.special_files.front().first) + " is " + listing.special_files.front().second +
+                "; a model signature covers regular files only";
+    return out;
+  }
+  for (const oms::ModelFile& f : listing.files) {
+    if (!f.valid_utf8) {
+      out.error = QuoteForMessage(ToValidUtf8(f.name)) + " has a name that is not UTF-8, which no statement can name";
+      return out;
+    }
+  }
+  if (listing.files.empty()) {
+    out.error = QuoteForMessage(model) + " holds no file to sign";
+    return out;
+  }
+  const oms::HashedFiles hashed =
+      oms::HashModelFiles(listing, oms::HashType::kSha256, KnownDigests(audited), options.jobs);
+  if (hashed.error) {
+    out.error = *hashed.error;
+    return out;
+  }
+  std::vector<std::pair<std::string, std::string>> resources;
+  for (std::size_t i = 0; i < listing.files.size(); ++i) resources.emplace_back(listing.files[i].name, HexOf(hashed.digests[i]));
+  std::sort(resources.begin(), resources.end(),
+            [](const auto& a, const auto& b) { return oms::ComponentOrderLess(a.first, b.first); });
+  const std::string payload = ModelSignaturePayload(SubjectName(model), ignore, resources);
+  const std::string signature =
+      oms::SignDeterministic(options.key, oms::StandardPae(oms::kInTotoPayloadType, payload));
+  out.bundle = R"({"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json","verificationMaterial":{"publicKey":{"hint":")" +
+               options.key.public_key.hint + R"("},"tlogEntries":[]},"dsseEnvelope":{"payload":")" +
+               Base64Encode(payload) + R"(","payloadType":"application/vnd.in-toto+json","signatures":[{"sig":")" +
+               Base64Encode(signature) + R"(","keyid":""}]}})";
+  return out;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,57 @@
+// OpenSSF Model Signing beside the audit (docs/model-signing.md): verifying a model's
+// `model.sig` against a trusted key or certificate roots, every failure an oms-* finding of
+// the same result the audit produced; and writing a key-method bundle for a model whose
+// audit passed, byte-stable for one input and one key.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lib/artifact/audit_result.h"
+#include "lib/oms/keys.h"
+
+namespace ckpt {
+
+struct ModelSignatureTrust {
+  enum class Method : std::uint8_t { kKey, kCertificate };
+  Method method = Method::kKey;
+  std::optional<oms::PublicKey> key;      ///< kKey
+  std::vector<std::string> certificates;  ///< kCertificate: every certificate of the trusted PEM files (DER)
+};
+
+struct VerifyModelSignatureOptions {
+  std::string signature;           ///< the bundle's path
+  bool default_signature = false;  ///< MODEL/model.sig, not named: its absence is oms-signature-missing
+  ModelSignatureTrust trust;
+  std::vector<std::string> ignore_paths;  ///< --ignore-path, normalized, relative to MODEL
+  unsigned jobs = 1;
+};
+
+/// Verifies the signature of the model at `model` (whose audit is `audited`, with the
+/// digests of its reads) and adds the findings (gated as `policy` says) and the facts to
+/// `audited`. A bundle that cannot be read is a tool error.
+void VerifyModelSignature(const std::string& model, const VerifyModelSignatureOptions& options,
+                          const AuditOptions& policy, AuditResult& audited);
+
+struct SignModelOptions {
+  oms::PrivateKey key;
+  std::string output;                     ///< where the bundle goes (to know whether it is inside MODEL)
+  std::vector<std::string> ignore_paths;  ///< --ignore-path, normalized
+  unsigned jobs = 1;
+};
+
+struct SignedModel {
+  std::string bundle;                ///< the bundle's bytes
+  std::optional<std::string> error;  ///< why the model cannot be signed (a usage error)
+};
+
+/// The bundle for the model folder `model`, whose audit (`audited`) passed.
+SignedModel SignModel(const std::string& model, const SignModelOptions& options, const AuditResult& audited);
+
+/// The statement's bytes as Python's json.dumps(statement, indent=2, ensure_ascii=False)
+/// prints them (what model_signing signs).
+std::string ModelSignaturePayload(const std::string& model_name, const std::vector<std::string>& ignore_paths,
+                                  const std::vector<std::pair<std::string, std::string>>& resources_hex);
+
+}  // namespace ckpt
