@@ -26,7 +26,6 @@ int FileRank(const std::string& file) {
   return 3;
 }
 
-
 std::string Describe(const std::string& context, const boost::system::error_code& error) {
   return context + ": " + error.message();
 }

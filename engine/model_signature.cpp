@@ -101,8 +101,8 @@ bool CheckTrust(const oms::Bundle& bundle, const ModelSignatureTrust& trust, con
     }
     if (bundle.key_hint && !bundle.key_hint->empty() && *bundle.key_hint != key.hint) {
       report(Diag::kOmsKeyUntrusted, 0,
-             "The bundle names the key " + QuoteForMessage(*bundle.key_hint, 80) + ", not the trusted key " +
-                 key.hint + " (" + std::string(oms::KeyAlgorithmName(key.algorithm)) + ").");
+             "The bundle names the key " + QuoteForMessage(*bundle.key_hint, 80) + ", not the trusted key " + key.hint +
+                 " (" + std::string(oms::KeyAlgorithmName(key.algorithm)) + ").");
       return false;
     }
     if (auto pae = VerifiedPae(key, bundle, oms::SignatureHash::kCurveHash)) {
@@ -147,7 +147,8 @@ bool CheckTrust(const oms::Bundle& bundle, const ModelSignatureTrust& trust, con
   const oms::CertificateFacts& leaf = described.front();
   facts.certificate = oms::SignedCertificate{leaf.subject, leaf.issuer, leaf.sha256};
   const std::vector<std::string> intermediates(bundle.certificates.begin() + 1, bundle.certificates.end());
-  const oms::PathResult path = oms::VerifyCertificatePath(bundle.certificates.front(), intermediates, trust.certificates);
+  const oms::PathResult path =
+      oms::VerifyCertificatePath(bundle.certificates.front(), intermediates, trust.certificates);
   if (!path.valid) {
     report(Diag::kOmsCertUntrusted, 0,
            "The signing certificate " + QuoteForMessage(leaf.subject) +
@@ -403,16 +404,17 @@ SignedModel SignModel(const std::string& model, const SignModelOptions& options,
     return out;
   }
   std::vector<std::pair<std::string, std::string>> resources;
-  for (std::size_t i = 0; i < listing.files.size(); ++i) resources.emplace_back(listing.files[i].name, HexOf(hashed.digests[i]));
+  for (std::size_t i = 0; i < listing.files.size(); ++i)
+    resources.emplace_back(listing.files[i].name, HexOf(hashed.digests[i]));
   std::sort(resources.begin(), resources.end(),
             [](const auto& a, const auto& b) { return oms::ComponentOrderLess(a.first, b.first); });
   const std::string payload = ModelSignaturePayload(SubjectName(model), ignore, resources);
-  const std::string signature =
-      oms::SignDeterministic(options.key, oms::StandardPae(oms::kInTotoPayloadType, payload));
-  out.bundle = R"({"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json","verificationMaterial":{"publicKey":{"hint":")" +
-               options.key.public_key.hint + R"("},"tlogEntries":[]},"dsseEnvelope":{"payload":")" +
-               Base64Encode(payload) + R"(","payloadType":"application/vnd.in-toto+json","signatures":[{"sig":")" +
-               Base64Encode(signature) + R"(","keyid":""}]}})";
+  const std::string signature = oms::SignDeterministic(options.key, oms::StandardPae(oms::kInTotoPayloadType, payload));
+  out.bundle =
+      R"({"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json","verificationMaterial":{"publicKey":{"hint":")" +
+      options.key.public_key.hint + R"("},"tlogEntries":[]},"dsseEnvelope":{"payload":")" + Base64Encode(payload) +
+      R"(","payloadType":"application/vnd.in-toto+json","signatures":[{"sig":")" + Base64Encode(signature) +
+      R"(","keyid":""}]}})";
   return out;
 }
 

@@ -293,8 +293,8 @@ void WriteAuditHtml(std::ostream& out, std::span<const AuditResult> results, con
   out << "</table>\n";
   for (const AuditResult& r : results) {
     if (!r.model_signature) continue;
-    out << "<p class=\"model-signature\">Model signature of <code>" << HtmlEscape(r.artifact.path) << "</code>: "
-        << HtmlEscape(ModelSignatureLine(*r.model_signature)) << "</p>\n";
+    out << "<p class=\"model-signature\">Model signature of <code>" << HtmlEscape(r.artifact.path)
+        << "</code>: " << HtmlEscape(ModelSignatureLine(*r.model_signature)) << "</p>\n";
   }
   for (const AuditResult& r : results) ToolErrors(out, r.tool_errors, r.artifact.path);
   FindingsByRule(out, findings, dropped);

@@ -182,7 +182,8 @@ boost::json::value FindingToJson(const Finding& finding) {
 }
 
 boost::json::object ModelSignatureToJson(const oms::ModelSignatureFacts& facts) {
-  boost::json::object out{{"signature", ToValidUtf8(facts.signature)}, {"verified", facts.verified}, {"method", facts.method}};
+  boost::json::object out{
+      {"signature", ToValidUtf8(facts.signature)}, {"verified", facts.verified}, {"method", facts.method}};
   if (facts.key_hint) out["key_hint"] = *facts.key_hint;
   if (facts.certificate) {
     out["certificate"] = {{"subject", facts.certificate->subject},

@@ -169,10 +169,10 @@ int main(int argc, char** argv) try {
   std::vector<std::string> ignore_paths;
   std::string sign_model_key;
   std::string model_signature_out;
-  cli.options().add_options()(
-      "verify-model-signature", po::value(&model_signature)->value_name("SIG")->implicit_value(""),
-      "also verify MODEL's OpenSSF Model Signing bundle (MODEL/model.sig, or SIG given as "
-      "--verify-model-signature=SIG) with --trusted-key or --trusted-cert-chain")(
+  cli.options().add_options()("verify-model-signature",
+                              po::value(&model_signature)->value_name("SIG")->implicit_value(""),
+                              "also verify MODEL's OpenSSF Model Signing bundle (MODEL/model.sig, or SIG given as "
+                              "--verify-model-signature=SIG) with --trusted-key or --trusted-cert-chain")(
       "trusted-cert-chain", po::value(&trusted_cert_chains)->value_name("PEM"),
       "with --verify-model-signature: root certificates (PEM) a certificate-method signature must chain to "
       "(repeatable)")(
@@ -259,7 +259,8 @@ int main(int argc, char** argv) try {
     const char* option = verify_model ? "--verify-model-signature" : "--sign-model";
     if (verify_model && sign_model) return cli.UsageError("--verify-model-signature and --sign-model: give one");
     if (cli.Has("verify-attestation") || cli.Has("verify-derivation") || cli.Has("attest")) {
-      return cli.UsageError(std::string(option) + " cannot be combined with --attest or --verify-attestation/-derivation");
+      return cli.UsageError(std::string(option) +
+                            " cannot be combined with --attest or --verify-attestation/-derivation");
     }
     if (artifacts.size() != 1) return cli.UsageError(std::string(option) + " checks one MODEL");
     const std::string& model = artifacts.front();
@@ -296,7 +297,8 @@ int main(int argc, char** argv) try {
         }
       }
       if (cli.Has("trusted-key") == cli.Has("trusted-cert-chain")) {
-        return cli.UsageError("--verify-model-signature needs one trust: --trusted-key PUB or --trusted-cert-chain PEM");
+        return cli.UsageError(
+            "--verify-model-signature needs one trust: --trusted-key PUB or --trusted-cert-chain PEM");
       }
       if (cli.Has("trusted-key")) {
         auto key = ckpt::oms::LoadPublicKeyFile(trusted_key);

@@ -49,7 +49,8 @@ std::optional<Bundle> ParseBundle(std::string_view text, const FileReporter& rep
   }
 
   int kinds = 0;
-  for (std::string_view member : {"publicKey", "x509CertificateChain", "certificate"}) kinds += material->Find(member) ? 1 : 0;
+  for (std::string_view member : {"publicKey", "x509CertificateChain", "certificate"})
+    kinds += material->Find(member) ? 1 : 0;
   if (kinds > 1) {
     return invalid(material->offset(),
                    "verificationMaterial holds more than one of publicKey, x509CertificateChain and certificate.");
@@ -74,7 +75,8 @@ std::optional<Bundle> ParseBundle(std::string_view text, const FileReporter& rep
     bundle.material = Material::kCertificateChain;
     for (const json::Value item : certificates->Items()) {
       if (bundle.certificates.size() == kMaxCertificates) {
-        return invalid(item.offset(), "the chain holds more than " + std::to_string(kMaxCertificates) + " certificates.");
+        return invalid(item.offset(),
+                       "the chain holds more than " + std::to_string(kMaxCertificates) + " certificates.");
       }
       auto raw = item.is(json::Type::kObject) ? string_member(item, "rawBytes") : std::nullopt;
       auto bytes = raw ? decode(*raw) : std::nullopt;

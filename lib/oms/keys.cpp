@@ -105,8 +105,8 @@ std::optional<std::string> DecodeEcPoint(const Curve& curve, std::string_view en
 }
 
 std::string EcSpki(const Curve& curve, std::string_view uncompressed_point) {
-  const std::string algorithm = der::Encode(
-      der::kSequence, der::Encode(der::kOid, kEcPublicKeyOid) + der::Encode(der::kOid, curve.oid));
+  const std::string algorithm =
+      der::Encode(der::kSequence, der::Encode(der::kOid, kEcPublicKeyOid) + der::Encode(der::kOid, curve.oid));
   std::string bits(1, '\0');
   bits.append(uncompressed_point);
   return der::Encode(der::kSequence, algorithm + der::Encode(der::kBitString, bits));
@@ -124,8 +124,7 @@ PublicKey Finish(PublicKey key) {
 std::variant<std::string, KeyError> PemBlock(std::string_view text, const std::vector<std::string_view>& labels,
                                              std::string& found) {
   std::vector<std::string> seen;
-  for (std::size_t at = text.find("-----BEGIN "); at != std::string_view::npos;
-       at = text.find("-----BEGIN ", at + 1)) {
+  for (std::size_t at = text.find("-----BEGIN "); at != std::string_view::npos; at = text.find("-----BEGIN ", at + 1)) {
     const std::size_t label_at = at + 11;
     const std::size_t label_end = text.find("-----", label_at);
     if (label_end == std::string_view::npos) break;

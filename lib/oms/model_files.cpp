@@ -93,7 +93,8 @@ std::optional<std::string> WholeFileDigest(const ModelFile& file, bool single_fi
       if (identity == k->second.identity) {
         std::string raw;
         for (std::size_t j = 0; j < 64; j += 2) {
-          raw.push_back(static_cast<char>(HexDigit(k->second.sha256_hex[j]) * 16 + HexDigit(k->second.sha256_hex[j + 1])));
+          raw.push_back(
+              static_cast<char>(HexDigit(k->second.sha256_hex[j]) * 16 + HexDigit(k->second.sha256_hex[j + 1])));
         }
         return raw;
       }
@@ -234,7 +235,8 @@ std::optional<std::string> HashFileRange(const fs::path& path, HashType hash, st
   const FileIdentity after = IdentityOf(fd);
   ::close(fd);
   if (!(after == identity)) {
-    error = QuoteForMessage(path.string()) + " changed while it was read (" + DescribeIdentityChange(identity, after) + ")";
+    error =
+        QuoteForMessage(path.string()) + " changed while it was read (" + DescribeIdentityChange(identity, after) + ")";
     return std::nullopt;
   }
   return hasher.FinalRaw();
@@ -247,7 +249,8 @@ bool ComponentOrderLess(std::string_view a, std::string_view b) {
     const std::string_view ca = a.substr(0, sa);
     const std::string_view cb = b.substr(0, sb);
     if (ca != cb) return ca < cb;
-    if (sa == std::string_view::npos || sb == std::string_view::npos) return sa == std::string_view::npos && sb != std::string_view::npos;
+    if (sa == std::string_view::npos || sb == std::string_view::npos)
+      return sa == std::string_view::npos && sb != std::string_view::npos;
     a.remove_prefix(sa + 1);
     b.remove_prefix(sb + 1);
   }
@@ -292,14 +295,16 @@ ComparisonResult CompareWithManifest(const ModelListing& listing, const Manifest
                                              : "; the signature does not allow symbolic links."));
   }
   for (const auto& [name, what] : listing.special_files) {
-    sink.Report(Diag::kOmsSpecialFile, at_file(name), QuoteForMessage(name) + " is " + what + ", not a file a signature covers.");
+    sink.Report(Diag::kOmsSpecialFile, at_file(name),
+                QuoteForMessage(name) + " is " + what + ", not a file a signature covers.");
   }
 
   // The signed resources by file (a shard belongs to the file before its range).
   std::map<std::string, std::vector<const Resource*>> signed_files;
   for (const Resource& r : manifest.resources) {
     // A single-file model's one resource is named "." (model_signing) or by its basename (OMS).
-    const std::string path = listing.single_file && r.path == "." && !listing.files.empty() ? listing.files.front().name : r.path;
+    const std::string path =
+        listing.single_file && r.path == "." && !listing.files.empty() ? listing.files.front().name : r.path;
     signed_files[path].push_back(&r);
   }
   struct Work {
@@ -333,7 +338,8 @@ ComparisonResult CompareWithManifest(const ModelListing& listing, const Manifest
   for (const auto& [path, resources] : signed_files) {
     if (present.count(path) == 0) {
       sink.Report(Diag::kOmsFileMissing, at_file(path),
-                  "The signature covers " + QuoteForMessage(path) + ", which the model does not have: it was removed or renamed after signing.");
+                  "The signature covers " + QuoteForMessage(path) +
+                      ", which the model does not have: it was removed or renamed after signing.");
     }
   }
 
@@ -351,7 +357,8 @@ ComparisonResult CompareWithManifest(const ModelListing& listing, const Manifest
       const std::string& raw = *digest;
       if (raw.size() != digest_bytes || raw != r.digest) {
         w.mismatch = true;
-        w.detail = "it hashes to " + std::string(HashTypeName(manifest.hash)) + ":" + Hex(raw) + ", signed " + Hex(r.digest);
+        w.detail =
+            "it hashes to " + std::string(HashTypeName(manifest.hash)) + ":" + Hex(raw) + ", signed " + Hex(r.digest);
       }
       return;
     }

@@ -158,13 +158,13 @@ std::optional<Manifest> ParseManifest(std::string_view payload, const std::funct
 
   // v1.0: one subject, the root.
   if (subjects->Size() != 1) {
-    return fail(Diag::kOmsSubjectInvalid,
-                "The signed statement has " + std::to_string(subjects->Size()) + " subjects; a v1.0 model signature has one, the root digest.");
+    return fail(Diag::kOmsSubjectInvalid, "The signed statement has " + std::to_string(subjects->Size()) +
+                                              " subjects; a v1.0 model signature has one, the root digest.");
   }
   const json::Value subject = *subjects->Items().begin();
   auto subject_digest = subject.is(json::Type::kObject) ? subject.Find("digest") : std::nullopt;
-  auto root_hex = subject_digest && subject_digest->is(json::Type::kObject) ? subject_digest->FindString("sha256")
-                                                                             : std::nullopt;
+  auto root_hex =
+      subject_digest && subject_digest->is(json::Type::kObject) ? subject_digest->FindString("sha256") : std::nullopt;
   auto root_bytes = root_hex ? HexBytes(*root_hex, 32) : std::nullopt;
   if (!root_bytes) {
     return fail(Diag::kOmsSubjectInvalid, "The signed statement's subject has no sha256 digest of 64 hex digits.");
@@ -217,8 +217,8 @@ std::optional<Manifest> ParseManifest(std::string_view payload, const std::funct
     auto digest = item.is(json::Type::kObject) ? item.FindString("digest") : std::nullopt;
     if (!name || !algorithm || !digest) return invalid("a resource is not {name, algorithm, digest} strings.");
     const bool algorithm_ok =
-        *algorithm == hash_name ||
-        (m.method == SerializationMethod::kShards && *algorithm == hash_name + "-sharded-" + std::to_string(m.shard_size));
+        *algorithm == hash_name || (m.method == SerializationMethod::kShards &&
+                                    *algorithm == hash_name + "-sharded-" + std::to_string(m.shard_size));
     if (!algorithm_ok) {
       return fail(Diag::kOmsHashUnsupported, "The resource " + QuoteForMessage(*name, 120) + " names the algorithm " +
                                                  QuoteForMessage(*algorithm, 64) + ", not what hash_type " + hash_name +
@@ -230,7 +230,8 @@ std::optional<Manifest> ParseManifest(std::string_view payload, const std::funct
     if (m.method == SerializationMethod::kShards) {
       // PATH:START:END, the range after the last two colons (a path may hold colons).
       const std::size_t last = name->rfind(':');
-      const std::size_t middle = last == std::string::npos || last == 0 ? std::string::npos : name->rfind(':', last - 1);
+      const std::size_t middle =
+          last == std::string::npos || last == 0 ? std::string::npos : name->rfind(':', last - 1);
       std::uint64_t start = 0;
       std::uint64_t end = 0;
       bool range_ok = middle != std::string::npos;
@@ -263,9 +264,9 @@ std::optional<Manifest> ParseManifest(std::string_view payload, const std::funct
   if (m.resources.empty()) return invalid("it lists no resources.");
   const std::string recomputed = RootDigest(m.resources);
   if (recomputed != Hex(*root_bytes)) {
-    return fail(Diag::kOmsRootMismatch, "The subject's digest sha256:" + Hex(*root_bytes) +
-                                            " is not the root of the resources' digests in their order (sha256:" +
-                                            recomputed + ").");
+    return fail(Diag::kOmsRootMismatch,
+                "The subject's digest sha256:" + Hex(*root_bytes) +
+                    " is not the root of the resources' digests in their order (sha256:" + recomputed + ").");
   }
   m.root_digest = recomputed;
   return m;

@@ -41,16 +41,15 @@ struct Manifest {
   SerializationMethod method = SerializationMethod::kFiles;
   HashType hash = HashType::kSha256;
   bool allow_symlinks = false;
-  std::uint64_t shard_size = 0;           ///< shards only
-  std::vector<std::string> ignore_paths;  ///< as recorded (v1.0)
-  std::vector<Resource> resources;        ///< in the order written
+  std::uint64_t shard_size = 0;            ///< shards only
+  std::vector<std::string> ignore_paths;   ///< as recorded (v1.0)
+  std::vector<Resource> resources;         ///< in the order written
   std::optional<std::string> root_digest;  ///< lowercase hex (v1.0); verified against the resources
 };
 
 /// Reads a verified payload. `report(kind, message)` is called for the first defect (oms-
 /// statement-invalid, -predicate-unknown, -subject-invalid, -root-mismatch, -hash-unsupported).
-std::optional<Manifest> ParseManifest(std::string_view payload,
-                                      const std::function<void(Diag, std::string)>& report);
+std::optional<Manifest> ParseManifest(std::string_view payload, const std::function<void(Diag, std::string)>& report);
 
 /// The SHA-256 root over `resources`' digests in their order (lowercase hex).
 std::string RootDigest(const std::vector<Resource>& resources);

@@ -16,8 +16,8 @@ namespace ckpt::oms {
 struct CertificateFacts {
   std::string subject;  ///< RFC 4514 (most specific RDN first), display-safe as OpenSSL prints it
   std::string issuer;
-  std::string sha256;     ///< lowercase hex of the DER
-  std::string spki_der;   ///< the certificate's SubjectPublicKeyInfo
+  std::string sha256;    ///< lowercase hex of the DER
+  std::string spki_der;  ///< the certificate's SubjectPublicKeyInfo
   std::time_t not_before = 0;
   bool signing_usage = false;  ///< KeyUsage digitalSignature, or ExtendedKeyUsage codeSigning
 };
