@@ -81,7 +81,7 @@ std::vector<std::string> OmsRules(const Verified& v) {
 
 // A copy of an upstream folder to edit.
 fs::path CopyOf(const TempDir& dir, const std::string& vector) {
-  const fs::path copy = dir.path() / vector;
+  fs::path copy = dir.path() / vector;
   fs::copy(kUpstream / vector, copy, fs::copy_options::recursive);
   return copy;
 }
