@@ -12,6 +12,7 @@
 #include "lib/core/text.h"
 #include "lib/findings/gate.h"
 #include "lib/io/small_file.h"
+#include "lib/json/json_writer.h"
 #include "lib/oms/bundle.h"
 #include "lib/oms/model_files.h"
 #include "lib/oms/statement.h"
@@ -22,10 +23,6 @@ namespace ckpt {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string HexOf(std::string_view raw) {
-  return ToHex(std::span(reinterpret_cast<const std::uint8_t*>(raw.data()), raw.size()));
-}
 
 // `path` relative to `model` when it lies inside it (both resolved as far as they exist).
 std::optional<std::string> InsideModel(const std::string& model, const std::string& path) {
@@ -189,47 +186,6 @@ void MergeFindings(FindingSink& sink, const AuditOptions& policy, AuditResult& a
   SortFindings(audited.findings);
 }
 
-// Python's json.dumps string (ensure_ascii=False).
-void AppendPythonJsonString(std::string& out, std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out.push_back('"');
-  for (char c : text) {
-    const auto b = static_cast<std::uint8_t>(c);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (b < 0x20) {
-          out += "\\u00";
-          out.push_back(kHex[b >> 4]);
-          out.push_back(kHex[b & 15]);
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  out.push_back('"');
-}
-
 // MODEL's last path component, as model_signing names the subject.
 std::string SubjectName(const std::string& model) {
   std::string trimmed = model;
@@ -343,20 +299,20 @@ std::string ModelSignaturePayload(const std::string& model_name, const std::vect
   const std::string root = oms::RootDigest(for_root);
 
   std::string out = "{\n  \"_type\": \"https://in-toto.io/Statement/v1\",\n  \"subject\": [\n    {\n      \"name\": ";
-  AppendPythonJsonString(out, model_name);
+  out += json::QuoteString(model_name);
   out += ",\n      \"digest\": {\n        \"sha256\": \"" + root + "\"\n      }\n    }\n  ],\n";
   out += "  \"predicateType\": \"https://model_signing/signature/v1.0\",\n  \"predicate\": {\n";
   out += "    \"serialization\": {\n      \"method\": \"files\",\n      \"hash_type\": \"sha256\",\n";
   out += "      \"allow_symlinks\": false,\n      \"ignore_paths\": [";
   for (std::size_t i = 0; i < ignore_paths.size(); ++i) {
     out += i == 0 ? "\n        " : ",\n        ";
-    AppendPythonJsonString(out, ignore_paths[i]);
+    out += json::QuoteString(ignore_paths[i]);
   }
   out += ignore_paths.empty() ? "]\n    },\n" : "\n      ]\n    },\n";
   out += "    \"resources\": [";
   for (std::size_t i = 0; i < resources_hex.size(); ++i) {
     out += i == 0 ? "\n      {\n        \"name\": " : ",\n      {\n        \"name\": ";
-    AppendPythonJsonString(out, resources_hex[i].first);
+    out += json::QuoteString(resources_hex[i].first);
     out += ",\n        \"algorithm\": \"sha256\",\n        \"digest\": \"" + resources_hex[i].second + "\"\n      }";
   }
   out += resources_hex.empty() ? "]\n  }\n}" : "\n    ]\n  }\n}";
@@ -405,7 +361,7 @@ SignedModel SignModel(const std::string& model, const SignModelOptions& options,
   }
   std::vector<std::pair<std::string, std::string>> resources;
   for (std::size_t i = 0; i < listing.files.size(); ++i)
-    resources.emplace_back(listing.files[i].name, HexOf(hashed.digests[i]));
+    resources.emplace_back(listing.files[i].name, ToHex(hashed.digests[i]));
   std::sort(resources.begin(), resources.end(),
             [](const auto& a, const auto& b) { return oms::ComponentOrderLess(a.first, b.first); });
   const std::string payload = ModelSignaturePayload(SubjectName(model), ignore, resources);

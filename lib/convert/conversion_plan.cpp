@@ -7,6 +7,7 @@
 #include "lib/core/checked_math.h"
 #include "lib/core/text.h"
 #include "lib/core/unicode.h"
+#include "lib/json/json_writer.h"
 
 namespace ckpt::convert {
 namespace {
@@ -68,55 +69,15 @@ bool IsActionHead(const std::string& name, const std::vector<std::string>& patte
 
 }  // namespace
 
-std::string JsonString(std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (u < 0x20) {
-          out += "\\u00";
-          out.push_back(kHex[u >> 4]);
-          out.push_back(kHex[u & 15]);
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  return out + "\"";
-}
-
 std::string SafetensorsHeader(const std::vector<PlannedTensor>& tensors,
                               const std::vector<std::pair<std::string, std::string>>& metadata) {
   std::string out = "{\"__metadata__\":{";
   for (std::size_t i = 0; i < metadata.size(); ++i) {
-    out += (i ? "," : "") + JsonString(metadata[i].first) + ":" + JsonString(metadata[i].second);
+    out += (i ? "," : "") + json::QuoteString(metadata[i].first) + ":" + json::QuoteString(metadata[i].second);
   }
   out += "}";
   for (const PlannedTensor& t : tensors) {
-    out += "," + JsonString(t.name) + ":{\"dtype\":\"" + t.dtype + "\",\"shape\":" + Shape(t.shape) +
+    out += "," + json::QuoteString(t.name) + ":{\"dtype\":\"" + t.dtype + "\",\"shape\":" + Shape(t.shape) +
            ",\"data_offsets\":[" + std::to_string(t.output_offset) + "," + std::to_string(t.output_offset + t.size) +
            "]}";
   }

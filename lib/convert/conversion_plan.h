@@ -53,7 +53,4 @@ std::optional<Plan> PlanConversion(const WeightFile& file, DiagnosticSink& sink,
 std::string SafetensorsHeader(const std::vector<PlannedTensor>& tensors,
                               const std::vector<std::pair<std::string, std::string>>& metadata);
 
-/// serde_json's string escaping (what the reference serializer writes).
-std::string JsonString(std::string_view text);
-
 }  // namespace ckpt::convert

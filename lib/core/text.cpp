@@ -16,6 +16,10 @@ std::string ToHex(std::span<const std::uint8_t> bytes) {
   return out;
 }
 
+std::string ToHex(std::string_view bytes) {
+  return ToHex(std::span(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()));
+}
+
 bool IsLowerHex64(std::string_view text) {
   if (text.size() != 64) return false;
   for (char c : text) {

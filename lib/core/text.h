@@ -11,6 +11,8 @@ namespace ckpt {
 
 /// Lowercase hex of `bytes`.
 std::string ToHex(std::span<const std::uint8_t> bytes);
+/// The same, for bytes held in a string (a digest, a DER integer).
+std::string ToHex(std::string_view bytes);
 
 /// True when `text` is exactly 64 lowercase hexadecimal characters.
 bool IsLowerHex64(std::string_view text);

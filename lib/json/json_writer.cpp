@@ -3,17 +3,24 @@
 #include <cstdio>
 
 namespace ckpt::json {
-namespace {
 
-void WriteString(std::string& out, const std::string& text) {
-  out.push_back('"');
+std::string QuoteString(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "\"";
   for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
     switch (c) {
       case '"':
         out += "\\\"";
         break;
       case '\\':
         out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
         break;
       case '\n':
         out += "\\n";
@@ -25,17 +32,21 @@ void WriteString(std::string& out, const std::string& text) {
         out += "\\t";
         break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-          out += buf;
+        if (u < 0x20) {
+          out += "\\u00";
+          out.push_back(kHex[u >> 4]);
+          out.push_back(kHex[u & 15]);
         } else {
           out.push_back(c);
         }
     }
   }
-  out.push_back('"');
+  return out + "\"";
 }
+
+namespace {
+
+void WriteString(std::string& out, const std::string& text) { out += QuoteString(text); }
 
 // Depth is bounded by the parser (127), so recursion is safe here.
 void Write(std::string& out, const Value& v) {

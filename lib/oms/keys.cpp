@@ -11,6 +11,7 @@
 #include "lib/attest/ed25519.h"
 #include "lib/core/base64.h"
 #include "lib/core/der.h"
+#include "lib/core/text.h"
 #include "lib/hashing/sha256.h"
 #include "lib/io/small_file.h"
 
@@ -59,16 +60,6 @@ CryptoPP::OID CryptoppCurve(KeyAlgorithm algorithm) {
 }
 
 const CryptoPP::byte* Bytes(std::string_view s) { return reinterpret_cast<const CryptoPP::byte*>(s.data()); }
-
-std::string Hex(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (char c : bytes) {
-    out.push_back(kDigits[static_cast<std::uint8_t>(c) >> 4]);
-    out.push_back(kDigits[static_cast<std::uint8_t>(c) & 15]);
-  }
-  return out;
-}
 
 // The curve a named-curve OID (its DER contents) names, or an error for any other curve
 // (explicit parameters are refused before: model_signing's cryptography takes named curves).

@@ -76,10 +76,6 @@ class Hasher {
   CryptoPP::BLAKE2b blake_;  // 64-byte digest, unkeyed: hashlib.blake2b's defaults
 };
 
-std::string Hex(std::string_view raw) {
-  return ToHex(std::span(reinterpret_cast<const std::uint8_t*>(raw.data()), raw.size()));
-}
-
 // A whole file's digest: the audit's SHA-256 of it when the file still has the identity the
 // audit read (no second read), else read now.
 std::optional<std::string> WholeFileDigest(const ModelFile& file, bool single_file, HashType hash,
@@ -357,8 +353,8 @@ ComparisonResult CompareWithManifest(const ModelListing& listing, const Manifest
       const std::string& raw = *digest;
       if (raw.size() != digest_bytes || raw != r.digest) {
         w.mismatch = true;
-        w.detail =
-            "it hashes to " + std::string(HashTypeName(manifest.hash)) + ":" + Hex(raw) + ", signed " + Hex(r.digest);
+        w.detail = "it hashes to " + std::string(HashTypeName(manifest.hash)) + ":" + ToHex(raw) + ", signed " +
+                   ToHex(r.digest);
       }
       return;
     }
@@ -404,7 +400,7 @@ ComparisonResult CompareWithManifest(const ModelListing& listing, const Manifest
       if (*digest != shard->digest) {
         w.mismatch = true;
         w.detail = "its bytes " + std::to_string(shard->start) + " to " + std::to_string(shard->end) + " hash to " +
-                   Hex(*digest) + ", signed " + Hex(shard->digest);
+                   ToHex(*digest) + ", signed " + ToHex(shard->digest);
         return;
       }
     }

@@ -55,16 +55,6 @@ std::optional<std::string> HexBytes(std::string_view hex, std::size_t bytes) {
   return out;
 }
 
-std::string Hex(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (char c : bytes) {
-    out.push_back(kDigits[static_cast<std::uint8_t>(c) >> 4]);
-    out.push_back(kDigits[static_cast<std::uint8_t>(c) & 15]);
-  }
-  return out;
-}
-
 std::optional<HashType> HashNamed(std::string_view name) {
   if (name == "sha256") return HashType::kSha256;
   if (name == "blake2b") return HashType::kBlake2b;
@@ -263,9 +253,9 @@ std::optional<Manifest> ParseManifest(std::string_view payload, const std::funct
   }
   if (m.resources.empty()) return invalid("it lists no resources.");
   const std::string recomputed = RootDigest(m.resources);
-  if (recomputed != Hex(*root_bytes)) {
+  if (recomputed != ToHex(*root_bytes)) {
     return fail(Diag::kOmsRootMismatch,
-                "The subject's digest sha256:" + Hex(*root_bytes) +
+                "The subject's digest sha256:" + ToHex(*root_bytes) +
                     " is not the root of the resources' digests in their order (sha256:" + recomputed + ").");
   }
   m.root_digest = recomputed;
