@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <ctime>
 #include <filesystem>
 #include <set>
 
@@ -11,11 +12,14 @@
 #include "lib/core/base64.h"
 #include "lib/core/text.h"
 #include "lib/findings/gate.h"
+#include "lib/hashing/sha256.h"
 #include "lib/io/small_file.h"
 #include "lib/json/json_writer.h"
 #include "lib/oms/bundle.h"
+#include "lib/oms/fulcio_certificate.h"
 #include "lib/oms/model_files.h"
 #include "lib/oms/statement.h"
+#include "lib/oms/transparency_log.h"
 #include "lib/oms/x509_path.h"
 #include "rules/reader_rules.h"
 
@@ -84,44 +88,48 @@ std::optional<std::string> VerifiedPae(const oms::PublicKey& key, const oms::Bun
   return std::nullopt;
 }
 
-// The trust step, by method: the key the signature verified with, or nullopt after a finding.
-bool CheckTrust(const oms::Bundle& bundle, const ModelSignatureTrust& trust, const FileReporter& report,
-                oms::ModelSignatureFacts& facts) {
-  if (trust.method == ModelSignatureTrust::Method::kKey) {
-    const oms::PublicKey& key = *trust.key;
-    facts.key_hint = key.hint;
-    if (bundle.material != oms::Material::kPublicKey) {
-      report(Diag::kOmsMethodMismatch, 0,
-             "The bundle carries " + std::string(MaterialName(bundle.material)) +
-                 ", not a public key: --trusted-key verifies key-method signatures only.");
-      return false;
-    }
-    if (bundle.key_hint && !bundle.key_hint->empty() && *bundle.key_hint != key.hint) {
-      report(Diag::kOmsKeyUntrusted, 0,
-             "The bundle names the key " + QuoteForMessage(*bundle.key_hint, 80) + ", not the trusted key " + key.hint +
-                 " (" + std::string(oms::KeyAlgorithmName(key.algorithm)) + ").");
-      return false;
-    }
-    if (auto pae = VerifiedPae(key, bundle, oms::SignatureHash::kCurveHash)) {
-      facts.pae = *pae;
-      return true;
-    }
-    if (bundle.key_raw_bytes) {
-      auto carried = oms::ParsePublicKey(*bundle.key_raw_bytes);
-      if (auto* other = std::get_if<oms::PublicKey>(&carried); other != nullptr && other->spki_der != key.spki_der) {
-        report(Diag::kOmsKeyUntrusted, 0,
-               "The signature does not verify with the trusted key " + key.hint + "; the bundle carries another key, " +
-                   other->hint + ".");
-        return false;
-      }
-    }
-    report(Diag::kOmsSignatureInvalid, bundle.signature_offset,
-           "The signature does not verify with the trusted key " + key.hint +
-               " over the DSSE encoding of the payload (nor model_signing 0.2's): the payload or the signature "
-               "changed after signing.");
+// The key method (docs/model-signing.md): the signature holds with the trusted key. False after
+// a finding.
+bool CheckKeyTrust(const oms::Bundle& bundle, const ModelSignatureTrust& trust, const FileReporter& report,
+                   oms::ModelSignatureFacts& facts) {
+  const oms::PublicKey& key = *trust.key;
+  facts.key_hint = key.hint;
+  if (bundle.material != oms::Material::kPublicKey) {
+    report(Diag::kOmsMethodMismatch, 0,
+           "The bundle carries " + std::string(MaterialName(bundle.material)) +
+               ", not a public key: --trusted-key verifies key-method signatures only.");
     return false;
   }
+  if (bundle.key_hint && !bundle.key_hint->empty() && *bundle.key_hint != key.hint) {
+    report(Diag::kOmsKeyUntrusted, 0,
+           "The bundle names the key " + QuoteForMessage(*bundle.key_hint, 80) + ", not the trusted key " + key.hint +
+               " (" + std::string(oms::KeyAlgorithmName(key.algorithm)) + ").");
+    return false;
+  }
+  if (auto pae = VerifiedPae(key, bundle, oms::SignatureHash::kCurveHash)) {
+    facts.pae = *pae;
+    return true;
+  }
+  if (bundle.key_raw_bytes) {
+    auto carried = oms::ParsePublicKey(*bundle.key_raw_bytes);
+    if (auto* other = std::get_if<oms::PublicKey>(&carried); other != nullptr && other->spki_der != key.spki_der) {
+      report(Diag::kOmsKeyUntrusted, 0,
+             "The signature does not verify with the trusted key " + key.hint + "; the bundle carries another key, " +
+                 other->hint + ".");
+      return false;
+    }
+  }
+  report(Diag::kOmsSignatureInvalid, bundle.signature_offset,
+         "The signature does not verify with the trusted key " + key.hint +
+             " over the DSSE encoding of the payload (nor model_signing 0.2's): the payload or the signature "
+             "changed after signing.");
+  return false;
+}
 
+// The certificate method: a path to a trusted root at the leaf's notBefore, a signing usage,
+// and the signature with the leaf's key.
+bool CheckCertificateTrust(const oms::Bundle& bundle, const ModelSignatureTrust& trust, const FileReporter& report,
+                           oms::ModelSignatureFacts& facts) {
   if (bundle.material != oms::Material::kCertificateChain || bundle.certificates.empty()) {
     report(Diag::kOmsMethodMismatch, 0,
            "The bundle carries " +
@@ -176,6 +184,201 @@ bool CheckTrust(const oms::Bundle& bundle, const ModelSignatureTrust& trust, con
   return false;
 }
 
+// "2025-10-07T15:33:48Z", for messages.
+std::string UtcTime(std::int64_t seconds) {
+  const auto t = static_cast<std::time_t>(seconds);
+  std::tm tm{};
+  if (gmtime_r(&t, &tm) == nullptr) return std::to_string(seconds);
+  char text[32];
+  return std::string(text, std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm));
+}
+
+std::string ListForMessage(const std::vector<std::string>& names) {
+  if (names.empty()) return "none";
+  std::string out;
+  for (std::size_t i = 0; i < names.size() && i < 8; ++i) out += (i == 0 ? "" : ", ") + QuoteForMessage(names[i], 120);
+  if (names.size() > 8) out += ", ...";
+  return out;
+}
+
+// The sigstore method, offline (docs/model-signing.md): the signature with the Fulcio
+// certificate's key; a Rekor entry of the root's logs for it, with a signed entry timestamp
+// (the signing time) and whatever proofs it carries holding; the certificate chaining to a
+// Fulcio authority of the root at that time; its embedded SCT; the identity and issuer asked.
+bool CheckSigstoreTrust(const oms::Bundle& bundle, const ModelSignatureTrust& trust, const FileReporter& report,
+                        oms::ModelSignatureFacts& facts) {
+  if ((bundle.material != oms::Material::kCertificate && bundle.material != oms::Material::kCertificateChain) ||
+      bundle.certificates.empty()) {
+    report(Diag::kOmsMethodMismatch, 0,
+           "The bundle carries " +
+               std::string(bundle.material == oms::Material::kCertificateChain ? "an empty certificate chain"
+                                                                               : MaterialName(bundle.material)) +
+               ", not a Fulcio certificate: --sigstore-trusted-root verifies keyless (sigstore-method) signatures "
+               "only.");
+    return false;
+  }
+  const oms::TrustedRoot& root = *trust.root;
+  const std::string& leaf_der = bundle.certificates.front();
+  auto leaf = oms::DescribeCertificate(leaf_der);
+  if (!leaf) {
+    report(Diag::kOmsBundleInvalid, 0,
+           "The signature file is not a Sigstore bundle: its certificate is not a DER X.509 certificate.");
+    return false;
+  }
+  facts.certificate = oms::SignedCertificate{leaf->subject, leaf->issuer, leaf->sha256};
+  const std::string who =
+      "the certificate " + leaf->sha256.substr(0, 16) + " (issued by " + QuoteForMessage(leaf->issuer) + ")";
+  auto key = oms::PublicKeyFromSpki(leaf->spki_der);
+  if (auto* error = std::get_if<oms::KeyError>(&key)) {
+    report(Diag::kOmsKeyUnsupported, 0, "The signing certificate holds " + error->message + ".");
+    return false;
+  }
+  if (!oms::VerifySignature(std::get<oms::PublicKey>(key), oms::StandardPae(bundle.payload_type, bundle.payload),
+                            bundle.signature)) {
+    report(Diag::kOmsSignatureInvalid, bundle.signature_offset,
+           "The signature does not verify with the key of " + who +
+               " over the DSSE encoding of the payload: the payload or the signature changed after signing.");
+    return false;
+  }
+  facts.pae = "dsse-v1";
+
+  const oms::TlogVerdict tlog =
+      oms::VerifyTlogEntries(bundle.tlog_entries, root, bundle.payload, bundle.signature, leaf_der);
+  if (tlog.error) {
+    report(Diag::kOmsTlogInvalid, 0,
+           (tlog.entry == 0
+                ? std::string("The transparency log does not vouch for the signature: ")
+                : "Transparency log entry " + std::to_string(tlog.entry) + " does not vouch for the signature: ") +
+               *tlog.error + ".");
+    return false;
+  }
+  const std::int64_t signed_at = *tlog.integrated_time;
+  facts.integrated_time = signed_at;
+
+  // The Fulcio authority whose validity holds the signing time, and a path to its root then.
+  const oms::CertificateAuthority* authority = nullptr;
+  std::string path_error = "no certificate authority of the trusted root was valid then";
+  for (const oms::CertificateAuthority& ca : root.certificate_authorities) {
+    if (!ca.valid_for.Contains(signed_at * 1000)) continue;
+    const std::vector<std::string> intermediates(ca.chain.begin(), ca.chain.end() - 1);
+    const oms::PathResult path =
+        oms::VerifyCertificatePath(leaf_der, intermediates, {ca.chain.back()}, static_cast<std::time_t>(signed_at));
+    if (path.valid) {
+      authority = &ca;
+      break;
+    }
+    path_error = path.error;
+  }
+  if (authority == nullptr) {
+    report(Diag::kOmsCertUntrusted, 0,
+           "The signing certificate " + who +
+               " does not chain to a Fulcio authority of the trusted root at the "
+               "signing time " +
+               UtcTime(signed_at) + ": " + path_error + ".");
+    return false;
+  }
+  if (!leaf->signing_usage) {
+    report(Diag::kOmsCertUsage, 0,
+           "The signing certificate " + who +
+               " allows neither digitalSignature (KeyUsage) nor codeSigning (ExtendedKeyUsage).");
+    return false;
+  }
+
+  // Certificate transparency: an SCT of a CT log of the root over the precertificate.
+  std::string issuer_key_hash;
+  for (const std::string& der : authority->chain) {
+    auto ca_facts = oms::DescribeCertificate(der);
+    if (ca_facts && ca_facts->subject == leaf->issuer) {
+      issuer_key_hash = Sha256Digest(ca_facts->spki_der);
+      break;
+    }
+  }
+  auto embedded = oms::EmbeddedTimestampsOf(leaf_der);
+  if (auto* error = std::get_if<std::string>(&embedded)) {
+    report(Diag::kOmsSctInvalid, 0, "The signing certificate " + who + " is not logged: " + *error + ".");
+    return false;
+  }
+  const auto& timestamps = std::get<oms::EmbeddedTimestamps>(embedded);
+  bool logged = false;
+  std::string sct_error = "none is from a CT log of the trusted root";
+  for (const oms::SignedTimestamp& sct : timestamps.timestamps) {
+    const auto log = std::find_if(root.ctlogs.begin(), root.ctlogs.end(),
+                                  [&](const oms::LogKey& l) { return l.key_id == sct.log_id; });
+    if (log == root.ctlogs.end()) continue;
+    if (!log->key) {
+      sct_error = "the key of the CT log " + QuoteForMessage(log->base_url) + " is " + log->unsupported;
+      continue;
+    }
+    if (sct.hash_algorithm != 4 || issuer_key_hash.empty()) {
+      sct_error = issuer_key_hash.empty() ? "the issuing certificate is not in the authority's chain"
+                                          : "an SCT is signed with a hash other than SHA-256";
+      continue;
+    }
+    const std::string signed_data = oms::PrecertificateSignedData(sct, issuer_key_hash, timestamps.precertificate_tbs);
+    if (oms::VerifySignature(*log->key, signed_data, sct.signature, oms::SignatureHash::kSha256)) {
+      logged = true;
+      break;
+    }
+    sct_error = "the SCT of " + QuoteForMessage(log->base_url) + " does not verify over the precertificate";
+  }
+  if (!logged) {
+    report(Diag::kOmsSctInvalid, 0,
+           "The signing certificate " + who + " has no valid certificate transparency timestamp: of its " +
+               Plural(timestamps.timestamps.size(), "embedded SCT") + ", " + sct_error + ".");
+    return false;
+  }
+
+  auto identity = oms::IdentityOf(leaf_der);
+  if (auto* error = std::get_if<std::string>(&identity)) {
+    report(Diag::kOmsIdentityMismatch, 0, "The signing certificate " + who + " names no identity: " + *error + ".");
+    return false;
+  }
+  const auto& names = std::get<oms::CertificateIdentity>(identity);
+  std::vector<std::string> sans = names.emails;
+  sans.insert(sans.end(), names.uris.begin(), names.uris.end());
+  if (std::find(sans.begin(), sans.end(), trust.identity) == sans.end()) {
+    report(Diag::kOmsIdentityMismatch, 0,
+           "The model was signed by " + ListForMessage(sans) + ", not by --identity " +
+               QuoteForMessage(trust.identity, 120) + ".");
+    return false;
+  }
+  if (names.oidc_issuer != trust.issuer) {
+    report(Diag::kOmsIdentityMismatch, 0,
+           "The signer " + QuoteForMessage(trust.identity, 120) + " signed in at " +
+               (names.oidc_issuer ? QuoteForMessage(*names.oidc_issuer, 120) : std::string("no recorded OIDC issuer")) +
+               ", not at --issuer " + QuoteForMessage(trust.issuer, 120) + ".");
+    return false;
+  }
+  facts.identity = trust.identity;
+  facts.issuer = trust.issuer;
+  return true;
+}
+
+bool CheckTrust(const oms::Bundle& bundle, const ModelSignatureTrust& trust, const FileReporter& report,
+                oms::ModelSignatureFacts& facts) {
+  switch (trust.method) {
+    case ModelSignatureTrust::Method::kKey:
+      return CheckKeyTrust(bundle, trust, report, facts);
+    case ModelSignatureTrust::Method::kCertificate:
+      return CheckCertificateTrust(bundle, trust, report, facts);
+    case ModelSignatureTrust::Method::kSigstore:
+      return CheckSigstoreTrust(bundle, trust, report, facts);
+  }
+  return false;
+}
+
+std::string MethodName(ModelSignatureTrust::Method method) {
+  switch (method) {
+    case ModelSignatureTrust::Method::kKey:
+      return "key";
+    case ModelSignatureTrust::Method::kCertificate:
+      return "certificate";
+    case ModelSignatureTrust::Method::kSigstore:
+      return "sigstore";
+  }
+  return "key";
+}
+
 void MergeFindings(FindingSink& sink, const AuditOptions& policy, AuditResult& audited) {
   std::vector<Finding> findings = std::move(sink.findings());
   std::vector<DroppedFindings> dropped = sink.dropped();
@@ -204,7 +407,7 @@ void VerifyModelSignature(const std::string& model, const VerifyModelSignatureOp
                           const AuditOptions& policy, AuditResult& audited) {
   oms::ModelSignatureFacts& facts = audited.model_signature.emplace();
   facts.signature = options.signature;
-  facts.method = options.trust.method == ModelSignatureTrust::Method::kKey ? "key" : "certificate";
+  facts.method = MethodName(options.trust.method);
   if (options.trust.key) facts.key_hint = options.trust.key->hint;
   FindingSink sink;
   rules::LocatedRuleSink at_signature(sink, FileLocation(options.signature));
@@ -241,7 +444,11 @@ void VerifyModelSignature(const std::string& model, const VerifyModelSignatureOp
   }
   auto bundle = oms::ParseBundle(file.text, report);
   if (!bundle) return finish();
-  if (bundle->media_type != oms::kBundleMediaType) {
+  // Sigstore clients also spell the v0.3 type the older way; model_signing's key and
+  // certificate bundles never do.
+  const bool sigstore = options.trust.method == ModelSignatureTrust::Method::kSigstore;
+  if (bundle->media_type != oms::kBundleMediaType &&
+      !(sigstore && bundle->media_type == oms::kBundleMediaTypeAlternative)) {
     report(Diag::kOmsMediaType, 0,
            "The bundle's mediaType " + QuoteForMessage(bundle->media_type, 120) + " is not " +
                std::string(oms::kBundleMediaType) + ".");
@@ -290,9 +497,7 @@ std::string ModelSignaturePayload(const std::string& model_name, const std::vect
                                   const std::vector<std::pair<std::string, std::string>>& resources_hex) {
   std::string root_input;
   for (const auto& [name, hex] : resources_hex) {
-    for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {
-      root_input.push_back(static_cast<char>(HexDigit(hex[i]) * 16 + HexDigit(hex[i + 1])));
-    }
+    root_input += FromHex(hex).value_or(std::string());
   }
   std::vector<oms::Resource> for_root(1);
   for_root[0].digest = root_input;

@@ -1,7 +1,7 @@
 // OpenSSF Model Signing beside the audit (docs/model-signing.md): verifying a model's
-// `model.sig` against a trusted key or certificate roots, every failure an oms-* finding of
-// the same result the audit produced; and writing a key-method bundle for a model whose
-// audit passed, byte-stable for one input and one key.
+// `model.sig` against a trusted key, certificate roots or a Sigstore trusted root (offline), every failure an oms-*
+// finding of the same result the audit produced; and writing a key-method bundle for a model whose audit passed,
+// byte-stable for one input and one key.
 #pragma once
 
 #include <optional>
@@ -10,14 +10,18 @@
 
 #include "lib/artifact/audit_result.h"
 #include "lib/oms/keys.h"
+#include "lib/oms/trusted_root.h"
 
 namespace ckpt {
 
 struct ModelSignatureTrust {
-  enum class Method : std::uint8_t { kKey, kCertificate };
+  enum class Method : std::uint8_t { kKey, kCertificate, kSigstore };
   Method method = Method::kKey;
   std::optional<oms::PublicKey> key;      ///< kKey
   std::vector<std::string> certificates;  ///< kCertificate: every certificate of the trusted PEM files (DER)
+  std::optional<oms::TrustedRoot> root;   ///< kSigstore: the logs and authorities trusted
+  std::string identity;                   ///< kSigstore: the SAN the certificate must carry
+  std::string issuer;                     ///< kSigstore: the OIDC issuer it must name
 };
 
 struct VerifyModelSignatureOptions {

@@ -190,6 +190,9 @@ boost::json::object ModelSignatureToJson(const oms::ModelSignatureFacts& facts) 
                           {"issuer", facts.certificate->issuer},
                           {"sha256", facts.certificate->sha256}};
   }
+  if (facts.identity) out["identity"] = ToValidUtf8(*facts.identity);
+  if (facts.issuer) out["issuer"] = ToValidUtf8(*facts.issuer);
+  if (facts.integrated_time) out["integrated_time"] = *facts.integrated_time;
   if (facts.predicate_type) out["predicate_type"] = ToValidUtf8(*facts.predicate_type);
   if (facts.pae) out["pae"] = *facts.pae;
   if (facts.serialization) out["serialization"] = *facts.serialization;
@@ -205,7 +208,9 @@ boost::json::object ModelSignatureToJson(const oms::ModelSignatureFacts& facts) 
 std::string ModelSignatureLine(const oms::ModelSignatureFacts& facts) {
   if (!facts.verified) return "not verified (" + facts.method + " method; the oms-* findings say why)";
   std::string line = "verified by ";
-  if (facts.certificate) {
+  if (facts.identity) {
+    line += "sigstore " + EscapeForDisplay(*facts.identity) + " from " + EscapeForDisplay(facts.issuer.value_or("?"));
+  } else if (facts.certificate) {
     line += "certificate " + EscapeForDisplay(facts.certificate->subject);
   } else {
     line += "key " + facts.key_hint.value_or("?");

@@ -185,6 +185,7 @@
   X(oms, oms_file_missing, "oms-file-missing", Attest) \
   X(oms, oms_file_unsigned, "oms-file-unsigned", Attest) \
   X(oms, oms_hash_unsupported, "oms-hash-unsupported", Attest) \
+  X(oms, oms_identity_mismatch, "oms-identity-mismatch", Attest) \
   X(oms, oms_key_unsupported, "oms-key-unsupported", Attest) \
   X(oms, oms_key_untrusted, "oms-key-untrusted", Attest) \
   X(oms, oms_media_type, "oms-media-type", Attest) \
@@ -192,12 +193,14 @@
   X(oms, oms_payload_type, "oms-payload-type", Attest) \
   X(oms, oms_predicate_unknown, "oms-predicate-unknown", Attest) \
   X(oms, oms_root_mismatch, "oms-root-mismatch", Attest) \
+  X(oms, oms_sct_invalid, "oms-sct-invalid", Attest) \
   X(oms, oms_signature_invalid, "oms-signature-invalid", Attest) \
   X(oms, oms_signature_missing, "oms-signature-missing", Attest) \
   X(oms, oms_special_file, "oms-special-file", Attest) \
   X(oms, oms_statement_invalid, "oms-statement-invalid", Attest) \
   X(oms, oms_subject_invalid, "oms-subject-invalid", Attest) \
   X(oms, oms_symlink, "oms-symlink", Attest) \
+  X(oms, oms_tlog_invalid, "oms-tlog-invalid", Attest) \
   X(onnx, onnx_budget_exceeded, "onnx-budget-exceeded", Read) \
   X(onnx, onnx_custom_domain, "onnx-custom-domain", Read) \
   X(onnx, onnx_external_data_escape, "onnx-external-data-escape", Read) \

@@ -169,13 +169,23 @@ int main(int argc, char** argv) try {
   std::vector<std::string> ignore_paths;
   std::string sign_model_key;
   std::string model_signature_out;
-  cli.options().add_options()("verify-model-signature",
-                              po::value(&model_signature)->value_name("SIG")->implicit_value(""),
-                              "also verify MODEL's OpenSSF Model Signing bundle (MODEL/model.sig, or SIG given as "
-                              "--verify-model-signature=SIG) with --trusted-key or --trusted-cert-chain")(
+  std::string sigstore_root;
+  std::string sigstore_identity;
+  std::string sigstore_issuer;
+  cli.options().add_options()(
+      "verify-model-signature", po::value(&model_signature)->value_name("SIG")->implicit_value(""),
+      "also verify MODEL's OpenSSF Model Signing bundle (MODEL/model.sig, or SIG given as "
+      "--verify-model-signature=SIG) with --trusted-key, --trusted-cert-chain or --sigstore-trusted-root")(
       "trusted-cert-chain", po::value(&trusted_cert_chains)->value_name("PEM"),
       "with --verify-model-signature: root certificates (PEM) a certificate-method signature must chain to "
       "(repeatable)")(
+      "sigstore-trusted-root", po::value(&sigstore_root)->value_name("FILE"),
+      "with --verify-model-signature: verify a keyless (Sigstore) signature offline against this trusted_root.json "
+      "or ClientTrustConfig (needs --identity and --issuer)")(
+      "identity", po::value(&sigstore_identity)->value_name("ID"),
+      "with --sigstore-trusted-root: the signer's identity, an email address or URI of the certificate")(
+      "issuer", po::value(&sigstore_issuer)->value_name("URL"),
+      "with --sigstore-trusted-root: the OIDC issuer the signer signed in at")(
       "ignore-path", po::value(&ignore_paths)->value_name("P"),
       "with --verify-model-signature or --sign-model: a path relative to MODEL that the signature leaves out "
       "(repeatable; the audit still reads it)")(
@@ -249,6 +259,12 @@ int main(int argc, char** argv) try {
   if (cli.Has("trusted-cert-chain") && !verify_model) {
     return cli.UsageError("--trusted-cert-chain goes with --verify-model-signature");
   }
+  if (cli.Has("sigstore-trusted-root") && !verify_model) {
+    return cli.UsageError("--sigstore-trusted-root goes with --verify-model-signature");
+  }
+  if ((cli.Has("identity") || cli.Has("issuer")) && !cli.Has("sigstore-trusted-root")) {
+    return cli.UsageError("--identity and --issuer go with --sigstore-trusted-root");
+  }
   if (cli.Has("ignore-path") && !verify_model && !sign_model) {
     return cli.UsageError("--ignore-path goes with --verify-model-signature or --sign-model");
   }
@@ -296,11 +312,28 @@ int main(int argc, char** argv) try {
           return cli.UsageError("the model signature '" + model_signature + "' does not exist");
         }
       }
-      if (cli.Has("trusted-key") == cli.Has("trusted-cert-chain")) {
+      const int trusts = (cli.Has("trusted-key") ? 1 : 0) + (cli.Has("trusted-cert-chain") ? 1 : 0) +
+                         (cli.Has("sigstore-trusted-root") ? 1 : 0);
+      if (trusts != 1) {
         return cli.UsageError(
-            "--verify-model-signature needs one trust: --trusted-key PUB or --trusted-cert-chain PEM");
+            "--verify-model-signature needs one trust: --trusted-key PUB, --trusted-cert-chain PEM or "
+            "--sigstore-trusted-root FILE --identity ID --issuer URL");
       }
-      if (cli.Has("trusted-key")) {
+      if (cli.Has("sigstore-trusted-root")) {
+        if (!cli.Has("identity") || !cli.Has("issuer") || sigstore_identity.empty() || sigstore_issuer.empty()) {
+          return cli.UsageError(
+              "--sigstore-trusted-root needs --identity ID and --issuer URL (who signed, and where "
+              "they signed in)");
+        }
+        auto root = ckpt::oms::LoadTrustedRootFile(sigstore_root);
+        if (auto* error = std::get_if<std::string>(&root)) {
+          return cli.UsageError("--sigstore-trusted-root '" + sigstore_root + "': " + *error);
+        }
+        verify_model_options.trust.method = ckpt::ModelSignatureTrust::Method::kSigstore;
+        verify_model_options.trust.root = std::move(std::get<ckpt::oms::TrustedRoot>(root));
+        verify_model_options.trust.identity = sigstore_identity;
+        verify_model_options.trust.issuer = sigstore_issuer;
+      } else if (cli.Has("trusted-key")) {
         auto key = ckpt::oms::LoadPublicKeyFile(trusted_key);
         if (auto* error = std::get_if<ckpt::oms::KeyError>(&key)) {
           return cli.UsageError("--trusted-key '" + trusted_key + "': " + error->message);

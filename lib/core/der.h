@@ -1,6 +1,7 @@
 // A strict DER reader for the few structures keys and signatures need (SubjectPublicKeyInfo,
-// PKCS#8, SEC1, ECDSA-Sig-Value): definite minimal lengths only, every length checked against
-// what is left. Certificates are OpenSSL's business (lib/oms/x509_path.h).
+// PKCS#8, SEC1, ECDSA-Sig-Value, a Fulcio certificate's extensions): definite minimal lengths
+// only, every length checked against what is left. Certificate paths are OpenSSL's business
+// (lib/oms/x509_path.h).
 #pragma once
 
 #include <cstddef>
@@ -19,6 +20,9 @@ inline constexpr std::uint8_t kOid = 0x06;
 inline constexpr std::uint8_t kSequence = 0x30;
 inline constexpr std::uint8_t kContext0 = 0xa0;  ///< [0] constructed
 inline constexpr std::uint8_t kContext1 = 0xa1;  ///< [1] constructed
+inline constexpr std::uint8_t kContext3 = 0xa3;  ///< [3] constructed
+inline constexpr std::uint8_t kBoolean = 0x01;
+inline constexpr std::uint8_t kUtf8String = 0x0c;
 
 /// Reads TLVs off the front of a byte string.
 class Reader {
@@ -52,6 +56,24 @@ class Reader {
     rest_.remove_prefix(header + length);
     return contents;
   }
+
+  /// The whole next element (tag, length and contents) when its tag is `tag`: for
+  /// structures that are signed or hashed as they are written.
+  std::optional<std::string_view> ReadElement(std::uint8_t tag) {
+    const std::string_view before = rest_;
+    if (!Read(tag)) return std::nullopt;
+    return before.substr(0, before.size() - rest_.size());
+  }
+
+  /// The whole next element whatever its (one-octet) tag.
+  std::optional<std::string_view> ReadAnyElement() {
+    auto tag = PeekTag();
+    if (!tag || (*tag & 0x1f) == 0x1f) return std::nullopt;  // high tag numbers: none in X.509
+    return ReadElement(*tag);
+  }
+
+  /// What is left unread.
+  [[nodiscard]] std::string_view rest() const { return rest_; }
 
   /// A non-negative INTEGER's magnitude, big-endian without the sign octet; nullopt for a
   /// negative or non-minimal one.

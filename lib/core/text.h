@@ -14,6 +14,10 @@ std::string ToHex(std::span<const std::uint8_t> bytes);
 /// The same, for bytes held in a string (a digest, a DER integer).
 std::string ToHex(std::string_view bytes);
 
+/// The bytes `hex` spells (two digits each, either case); nullopt for an odd length or a
+/// non-digit.
+std::optional<std::string> FromHex(std::string_view hex);
+
 /// True when `text` is exactly 64 lowercase hexadecimal characters.
 bool IsLowerHex64(std::string_view text);
 

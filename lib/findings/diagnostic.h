@@ -114,6 +114,7 @@ namespace ckpt {
   X(OmsFileMissing)                  \
   X(OmsFileUnsigned)                 \
   X(OmsHashUnsupported)              \
+  X(OmsIdentityMismatch)             \
   X(OmsKeyUnsupported)               \
   X(OmsKeyUntrusted)                 \
   X(OmsMediaType)                    \
@@ -121,12 +122,14 @@ namespace ckpt {
   X(OmsPayloadType)                  \
   X(OmsPredicateUnknown)             \
   X(OmsRootMismatch)                 \
+  X(OmsSctInvalid)                   \
   X(OmsSignatureInvalid)             \
   X(OmsSignatureMissing)             \
   X(OmsSpecialFile)                  \
   X(OmsStatementInvalid)             \
   X(OmsSubjectInvalid)               \
   X(OmsSymlink)                      \
+  X(OmsTlogInvalid)                  \
   X(OnnxBudgetExceeded)              \
   X(OnnxCustomDomain)                \
   X(OnnxExternalDataEscape)          \

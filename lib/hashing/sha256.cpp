@@ -125,6 +125,12 @@ void Sha1::Update(std::span<const std::byte> bytes) {
   impl_->hash.Update(reinterpret_cast<const CryptoPP::byte*>(bytes.data()), bytes.size());
 }
 
+std::string Sha256Digest(std::string_view bytes) {
+  Sha256 sha;
+  sha.Update(bytes);
+  return *FromHex(sha.FinalHex());
+}
+
 std::string Sha1::FinalHex() {
   std::array<std::uint8_t, CryptoPP::SHA1::DIGESTSIZE> digest{};
   impl_->hash.Final(digest.data());

@@ -36,6 +36,9 @@ class Sha256 {
   std::uint64_t bytes_hashed_ = 0;
 };
 
+/// The 32-byte SHA-256 digest of `bytes` (for the small messages of signatures and logs).
+std::string Sha256Digest(std::string_view bytes);
+
 /// SHA-1, for git blob names in a Hugging Face hub cache (40 hex digits: the git object id
 /// of a small file). Not used for anything that must resist collisions.
 class Sha1 {

@@ -20,7 +20,8 @@ std::optional<Bundle> ParseBundle(std::string_view text, const FileReporter& rep
   };
   if (text.size() > kMaxBundleBytes) return invalid(0, "it is larger than 64 MiB.");
   if (text.empty()) return invalid(0, "it is empty.");
-  json::Document doc{std::string(text)};
+  auto document = std::make_shared<json::Document>(std::string(text));
+  json::Document& doc = *document;
   if (auto error = json::Parse(doc)) return invalid(error->offset, error->message + ".");
   if (!doc.duplicates.empty()) {
     return invalid(doc.duplicates.front().second_offset,
@@ -94,10 +95,9 @@ std::optional<Bundle> ParseBundle(std::string_view text, const FileReporter& rep
     bundle.material = Material::kCertificate;
     bundle.certificates.push_back(std::move(*bytes));
   }
-  bundle.tlog_entries_json = "[]";
   if (auto entries = material->Find("tlogEntries")) {
     if (!entries->is(json::Type::kArray)) return invalid(entries->offset(), "tlogEntries is not an array.");
-    bundle.tlog_entries_json = std::string(entries->Raw());
+    bundle.tlog_entries = *entries;
   }
 
   auto type = envelope->Find("payloadType");
@@ -127,6 +127,7 @@ std::optional<Bundle> ParseBundle(std::string_view text, const FileReporter& rep
   }
   bundle.signature = std::move(*sig_bytes);
   bundle.signature_offset = sig->offset();
+  bundle.document = std::move(document);
   return bundle;
 }
 

@@ -4,12 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "lib/findings/diagnostic.h"
+#include "lib/json/json_value.h"
 
 namespace ckpt::oms {
 
@@ -33,7 +35,9 @@ struct Bundle {
   std::optional<std::string> key_hint;       ///< publicKey.hint
   std::optional<std::string> key_raw_bytes;  ///< publicKey.rawBytes, decoded (a PEM or DER key: never trusted)
   std::vector<std::string> certificates;     ///< DER, leaf first (x509CertificateChain, or the one certificate)
-  std::string tlog_entries_json;             ///< verificationMaterial.tlogEntries as written ("[]" when absent)
+  /// The parsed bundle, which `tlog_entries` points into (shared: a Bundle stays copyable).
+  std::shared_ptr<const json::Document> document;
+  std::optional<json::Value> tlog_entries;  ///< verificationMaterial.tlogEntries (an array), when present
   std::string payload_type;
   std::string payload;    ///< decoded
   std::string signature;  ///< decoded sig of the one signature

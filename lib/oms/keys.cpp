@@ -110,8 +110,8 @@ PublicKey Finish(PublicKey key) {
   return key;
 }
 
-// The DER of the first PEM block labelled one of `labels` (text between blocks, and other
-// blocks, skipped as OpenSSL's PEM reader skips them); the label found goes to `found`.
+}  // namespace
+
 std::variant<std::string, KeyError> PemBlock(std::string_view text, const std::vector<std::string_view>& labels,
                                              std::string& found) {
   std::vector<std::string> seen;
@@ -146,6 +146,8 @@ std::variant<std::string, KeyError> PemBlock(std::string_view text, const std::v
   }
   return KeyError{"a PEM '" + seen.front() + "' block, not a key of the kind needed"};
 }
+
+namespace {
 
 template <class Hash>
 bool VerifyEcdsa(const Curve& curve, const PublicKey& key, std::string_view message, std::string_view p1363) {

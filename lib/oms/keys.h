@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 namespace ckpt::oms {
 
@@ -51,6 +52,11 @@ std::variant<PrivateKey, KeyError> ParsePrivateKey(std::string_view text);
 /// Read a key file (at most 64 KiB): the error says why it cannot be used.
 std::variant<PublicKey, KeyError> LoadPublicKeyFile(const std::string& path);
 std::variant<PrivateKey, KeyError> LoadPrivateKeyFile(const std::string& path);
+
+/// The DER of the first PEM block labelled one of `labels` (text between blocks, and other
+/// blocks, skipped as OpenSSL's PEM reader skips them); the label found goes to `found`.
+std::variant<std::string, KeyError> PemBlock(std::string_view text, const std::vector<std::string_view>& labels,
+                                             std::string& found);
 
 /// The PEM text of `der` under `label`, as OpenSSL and Python's cryptography print it.
 std::string PemOf(std::string_view der, std::string_view label);

@@ -62,12 +62,7 @@ class Hasher {
       blake_.Final(reinterpret_cast<CryptoPP::byte*>(out.data()));
       return out;
     }
-    const std::string hex = sha_.FinalHex();
-    std::string out;
-    for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {
-      out.push_back(static_cast<char>(HexDigit(hex[i]) * 16 + HexDigit(hex[i + 1])));
-    }
-    return out;
+    return *FromHex(sha_.FinalHex());
   }
 
  private:

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -18,12 +19,15 @@ struct SignedCertificate {
 struct ModelSignatureFacts {
   std::string signature;  ///< the bundle's path as given
   bool verified = false;  ///< trust, statement and files all hold
-  std::string method;     ///< key, certificate
+  std::string method;     ///< key, certificate, sigstore
   std::optional<std::string> key_hint;
   std::optional<SignedCertificate> certificate;
-  std::optional<std::string> predicate_type;  ///< once the signature verified
-  std::optional<std::string> pae;             ///< dsse-v1 or v0.2-compat
-  std::optional<std::string> serialization;   ///< files or shards
+  std::optional<std::string> identity;          ///< sigstore: the SAN that matched --identity
+  std::optional<std::string> issuer;            ///< sigstore: the OIDC issuer that matched --issuer
+  std::optional<std::int64_t> integrated_time;  ///< sigstore: the signed entry timestamp's time (seconds)
+  std::optional<std::string> predicate_type;    ///< once the signature verified
+  std::optional<std::string> pae;               ///< dsse-v1 or v0.2-compat
+  std::optional<std::string> serialization;     ///< files or shards
   std::optional<std::string> hash_type;
   std::optional<std::size_t> files;      ///< model files compared with the statement
   std::optional<std::size_t> resources;  ///< resources the statement lists

@@ -202,7 +202,7 @@ std::variant<std::vector<std::string>, std::string> LoadCertificatesPem(const st
 }
 
 PathResult VerifyCertificatePath(std::string_view leaf, const std::vector<std::string>& intermediates,
-                                 const std::vector<std::string>& trusted) {
+                                 const std::vector<std::string>& trusted, std::optional<std::time_t> at) {
   PathResult result;
   X509Ptr leaf_x = FromDer(leaf);
   if (!leaf_x) {
@@ -224,7 +224,7 @@ PathResult VerifyCertificatePath(std::string_view leaf, const std::vector<std::s
     Crypto().OPENSSL_sk_push(reinterpret_cast<OPENSSL_STACK*>(chain.get()), x.release());
   }
   std::tm tm{};
-  if (Crypto().ASN1_TIME_to_tm(Crypto().X509_get0_notBefore(leaf_x.get()), &tm) != 1) {
+  if (!at && Crypto().ASN1_TIME_to_tm(Crypto().X509_get0_notBefore(leaf_x.get()), &tm) != 1) {
     result.error = "the leaf's notBefore cannot be read";
     return result;
   }
@@ -232,17 +232,19 @@ PathResult VerifyCertificatePath(std::string_view leaf, const std::vector<std::s
   if (!context || Crypto().X509_STORE_CTX_init(context.get(), store.get(), leaf_x.get(), chain.get()) != 1) {
     throw std::runtime_error("OpenSSL could not set up a certificate check");
   }
-  // The signing time is the leaf's notBefore (a certificate bundle carries no other); default
-  // flags otherwise: no partial chains, so the path ends at a self-signed trusted certificate.
-  Crypto().X509_STORE_CTX_set_time(context.get(), 0, timegm(&tm));
+  // The signing time: the log's for a Sigstore bundle, else the leaf's notBefore (a certificate
+  // bundle carries no other); default flags otherwise: no partial chains, so the path ends at
+  // a self-signed trusted certificate.
+  Crypto().X509_STORE_CTX_set_time(context.get(), 0, at ? *at : timegm(&tm));
   const int verified = Crypto().X509_verify_cert(context.get());
   if (verified == 1) {
     result.valid = true;
   } else {
     const int error = Crypto().X509_STORE_CTX_get_error(context.get());
-    X509* at = Crypto().X509_STORE_CTX_get_current_cert(context.get());
-    result.error = std::string(Crypto().X509_verify_cert_error_string(error)) +
-                   (at != nullptr ? " (at " + NameOf(Crypto().X509_get_subject_name(at)) + ")" : std::string());
+    X509* failing = Crypto().X509_STORE_CTX_get_current_cert(context.get());
+    result.error =
+        std::string(Crypto().X509_verify_cert_error_string(error)) +
+        (failing != nullptr ? " (at " + NameOf(Crypto().X509_get_subject_name(failing)) + ")" : std::string());
   }
   Crypto().ERR_clear_error();
   return result;

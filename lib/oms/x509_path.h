@@ -35,8 +35,8 @@ struct PathResult {
 };
 
 /// Validates `leaf` (DER) through `intermediates` (untrusted) to a self-signed certificate of
-/// `trusted`, every certificate valid at the leaf's notBefore.
+/// `trusted`, every certificate valid at `at` (by default the leaf's notBefore).
 PathResult VerifyCertificatePath(std::string_view leaf, const std::vector<std::string>& intermediates,
-                                 const std::vector<std::string>& trusted);
+                                 const std::vector<std::string>& trusted, std::optional<std::time_t> at = std::nullopt);
 
 }  // namespace ckpt::oms

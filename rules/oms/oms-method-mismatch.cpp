@@ -12,8 +12,8 @@ const RuleInfo kRule{
     .title = "Bundle is not of the trust method asked for",
     .explanation =
         "The bundle's verification material is not the one the trust option checks: a bare public key (--trusted-key) "
-        "needs a publicKey bundle, --trusted-cert-chain an x509CertificateChain. A bundle of another method cannot be "
-        "judged by that trust.",
+        "needs a publicKey bundle, --trusted-cert-chain an x509CertificateChain, --sigstore-trusted-root a Fulcio "
+        "certificate. A bundle of another method cannot be judged by that trust.",
     .remediation =
         "Verify with the trust method the signer used (key, certificate or Sigstore), or obtain a bundle signed that "
         "way.",
