@@ -95,15 +95,14 @@ bool CheckKeyTrust(const oms::Bundle& bundle, const ModelSignatureTrust& trust, 
   const oms::PublicKey& key = *trust.key;
   facts.key_hint = key.hint;
   if (bundle.material != oms::Material::kPublicKey) {
-    report(Diag::kOmsMethodMismatch, 0,
-           "The bundle carries " + std::string(MaterialName(bundle.material)) +
-               ", not a public key: --trusted-key verifies key-method signatures only.");
+    report(Diag::kOmsMethodMismatch, "The bundle carries " + std::string(MaterialName(bundle.material)) +
+                                         ", not a public key: --trusted-key verifies key-method signatures only.");
     return false;
   }
   if (bundle.key_hint && !bundle.key_hint->empty() && *bundle.key_hint != key.hint) {
-    report(Diag::kOmsKeyUntrusted, 0,
-           "The bundle names the key " + QuoteForMessage(*bundle.key_hint, 80) + ", not the trusted key " + key.hint +
-               " (" + std::string(oms::KeyAlgorithmName(key.algorithm)) + ").");
+    report(Diag::kOmsKeyUntrusted, "The bundle names the key " + QuoteForMessage(*bundle.key_hint, 80) +
+                                       ", not the trusted key " + key.hint + " (" +
+                                       std::string(oms::KeyAlgorithmName(key.algorithm)) + ").");
     return false;
   }
   if (auto pae = VerifiedPae(key, bundle, oms::SignatureHash::kCurveHash)) {
@@ -113,9 +112,8 @@ bool CheckKeyTrust(const oms::Bundle& bundle, const ModelSignatureTrust& trust, 
   if (bundle.key_raw_bytes) {
     auto carried = oms::ParsePublicKey(*bundle.key_raw_bytes);
     if (auto* other = std::get_if<oms::PublicKey>(&carried); other != nullptr && other->spki_der != key.spki_der) {
-      report(Diag::kOmsKeyUntrusted, 0,
-             "The signature does not verify with the trusted key " + key.hint + "; the bundle carries another key, " +
-                 other->hint + ".");
+      report(Diag::kOmsKeyUntrusted, "The signature does not verify with the trusted key " + key.hint +
+                                         "; the bundle carries another key, " + other->hint + ".");
       return false;
     }
   }
@@ -131,7 +129,7 @@ bool CheckKeyTrust(const oms::Bundle& bundle, const ModelSignatureTrust& trust, 
 bool CheckCertificateTrust(const oms::Bundle& bundle, const ModelSignatureTrust& trust, const FileReporter& report,
                            oms::ModelSignatureFacts& facts) {
   if (bundle.material != oms::Material::kCertificateChain || bundle.certificates.empty()) {
-    report(Diag::kOmsMethodMismatch, 0,
+    report(Diag::kOmsMethodMismatch,
            "The bundle carries " +
                std::string(bundle.material == oms::Material::kCertificateChain ? "an empty certificate chain"
                                                                                : MaterialName(bundle.material)) +
@@ -142,9 +140,9 @@ bool CheckCertificateTrust(const oms::Bundle& bundle, const ModelSignatureTrust&
   for (const std::string& der : bundle.certificates) {
     auto facts_of = oms::DescribeCertificate(der);
     if (!facts_of) {
-      report(Diag::kOmsBundleInvalid, 0,
-             "The signature file is not a Sigstore bundle: certificate " + std::to_string(described.size() + 1) +
-                 " of its chain is not a DER X.509 certificate.");
+      report(Diag::kOmsBundleInvalid, "The signature file is not a Sigstore bundle: certificate " +
+                                          std::to_string(described.size() + 1) +
+                                          " of its chain is not a DER X.509 certificate.");
       return false;
     }
     described.push_back(std::move(*facts_of));
@@ -155,20 +153,18 @@ bool CheckCertificateTrust(const oms::Bundle& bundle, const ModelSignatureTrust&
   const oms::PathResult path =
       oms::VerifyCertificatePath(bundle.certificates.front(), intermediates, trust.certificates);
   if (!path.valid) {
-    report(Diag::kOmsCertUntrusted, 0,
-           "The signing certificate " + QuoteForMessage(leaf.subject) +
-               " does not chain to a trusted root at its notBefore: " + path.error + ".");
+    report(Diag::kOmsCertUntrusted, "The signing certificate " + QuoteForMessage(leaf.subject) +
+                                        " does not chain to a trusted root at its notBefore: " + path.error + ".");
     return false;
   }
   if (!leaf.signing_usage) {
-    report(Diag::kOmsCertUsage, 0,
-           "The signing certificate " + QuoteForMessage(leaf.subject) +
-               " allows neither digitalSignature (KeyUsage) nor codeSigning (ExtendedKeyUsage).");
+    report(Diag::kOmsCertUsage, "The signing certificate " + QuoteForMessage(leaf.subject) +
+                                    " allows neither digitalSignature (KeyUsage) nor codeSigning (ExtendedKeyUsage).");
     return false;
   }
   auto key = oms::PublicKeyFromSpki(leaf.spki_der);
   if (auto* error = std::get_if<oms::KeyError>(&key)) {
-    report(Diag::kOmsKeyUnsupported, 0,
+    report(Diag::kOmsKeyUnsupported,
            "The signing certificate " + QuoteForMessage(leaf.subject) + " holds " + error->message + ".");
     return false;
   }
@@ -209,7 +205,7 @@ bool CheckSigstoreTrust(const oms::Bundle& bundle, const ModelSignatureTrust& tr
                         oms::ModelSignatureFacts& facts) {
   if ((bundle.material != oms::Material::kCertificate && bundle.material != oms::Material::kCertificateChain) ||
       bundle.certificates.empty()) {
-    report(Diag::kOmsMethodMismatch, 0,
+    report(Diag::kOmsMethodMismatch,
            "The bundle carries " +
                std::string(bundle.material == oms::Material::kCertificateChain ? "an empty certificate chain"
                                                                                : MaterialName(bundle.material)) +
@@ -221,7 +217,7 @@ bool CheckSigstoreTrust(const oms::Bundle& bundle, const ModelSignatureTrust& tr
   const std::string& leaf_der = bundle.certificates.front();
   auto leaf = oms::DescribeCertificate(leaf_der);
   if (!leaf) {
-    report(Diag::kOmsBundleInvalid, 0,
+    report(Diag::kOmsBundleInvalid,
            "The signature file is not a Sigstore bundle: its certificate is not a DER X.509 certificate.");
     return false;
   }
@@ -230,7 +226,7 @@ bool CheckSigstoreTrust(const oms::Bundle& bundle, const ModelSignatureTrust& tr
       "the certificate " + leaf->sha256.substr(0, 16) + " (issued by " + QuoteForMessage(leaf->issuer) + ")";
   auto key = oms::PublicKeyFromSpki(leaf->spki_der);
   if (auto* error = std::get_if<oms::KeyError>(&key)) {
-    report(Diag::kOmsKeyUnsupported, 0, "The signing certificate holds " + error->message + ".");
+    report(Diag::kOmsKeyUnsupported, "The signing certificate holds " + error->message + ".");
     return false;
   }
   if (!oms::VerifySignature(std::get<oms::PublicKey>(key), oms::StandardPae(bundle.payload_type, bundle.payload),
@@ -245,7 +241,7 @@ bool CheckSigstoreTrust(const oms::Bundle& bundle, const ModelSignatureTrust& tr
   const oms::TlogVerdict tlog =
       oms::VerifyTlogEntries(bundle.tlog_entries, root, bundle.payload, bundle.signature, leaf_der);
   if (tlog.error) {
-    report(Diag::kOmsTlogInvalid, 0,
+    report(Diag::kOmsTlogInvalid, tlog.offset,
            (tlog.entry == 0
                 ? std::string("The transparency log does not vouch for the signature: ")
                 : "Transparency log entry " + std::to_string(tlog.entry) + " does not vouch for the signature: ") +
@@ -270,17 +266,15 @@ bool CheckSigstoreTrust(const oms::Bundle& bundle, const ModelSignatureTrust& tr
     path_error = path.error;
   }
   if (authority == nullptr) {
-    report(Diag::kOmsCertUntrusted, 0,
-           "The signing certificate " + who +
-               " does not chain to a Fulcio authority of the trusted root at the "
-               "signing time " +
-               UtcTime(signed_at) + ": " + path_error + ".");
+    report(Diag::kOmsCertUntrusted, "The signing certificate " + who +
+                                        " does not chain to a Fulcio authority of the trusted root at the "
+                                        "signing time " +
+                                        UtcTime(signed_at) + ": " + path_error + ".");
     return false;
   }
   if (!leaf->signing_usage) {
-    report(Diag::kOmsCertUsage, 0,
-           "The signing certificate " + who +
-               " allows neither digitalSignature (KeyUsage) nor codeSigning (ExtendedKeyUsage).");
+    report(Diag::kOmsCertUsage, "The signing certificate " + who +
+                                    " allows neither digitalSignature (KeyUsage) nor codeSigning (ExtendedKeyUsage).");
     return false;
   }
 
@@ -295,7 +289,7 @@ bool CheckSigstoreTrust(const oms::Bundle& bundle, const ModelSignatureTrust& tr
   }
   auto embedded = oms::EmbeddedTimestampsOf(leaf_der);
   if (auto* error = std::get_if<std::string>(&embedded)) {
-    report(Diag::kOmsSctInvalid, 0, "The signing certificate " + who + " is not logged: " + *error + ".");
+    report(Diag::kOmsSctInvalid, "The signing certificate " + who + " is not logged: " + *error + ".");
     return false;
   }
   const auto& timestamps = std::get<oms::EmbeddedTimestamps>(embedded);
@@ -322,28 +316,27 @@ bool CheckSigstoreTrust(const oms::Bundle& bundle, const ModelSignatureTrust& tr
     sct_error = "the SCT of " + QuoteForMessage(log->base_url) + " does not verify over the precertificate";
   }
   if (!logged) {
-    report(Diag::kOmsSctInvalid, 0,
-           "The signing certificate " + who + " has no valid certificate transparency timestamp: of its " +
-               Plural(timestamps.timestamps.size(), "embedded SCT") + ", " + sct_error + ".");
+    report(Diag::kOmsSctInvalid, "The signing certificate " + who +
+                                     " has no valid certificate transparency timestamp: of its " +
+                                     Plural(timestamps.timestamps.size(), "embedded SCT") + ", " + sct_error + ".");
     return false;
   }
 
   auto identity = oms::IdentityOf(leaf_der);
   if (auto* error = std::get_if<std::string>(&identity)) {
-    report(Diag::kOmsIdentityMismatch, 0, "The signing certificate " + who + " names no identity: " + *error + ".");
+    report(Diag::kOmsIdentityMismatch, "The signing certificate " + who + " names no identity: " + *error + ".");
     return false;
   }
   const auto& names = std::get<oms::CertificateIdentity>(identity);
   std::vector<std::string> sans = names.emails;
   sans.insert(sans.end(), names.uris.begin(), names.uris.end());
   if (std::find(sans.begin(), sans.end(), trust.identity) == sans.end()) {
-    report(Diag::kOmsIdentityMismatch, 0,
-           "The model was signed by " + ListForMessage(sans) + ", not by --identity " +
-               QuoteForMessage(trust.identity, 120) + ".");
+    report(Diag::kOmsIdentityMismatch, "The model was signed by " + ListForMessage(sans) + ", not by --identity " +
+                                           QuoteForMessage(trust.identity, 120) + ".");
     return false;
   }
   if (names.oidc_issuer != trust.issuer) {
-    report(Diag::kOmsIdentityMismatch, 0,
+    report(Diag::kOmsIdentityMismatch,
            "The signer " + QuoteForMessage(trust.identity, 120) + " signed in at " +
                (names.oidc_issuer ? QuoteForMessage(*names.oidc_issuer, 120) : std::string("no recorded OIDC issuer")) +
                ", not at --issuer " + QuoteForMessage(trust.issuer, 120) + ".");
@@ -421,7 +414,7 @@ void VerifyModelSignature(const std::string& model, const VerifyModelSignatureOp
   const fs::file_status status = fs::status(options.signature, ec);
   if (!fs::exists(status)) {
     if (options.default_signature) {
-      report(Diag::kOmsSignatureMissing, 0,
+      report(Diag::kOmsSignatureMissing,
              "The model has no model.sig: nothing says who signed its files (name a bundle with "
              "--verify-model-signature=PATH).");
       finish();
@@ -432,7 +425,7 @@ void VerifyModelSignature(const std::string& model, const VerifyModelSignatureOp
     return;
   }
   if (fs::is_regular_file(status) && fs::file_size(options.signature, ec) > oms::kMaxBundleBytes && !ec) {
-    report(Diag::kOmsBundleInvalid, 0, "The signature file is not a Sigstore bundle: it is larger than 64 MiB.");
+    report(Diag::kOmsBundleInvalid, "The signature file is not a Sigstore bundle: it is larger than 64 MiB.");
     finish();
     return;
   }
@@ -449,9 +442,8 @@ void VerifyModelSignature(const std::string& model, const VerifyModelSignatureOp
   const bool sigstore = options.trust.method == ModelSignatureTrust::Method::kSigstore;
   if (bundle->media_type != oms::kBundleMediaType &&
       !(sigstore && bundle->media_type == oms::kBundleMediaTypeAlternative)) {
-    report(Diag::kOmsMediaType, 0,
-           "The bundle's mediaType " + QuoteForMessage(bundle->media_type, 120) + " is not " +
-               std::string(oms::kBundleMediaType) + ".");
+    report(Diag::kOmsMediaType, "The bundle's mediaType " + QuoteForMessage(bundle->media_type, 120) + " is not " +
+                                    std::string(oms::kBundleMediaType) + ".");
     return finish();
   }
   if (bundle->payload_type != oms::kInTotoPayloadType) {

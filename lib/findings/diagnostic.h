@@ -240,6 +240,12 @@ class FileReporter {
     at.byte_offset = offset;
     sink_.Report(kind, std::move(at), std::move(message));
   }
+  /// A finding about the file as a whole (no offset to point at).
+  void operator()(Diag kind, std::string message) const {
+    Location at;
+    at.file = file_;
+    sink_.Report(kind, std::move(at), std::move(message));
+  }
   [[nodiscard]] const std::string& file() const { return file_; }
 
  private:

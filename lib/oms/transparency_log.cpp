@@ -239,6 +239,7 @@ std::optional<std::string> VerifyCheckpoint(std::string_view note, const LogKey&
 TlogVerdict VerifyTlogEntries(const std::optional<json::Value>& entries_array, const TrustedRoot& root,
                               std::string_view payload, std::string_view signature, std::string_view certificate) {
   TlogVerdict verdict;
+  if (entries_array) verdict.offset = entries_array->offset();
   if (!entries_array || entries_array->Size() == 0) {
     verdict.error = "the bundle has no transparency log entry";
     return verdict;
@@ -255,6 +256,7 @@ TlogVerdict VerifyTlogEntries(const std::optional<json::Value>& entries_array, c
     if (result.error) {
       verdict.error = std::move(result.error);
       verdict.entry = number;
+      verdict.offset = entry.offset();
       return verdict;
     }
     if (result.has_set && !verdict.integrated_time) {

@@ -18,6 +18,7 @@ namespace ckpt::oms {
 struct TlogVerdict {
   std::optional<std::string> error;  ///< why the evidence does not hold (a sentence fragment)
   std::size_t entry = 0;             ///< the 1-based entry `error` is about (0: the bundle's entries as a whole)
+  std::uint64_t offset = 0;          ///< where in the bundle that entry (or the entries) begins
   std::optional<std::int64_t> integrated_time;  ///< seconds since the epoch, from the first entry with a SET
   std::string log_url;                          ///< that entry's log
 };

@@ -185,7 +185,8 @@ std::optional<std::int64_t> ParseRfc3339Millis(std::string_view text) {
     if (!offset_hours || !offset_minutes || text[at + 3] != ':' || *offset_hours > 23 || *offset_minutes > 59) {
       return std::nullopt;
     }
-    offset_seconds = (text[at] == '+' ? 1 : -1) * (std::int64_t{*offset_hours} * 3600 + std::int64_t{*offset_minutes} * 60);
+    offset_seconds =
+        (text[at] == '+' ? 1 : -1) * (std::int64_t{*offset_hours} * 3600 + std::int64_t{*offset_minutes} * 60);
     at += 6;
   } else {
     return std::nullopt;
