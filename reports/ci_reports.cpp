@@ -55,7 +55,9 @@ void WriteJunit(std::ostream& out, const std::vector<CiCase>& cases, const Repor
     std::size_t counting = 0;
     for (const Finding* f : c.findings) {
       (f->counts() ? counted : accepted) += FindingLine(c.root, *f) + "\n";
-      if (f->counts()) ++counting;
+      // The failure message counts what fails the case: notes and warnings below --fail-on
+      // are listed with it but are not failures.
+      if (f->counts() && AtOrAbove(f->severity(), VerdictThreshold(context.threshold))) ++counting;
     }
     if (c.verdict == Verdict::kError) {
       std::string text;

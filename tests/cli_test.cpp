@@ -224,6 +224,38 @@ TEST_F(CliTest, DroppedFindingsAreCountedInEveryFormat) {
       3u);
 }
 
+// Issue 29 item 7: a Git LFS pointer where weights should be says to run git lfs pull, in a
+// model folder (not only "no weight file") and as a lone file; a near miss: a real config
+// file named like weights' neighbours stays quiet. The JUnit failure message counts only
+// what fails the case.
+TEST_F(CliTest, GitLfsPointersSayGitLfsPull) {
+  const std::string pointer = "version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 123\n";
+  const std::filesystem::path model = dir_.path() / "hf-model";
+  std::filesystem::create_directories(model);
+  WriteText(model / "pytorch_model.bin", pointer);
+  WriteText(model / "config.json", "{}");
+  WriteText(model / "README.md", pointer);  // not a weight name: only listed
+  CliRun run = Cli(model.string());
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.out.find("/pytorch_model.bin@0: error: 'pytorch_model.bin' is a Git LFS pointer (the weights were "
+                         "never downloaded); fetch the weights with git lfs pull (in GitHub Actions: "
+                         "actions/checkout with lfs: true), then audit again. "
+                         "[weights-format-git-lfs-pointer CHECKPOINT_INTEGRITY]"),
+            std::string::npos)
+      << run.out;
+  EXPECT_EQ(run.out.find("'README.md' is a Git LFS pointer"), std::string::npos) << run.out;
+  CliRun lone = Cli((model / "pytorch_model.bin").string());
+  EXPECT_NE(lone.out.find("pickle-based checkpoint; fetch the weights with git lfs pull"), std::string::npos)
+      << lone.out;
+
+  // Two errors, one of them turned into a note by a policy: the message counts one failure.
+  WriteText(dir_.path() / "policy.json", R"({"severity": {"input-no-weights": "note"}})");
+  CliRun junit = Cli("--format junit --policy " + (dir_.path() / "policy.json").string() + " " + model.string());
+  EXPECT_NE(junit.out.find("<failure type=\"error\" message=\"1 finding at or above error\">"), std::string::npos)
+      << junit.out;
+  EXPECT_NE(junit.out.find("input-no-weights"), std::string::npos) << junit.out;  // still listed
+}
+
 // Issue 8 item 15: a file of another format is named for what it is, without the
 // nonsense length its bytes give when read as a safetensors prefix.
 TEST_F(CliTest, SniffedFormatsSayNoNonsenseLength) {
@@ -232,7 +264,8 @@ TEST_F(CliTest, SniffedFormatsSayNoNonsenseLength) {
   WriteFiles(files, dir_.path() / "lfs");
   CliRun run = Cli((dir_.path() / "lfs").string());
   EXPECT_NE(run.out.find("/weights.safetensors@0: error: weights.safetensors is a Git LFS pointer (the weights were "
-                         "never downloaded), not safetensors; safetensors only: re-export with safetensors. "
+                         "never downloaded), not safetensors; fetch the weights with git lfs pull (in GitHub Actions: "
+                         "actions/checkout with lfs: true), then audit again. "
                          "[weights-format-git-lfs-pointer CHECKPOINT_INTEGRITY]"),
             std::string::npos)
       << run.out;

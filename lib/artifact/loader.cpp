@@ -231,6 +231,20 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
         !checked && checked.error().value() != kFileChangedErrno) {
       tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, checked.error()));
     }
+    // A weight file that is still a Git LFS pointer (a clone without `git lfs pull`) is the
+    // cause to name, not "no weight file": its name says a loader would open it.
+    if (item.kind == InventoryClass::kData && LoaderForName(entry.name)) {
+      if (auto other = RecogniseRefusedFormat(std::span(head).first(length), (*file)->size());
+          other && other->format->refused == Diag::kWeightsFormatGitLfsPointer) {
+        Location at;
+        at.file = entry.name;
+        at.byte_offset = 0;
+        sink.Report(
+            Diag::kWeightsFormatGitLfsPointer, std::move(at),
+            QuoteForMessage(entry.name) + " is " + other->description + "; " + std::string(kGitLfsPointerRemedy) + ".");
+        item.description = other->description;
+      }
+    }
     if (item.kind == InventoryClass::kArchive && IsTorchZip(**file)) {
       // torch loads any zip holding <folder>/data.pkl, whatever its first member (a file with
       // no end record is not a zip: ClassifyFile looked for one already).

@@ -127,7 +127,9 @@ void RefuseUnknown(const std::string& name, const std::string& description, Diag
               QuoteForMessage(name) + " is " +
                   (description.empty() ? std::string("no format the audit recognises") : description) +
                   ": neither a Lensemble artifact (directory or tar), safetensors, GGUF nor a pickle-based "
-                  "checkpoint.");
+                  "checkpoint" +
+                  (description == kGitLfsPointerDescription ? "; " + std::string(kGitLfsPointerRemedy) + "."
+                                                            : std::string(".")));
 }
 
 }  // namespace

@@ -53,7 +53,7 @@ std::optional<std::string> Gguf(std::span<const std::byte> head, std::uint64_t) 
 
 std::optional<std::string> GitLfsPointer(std::span<const std::byte> head, std::uint64_t) {
   if (!StartsWith(Head(head), "version https://git-lfs")) return std::nullopt;
-  return "a Git LFS pointer (the weights were never downloaded)";
+  return std::string(kGitLfsPointerDescription);
 }
 
 std::optional<std::string> Html(std::span<const std::byte> head, std::uint64_t) {

@@ -41,6 +41,11 @@ std::span<const WeightFormat> WeightFormats();
 /// The format weight files of an artifact are read with (safetensors).
 const WeightFormat& AcceptedWeightFormat();
 
+/// How a Git LFS pointer is described, and what to do about one.
+inline constexpr std::string_view kGitLfsPointerDescription = "a Git LFS pointer (the weights were never downloaded)";
+inline constexpr std::string_view kGitLfsPointerRemedy =
+    "fetch the weights with git lfs pull (in GitHub Actions: actions/checkout with lfs: true), then audit again";
+
 struct Recognised {
   const WeightFormat* format = nullptr;
   std::string description;

@@ -14,7 +14,8 @@ const RuleInfo kRule{
     .explanation =
         "The file is a Git LFS pointer: the weights were never downloaded (git lfs pull "
         "was not run).",
-    .remediation = "Fetch the real file (git lfs pull), then audit again.",
+    .remediation =
+        "Fetch the real file (git lfs pull; in GitHub Actions, actions/checkout with lfs: true), then audit again.",
     .security = false,
     .tier = Tier::kRootCause,
 };

@@ -132,6 +132,15 @@ class Reader {
     sink_.Report(kind, std::move(loc), std::move(message));
   }
 
+  // What to do about a file of another format where safetensors was expected.
+  static std::string RemedyFor(std::string_view format) {
+    if (format == "git-lfs-pointer") {
+      return "; " + std::string(kGitLfsPointerRemedy) + ".";
+    }
+    if (format == "html" || format == "empty") return "; download the file again, then audit again.";
+    return "; safetensors only: re-export with safetensors.";
+  }
+
   // A failure of the container itself: say what the file looks like instead, if we can tell.
   void ReportContainerFailure(Diag rule, const std::string& reason, std::uint64_t offset) {
     if (const std::optional<Recognised> other = RecogniseRefusedFormat(head_, wf_.size)) {
@@ -143,7 +152,7 @@ class Reader {
                           other->format->name != "html" && other->format->name != "empty"
                       ? ", although its name says safetensors"
                       : ", not safetensors") +
-                 "; safetensors only: re-export with safetensors.");
+                 RemedyFor(other->format->name));
       return;
     }
     Report(rule, At(offset), Shown() + " is not valid safetensors: " + reason + ".");
