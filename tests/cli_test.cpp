@@ -10,6 +10,7 @@
 
 #include "rules/catalog.h"
 #include "tests/support/artifact_builder.h"
+#include "tests/support/model_folder_builder.h"
 #include "tests/support/prerequisite.h"
 #include "tests/support/process.h"
 
@@ -254,6 +255,49 @@ TEST_F(CliTest, GitLfsPointersSayGitLfsPull) {
   EXPECT_NE(junit.out.find("<failure type=\"error\" message=\"1 finding at or above error\">"), std::string::npos)
       << junit.out;
   EXPECT_NE(junit.out.find("input-no-weights"), std::string::npos) << junit.out;  // still listed
+}
+
+// Issue 29 item 7: the README's pre-commit recipes (run as written, from the README) audit the
+// folder of each staged weight file, so a changed shard is judged with its index and siblings.
+TEST_F(CliTest, PreCommitRecipesAuditTheFoldersOfChangedFiles) {
+  if (RunCommand("git --version >/dev/null 2>&1").exit_code != 0) CKPT_MISSING_PREREQUISITE() << "git missing";
+  const std::string readme = ReadText(std::filesystem::path(CKPT_SOURCE_DIR) / "README.md");
+  const std::size_t hook_at = readme.find("or as a plain `.git/hooks/pre-commit`:");
+  ASSERT_NE(hook_at, std::string::npos);
+  const std::size_t body = readme.find("#!/bin/sh\n", hook_at);
+  const std::string hook = readme.substr(body, readme.find("```", body) - body);
+  const std::size_t entry_at = readme.find("        entry: ", readme.rfind("id: ckpt-audit", hook_at));
+  ASSERT_NE(entry_at, std::string::npos);
+  const std::string entry = readme.substr(entry_at + 15, readme.find('\n', entry_at) - entry_at - 15);
+
+  const std::filesystem::path repo = dir_.path() / "repo";
+  ModelFolderSpec sharded;
+  sharded.shards = 2;
+  WriteFiles(sharded.Build(), repo / "models" / "sharded");
+  WriteText(repo / "ckpt-baseline.json", R"({"suppressions": []})");
+  WriteText(repo / "hook.sh", hook);
+  const std::string in_repo = "cd " + ShellQuote(repo) +
+                              " && PATH=" + ShellQuote(std::filesystem::path(CKPT_AUDIT_BIN).parent_path()) + ":$PATH ";
+  ASSERT_EQ(RunCommand(in_repo + "git init -q . && git add -A 2>&1").exit_code, 0);
+  const CommandResult plain = RunCommand(in_repo + "sh hook.sh 2>&1");
+  EXPECT_EQ(plain.exit_code, 0) << plain.output;
+  EXPECT_NE(plain.output.find("1 artifact: 1 passed"), std::string::npos) << plain.output;  // the folder, once
+  // pre-commit splits `entry` as a shell would and appends the staged files.
+  const CommandResult framework = RunCommand(
+      in_repo +
+      "/usr/bin/python3 -c 'import shlex, subprocess, sys; "
+      "sys.exit(subprocess.call(shlex.split(sys.argv[1]) + sys.argv[2:]))' " +
+      ShellQuote(entry) +
+      " models/sharded/model-00001-of-00002.safetensors models/sharded/model-00002-of-00002.safetensors 2>&1");
+  EXPECT_EQ(framework.exit_code, 0) << entry << "\n" << framework.output;
+  EXPECT_NE(framework.output.find("1 artifact: 1 passed"), std::string::npos) << framework.output;
+  // A broken shard still fails the hook (xargs turns ckpt-audit's 1 into 123: any non-zero
+  // status stops the commit).
+  WriteText(repo / "models/sharded/model-00002-of-00002.safetensors", "not safetensors");
+  ASSERT_EQ(RunCommand(in_repo + "git add -A").exit_code, 0);
+  const CommandResult broken = RunCommand(in_repo + "sh hook.sh 2>&1");
+  EXPECT_NE(broken.exit_code, 0);
+  EXPECT_NE(broken.output.find("model-00002-of-00002.safetensors"), std::string::npos) << broken.output;
 }
 
 // Issue 8 item 15: a file of another format is named for what it is, without the

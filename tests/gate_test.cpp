@@ -341,6 +341,16 @@ TEST_F(Gate, WriteBaselineAcceptsTheNonSecurityFindingsOfTheRun) {
   EXPECT_EQ(Audit("--baseline accepted.json history/round-0002").exit_code, 0);
   EXPECT_EQ(Audit("--write-baseline x.json --expires 2099-06-30 history/round-0002").exit_code, 2);
   EXPECT_EQ(Audit("--write-baseline x.json --expires tomorrow --reason r history/round-0002").exit_code, 2);
+  // Issue 29 item 7: what was left out is said, and a past expiry (a baseline accepting
+  // nothing) is refused.
+  EXPECT_TRUE(Has(written.output,
+                  "ckpt-audit: --write-baseline left out 1 security finding: hash-not-verified (1). "
+                  "A baseline never accepts a security rule"))
+      << written.output;
+  const CommandResult past = Audit("--write-baseline x.json --expires 2020-01-01 --reason r history/round-0002");
+  EXPECT_EQ(past.exit_code, 2);
+  EXPECT_TRUE(Has(past.output, "--expires 2020-01-01 is in the past")) << past.output;
+  EXPECT_FALSE(fs::exists(root() / "x.json"));
 }
 
 // ---- policy files
@@ -529,10 +539,17 @@ TEST_F(Gate, QuietPrintsOnlyWhatFails) {
 }
 
 TEST_F(Gate, ProgressGoesToStandardErrorOnlyWhenAsked) {
-  // Not a terminal: auto shows nothing; always shows the line (and clears it).
+  // Not a terminal: auto shows nothing; always shows the totals at the end, however short the
+  // run (issue 29 item 7: a quick audit printed nothing), as a plain line with no escapes.
   CommandResult r =
       RunCommand("cd " + ShellQuote(root()) + " && " + CKPT_AUDIT_BIN + " --progress auto history/* 2>&1 >/dev/null");
   EXPECT_EQ(r.output, "");
+  CommandResult always = RunCommand("cd " + ShellQuote(root()) + " && " + CKPT_AUDIT_BIN +
+                                    " --progress always history/round-0000 history/round-0001 2>&1 >/dev/null");
+  EXPECT_TRUE(always.output.starts_with("ckpt-audit: 2/2 inputs, ")) << always.output;
+  EXPECT_TRUE(always.output.ends_with(" (done)\n")) << always.output;
+  EXPECT_EQ(always.output.find('\r'), std::string::npos) << always.output;
+  EXPECT_EQ(always.output.find('\033'), std::string::npos) << always.output;
   EXPECT_EQ(Audit("--progress sometimes history/round-0000").exit_code, 2);
 }
 

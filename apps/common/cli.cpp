@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <tuple>
 
 #include "apps/common/manual.h"
@@ -332,6 +333,11 @@ std::optional<int> CommonCli::ApplyAllowGroups(AuditOptions& policy) {
   }
   if (Has("write-baseline")) {
     if (!IsCalendarDate(expires_)) return UsageError("--expires needs a date YYYY-MM-DD, not '" + expires_ + "'");
+    // A baseline that expires before today accepts nothing: a refresh job would fail on it.
+    if (expires_ < TodayUtc()) {
+      return UsageError("--expires " + expires_ + " is in the past (today is " + TodayUtc() +
+                        " UTC): the baseline would accept nothing");
+    }
     if (reason_.empty()) return UsageError("--reason needs a text saying why the findings are accepted");
   }
   if (Has("baseline") || Has("policy")) {
@@ -359,6 +365,23 @@ std::vector<Finding> CommonCli::ExpiredEntryFindings() const {
 
 std::optional<int> CommonCli::WriteBaseline(const std::vector<std::pair<const Finding*, std::string>>& findings) const {
   if (!Has("write-baseline")) return std::nullopt;
+  // Security findings are never written: say how many were left out and of which rules, so
+  // the user does not take the baseline for complete.
+  std::map<std::string, std::size_t> left_out;
+  for (const auto& [f, path] : findings) {
+    if (f->rule->security && f->counts()) ++left_out[std::string(f->rule->id)];
+  }
+  if (!left_out.empty()) {
+    std::size_t total = 0;
+    std::string rules;
+    for (const auto& [rule, n] : left_out) {
+      total += n;
+      rules += (rules.empty() ? "" : ", ") + rule + " (" + std::to_string(n) + ")";
+    }
+    std::cerr << tool_ << ": --write-baseline left out " << total
+              << (total == 1 ? " security finding" : " security findings") << ": " << rules
+              << ". A baseline never accepts a security rule: they still fail the gate until the input is fixed.\n";
+  }
   return WriteFileAtomically(write_baseline_, BaselineFromFindings(findings, reason_, expires_))
              ? std::nullopt
              : std::optional<int>(kExitToolError);

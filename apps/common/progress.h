@@ -1,6 +1,7 @@
-// --progress: one line on standard error, redrawn a few times a second, saying how many
-// inputs are done, how many bytes were read and at what rate. Only on a terminal unless asked
-// (CI logs never fill with carriage returns).
+// --progress: how many inputs are done, how many bytes were read and at what rate, on standard
+// error: on a terminal one line redrawn a few times a second; with --progress always and no
+// terminal (a CI log) a line every few seconds, never carriage returns; with always, the
+// totals at the end, however short the run.
 #pragma once
 
 #include <atomic>
@@ -29,6 +30,8 @@ class Progress {
   void Run();
   std::string tool_;
   std::size_t total_;
+  bool terminal_ = false;  ///< stderr is a terminal: redraw one line
+  bool always_ = false;    ///< --progress always: the totals are printed at the end too
   std::atomic<std::size_t> done_{0};
   std::mutex mutex_;
   std::condition_variable stop_signal_;
