@@ -18,6 +18,9 @@ namespace ckpt {
 struct GateFiles {
   std::optional<std::string> baseline;  ///< --baseline FILE
   std::optional<std::string> policy;    ///< --policy FILE
+  /// --source-root DIR: what baseline paths are relative to (default: the repository holding
+  /// the baseline, found by .git, else the baseline's folder).
+  std::optional<std::string> source_root;
 };
 
 struct ResolvedGate {

@@ -353,6 +353,46 @@ TEST_F(Gate, WriteBaselineAcceptsTheNonSecurityFindingsOfTheRun) {
   EXPECT_FALSE(fs::exists(root() / "x.json"));
 }
 
+// Issue 29 item 4: baseline paths are relative to the baseline's root (the repository found
+// by .git, else the baseline's folder, or --source-root), so one written from one directory
+// suppresses the same finding however the input is spelled and from wherever it is audited.
+TEST_F(Gate, BaselinesMatchWhateverTheSpellingOfThePath) {
+  ASSERT_EQ(Audit("--write-baseline accepted.json --expires 2099-06-30 --reason r ./history/round-0002").exit_code, 1);
+  EXPECT_TRUE(Has(ReadText(root() / "accepted.json"), R"("path":"history/round-0002/header.json")"));
+  const std::string bin = CKPT_AUDIT_BIN;
+  const std::string name = root().filename().string();
+  auto from = [&](const fs::path& dir, const std::string& args) {
+    return RunCommand("cd " + ShellQuote(dir) + " && " + bin + " " + args + " 2>&1");
+  };
+  const std::string absolute = ShellQuote(root() / "history/round-0002");
+  EXPECT_EQ(Audit("--baseline accepted.json " + absolute).exit_code, 0);
+  EXPECT_EQ(
+      from(root().parent_path(), "--baseline " + name + "/accepted.json " + name + "/history/round-0002").exit_code, 0);
+  EXPECT_EQ(from(root() / "history", "--baseline ../accepted.json ./round-0002/").exit_code, 0);
+  // Near miss: another round with the same finding is not the accepted file.
+  fs::copy(root() / "history/round-0002", root() / "other-0002", fs::copy_options::recursive);
+  const CommandResult other = Audit("--baseline accepted.json other-0002");
+  EXPECT_EQ(other.exit_code, 1) << other.output;
+
+  // In a repository the root is the one holding .git, wherever the baseline lies in it.
+  fs::create_directory(root() / ".git");
+  fs::create_directory(root() / "ci");
+  ASSERT_EQ(from(root() / "history", "--write-baseline ../ci/accepted.json --expires 2099-06-30 --reason r round-0002")
+                .exit_code,
+            1);
+  EXPECT_TRUE(Has(ReadText(root() / "ci/accepted.json"), R"("path":"history/round-0002/header.json")"));
+  EXPECT_EQ(Audit("--baseline ci/accepted.json history/round-0002").exit_code, 0);
+  EXPECT_EQ(from(root() / "ci", "--baseline accepted.json " + absolute).exit_code, 0);
+  // --source-root names the root instead: paths are then relative to it, written and matched.
+  ASSERT_EQ(Audit("--source-root history --write-baseline ci/rooted.json --expires 2099-06-30 --reason r "
+                  "history/round-0002")
+                .exit_code,
+            1);
+  EXPECT_TRUE(Has(ReadText(root() / "ci/rooted.json"), R"("path":"round-0002/header.json")"));
+  EXPECT_EQ(Audit("--source-root history --baseline ci/rooted.json history/round-0002").exit_code, 0);
+  EXPECT_EQ(Audit("--baseline ci/rooted.json history/round-0002").exit_code, 1);  // relative to the repository
+}
+
 // ---- policy files
 
 TEST_F(Gate, PolicyRaisesLowersAndTurnsOffRules) {
@@ -511,6 +551,19 @@ TEST_F(Gate, InputsFromAFileOrStandardInput) {
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_TRUE(Has(r.output, "2 artifacts: 1 passed, 1 failed")) << r.output;
   EXPECT_EQ(Audit("--inputs-from missing.txt").exit_code, 2);
+  // Issue 29 item 6: comments and blank (or blank-looking) lines are skipped; ./#name is a path.
+  fs::copy(root() / "history/round-0000", root() / "history/#hash-named", fs::copy_options::recursive);
+  WriteText(root() / "commented.txt",
+            "# rounds gated nightly\n  \nhistory/round-0000\n  # history/round-0002 (known bad, #12)\n"
+            "./history/#hash-named\n\t\n");
+  r = Audit("--inputs-from commented.txt");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(Has(r.output, "2 artifacts: 2 passed, 0 failed")) << r.output;
+  fs::remove_all(root() / "history/#hash-named");
+  // -f is --format; --no-color is --color never, and contradicts --color always.
+  EXPECT_EQ(Audit("-f json history/round-0000").output, Audit("--format json history/round-0000").output);
+  EXPECT_EQ(Audit("--no-color history/round-0002").output, Audit("--color never history/round-0002").output);
+  EXPECT_EQ(Audit("--no-color --color always history/round-0000").exit_code, 2);
   // A NUL byte in a line: the line is refused, never its prefix audited.
   WriteText(root() / "nul.txt", std::string("history/round-0000\nhistory/round-0001\0/../round-0002\n", 53));
   r = Audit("--inputs-from nul.txt");

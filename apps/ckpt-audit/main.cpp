@@ -202,7 +202,8 @@ int main(int argc, char** argv) try {
       "auto|always|never: bytes read and throughput on standard error (auto: when it is a terminal)")(
       "quiet,q", "text report: only the inputs that fail, and the summary")(
       "inputs-from", po::value(&inputs_from)->value_name("FILE"),
-      "also audit the paths listed in FILE, one per line (- reads standard input)");
+      "also audit the paths listed in FILE, one per line; blank lines and lines starting with # are skipped (- "
+      "reads standard input)");
   std::vector<std::string> artifacts;
   if (auto stop = cli.Parse(argc, argv, artifacts)) return *stop;
   if (jobs == 0 || jobs > 1024) return cli.UsageError("--jobs must be between 1 and 1024");

@@ -68,7 +68,8 @@ int main(int argc, char** argv) try {
       "(verified with --trusted-key, which also gives its round and wmcp_version)");
   std::string inputs_from;
   cli.options().add_options()("inputs-from", po::value(&inputs_from)->value_name("FILE"),
-                              "also take the rounds listed in FILE, one per line (- reads standard input; lines "
+                              "also take the rounds listed in FILE, one per line, blank lines and # comments skipped "
+                              "(- reads standard input; lines "
                               "may be remote: https://.../ROUND/, a tar URL, hf://ORG/NAME@REV/ROUND)");
   std::vector<std::string> paths;
   if (auto stop = cli.Parse(argc, argv, paths)) return *stop;

@@ -46,7 +46,11 @@ std::variant<std::vector<std::string>, std::string> ReadInputList(const std::str
     if (line.find('\0') != std::string::npos) {
       return "line " + std::to_string(number) + " holds a NUL byte, which no path can (nothing was audited)";
     }
-    if (!line.empty()) out.push_back(std::move(line));
+    // Blank lines and `#` comments (the first non-blank character) are skipped: a list is
+    // kept in a repository with its reasons. A path that starts with '#' is written ./#name.
+    const std::size_t first = line.find_first_not_of(" \t");
+    if (first == std::string::npos || line[first] == '#') continue;
+    out.push_back(std::move(line));
   }
   if (in.bad()) return std::string("cannot be read");
   return out;
@@ -55,7 +59,7 @@ std::variant<std::vector<std::string>, std::string> ReadInputList(const std::str
 CommonCli::CommonCli(std::string tool, std::vector<std::string> formats, const char* usage, bool report_to_o)
     : tool_(std::move(tool)), usage_(usage), formats_(std::move(formats)), options_(usage), format_(formats_.front()) {
   options_.add_options()("help,h", "show this help and exit")("version", "show the version and exit")(
-      "format", po::value(&format_)->value_name("FORMAT"),
+      "format,f", po::value(&format_)->value_name("FORMAT"),
       (Join(formats_, "|") + " (default " + formats_.front() + ")").c_str())(
       "report", po::value(&extra_reports_)->value_name("FORMAT=FILE"),
       "also write the same results as FORMAT to FILE (repeatable): one audit, several reports")(
@@ -64,12 +68,14 @@ CommonCli::CommonCli(std::string tool, std::vector<std::string> formats, const c
       "sarif-category", po::value(&sarif_category_)->value_name("NAME"),
       "SARIF: automationDetails.id = <tool>/NAME/ (separates uploads on code-scanning platforms)")(
       "source-root", po::value(&source_root_)->value_name("DIR"),
-      "SARIF: URIs are relative to DIR (default: the current directory)")(
+      "SARIF: URIs are relative to DIR (default: the current directory); baselines: paths are relative to DIR "
+      "(default: the repository holding the baseline, found by .git, else its folder)")(
       "allow-group", po::value(&allow_groups_)->value_name("NAME"),
       "also accept this param group as shared (repeatable; reported as a note where it is used)")(
       "color", po::value(&color_)->value_name("WHEN"),
       "auto|always|never: ANSI colour in text reports (auto: a terminal, and NO_COLOR unset or empty)")(
-      "list-rules", "print the rule catalog (--format text, json or sarif) and exit")(
+      "no-color", "the same as --color never")("list-rules",
+                                               "print the rule catalog (--format text, json or sarif) and exit")(
       "baseline", po::value(&baseline_)->value_name("FILE"),
       "accept the findings FILE lists until their expiry: kept in reports, marked suppressed, not counted "
       "(security rules cannot be suppressed)")(
@@ -174,6 +180,10 @@ std::optional<int> CommonCli::Parse(int argc, char** argv, std::vector<std::stri
   }
   if (color_ != "auto" && color_ != "always" && color_ != "never") {
     return UsageError("--color must be auto, always or never, not '" + color_ + "'");
+  }
+  if (Has("no-color")) {
+    if (Has("color") && color_ != "never") return UsageError("--no-color and --color " + color_ + " contradict");
+    color_ = "never";
   }
   if (std::find(formats_.begin(), formats_.end(), format_) == formats_.end()) {
     return UsageError("--format must be one of " + Join(formats_, ", ") + ", not '" + format_ + "'");
@@ -344,6 +354,7 @@ std::optional<int> CommonCli::ApplyAllowGroups(AuditOptions& policy) {
     GateFiles files;
     if (Has("baseline")) files.baseline = baseline_;
     if (Has("policy")) files.policy = policy_file_;
+    if (Has("source-root")) files.source_root = source_root_;
     auto loaded = LoadGate(files);
     if (auto* error = std::get_if<std::string>(&loaded)) return UsageError(*error);
     gate_ = std::move(std::get<ResolvedGate>(loaded));
@@ -382,7 +393,15 @@ std::optional<int> CommonCli::WriteBaseline(const std::vector<std::pair<const Fi
               << (total == 1 ? " security finding" : " security findings") << ": " << rules
               << ". A baseline never accepts a security rule: they still fail the gate until the input is fixed.\n";
   }
-  return WriteFileAtomically(write_baseline_, BaselineFromFindings(findings, reason_, expires_))
+  // Paths relative to the baseline's root, so that the file means the same from any directory.
+  std::error_code ec;
+  const std::string root =
+      Has("source-root") ? std::filesystem::weakly_canonical(std::filesystem::absolute(source_root_, ec), ec).string()
+                         : BaselineRootFor(std::filesystem::path(write_baseline_).parent_path().string());
+  std::vector<std::pair<const Finding*, std::string>> rooted;
+  rooted.reserve(findings.size());
+  for (const auto& [f, path] : findings) rooted.emplace_back(f, RootRelativePath(root, path));
+  return WriteFileAtomically(write_baseline_, BaselineFromFindings(rooted, reason_, expires_))
              ? std::nullopt
              : std::optional<int>(kExitToolError);
 }

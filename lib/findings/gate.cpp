@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <set>
 #include <variant>
 
@@ -200,6 +201,44 @@ std::string ReportedPath(const std::string& root, const Location& location) {
   return base.back() == '/' ? base + location.file : base + "/" + location.file;
 }
 
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path Resolved(const fs::path& path) {
+  std::error_code ec;
+  fs::path out = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  return ec ? fs::absolute(path, ec).lexically_normal() : out;
+}
+
+}  // namespace
+
+std::string RootRelativePath(const std::string& root, const std::string& path) {
+  if (root.empty() || path.empty() || path.find("://") != std::string::npos) return path;
+  const fs::path relative = Resolved(path).lexically_relative(fs::path(root));
+  if (relative.empty() || *relative.begin() == "..") return path;
+  return relative == "." ? std::string(".") : relative.generic_string();
+}
+
+// A baseline entry's path, relative to the root it was written against (absolute ones made so).
+std::string EntryRelativePath(const std::string& root, const std::string& written) {
+  if (written.find("://") != std::string::npos) return written;
+  const fs::path p(written);
+  if (p.is_absolute()) return RootRelativePath(root, written);
+  const std::string normal = p.lexically_normal().generic_string();
+  return normal.empty() ? written : normal;
+}
+
+std::string BaselineRootFor(const std::string& start) {
+  const fs::path from = Resolved(start.empty() ? fs::path(".") : fs::path(start));
+  std::error_code ec;
+  for (fs::path at = from; !at.empty(); at = at.parent_path()) {
+    if (fs::exists(at / ".git", ec)) return at.string();
+    if (at == at.root_path()) break;
+  }
+  return from.string();
+}
+
 // A written path names one file: "rounds/r[12]" is that folder, never a pattern.
 bool PathMatches(const std::string& written, const std::string& path) {
   const std::string bare = path.starts_with("./") ? path.substr(2) : path;
@@ -219,10 +258,16 @@ void ApplyGate(const Gate& gate, std::vector<Finding>& findings, std::vector<Dro
                const std::string& root) {
   if (gate.empty()) return;
   auto suppression_for = [&](const RuleInfo* rule, const std::string& path) -> std::shared_ptr<const Suppression> {
+    // As written, and relative to the baseline's root: a baseline written on a laptop from
+    // one directory matches the same file audited in CI as ./x, $PWD/x or hf/x.
+    const std::string relative = RootRelativePath(gate.path_root, path);
     for (const auto& s : gate.suppressions) {
       if (s->rule != rule->id) continue;
-      if (s->path && !PathMatches(*s->path, path)) continue;
-      if (s->path_glob && !GlobMatches(*s->path_glob, path)) continue;
+      if (s->path && !PathMatches(*s->path, path) &&
+          !(!gate.path_root.empty() && PathMatches(EntryRelativePath(gate.path_root, *s->path), relative))) {
+        continue;
+      }
+      if (s->path_glob && !GlobMatches(*s->path_glob, path) && !GlobMatches(*s->path_glob, relative)) continue;
       return s;
     }
     return nullptr;

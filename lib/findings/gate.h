@@ -47,12 +47,24 @@ struct Gate {
   /// Severity in force per rule the policy names; a nullopt value turns the rule off.
   std::map<const RuleInfo*, std::optional<Severity>> severity;
   std::vector<std::shared_ptr<const Suppression>> suppressions;  ///< not expired
+  /// The directory baseline paths are relative to (absolute; empty: paths match as written):
+  /// a finding matches an entry by its path relative to it, however the input was spelled.
+  std::string path_root;
   [[nodiscard]] bool empty() const { return severity.empty() && suppressions.empty(); }
 };
 
 /// The path a report shows for a finding: its artifact root (the finding's own, else `root`)
 /// and its file.
 std::string ReportedPath(const std::string& root, const Location& location);
+
+/// `path` (as a report shows it, relative to the working directory or absolute) relative to
+/// `root`, '/'-separated; `path` itself when `root` is empty, the path is remote or lies
+/// outside `root`.
+std::string RootRelativePath(const std::string& root, const std::string& path);
+
+/// The directory baselines are relative to when no --source-root is given: the nearest
+/// ancestor of `start` (a directory) holding `.git`, else `start` itself; absolute.
+std::string BaselineRootFor(const std::string& start);
 
 /// fnmatch(3) without FNM_PATHNAME: `*` also crosses '/', as in "rounds/*/header.json".
 bool GlobMatches(const std::string& pattern, const std::string& path);
