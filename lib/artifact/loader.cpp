@@ -233,17 +233,15 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
     }
     // A weight file that is still a Git LFS pointer (a clone without `git lfs pull`) is the
     // cause to name, not "no weight file": its name says a loader would open it.
-    if (item.kind == InventoryClass::kData && LoaderForName(entry.name)) {
-      if (auto other = RecogniseRefusedFormat(std::span(head).first(length), (*file)->size());
-          other && other->format->refused == Diag::kWeightsFormatGitLfsPointer) {
-        Location at;
-        at.file = entry.name;
-        at.byte_offset = 0;
-        sink.Report(
-            Diag::kWeightsFormatGitLfsPointer, std::move(at),
-            QuoteForMessage(entry.name) + " is " + other->description + "; " + std::string(kGitLfsPointerRemedy) + ".");
-        item.description = other->description;
-      }
+    if (item.kind == InventoryClass::kData && LoaderForName(entry.name) && classified->refused_format != nullptr &&
+        classified->refused_format->refused == Diag::kWeightsFormatGitLfsPointer) {
+      Location at;
+      at.file = entry.name;
+      at.byte_offset = 0;
+      sink.Report(Diag::kWeightsFormatGitLfsPointer, std::move(at),
+                  QuoteForMessage(entry.name) + " is " + classified->description + "; " +
+                      std::string(kGitLfsPointerRemedy) + ".");
+      item.description = classified->description;
     }
     if (item.kind == InventoryClass::kArchive && IsTorchZip(**file)) {
       // torch loads any zip holding <folder>/data.pkl, whatever its first member (a file with
