@@ -71,11 +71,7 @@ std::variant<ResolvedGate, std::string> LoadGate(const GateFiles& files) {
     auto parsed = ParseBaseline(std::get<0>(text));
     if (auto* error = std::get_if<std::string>(&parsed)) return "--baseline '" + *files.baseline + "': " + *error;
     out.baseline_path = files.baseline;
-    std::error_code ec;
-    out.gate.path_root =
-        files.source_root
-            ? std::filesystem::weakly_canonical(std::filesystem::absolute(*files.source_root, ec), ec).string()
-            : BaselineRootFor(std::filesystem::path(*files.baseline).parent_path().string());
+    out.gate.path_root = BaselineRoot(files.source_root, *files.baseline);
     out.entries = std::move(std::get<BaselineFile>(parsed).entries);
     for (const Suppression& s : out.entries) {
       const RuleInfo* rule = rules::FindRule(s.rule);

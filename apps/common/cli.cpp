@@ -394,10 +394,8 @@ std::optional<int> CommonCli::WriteBaseline(const std::vector<std::pair<const Fi
               << ". A baseline never accepts a security rule: they still fail the gate until the input is fixed.\n";
   }
   // Paths relative to the baseline's root, so that the file means the same from any directory.
-  std::error_code ec;
   const std::string root =
-      Has("source-root") ? std::filesystem::weakly_canonical(std::filesystem::absolute(source_root_, ec), ec).string()
-                         : BaselineRootFor(std::filesystem::path(write_baseline_).parent_path().string());
+      BaselineRoot(Has("source-root") ? std::optional<std::string>(source_root_) : std::nullopt, write_baseline_);
   std::vector<std::pair<const Finding*, std::string>> rooted;
   rooted.reserve(findings.size());
   for (const auto& [f, path] : findings) rooted.emplace_back(f, RootRelativePath(root, path));

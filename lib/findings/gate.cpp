@@ -229,8 +229,10 @@ std::string EntryRelativePath(const std::string& root, const std::string& writte
   return normal.empty() ? written : normal;
 }
 
-std::string BaselineRootFor(const std::string& start) {
-  const fs::path from = Resolved(start.empty() ? fs::path(".") : fs::path(start));
+std::string BaselineRoot(const std::optional<std::string>& source_root, const std::string& baseline_file) {
+  if (source_root) return Resolved(*source_root).string();
+  const fs::path from =
+      Resolved(fs::path(baseline_file).parent_path().empty() ? fs::path(".") : fs::path(baseline_file).parent_path());
   std::error_code ec;
   for (fs::path at = from; !at.empty(); at = at.parent_path()) {
     if (fs::exists(at / ".git", ec)) return at.string();
@@ -257,14 +259,20 @@ bool GlobMatches(const std::string& pattern, const std::string& path) {
 void ApplyGate(const Gate& gate, std::vector<Finding>& findings, std::vector<DroppedFindings>& dropped,
                const std::string& root) {
   if (gate.empty()) return;
+  // Each entry's path relative to the root, once per input (not once per finding).
+  std::vector<std::string> entry_paths;
+  entry_paths.reserve(gate.suppressions.size());
+  for (const auto& s : gate.suppressions)
+    entry_paths.push_back(s->path && !gate.path_root.empty() ? EntryRelativePath(gate.path_root, *s->path) : "");
   auto suppression_for = [&](const RuleInfo* rule, const std::string& path) -> std::shared_ptr<const Suppression> {
     // As written, and relative to the baseline's root: a baseline written on a laptop from
     // one directory matches the same file audited in CI as ./x, $PWD/x or hf/x.
     const std::string relative = RootRelativePath(gate.path_root, path);
-    for (const auto& s : gate.suppressions) {
+    for (std::size_t i = 0; i < gate.suppressions.size(); ++i) {
+      const auto& s = gate.suppressions[i];
       if (s->rule != rule->id) continue;
       if (s->path && !PathMatches(*s->path, path) &&
-          !(!gate.path_root.empty() && PathMatches(EntryRelativePath(gate.path_root, *s->path), relative))) {
+          !(!gate.path_root.empty() && PathMatches(entry_paths[i], relative))) {
         continue;
       }
       if (s->path_glob && !GlobMatches(*s->path_glob, path) && !GlobMatches(*s->path_glob, relative)) continue;

@@ -62,9 +62,10 @@ std::string ReportedPath(const std::string& root, const Location& location);
 /// outside `root`.
 std::string RootRelativePath(const std::string& root, const std::string& path);
 
-/// The directory baselines are relative to when no --source-root is given: the nearest
-/// ancestor of `start` (a directory) holding `.git`, else `start` itself; absolute.
-std::string BaselineRootFor(const std::string& start);
+/// The directory a baseline file's paths are relative to (absolute): `source_root` when given
+/// (--source-root), else the nearest folder above `baseline_file` holding `.git`, else the
+/// baseline's own folder.
+std::string BaselineRoot(const std::optional<std::string>& source_root, const std::string& baseline_file);
 
 /// fnmatch(3) without FNM_PATHNAME: `*` also crosses '/', as in "rounds/*/header.json".
 bool GlobMatches(const std::string& pattern, const std::string& path);
