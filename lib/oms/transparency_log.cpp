@@ -5,6 +5,7 @@
 #include "lib/hashing/sha256.h"
 #include "lib/json/json_writer.h"
 #include "lib/json/strict_parser.h"
+#include "lib/oms/json_fields.h"
 
 namespace ckpt::oms {
 namespace {
@@ -31,12 +32,6 @@ std::optional<std::uint64_t> IntegerMember(const json::Value& object, std::strin
   }
   if (value > static_cast<std::uint64_t>(INT64_MAX)) return std::nullopt;
   return value;
-}
-
-std::optional<std::string> Base64Member(const json::Value& object, std::string_view key) {
-  auto text = object.FindString(key);
-  if (!text) return std::nullopt;
-  return Base64Decode(*text, Base64Alphabet::kStandard);
 }
 
 std::string HashChildren(std::string_view left, std::string_view right) {

@@ -6,6 +6,7 @@
 #include "lib/core/text.h"
 #include "lib/io/small_file.h"
 #include "lib/json/strict_parser.h"
+#include "lib/oms/json_fields.h"
 
 namespace ckpt::oms {
 namespace {
@@ -52,12 +53,6 @@ std::optional<ValidityWindow> ReadWindow(const json::Value& entry, const std::st
   return out;
 }
 
-std::optional<std::string> DecodeMember(const json::Value& object, std::string_view key) {
-  auto text = object.FindString(key);
-  if (!text) return std::nullopt;
-  return Base64Decode(*text, Base64Alphabet::kStandard);
-}
-
 bool ReadLogs(const json::Value& root, std::string_view member, std::vector<LogKey>& out, Error& error) {
   auto logs = root.Find(member);
   if (!logs) return true;
@@ -78,7 +73,7 @@ bool ReadLogs(const json::Value& root, std::string_view member, std::vector<LogK
     LogKey log;
     log.base_url = entry.FindString("baseUrl").value_or("");
     auto log_id = entry.Find("logId");
-    auto key_id = log_id && log_id->is(json::Type::kObject) ? DecodeMember(*log_id, "keyId") : std::nullopt;
+    auto key_id = log_id && log_id->is(json::Type::kObject) ? Base64Member(*log_id, "keyId") : std::nullopt;
     if (!key_id || key_id->empty()) {
       error = what + " has no base64 logId.keyId";
       return false;
@@ -89,7 +84,7 @@ bool ReadLogs(const json::Value& root, std::string_view member, std::vector<LogK
       error = what + " has no publicKey object";
       return false;
     }
-    auto raw = DecodeMember(*public_key, "rawBytes");
+    auto raw = Base64Member(*public_key, "rawBytes");
     if (!raw) {
       error = what + " has no base64 publicKey.rawBytes";
       return false;
@@ -135,7 +130,7 @@ bool ReadAuthorities(const json::Value& root, std::vector<CertificateAuthority>&
       return false;
     }
     for (const json::Value certificate : certificates->Items()) {
-      auto der = certificate.is(json::Type::kObject) ? DecodeMember(certificate, "rawBytes") : std::nullopt;
+      auto der = certificate.is(json::Type::kObject) ? Base64Member(certificate, "rawBytes") : std::nullopt;
       if (!der || der->empty() || (*der)[0] != '\x30' || ca.chain.size() == kMaxChain) {
         error = what + " has a certificate that is not base64 DER in rawBytes";
         return false;
