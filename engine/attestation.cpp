@@ -126,7 +126,17 @@ std::string AuditStatementPayload(const AuditResult& result, const std::vector<a
                              {"code", CodeName(f.rule->code)},
                              {"severity", SeverityName(f.severity())},
                              {"file", ToValidUtf8(f.location.file)}};
-    if (f.suppression) item["suppressed"] = {{"reason", f.suppression->reason}, {"expires", f.suppression->expires}};
+    if (f.suppression) {
+      boost::json::object suppressed{{"reason", f.suppression->reason}, {"expires", f.suppression->expires}};
+      if (f.suppression->acceptance()) {
+        // A reviewed acceptance is signed with what it holds for: the bytes and the global.
+        suppressed["by"] = "acceptance";
+        suppressed["sha256"] = f.suppression->sha256;
+        if (f.location.global) suppressed["global"] = ToValidUtf8(*f.location.global);
+        if (f.location.call) suppressed["call"] = ToValidUtf8(*f.location.call);
+      }
+      item["suppressed"] = std::move(suppressed);
+    }
     findings.push_back(std::move(item));
   }
   const SeverityCounts counts = CountFindings(result);

@@ -6,6 +6,7 @@
 #include <thread>
 #include <tuple>
 
+#include "engine/gate.h"
 #include "lib/artifact/input.h"
 #include "lib/artifact/loader.h"
 #include "lib/core/text.h"
@@ -183,7 +184,7 @@ AuditResult FinishAudit(AuditSession& session) {
     result.findings = std::move(session.sink.findings());
     result.dropped = session.sink.dropped();
     if (session.policy.gate != nullptr)
-      ApplyGate(*session.policy.gate, result.findings, result.dropped, result.artifact.path);
+      ApplyGateToAudit(*session.policy.gate, result.artifact, result.findings, result.dropped, result.artifact.path);
     return std::move(result);
   }
   Artifact& artifact = result.artifact;
@@ -207,7 +208,7 @@ AuditResult FinishAudit(AuditSession& session) {
       if (!f.location.file.empty() && f.location.artifact.empty()) f.location.artifact = folder.empty() ? "." : folder;
     }
   }
-  if (policy.gate != nullptr) ApplyGate(*policy.gate, result.findings, result.dropped, artifact.path);
+  if (policy.gate != nullptr) ApplyGateToAudit(*policy.gate, artifact, result.findings, result.dropped, artifact.path);
   SortFindings(result.findings);
   if (policy.max_findings > 0 && result.findings.size() > policy.max_findings) {
     std::vector<DroppedFindings> cut;

@@ -26,9 +26,43 @@ std::variant<std::string, std::string> ReadGateFile(const std::string& path, con
 }
 
 std::string EntryName(const Suppression& s) {
+  if (s.acceptance()) {
+    return "acceptance " + std::to_string(s.index + 1) + " (path " + QuoteForMessage(s.path.value_or("")) +
+           ", sha256 " + s.sha256.substr(0, 12) + "...)";
+  }
   return "entry " + std::to_string(s.index + 1) + " (rule " + QuoteForMessage(s.rule) +
          (s.path ? ", path " + QuoteForMessage(*s.path) : std::string()) +
          (s.path_glob ? ", path_glob " + QuoteForMessage(*s.path_glob) : std::string()) + ")";
+}
+
+// Checks one file's reviewed acceptances against the catalog and sorts them into those in
+// force and those expired. The error is a usage error's message.
+std::optional<std::string> ResolveAcceptances(std::vector<Suppression> entries, const std::string& source,
+                                              const char* option, ResolvedGate& out) {
+  for (Suppression& a : entries) {
+    a.source = source;
+    for (const std::string& id : a.rules) {
+      const RuleInfo* rule = rules::FindRule(id);
+      const std::string at = std::string(option) + " '" + source + "': " + EntryName(a);
+      if (rule == nullptr) return at + " names the unknown rule " + QuoteForMessage(id);
+      // A pickle's findings are accepted by what they import and call, never by rule alone.
+      if (id.starts_with("pickle-")) {
+        return at + " lists the rule " + id + ": a pickle's findings are accepted by the globals and calls they " +
+               "name (list those in globals and calls)";
+      }
+    }
+    if (const std::string& path = *a.path; path.find_first_of("*?[") != std::string::npos) {
+      return std::string(option) + " '" + source + "': " + EntryName(a) +
+             " gives a pattern as its path: an acceptance names one file, by its path and SHA-256";
+    }
+    out.acceptances.push_back(a);
+    if (a.expires < out.today) {
+      out.expired.push_back(std::move(a));
+    } else {
+      out.gate.acceptances.push_back(std::make_shared<const Suppression>(std::move(a)));
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -64,6 +98,10 @@ std::variant<ResolvedGate, std::string> LoadGate(const GateFiles& files) {
       if (wanted && *wanted == rule->severity) continue;
       out.gate.severity[rule] = wanted;
     }
+    if (auto error = ResolveAcceptances(std::move(out.policy.acceptances), *files.policy, "--policy", out)) {
+      return *error;
+    }
+    out.policy.acceptances.clear();
   }
   if (files.baseline) {
     auto text = ReadGateFile(*files.baseline, "--baseline");
@@ -71,14 +109,19 @@ std::variant<ResolvedGate, std::string> LoadGate(const GateFiles& files) {
     auto parsed = ParseBaseline(std::get<0>(text));
     if (auto* error = std::get_if<std::string>(&parsed)) return "--baseline '" + *files.baseline + "': " + *error;
     out.baseline_path = files.baseline;
-    out.gate.path_root = BaselineRoot(files.source_root, *files.baseline);
     out.entries = std::move(std::get<BaselineFile>(parsed).entries);
-    for (const Suppression& s : out.entries) {
+    if (auto error = ResolveAcceptances(std::move(std::get<BaselineFile>(parsed).acceptances), *files.baseline,
+                                        "--baseline", out)) {
+      return *error;
+    }
+    for (Suppression& s : out.entries) {
+      s.source = *files.baseline;
       const RuleInfo* rule = rules::FindRule(s.rule);
       if (rule == nullptr) return "--baseline '" + *files.baseline + "': " + EntryName(s) + " names an unknown rule";
       if (rule->security) {
         return "--baseline '" + *files.baseline + "': " + EntryName(s) +
-               " names a security rule; security findings cannot be suppressed, only fixed";
+               " names a security rule; security findings cannot be suppressed, only fixed or accepted for "
+               "reviewed bytes (an accept entry naming the file's path, SHA-256 and globals)";
       }
       if (s.expires < out.today) {
         out.expired.push_back(s);
@@ -87,6 +130,10 @@ std::variant<ResolvedGate, std::string> LoadGate(const GateFiles& files) {
       }
     }
   }
+  // Paths in either file are relative to one root: the repository holding the file (or
+  // --source-root), so an entry written on a laptop matches the same file audited in CI.
+  if (files.baseline || files.policy)
+    out.gate.path_root = BaselineRoot(files.source_root, files.baseline ? *files.baseline : *files.policy);
   return out;
 }
 
@@ -128,15 +175,66 @@ std::optional<std::string> ApplyPolicyFile(const ResolvedGate& gate, AuditOption
 
 std::vector<Finding> ExpiredEntryFindings(const ResolvedGate& gate) {
   std::vector<Finding> out;
-  if (!gate.baseline_path) return out;
-  const std::filesystem::path path(*gate.baseline_path);
   for (const Suppression& s : gate.expired) {
+    const std::filesystem::path path(s.source);
     Location at;
     at.artifact = path.has_parent_path() ? path.parent_path().string() : std::string(".");
     at.file = path.filename().string();
+    const std::string what = s.acceptance() ? "Reviewed " + EntryName(s) : "Baseline " + EntryName(s);
     out.push_back(Finding{&rules::baseline_entry_expired::kRule, std::move(at),
-                          "Baseline " + EntryName(s) + " expired on " + s.expires + " (today is " + gate.today +
-                              "): it suppresses nothing now. Its reason was: " + QuoteForMessage(s.reason, 200) + "."});
+                          what + " expired on " + s.expires + " (today is " + gate.today + "): it " +
+                              (s.acceptance() ? "accepts" : "suppresses") +
+                              " nothing now. Its reason was: " + QuoteForMessage(s.reason, 200) + "."});
+  }
+  return out;
+}
+
+void ApplyGateToAudit(const Gate& gate, const Artifact& artifact, std::vector<Finding>& findings,
+                      std::vector<DroppedFindings>& dropped, const std::string& root) {
+  const FileDigestLookup digest_of = [&artifact](const std::string& file) -> std::optional<std::string> {
+    for (const AdmittedFile& f : artifact.files) {
+      if (f.name == file) return f.sha256;
+    }
+    return std::nullopt;
+  };
+  for (Finding& f : AcceptanceMissFindings(ApplyGate(gate, findings, dropped, root, digest_of)))
+    findings.push_back(std::move(f));
+}
+
+std::vector<Finding> AcceptanceMissFindings(const std::vector<AcceptanceMiss>& misses) {
+  std::vector<Finding> out;
+  auto listed = [](const std::vector<std::string>& items) {
+    std::string text;
+    for (std::size_t i = 0; i < items.size() && i < 8; ++i) text += (i ? ", " : "") + QuoteForMessage(items[i], 120);
+    if (items.size() > 8) text += " and " + std::to_string(items.size() - 8) + " more";
+    return text;
+  };
+  for (const AcceptanceMiss& m : misses) {
+    const Suppression& a = *m.entry;
+    std::vector<std::string> why;
+    if (m.digest_differs) {
+      why.push_back("the file's SHA-256 is " + *m.sha256 + ", not the reviewed " + a.sha256 + " (its bytes changed)");
+    } else if (!m.sha256) {
+      why.push_back(
+          "the file's SHA-256 was not computed (--no-hash, or a file not read whole), so its bytes cannot "
+          "be compared with the reviewed " +
+          a.sha256);
+    }
+    if (!m.globals.empty())
+      why.push_back("it imports " + listed(m.globals) + ", which the entry's globals do not list");
+    if (!m.calls.empty()) why.push_back("it calls " + listed(m.calls) + ", which the entry's calls do not list");
+    if (!m.rules.empty()) why.push_back("it has findings of " + listed(m.rules) + ", which the entry does not accept");
+    if (m.unchecked > 0) {
+      why.push_back(std::to_string(m.unchecked) + " findings past the report's cap name no global to compare");
+    }
+    std::string reasons;
+    for (std::size_t i = 0; i < why.size(); ++i)
+      reasons += (i == 0 ? "" : i + 1 == why.size() ? "; and " : "; ") + why[i];
+    Location at;
+    at.file = m.file;
+    out.push_back(Finding{&rules::baseline_acceptance_void::kRule, std::move(at),
+                          "Reviewed " + EntryName(a) + " of " + QuoteForMessage(a.source) + " does not hold for " +
+                              QuoteForMessage(m.path) + ": " + reasons + ". The findings it would accept count."});
   }
   return out;
 }
@@ -198,6 +296,22 @@ boost::json::object EffectivePolicyJson(const AuditOptions& policy, FailThreshol
                        {"judged_on", gate->today}};
   } else {
     out["baseline"] = nullptr;
+  }
+  if (gate != nullptr && !gate->acceptances.empty()) {
+    // What was accepted after review, and for which bytes: signed with the verdict it allowed.
+    boost::json::array accepted;
+    for (const Suppression& a : gate->acceptances) {
+      accepted.push_back({{"source", ToValidUtf8(a.source)},
+                          {"entry", a.index + 1},
+                          {"path", ToValidUtf8(a.path.value_or(""))},
+                          {"sha256", a.sha256},
+                          {"globals", strings(a.globals)},
+                          {"calls", strings(a.calls)},
+                          {"rules", strings(a.rules)},
+                          {"expires", a.expires},
+                          {"expired", a.expires < gate->today}});
+    }
+    out["acceptances"] = std::move(accepted);
   }
   const RuleSetFingerprint rules = RulesInForce(gate != nullptr ? &gate->gate : nullptr);
   out["rules"] = {{"count", rules.count}, {"fingerprint", rules.sha256}};

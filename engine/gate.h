@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/verdict.h"
+#include "lib/artifact/artifact.h"
 #include "lib/findings/gate.h"
 
 namespace ckpt {
@@ -28,9 +29,10 @@ struct ResolvedGate {
   PolicyFile policy;  ///< as read (empty without --policy)
   std::optional<std::string> policy_path;
   std::optional<std::string> baseline_path;
-  std::vector<Suppression> entries;  ///< every baseline entry
-  std::vector<Suppression> expired;  ///< entries past their expiry (they suppress nothing)
-  std::string today;                 ///< the date expiry was judged on
+  std::vector<Suppression> entries;      ///< every baseline entry
+  std::vector<Suppression> acceptances;  ///< every reviewed acceptance (policy's, then baseline's)
+  std::vector<Suppression> expired;      ///< entries past their expiry (they suppress nothing)
+  std::string today;                     ///< the date expiry was judged on
 };
 
 /// Reads and resolves the files; the error is a usage error's message.
@@ -41,7 +43,17 @@ std::variant<ResolvedGate, std::string> LoadGate(const GateFiles& files);
 std::optional<std::string> ApplyPolicyFile(const ResolvedGate& gate, AuditOptions& policy, FailThreshold& threshold,
                                            bool fail_on_given);
 
-/// One baseline-entry-expired finding per expired entry, located in the baseline file.
+/// One baseline-acceptance-void finding per reviewed acceptance that named a file but did not
+/// hold for it (changed bytes, bytes not hashed, globals, calls or rules it does not list),
+/// located at that file.
+std::vector<Finding> AcceptanceMissFindings(const std::vector<AcceptanceMiss>& misses);
+
+/// ApplyGate over an audited input's findings, with its files' SHA-256 (those the audit
+/// computed) for the reviewed acceptances, and the acceptances' misses added as findings.
+void ApplyGateToAudit(const Gate& gate, const Artifact& artifact, std::vector<Finding>& findings,
+                      std::vector<DroppedFindings>& dropped, const std::string& root);
+
+/// One baseline-entry-expired finding per expired entry or acceptance, located in its file.
 std::vector<Finding> ExpiredEntryFindings(const ResolvedGate& gate);
 
 /// The rule set in force: the count of rules not turned off and the SHA-256 of one line per

@@ -51,10 +51,16 @@ void WriteJunit(std::ostream& out, const std::vector<CiCase>& cases, const Repor
     out << "    <testcase name=\"" << XmlEscape(c.name) << "\" classname=\"" << XmlEscape(c.classname)
         << "\" time=\"0\">";
     std::string counted;
+    std::string suppressed;
     std::string accepted;
     std::size_t counting = 0;
     for (const Finding* f : c.findings) {
-      (f->counts() ? counted : accepted) += FindingLine(c.root, *f) + "\n";
+      if (f->counts()) {
+        counted += FindingLine(c.root, *f) + "\n";
+      } else {
+        (f->suppression->acceptance() ? accepted : suppressed) +=
+            FindingLine(c.root, *f) + " (" + AcceptedWhy(*f->suppression) + ")\n";
+      }
       // The failure message counts what fails the case: notes and warnings below --fail-on
       // are listed with it but are not failures.
       if (f->counts() && AtOrAbove(f->severity(), VerdictThreshold(context.threshold))) ++counting;
@@ -71,7 +77,8 @@ void WriteJunit(std::ostream& out, const std::vector<CiCase>& cases, const Repor
     }
     // What passes still says what it found (warnings, notes) and what the baseline accepted.
     std::string notes = c.verdict == Verdict::kFail ? std::string() : counted;
-    if (!accepted.empty()) notes += "suppressed by the baseline:\n" + accepted;
+    if (!suppressed.empty()) notes += "suppressed by the baseline:\n" + suppressed;
+    if (!accepted.empty()) notes += "accepted by a reviewed acceptance:\n" + accepted;
     if (!notes.empty()) out << "\n      <system-out>" << XmlEscape(notes) << "</system-out>";
     out << (c.verdict == Verdict::kPass && notes.empty() ? "" : "\n    ") << "</testcase>\n";
   }
@@ -112,7 +119,9 @@ void WriteGitlab(std::ostream& out, const std::vector<CiCase>& cases, const Repo
   std::map<std::string, int> seen;  // fingerprints must be unique in one report
   for (const CiCase& c : cases) {
     for (const Finding* f : c.findings) {
-      if (!f->counts()) continue;  // accepted by the baseline: not a merge-request comment
+      // Accepted by the baseline: not a merge-request comment. A reviewed acceptance's finding
+      // (security findings among them) stays listed, as info, saying who accepted it.
+      if (!f->counts() && !f->suppression->acceptance()) continue;
       const std::string path = ReportedPath(c.root, f->location);
       std::string key = std::string(f->rule->id) + '\0' + path + '\0' + f->location.json_pointer.value_or("") + '\0' +
                         f->location.tensor.value_or("") + '\0' + f->message;
@@ -123,9 +132,10 @@ void WriteGitlab(std::ostream& out, const std::vector<CiCase>& cases, const Repo
       boost::json::object issue{
           {"type", "issue"},
           {"check_name", f->rule->id},
-          {"description", EscapeForDisplay(f->message) + " [" + std::string(f->rule->id) + "]"},
+          {"description", EscapeForDisplay(f->message) + " [" + std::string(f->rule->id) + "]" +
+                              (f->counts() ? std::string() : " (" + AcceptedWhy(*f->suppression) + ")")},
           {"categories", boost::json::array{f->rule->security ? "Security" : "Bug Risk"}},
-          {"severity", GitlabSeverity(*f)},
+          {"severity", f->counts() ? GitlabSeverity(*f) : std::string_view("info")},
           {"fingerprint", sha.FinalHex()},
           {"location",
            {{"path", EscapeForDisplay(RepositoryPath(path))}, {"lines", {{"begin", f->location.line.value_or(1)}}}}}};

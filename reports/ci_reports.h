@@ -1,7 +1,8 @@
 // Reports for the places CI systems show results where people review them: JUnit XML (one
 // test case per input, its failure carrying the findings; Jenkins' junit-10.xsd dialect that
 // GitLab, Jenkins and most CI viewers read) and GitLab Code Quality JSON (findings in merge
-// requests). Suppressed findings are left out of both: they are accepted for now.
+// requests). Accepted findings are listed apart in JUnit's system-out; GitLab leaves out what
+// a baseline suppresses and lists what a reviewed acceptance accepts as info, saying so.
 #pragma once
 
 #include <ostream>

@@ -130,8 +130,8 @@ void FindingsByRule(std::ostream& out, const std::vector<Listed>& findings, cons
       out << "<li" << (f.counts() ? "" : " class=\"suppressed\"") << "><code>"
           << HtmlEscape(FormatLocation(l->artifact, f.location)) << "</code> " << HtmlEscape(f.message);
       if (!f.counts()) {
-        out << " <i>(suppressed by the baseline until " << HtmlEscape(f.suppression->expires) << ": "
-            << HtmlEscape(f.suppression->reason) << ")</i>";
+        out << " <i>(" << (f.suppression->acceptance() ? "" : "suppressed by the baseline, ")
+            << HtmlEscape(AcceptedWhy(*f.suppression)) << ")</i>";
       }
       out << "</li>\n";
     }

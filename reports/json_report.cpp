@@ -22,6 +22,8 @@ boost::json::value LocationToJson(const Location& loc) {
   if (loc.byte_offset) out["byte_offset"] = *loc.byte_offset;
   if (loc.byte_length) out["byte_length"] = *loc.byte_length;
   if (loc.tensor) out["tensor"] = *loc.tensor;
+  if (loc.global) out["global"] = ToValidUtf8(*loc.global);
+  if (loc.call) out["call"] = ToValidUtf8(*loc.call);
   return out;
 }
 
@@ -152,11 +154,25 @@ boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext
 }  // namespace
 
 boost::json::object SuppressionToJson(const Suppression& s) {
-  return {{"reason", s.reason},
-          {"expires", s.expires},
-          {"entry", s.index + 1},
-          {"path", s.path ? boost::json::value(*s.path) : boost::json::value(nullptr)},
-          {"path_glob", s.path_glob ? boost::json::value(*s.path_glob) : boost::json::value(nullptr)}};
+  boost::json::object out{{"by", s.acceptance() ? "acceptance" : "baseline"},
+                          {"source", ToValidUtf8(s.source)},
+                          {"reason", s.reason},
+                          {"expires", s.expires},
+                          {"entry", s.index + 1},
+                          {"path", s.path ? boost::json::value(*s.path) : boost::json::value(nullptr)},
+                          {"path_glob", s.path_glob ? boost::json::value(*s.path_glob) : boost::json::value(nullptr)}};
+  if (s.acceptance()) {
+    auto strings = [](const std::vector<std::string>& items) {
+      boost::json::array list;
+      for (const std::string& item : items) list.push_back(boost::json::value(ToValidUtf8(item)));
+      return list;
+    };
+    out["sha256"] = s.sha256;
+    out["globals"] = strings(s.globals);
+    out["calls"] = strings(s.calls);
+    out["rules"] = strings(s.rules);
+  }
+  return out;
 }
 
 boost::json::array DroppedToJson(const std::vector<DroppedFindings>& dropped) {

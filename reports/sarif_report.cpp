@@ -253,6 +253,15 @@ void WriteSarif(std::ostream& out, const SarifInput& input, const SarifOptions& 
            {"status", "accepted"},
            {"justification", EscapeForDisplay(f.suppression->reason)},
            {"properties", {{"expires", f.suppression->expires}, {"entry", f.suppression->index + 1}}}}};
+      if (f.suppression->acceptance()) {
+        // A reviewed acceptance: which file said so, and for which bytes and globals it holds.
+        boost::json::object& properties = result["suppressions"].as_array()[0].as_object()["properties"].as_object();
+        properties["by"] = "acceptance";
+        properties["source"] = EscapeForDisplay(f.suppression->source);
+        properties["sha256"] = f.suppression->sha256;
+        if (f.location.global) properties["global"] = EscapeForDisplay(*f.location.global);
+        if (f.location.call) properties["call"] = EscapeForDisplay(*f.location.call);
+      }
     }
     if (p.source->baseline) {
       const Location& base = *p.source->baseline;

@@ -39,24 +39,53 @@ std::string FindingLine(const std::string& artifact_path, const Finding& f, bool
   return line;
 }
 
+std::string AcceptedWhy(const Suppression& s) {
+  if (!s.acceptance()) return "accepted until " + s.expires + ": " + EscapeForDisplay(s.reason);
+  return "reviewed acceptance " + std::to_string(s.index + 1) + " of " + EscapeForDisplay(s.source) +
+         " for the bytes with SHA-256 " + s.sha256 + ", until " + s.expires + ": " + EscapeForDisplay(s.reason);
+}
+
 void WriteFindingLines(std::ostream& out, const std::string& indent, const std::string& artifact_path,
                        const std::vector<Finding>& findings, bool color) {
   const Palette p{color};
   std::size_t suppressed = 0;
+  std::size_t accepted = 0;
   for (const Finding& f : findings) {
     if (f.counts()) {
       out << indent << FindingLine(artifact_path, f, color) << "\n";
     } else {
-      ++suppressed;
+      ++(f.suppression->acceptance() ? accepted : suppressed);
     }
   }
-  if (suppressed == 0) return;
-  out << indent << suppressed << (suppressed == 1 ? " finding" : " findings") << " suppressed by the baseline:\n";
+  auto list = [&](bool acceptances, std::size_t count, const char* heading) {
+    if (count == 0) return;
+    out << indent << count << (count == 1 ? " finding " : " findings ") << heading << ":\n";
+    for (const Finding& f : findings) {
+      if (f.counts() || f.suppression->acceptance() != acceptances) continue;
+      // Plain text inside the dim span: the severity colour would undo it.
+      out << indent << "  " << p.dim() << FindingLine(artifact_path, f, false) << " (" << AcceptedWhy(*f.suppression)
+          << ")" << p.reset() << "\n";
+    }
+  };
+  list(false, suppressed, "suppressed by the baseline");
+  if (accepted == 0) return;
+  // Grouped by acceptance: what it holds for is said once, its findings listed under it.
+  std::vector<const Suppression*> acceptances;
   for (const Finding& f : findings) {
-    if (f.counts()) continue;
-    // Plain text inside the dim span: the severity colour would undo it.
-    out << indent << "  " << p.dim() << FindingLine(artifact_path, f, false) << " (accepted until "
-        << f.suppression->expires << ": " << EscapeForDisplay(f.suppression->reason) << ")" << p.reset() << "\n";
+    if (!f.counts() && f.suppression->acceptance() &&
+        std::find(acceptances.begin(), acceptances.end(), f.suppression.get()) == acceptances.end()) {
+      acceptances.push_back(f.suppression.get());
+    }
+  }
+  for (const Suppression* a : acceptances) {
+    std::size_t count = 0;
+    for (const Finding& f : findings)
+      count += !f.counts() && f.suppression.get() == a ? std::size_t{1} : std::size_t{0};
+    out << indent << count << (count == 1 ? " finding" : " findings") << " accepted by " << AcceptedWhy(*a) << ":\n";
+    for (const Finding& f : findings) {
+      if (f.counts() || f.suppression.get() != a) continue;
+      out << indent << "  " << p.dim() << FindingLine(artifact_path, f, false) << p.reset() << "\n";
+    }
   }
 }
 

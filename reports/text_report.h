@@ -17,9 +17,14 @@ namespace ckpt::reports {
 std::string FindingLine(const std::string& artifact_path, const Finding& finding, bool color = false);
 
 /// The findings of one input, each on a line after `indent`: those that count, then the ones
-/// a --baseline suppresses, dimmed under a line counting them ("3 suppressed by the baseline").
+/// a --baseline suppresses, dimmed under a line counting them ("3 suppressed by the baseline"),
+/// then those a reviewed acceptance accepts, the same way.
 void WriteFindingLines(std::ostream& out, const std::string& indent, const std::string& artifact_path,
                        const std::vector<Finding>& findings, bool color);
+
+/// Why a finding that does not count is accepted: "accepted until DATE: reason", or the
+/// reviewed acceptance, its file and the SHA-256 of the bytes it holds for.
+std::string AcceptedWhy(const Suppression& suppression);
 
 /// "... and 5 more header-field-type findings in header.json, not shown (...)".
 std::string DroppedLine(const DroppedFindings& dropped);

@@ -345,7 +345,7 @@ TEST_F(Gate, WriteBaselineAcceptsTheNonSecurityFindingsOfTheRun) {
   // nothing) is refused.
   EXPECT_TRUE(Has(written.output,
                   "ckpt-audit: --write-baseline left out 1 security finding: hash-not-verified (1). "
-                  "A baseline never accepts a security rule"))
+                  "A baseline never suppresses a security rule"))
       << written.output;
   const CommandResult past = Audit("--write-baseline x.json --expires 2020-01-01 --reason r history/round-0002");
   EXPECT_EQ(past.exit_code, 2);

@@ -141,6 +141,19 @@ TEST(JsonReportSchema, ReportsOfEveryKindConform) {
   accepted->reason = "reviewed";
   accepted->expires = "2099-12-31";
   results[1].findings.front().suppression = accepted;
+  // A reviewed acceptance of a pickle's global (its finding names the global and the call).
+  auto reviewed = std::make_shared<Suppression>();
+  reviewed->kind = Suppression::Kind::kAcceptance;
+  reviewed->path = "model.bin";
+  reviewed->sha256 = std::string(64, 'b');
+  reviewed->globals = {"numpy.dtype"};
+  reviewed->calls = {"numpy.dtype('u4', False, True)"};
+  reviewed->source = "policy.json";
+  reviewed->reason = "reviewed";
+  reviewed->expires = "2099-12-31";
+  results[1].findings.back().location.global = "numpy.dtype";
+  results[1].findings.back().location.call = "numpy.dtype('u4', False, True)";
+  results[1].findings.back().suppression = reviewed;
   std::set<std::string> kinds;
   for (const AuditResult& r : results) kinds.insert(std::string(InputKindName(r.artifact.kind)));
   EXPECT_EQ(kinds.size(), 7U);  // lensemble, lensemble-tar, safetensors, compressed, unknown, pickle, model-folder

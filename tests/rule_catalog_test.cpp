@@ -103,7 +103,8 @@ TEST(RuleCatalog, SeverityDefaults) {
                                                "onnx-unknown-field",
                                                "keras-custom-object",
                                                "keras-metadata-invalid",
-                                               "baseline-entry-expired"};
+                                               "baseline-entry-expired",
+                                               "baseline-acceptance-void"};
   for (const RuleEntry& entry : AllRules()) {
     const std::string_view id = entry.info->id;
     Severity expected = warnings.count(id) ? Severity::kWarning

@@ -361,7 +361,9 @@ std::optional<int> CommonCli::ApplyAllowGroups(AuditOptions& policy) {
     if (auto error = ApplyPolicyFile(*gate_, policy, threshold_, Has("fail-on"))) return UsageError(*error);
     policy.gate = &gate_->gate;
   }
-  policy.digest_files = format_ == "sarif";  // SARIF lists each file read with its SHA-256
+  // SARIF lists each file read with its SHA-256; a reviewed acceptance holds only for the
+  // bytes it names, so their digests come from the audit's own reads.
+  policy.digest_files = format_ == "sarif" || (gate_ && !gate_->gate.acceptances.empty());
   for (const std::string& group : allow_groups_) {
     if (group.empty()) return UsageError("--allow-group needs a non-empty group name");
     if (!policy.IsAllowedGroup(group)) policy.extra_allowed_groups.push_back(group);
@@ -391,7 +393,9 @@ std::optional<int> CommonCli::WriteBaseline(const std::vector<std::pair<const Fi
     }
     std::cerr << tool_ << ": --write-baseline left out " << total
               << (total == 1 ? " security finding" : " security findings") << ": " << rules
-              << ". A baseline never accepts a security rule: they still fail the gate until the input is fixed.\n";
+              << ". A baseline never suppresses a security rule: they fail the gate until the input is fixed, or "
+                 "until someone reviews the file and adds an accept entry naming its path, SHA-256 and the globals "
+                 "and calls reviewed (docs/gate-files.md, 'Reviewed acceptances').\n";
   }
   // Paths relative to the baseline's root, so that the file means the same from any directory.
   const std::string root =

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -238,6 +239,16 @@ class FileReporter {
     Location at;
     at.file = file_;
     at.byte_offset = offset;
+    sink_.Report(kind, std::move(at), std::move(message));
+  }
+  /// A finding about one global (and call) of a pickle, which a reviewed acceptance can name.
+  void operator()(Diag kind, std::uint64_t offset, std::string message, std::optional<std::string> global,
+                  std::optional<std::string> call) const {
+    Location at;
+    at.file = file_;
+    at.byte_offset = offset;
+    at.global = std::move(global);
+    at.call = std::move(call);
     sink_.Report(kind, std::move(at), std::move(message));
   }
   /// A finding about the file as a whole (no offset to point at).

@@ -68,17 +68,33 @@ struct Location {
   std::optional<std::uint64_t> byte_offset;  ///< weight files: offset in the file
   std::optional<std::uint64_t> byte_length;
   std::optional<std::string> tensor;  ///< the tensor involved, when there is one
+  /// What a pickle finding is about, as a reviewed acceptance names it: the imported global
+  /// ("module.name") and, for a call, the call as rendered ("module.name(args)").
+  std::optional<std::string> global;
+  std::optional<std::string> call;
 };
 
-/// A baseline entry that accepts findings for now (--baseline): they stay in every report,
-/// marked, and count toward no verdict or exit code until the entry expires.
+/// A baseline entry that accepts findings for now (--baseline), or a reviewed acceptance
+/// (an `accept` entry of the policy or baseline file): the findings it matches stay in every
+/// report, marked, and count toward no verdict or exit code until the entry expires.
 struct Suppression {
-  std::string rule;
+  /// A baseline suppression names a rule and a path; a reviewed acceptance names one file by
+  /// path and SHA-256 and what was reviewed in those bytes (security findings included).
+  enum class Kind { kBaseline, kAcceptance };
+  Kind kind = Kind::kBaseline;
+  std::string rule;                      ///< baseline: the rule it suppresses
   std::optional<std::string> path;       ///< the reported file path, matched literally
   std::optional<std::string> path_glob;  ///< a glob a person wrote over the reported path (fnmatch)
   std::string reason;
   std::string expires;    ///< YYYY-MM-DD, the last day it suppresses
-  std::size_t index = 0;  ///< 0-based position in the baseline file
+  std::size_t index = 0;  ///< 0-based position in its list of the file
+  std::string source;     ///< the file it was read from (--policy or --baseline), as given
+  // Acceptance only:
+  std::string sha256;                ///< the reviewed bytes (64 lowercase hex)
+  std::vector<std::string> globals;  ///< the globals accepted in them ("module.name")
+  std::vector<std::string> calls;    ///< the calls accepted in them, as reports render them
+  std::vector<std::string> rules;    ///< whole-file rules accepted for them (model-remote-code)
+  [[nodiscard]] bool acceptance() const { return kind == Kind::kAcceptance; }
 };
 
 struct Finding {

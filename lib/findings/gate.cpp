@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <variant>
 
@@ -49,6 +50,74 @@ std::variant<std::vector<std::string>, std::string> Strings(const json::Document
   return out;
 }
 
+bool IsLowerHex64(std::string_view text) {
+  return text.size() == 64 &&
+         std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+// The `accept` array of a policy or baseline file: each entry names one file by path and
+// SHA-256, what was reviewed in it (globals, calls, whole-file rules), a reason and an expiry.
+std::optional<std::string> ParseAcceptances(const json::Document& doc, const Value& value,
+                                            std::vector<Suppression>& out) {
+  if (!value.is(Type::kArray)) return "accept is " + value.Describe() + ", not an array" + At(doc, value.offset());
+  for (const Value item : value.Items()) {
+    const std::string where = "acceptance " + std::to_string(out.size() + 1);
+    if (!item.is(Type::kObject)) return where + " is " + item.Describe() + ", not an object" + At(doc, item.offset());
+    Suppression a;
+    a.kind = Suppression::Kind::kAcceptance;
+    a.index = out.size();
+    std::set<std::string> seen;
+    for (const json::Member& f : item.Members()) {
+      seen.insert(f.key);
+      if (f.key == "globals" || f.key == "calls" || f.key == "rules") {
+        auto list = Strings(doc, f.value, where + ": " + f.key);
+        if (auto* error = std::get_if<std::string>(&list)) return *error;
+        auto& into = f.key == "globals" ? a.globals : f.key == "calls" ? a.calls : a.rules;
+        into = std::move(std::get<std::vector<std::string>>(list));
+        continue;
+      }
+      if (f.key != "path" && f.key != "sha256" && f.key != "reason" && f.key != "expires") {
+        return where + " has the unknown key " + QuoteForMessage(f.key) +
+               " (it takes path, sha256, globals, calls, rules, reason, expires)" + At(doc, f.key_offset);
+      }
+      if (!f.value.is(Type::kString) || f.value.String().empty()) {
+        return where + ": " + f.key + " is " + f.value.Describe() + ", not a non-empty string" +
+               At(doc, f.value.offset());
+      }
+      const std::string text = f.value.String();
+      if (f.key == "path") a.path = text;
+      if (f.key == "reason") a.reason = text;
+      if (f.key == "sha256") {
+        if (!IsLowerHex64(text)) {
+          return where + ": sha256 is " + QuoteForMessage(text) + ", not 64 lowercase hex digits" +
+                 At(doc, f.value.offset());
+        }
+        a.sha256 = text;
+      }
+      if (f.key == "expires") {
+        if (!IsCalendarDate(text)) {
+          return where + ": expires is " + QuoteForMessage(text) + ", not a date YYYY-MM-DD" +
+                 At(doc, f.value.offset());
+        }
+        a.expires = text;
+      }
+    }
+    for (const char* required : {"path", "sha256", "reason", "expires"}) {
+      if (!seen.contains(required)) {
+        return where + " has no " + required +
+               " (an acceptance names one file by path and SHA-256, a reason and an "
+               "expiry)" +
+               At(doc, item.offset());
+      }
+    }
+    if (a.globals.empty() && a.calls.empty() && a.rules.empty()) {
+      return where + " accepts nothing: list the globals, calls or rules reviewed in the file" + At(doc, item.offset());
+    }
+    out.push_back(std::move(a));
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 bool IsCalendarDate(std::string_view text) {
@@ -82,7 +151,14 @@ std::variant<BaselineFile, std::string> ParseBaseline(std::string_view text) {
   BaselineFile out;
   bool found = false;
   for (const json::Member& m : doc.root().Members()) {
-    if (m.key != "suppressions") return "unknown key " + QuoteForMessage(m.key) + At(doc, m.key_offset);
+    if (m.key == "accept") {
+      if (auto error = ParseAcceptances(doc, m.value, out.acceptances)) return *error;
+      found = true;
+      continue;
+    }
+    if (m.key != "suppressions") {
+      return "unknown key " + QuoteForMessage(m.key) + At(doc, m.key_offset);
+    }
     found = true;
     if (!m.value.is(Type::kArray))
       return "suppressions is " + m.value.Describe() + ", not an array" + At(doc, m.value.offset());
@@ -124,7 +200,7 @@ std::variant<BaselineFile, std::string> ParseBaseline(std::string_view text) {
       out.entries.push_back(std::move(s));
     }
   }
-  if (!found) return "no suppressions array";
+  if (!found) return "no suppressions array (nor an accept array)";
   return out;
 }
 
@@ -177,6 +253,8 @@ std::variant<PolicyFile, std::string> ParsePolicy(std::string_view text) {
       } else if (auto error = limit(m.value, "*")) {
         return *error;
       }
+    } else if (m.key == "accept") {
+      if (auto error = ParseAcceptances(doc, m.value, out.acceptances)) return *error;
     } else if (m.key == "severity") {
       if (!m.value.is(Type::kObject))
         return "severity is " + m.value.Describe() + ", not an object of rule ids" + At(doc, m.value.offset());
@@ -256,33 +334,106 @@ bool GlobMatches(const std::string& pattern, const std::string& path) {
   return fnmatch(bare_pattern.c_str(), bare.c_str(), 0) == 0;
 }
 
-void ApplyGate(const Gate& gate, std::vector<Finding>& findings, std::vector<DroppedFindings>& dropped,
-               const std::string& root) {
-  if (gate.empty()) return;
+std::vector<AcceptanceMiss> ApplyGate(const Gate& gate, std::vector<Finding>& findings,
+                                      std::vector<DroppedFindings>& dropped, const std::string& root,
+                                      const FileDigestLookup& digest_of) {
+  std::vector<AcceptanceMiss> misses;
+  if (gate.empty()) return misses;
   // Each entry's path relative to the root, once per input (not once per finding).
-  std::vector<std::string> entry_paths;
-  entry_paths.reserve(gate.suppressions.size());
-  for (const auto& s : gate.suppressions)
-    entry_paths.push_back(s->path && !gate.path_root.empty() ? EntryRelativePath(gate.path_root, *s->path) : "");
-  auto suppression_for = [&](const RuleInfo* rule, const std::string& path) -> std::shared_ptr<const Suppression> {
-    // As written, and relative to the baseline's root: a baseline written on a laptop from
-    // one directory matches the same file audited in CI as ./x, $PWD/x or hf/x.
-    const std::string relative = RootRelativePath(gate.path_root, path);
+  auto relative_paths = [&](const std::vector<std::shared_ptr<const Suppression>>& entries) {
+    std::vector<std::string> out;
+    out.reserve(entries.size());
+    for (const auto& s : entries)
+      out.push_back(s->path && !gate.path_root.empty() ? EntryRelativePath(gate.path_root, *s->path) : "");
+    return out;
+  };
+  const std::vector<std::string> entry_paths = relative_paths(gate.suppressions);
+  const std::vector<std::string> acceptance_paths = relative_paths(gate.acceptances);
+  // As written, and relative to the baseline's root: a baseline written on a laptop from
+  // one directory matches the same file audited in CI as ./x, $PWD/x or hf/x.
+  auto names_path = [&](const Suppression& s, const std::string& root_relative, const std::string& path,
+                        const std::string& relative) {
+    if (s.path && !PathMatches(*s.path, path) && !(!gate.path_root.empty() && PathMatches(root_relative, relative))) {
+      return false;
+    }
+    return !s.path_glob || GlobMatches(*s.path_glob, path) || GlobMatches(*s.path_glob, relative);
+  };
+  auto suppression_for = [&](const RuleInfo* rule, const std::string& path,
+                             const std::string& relative) -> std::shared_ptr<const Suppression> {
     for (std::size_t i = 0; i < gate.suppressions.size(); ++i) {
       const auto& s = gate.suppressions[i];
-      if (s->rule != rule->id) continue;
-      if (s->path && !PathMatches(*s->path, path) &&
-          !(!gate.path_root.empty() && PathMatches(entry_paths[i], relative))) {
-        continue;
-      }
-      if (s->path_glob && !GlobMatches(*s->path_glob, path) && !GlobMatches(*s->path_glob, relative)) continue;
-      return s;
+      if (s->rule == rule->id && names_path(*s, entry_paths[i], path, relative)) return s;
     }
     return nullptr;
   };
-  auto apply = [&](auto& item, const std::string& path) {
+  std::map<std::string, std::optional<std::string>> digests;  // per file, looked up once
+  auto digest = [&](const std::string& file) -> const std::optional<std::string>& {
+    auto [it, inserted] = digests.try_emplace(file);
+    if (inserted && digest_of) it->second = digest_of(file);
+    return it->second;
+  };
+  // One miss per entry and file, filled as findings are judged.
+  auto miss_for = [&](const std::shared_ptr<const Suppression>& entry, const std::string& file,
+                      const std::string& path) -> AcceptanceMiss& {
+    for (AcceptanceMiss& m : misses) {
+      if (m.entry == entry && m.file == file) return m;
+    }
+    AcceptanceMiss& m = misses.emplace_back();
+    m.entry = entry;
+    m.file = file;
+    m.path = path;
+    m.sha256 = digest(file);
+    m.digest_differs = m.sha256 && *m.sha256 != entry->sha256;
+    return m;
+  };
+  auto add_once = [](std::vector<std::string>& into, const std::string& item) {
+    if (std::find(into.begin(), into.end(), item) == into.end()) into.push_back(item);
+  };
+  // The acceptance that holds for a finding: its path, its bytes and what it is about.
+  auto acceptance_for = [&](const RuleInfo* rule, const Location* at, const std::string& file, const std::string& path,
+                            const std::string& relative, std::uint64_t count) -> std::shared_ptr<const Suppression> {
+    for (std::size_t i = 0; i < gate.acceptances.size(); ++i) {
+      const auto& a = gate.acceptances[i];
+      if (!names_path(*a, acceptance_paths[i], path, relative)) continue;
+      const bool named_rule = std::find(a->rules.begin(), a->rules.end(), rule->id) != a->rules.end();
+      const bool about_global = at != nullptr && (at->global || at->call);
+      bool covered = true;
+      if (about_global) {
+        if (at->global && std::find(a->globals.begin(), a->globals.end(), *at->global) == a->globals.end()) {
+          add_once(miss_for(a, file, path).globals, *at->global);
+          covered = false;
+        }
+        if (at->call && std::find(a->calls.begin(), a->calls.end(), *at->call) == a->calls.end()) {
+          add_once(miss_for(a, file, path).calls, *at->call);
+          covered = false;
+        }
+      } else if (!named_rule) {
+        // A finding the entry was not about stays a finding of its own; only a security finding
+        // it cannot cover (it names no global) or one past the report's cap makes the entry void.
+        if (at == nullptr && rule->security) {
+          miss_for(a, file, path).unchecked += count;
+        } else if (rule->security) {
+          add_once(miss_for(a, file, path).rules, std::string(rule->id));
+        }
+        covered = false;
+      }
+      if (!covered) continue;
+      const std::optional<std::string>& now = digest(file);
+      if (!now || *now != a->sha256) {
+        miss_for(a, file, path);  // says which: changed bytes, or bytes not hashed
+        continue;
+      }
+      return a;
+    }
+    return nullptr;
+  };
+  auto apply = [&](auto& item, const Location* at, const std::string& file, const std::string& path,
+                   std::uint64_t count) {
     if (auto it = gate.severity.find(item.rule); it != gate.severity.end()) item.severity_override = it->second;
-    item.suppression = suppression_for(item.rule, path);
+    const std::string relative = RootRelativePath(gate.path_root, path);
+    item.suppression = suppression_for(item.rule, path, relative);
+    if (!item.suppression && !gate.acceptances.empty())
+      item.suppression = acceptance_for(item.rule, at, file, path, relative, count);
   };
   std::erase_if(findings, [&](const Finding& f) {
     auto it = gate.severity.find(f.rule);
@@ -292,12 +443,13 @@ void ApplyGate(const Gate& gate, std::vector<Finding>& findings, std::vector<Dro
     auto it = gate.severity.find(d.rule);
     return it != gate.severity.end() && !it->second;
   });
-  for (Finding& f : findings) apply(f, ReportedPath(root, f.location));
+  for (Finding& f : findings) apply(f, &f.location, f.location.file, ReportedPath(root, f.location), 1);
   for (DroppedFindings& d : dropped) {
     Location at;
     at.file = d.file;
-    apply(d, ReportedPath(root, at));
+    apply(d, nullptr, d.file, ReportedPath(root, at), d.count);
   }
+  return misses;
 }
 
 }  // namespace ckpt

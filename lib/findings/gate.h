@@ -4,6 +4,7 @@
 // the catalog's to say (engine/gate.cpp resolves them), so this layer knows no rule.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -17,9 +18,11 @@
 
 namespace ckpt {
 
-/// A baseline file: {"suppressions": [{"rule", "path" (optional glob), "reason", "expires"}]}.
+/// A baseline file: {"suppressions": [{"rule", "path" | "path_glob", "reason", "expires"}],
+/// "accept": [reviewed acceptances, as in a policy file]}.
 struct BaselineFile {
   std::vector<Suppression> entries;
+  std::vector<Suppression> acceptances;
 };
 /// The file's entries, or what is wrong with it (with its line and column).
 std::variant<BaselineFile, std::string> ParseBaseline(std::string_view text);
@@ -34,6 +37,8 @@ struct PolicyFile {
   std::vector<std::pair<std::string, std::string>> severity;  ///< rule id -> error|warning|note|off
   /// ckpt-diff's limits: a number (pattern "*") or an object of pattern -> number, each finite, >= 0.
   std::vector<RelL2Limit> max_rel_l2;
+  /// Reviewed acceptances: [{"path", "sha256", "globals", "calls", "rules", "reason", "expires"}].
+  std::vector<Suppression> acceptances;
 };
 std::variant<PolicyFile, std::string> ParsePolicy(std::string_view text);
 
@@ -47,10 +52,11 @@ struct Gate {
   /// Severity in force per rule the policy names; a nullopt value turns the rule off.
   std::map<const RuleInfo*, std::optional<Severity>> severity;
   std::vector<std::shared_ptr<const Suppression>> suppressions;  ///< not expired
+  std::vector<std::shared_ptr<const Suppression>> acceptances;   ///< reviewed acceptances, not expired
   /// The directory baseline paths are relative to (absolute; empty: paths match as written):
   /// a finding matches an entry by its path relative to it, however the input was spelled.
   std::string path_root;
-  [[nodiscard]] bool empty() const { return severity.empty() && suppressions.empty(); }
+  [[nodiscard]] bool empty() const { return severity.empty() && suppressions.empty() && acceptances.empty(); }
 };
 
 /// The path a report shows for a finding: its artifact root (the finding's own, else `root`)
@@ -70,9 +76,29 @@ std::string BaselineRoot(const std::optional<std::string>& source_root, const st
 /// fnmatch(3) without FNM_PATHNAME: `*` also crosses '/', as in "rounds/*/header.json".
 bool GlobMatches(const std::string& pattern, const std::string& path);
 
+/// The SHA-256 (hex) of an input's file, by its name relative to the input root, when the
+/// audit computed it.
+using FileDigestLookup = std::function<std::optional<std::string>(const std::string& file)>;
+
+/// Why a reviewed acceptance whose path names a file did not accept its findings there.
+struct AcceptanceMiss {
+  std::shared_ptr<const Suppression> entry;
+  std::string file;                   ///< as the findings locate it (relative to the input root)
+  std::string path;                   ///< as reports show it
+  std::optional<std::string> sha256;  ///< the file's digest now; nullopt: not computed
+  bool digest_differs = false;        ///< the bytes are not the reviewed ones
+  std::vector<std::string> globals;   ///< globals found that the entry does not name
+  std::vector<std::string> calls;     ///< calls found that the entry does not name
+  std::vector<std::string> rules;     ///< rules of whole-file findings it does not name
+  std::uint64_t unchecked = 0;        ///< findings past the report's cap, which name no global
+};
+
 /// Applies `gate` to one input's findings (reported under `root`): drops the rules turned
-/// off, sets the severities in force, and marks what a suppression matches.
-void ApplyGate(const Gate& gate, std::vector<Finding>& findings, std::vector<DroppedFindings>& dropped,
-               const std::string& root);
+/// off, sets the severities in force, and marks what a suppression or a reviewed acceptance
+/// matches. An acceptance holds only for the bytes it names (`digest_of`) and only for the
+/// globals, calls and rules it lists; what it did not cover is returned, one miss per entry.
+std::vector<AcceptanceMiss> ApplyGate(const Gate& gate, std::vector<Finding>& findings,
+                                      std::vector<DroppedFindings>& dropped, const std::string& root,
+                                      const FileDigestLookup& digest_of = {});
 
 }  // namespace ckpt

@@ -414,6 +414,25 @@ void Analyser::Report(Diag kind, std::uint64_t offset, std::string message) {
   report_(kind, offset, std::move(message));
 }
 
+void Analyser::Report(Diag kind, std::uint64_t offset, std::string message, std::optional<std::string> global,
+                      std::optional<std::string> call) {
+  unsafe_ = true;  // only the security diagnostics name a global
+  report_(kind, offset, std::move(message), std::move(global), std::move(call));
+}
+
+std::optional<std::string> Analyser::GlobalOf(ValueId id) const {
+  const Value* v = &values_[id];
+  if (v->kind == Kind::kObject && v->aux < calls_.size()) v = &values_[calls_[v->aux].callee];
+  if (v->kind != Kind::kGlobal) return std::nullopt;
+  const GlobalName& g = globals_[v->aux];
+  return Escaped(g.module + "." + g.name, 0);
+}
+
+std::optional<std::string> Analyser::RenderedCallOf(ValueId id) const {
+  if (values_[id].kind != Kind::kObject) return std::nullopt;
+  return Render(id);
+}
+
 ValueId Analyser::NewValue(Value v) {
   values_.push_back(v);
   return static_cast<ValueId>(values_.size() - 1);
@@ -870,7 +889,7 @@ ValueId Analyser::Machine::Global(std::string module, std::string name, const ch
     std::string why(policy_.NotAdmittedWhy());
     if (HasDunderSegment(module + "." + name)) why = "a dunder attribute, which reaches interpreter internals";
     a_.Report(Diag::kPickleGlobalUnsafe, op_at_,
-              where + " imports " + dotted + " (" + why + "); loading the file imports it.");
+              where + " imports " + dotted + " (" + why + "); loading the file imports it.", dotted, std::nullopt);
   }
   return id;
 }
@@ -1069,7 +1088,8 @@ ValueId Analyser::Machine::CallOf(ValueId callee, ValueId args, const char* opco
                                               : Known::kNotAllowed;
   const std::string where = std::string(opcode) + " at byte " + std::to_string(op_at_);
   if (known == Known::kNotAllowed || a_.values_[args].kind != Kind::kTuple) {
-    a_.Report(Diag::kPickleCallUnsafe, op_at_, where + " calls " + a_.Render(call) + ".");
+    a_.Report(Diag::kPickleCallUnsafe, op_at_, where + " calls " + a_.Render(call) + ".", a_.GlobalOf(callee),
+              a_.Render(call));
     return call;
   }
   const std::span<const ValueId> arg_items = a_.ItemsOf(a_.values_[args]);
@@ -1204,7 +1224,8 @@ ValueId Analyser::Machine::CallOf(ValueId callee, ValueId args, const char* opco
       return Unknown();
     default:
       // Types and values (storage types, dtypes, torch.Tensor) are never called by torch.save.
-      a_.Report(Diag::kPickleCallUnsafe, op_at_, where + " calls " + a_.Render(call) + ".");
+      a_.Report(Diag::kPickleCallUnsafe, op_at_, where + " calls " + a_.Render(call) + ".", a_.GlobalOf(callee),
+                a_.Render(call));
       return call;
   }
 }
@@ -1291,7 +1312,8 @@ std::optional<ValueId> Analyser::Machine::Build(ValueId target, ValueId state) {
       if (!ok) {
         a_.Report(Diag::kPickleBuildUnsafe, op_at_,
                   OpName() + " gives " + a_.Render(target) + " the state " + a_.Render(state) +
-                      ": scikit-learn's objects take one dict of attributes named by str keys.");
+                      ": scikit-learn's objects take one dict of attributes named by str keys.",
+                  a_.GlobalOf(target), a_.RenderedCallOf(target));
         return std::nullopt;
       }
       if (StateHoldsGlobal(state)) return std::nullopt;
@@ -1323,13 +1345,15 @@ std::optional<ValueId> Analyser::Machine::Build(ValueId target, ValueId state) {
     // The object is already a finding; BUILD would call its __setstate__ or set attributes.
     a_.Report(Diag::kPickleBuildUnsafe, op_at_,
               OpName() + " gives " + a_.Render(target) + " the state " + a_.Render(state) +
-                  " (its __setstate__ or attributes run with it).");
+                  " (its __setstate__ or attributes run with it).",
+              a_.GlobalOf(target), a_.RenderedCallOf(target));
     return std::nullopt;
   }
   a_.Report(Diag::kPickleBuildUnsafe, op_at_,
             OpName() + " gives state " + a_.Render(state) + " to " + a_.Render(target) +
                 ": BUILD is accepted only on an OrderedDict (its _metadata, plain str keys) and on a Parameter with "
-                "empty state.");
+                "empty state.",
+            a_.GlobalOf(target), a_.RenderedCallOf(target));
   return std::nullopt;
 }
 
@@ -1440,7 +1464,8 @@ bool Analyser::Machine::StateHoldsGlobal(ValueId state) {
       a_.Report(Diag::kPickleGlobalUnsafe, op_at_,
                 OpName() + " stores " + Escaped(g.module + "." + g.name, 0) + " (imported at byte " +
                     std::to_string(g.offset) +
-                    ") as a value of an object's state: the object calls it once loaded (fail closed).");
+                    ") as a value of an object's state: the object calls it once loaded (fail closed).",
+                Escaped(g.module + "." + g.name, 0), std::nullopt);
       return true;
     }
     if (v.kind == Kind::kDict || v.kind == Kind::kList || v.kind == Kind::kTuple || v.kind == Kind::kSet ||
@@ -1595,7 +1620,8 @@ void Analyser::Machine::AddItems(ValueId target, const std::vector<ValueId>& ite
     // CPython calls the object's own append / extend / __setitem__ / add.
     if (t.kind == Kind::kObject || t.kind == Kind::kUnknown) {
       a_.Report(Diag::kPickleCallUnsafe, op_at_,
-                OpName() + " (" + opcode + ") calls a method of " + a_.Render(target) + " with its items.");
+                OpName() + " (" + opcode + ") calls a method of " + a_.Render(target) + " with its items.",
+                a_.GlobalOf(target), a_.RenderedCallOf(target));
     } else {
       Malformed(OpName() + " (" + opcode + ") adds items to " + a_.Render(target) + ", which has no such method.");
     }
@@ -2187,7 +2213,8 @@ void Analyser::Machine::CallOp(unsigned char op) {
         a_.calls_.push_back({cls, args});
         a_.Report(Diag::kPickleCallUnsafe, op_at_,
                   OpName() + " calls " + a_.Render(cls) + ".__new__ with arguments " + a_.Render(args) +
-                      " and keywords " + a_.Render(kwargs) + ".");
+                      " and keywords " + a_.Render(kwargs) + ".",
+                  a_.GlobalOf(cls), a_.Render(cls) + ".__new__(*" + a_.Render(args) + ", **" + a_.Render(kwargs) + ")");
         Push(Unknown());
         break;
       }

@@ -214,6 +214,13 @@ class Analyser {
   static constexpr std::uint32_t kNoItems = 0xFFFFFFFFU;
   void RenderInto(ValueId id, int depth, std::string& out) const;
   void Report(Diag kind, std::uint64_t offset, std::string message);
+  /// Report() naming the global (and call) the finding is about.
+  void Report(Diag kind, std::uint64_t offset, std::string message, std::optional<std::string> global,
+              std::optional<std::string> call);
+  /// The global a value was made from: itself, or the callee of the call that made it.
+  [[nodiscard]] std::optional<std::string> GlobalOf(ValueId id) const;
+  /// The call that made a value, rendered, when it was made by one.
+  [[nodiscard]] std::optional<std::string> RenderedCallOf(ValueId id) const;
 
   FileReporter report_;
   StorageMode mode_;
