@@ -43,12 +43,15 @@ std::optional<std::string> ResolveAcceptances(std::vector<Suppression> entries, 
     a.source = source;
     for (const std::string& id : a.rules) {
       const RuleInfo* rule = rules::FindRule(id);
-      const std::string at = std::string(option) + " '" + source + "': " + EntryName(a);
-      if (rule == nullptr) return at + " names the unknown rule " + QuoteForMessage(id);
+      std::string at = std::string(option) + " '" + source + "': " + EntryName(a);
+      if (rule == nullptr) return at.append(" names the unknown rule ").append(QuoteForMessage(id));
       // A pickle's findings are accepted by what they import and call, never by rule alone.
       if (id.starts_with("pickle-")) {
-        return at + " lists the rule " + id + ": a pickle's findings are accepted by the globals and calls they " +
-               "name (list those in globals and calls)";
+        return at.append(" lists the rule ")
+            .append(id)
+            .append(
+                ": a pickle's findings are accepted by the globals and calls they name (list those in globals "
+                "and calls)");
       }
     }
     if (const std::string& path = *a.path; path.find_first_of("*?[") != std::string::npos) {

@@ -13,8 +13,9 @@ struct ReportContext {
   std::string tool_name = "ckpt-audit";
   std::string version = CKPT_VERSION;
   FailThreshold threshold = Severity::kError;
-  bool color = false;  ///< ANSI colour (the app decides: TTY and NO_COLOR unset)
-  bool quiet = false;  ///< --quiet: text lists only what failed
+  bool color = false;    ///< ANSI colour (the app decides: TTY and NO_COLOR unset)
+  bool quiet = false;    ///< --quiet: text lists only what failed (and passing inputs' warnings)
+  bool verbose = false;  ///< --verbose / --inventory: text gives each input's files, digests and tensors
   /// The effective policy and rule-set fingerprint (EffectivePolicyJson), printed by JSON and SARIF.
   std::optional<boost::json::object> policy;
 };

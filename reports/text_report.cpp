@@ -184,76 +184,124 @@ void WriteInventory(std::ostream& out, const Artifact& a) {
 
 }  // namespace
 
+namespace {
+
+// What the report says about an input besides its findings, one fact an item: its kind, where
+// it came from, its schema version, its content hash and what a pin was compared with.
+std::vector<std::string> InputFacts(const AuditResult& r) {
+  const Artifact& a = r.artifact;
+  std::vector<std::string> facts;
+  std::string kind = "kind " + std::string(InputKindName(a.kind));
+  if (a.container) kind += " (" + std::to_string(a.container->second) + " bytes)";
+  if (a.remote) {
+    kind += " (remote: " + std::to_string(a.remote->bytes_transferred) + " bytes in " +
+            std::to_string(a.remote->requests) + " requests)";
+    if (a.remote->listed && !*a.remote->listed) kind += ", directory not listed";
+  }
+  facts.push_back(std::move(kind));
+  if (r.model_signature) facts.push_back("model signature: " + ModelSignatureLine(*r.model_signature));
+  if (a.remote && a.remote->commit) {
+    facts.push_back("commit " + *a.remote->commit + " (" + EscapeForDisplay(a.remote->revision.value_or("main")) + ")");
+  }
+  const bool lensemble = InputKinds::Lensemble().Has(a.kind);
+  if (a.header && a.header->schema_version) {
+    std::string version = "schema_version " + std::to_string(*a.header->schema_version);
+    if (a.header->migrated_version && a.header->migrated_version != *a.header->schema_version) {
+      version += " (migrated to " + std::to_string(a.header->migrated_version) + ")";
+    }
+    facts.push_back(std::move(version));
+  }
+  const std::optional<std::string>* declared = a.header ? &a.header->content_hash : nullptr;
+  if (a.computed_hash) {
+    std::string hash = "content_hash " + *a.computed_hash + " (recomputed";
+    if (declared && declared->has_value()) {
+      hash += **declared == *a.computed_hash ? ", matches header.json" : ", header.json declares " + Short(**declared);
+    }
+    facts.push_back(hash + ")");
+  } else if (lensemble && r.tool_errors.empty() && !a.entries.empty()) {
+    facts.push_back("content_hash " + EscapeForDisplay(a.hash_not_computed_reason));
+  }
+  if (a.policy.expected_hash && !lensemble) {
+    // What the pin was compared with (a Lensemble pin is the content hash above).
+    const Artifact::PinTarget target = a.PinnedValue();
+    facts.push_back("--expect-hash compared with the " + std::string(target.what) + " " +
+                    (target.value ? *target.value : EscapeForDisplay(target.not_computed_reason)));
+  }
+  return facts;
+}
+
+std::string VerdictText(const Palette& p, Verdict verdict) {
+  return std::string(verdict == Verdict::kPass ? p.green() : p.red()) +
+         (verdict == Verdict::kPass   ? "PASS"
+          : verdict == Verdict::kFail ? "FAIL"
+                                      : "ERROR") +
+         std::string(p.reset());
+}
+
+std::string CountsText(const AuditResult& r) {
+  if (r.findings.empty()) return "";
+  const SeverityCounts counts = CountFindings(r);
+  return " (" + Plural(counts.errors, "error") + ", " + Plural(counts.warnings, "warning") + ", " +
+         Plural(counts.notes, "note") + ")";
+}
+
+void WriteProblems(std::ostream& out, const std::string& indent, const AuditResult& r, const Palette& p, bool color) {
+  WriteFindingLines(out, indent, r.artifact.path, r.findings, color);
+  for (const DroppedFindings& d : r.dropped) out << indent << DroppedLine(d) << "\n";
+  for (const std::string& e : r.tool_errors) {
+    out << indent << (indent.empty() ? EscapeForDisplay(r.artifact.path) + ": " : std::string()) << p.red()
+        << "tool error" << p.reset() << ": " << EscapeForDisplay(e) << "\n";
+  }
+}
+
+}  // namespace
+
 void WriteTextReport(std::ostream& out, std::span<const AuditResult> results, const ReportContext& context) {
   const Palette p{context.color};
   std::size_t passed = 0, failed = 0, errored = 0;
   SeverityCounts total;
+  std::vector<Verdict> verdicts;
   for (const AuditResult& r : results) {
-    const Artifact& a = r.artifact;
     const Verdict verdict = VerdictOf(r, context.threshold);
+    verdicts.push_back(verdict);
     const SeverityCounts counts = CountFindings(r);
     total.errors += counts.errors;
     total.warnings += counts.warnings;
     total.notes += counts.notes;
-    if (context.quiet && verdict == Verdict::kPass) {  // --quiet: only what fails is printed
-      ++passed;
-      continue;
-    }
-    std::string_view colour = verdict == Verdict::kPass ? p.green() : p.red();
-    out << p.bold() << EscapeForDisplay(a.path) << p.reset() << ": " << colour
-        << (verdict == Verdict::kPass   ? "PASS"
-            : verdict == Verdict::kFail ? "FAIL"
-                                        : "ERROR")
-        << p.reset();
-    if (!r.findings.empty()) {
-      out << " (" << Plural(counts.errors, "error") << ", " << Plural(counts.warnings, "warning") << ", "
-          << Plural(counts.notes, "note") << ")";
-    }
-    out << "\n";
     (verdict == Verdict::kPass ? passed : verdict == Verdict::kFail ? failed : errored)++;
-    out << "  kind " << InputKindName(a.kind);
-    if (a.container) out << " (" << a.container->second << " bytes)";
-    if (a.remote) {
-      out << " (remote: " << a.remote->bytes_transferred << " bytes in " << a.remote->requests << " requests)";
-      if (a.remote->listed && !*a.remote->listed) out << ", directory not listed";
+  }
+  if (context.verbose) {
+    // --verbose / --inventory: a block per input, its facts and inventory, then its findings.
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const AuditResult& r = results[i];
+      if (context.quiet && verdicts[i] == Verdict::kPass) continue;
+      out << p.bold() << EscapeForDisplay(r.artifact.path) << p.reset() << ": " << VerdictText(p, verdicts[i])
+          << CountsText(r) << "\n";
+      for (const std::string& fact : InputFacts(r)) out << "  " << fact << "\n";
+      if (!context.quiet) WriteInventory(out, r.artifact);
+      WriteProblems(out, "  ", r, p, context.color);
     }
-    out << "\n";
-    if (r.model_signature) out << "  model signature: " << ModelSignatureLine(*r.model_signature) << "\n";
-    if (a.remote && a.remote->commit) {
-      out << "  commit " << *a.remote->commit << " (" << EscapeForDisplay(a.remote->revision.value_or("main")) << ")\n";
-    }
-    const bool lensemble = InputKinds::Lensemble().Has(a.kind);
-    if (a.header && a.header->schema_version) {
-      out << "  schema_version " << *a.header->schema_version;
-      if (a.header->migrated_version && a.header->migrated_version != *a.header->schema_version) {
-        out << " (migrated to " << a.header->migrated_version << ")";
+  } else {
+    // Findings first, each line naming its file; then one line per input.
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const AuditResult& r = results[i];
+      if (context.quiet && verdicts[i] == Verdict::kPass) {
+        // --quiet keeps what a passing input warns about, one line each.
+        for (const Finding& f : r.findings) {
+          if (f.counts() && f.severity() >= Severity::kWarning)
+            out << FindingLine(r.artifact.path, f, context.color) << "\n";
+        }
+        continue;
       }
+      WriteProblems(out, "", r, p, context.color);
+    }
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const AuditResult& r = results[i];
+      if (context.quiet && verdicts[i] == Verdict::kPass) continue;
+      out << p.bold() << EscapeForDisplay(r.artifact.path) << p.reset() << ": " << VerdictText(p, verdicts[i])
+          << CountsText(r);
+      for (const std::string& fact : InputFacts(r)) out << "; " << fact;
       out << "\n";
-    }
-    const std::optional<std::string>* declared = a.header ? &a.header->content_hash : nullptr;
-    if (a.computed_hash) {
-      out << "  content_hash " << *a.computed_hash << " (recomputed";
-      if (declared && declared->has_value()) {
-        out << (**declared == *a.computed_hash ? ", matches header.json"
-                                               : ", header.json declares " + Short(**declared));
-      }
-      out << ")\n";
-    } else if (!lensemble || !r.tool_errors.empty() || a.entries.empty()) {
-      // no content hash to speak of: another kind, or an artifact that could not be read
-    } else {
-      out << "  content_hash " << EscapeForDisplay(a.hash_not_computed_reason) << "\n";
-    }
-    if (a.policy.expected_hash && !lensemble) {
-      // What the pin was compared with (a Lensemble pin is the content hash line above).
-      const Artifact::PinTarget target = a.PinnedValue();
-      out << "  --expect-hash compared with the " << target.what << " "
-          << (target.value ? *target.value : EscapeForDisplay(target.not_computed_reason)) << "\n";
-    }
-    if (!context.quiet) WriteInventory(out, a);
-    WriteFindingLines(out, "  ", a.path, r.findings, context.color);
-    for (const DroppedFindings& d : r.dropped) out << "  " << DroppedLine(d) << "\n";
-    for (const std::string& e : r.tool_errors) {
-      out << "  " << p.red() << "tool error" << p.reset() << ": " << EscapeForDisplay(e) << "\n";
     }
   }
   out << Plural(results.size(), "artifact") << ": " << passed << " passed, " << failed << " failed";

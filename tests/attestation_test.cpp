@@ -123,7 +123,7 @@ class Attestation : public ::testing::Test {
   }
   CommandResult Verify(const std::string& envelope_text, const fs::path& input, const KeyPair* key = nullptr) {
     WriteText(dir_.path() / "check.dsse.json", envelope_text);
-    return Audit("--verify-attestation " + ShellQuote(dir_.path() / "check.dsse.json") + " --trusted-key " +
+    return Audit("--verbose --verify-attestation " + ShellQuote(dir_.path() / "check.dsse.json") + " --trusted-key " +
                  ShellQuote((key ? *key : keys_).pub) + " " + ShellQuote(input));
   }
   TempDir dir_;

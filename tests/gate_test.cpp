@@ -577,18 +577,43 @@ TEST_F(Gate, QuietPrintsOnlyWhatFails) {
   const CommandResult r = Audit("--quiet history/round-0000 history/round-0001 history/round-0002");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.output,
-            "history/round-0002: FAIL (1 error, 0 warnings, 0 notes)\n"
-            "  kind lensemble\n"
-            "  schema_version 1 (migrated to 2)\n"
-            "  content_hash " +
-                rounds_[2].hash +
-                " (recomputed, matches header.json)\n"
-                "  " +
-                where_ +
+            where_ +
                 ": error: created_at is 'yesterday', not an RFC 3339 date-time "
                 "with offset Z, z or +00:00. [header-created-at-invalid ARTIFACT_INVALID]\n"
+                "history/round-0002: FAIL (1 error, 0 warnings, 0 notes); kind lensemble; schema_version 1 "
+                "(migrated to 2); content_hash " +
+                rounds_[2].hash +
+                " (recomputed, matches header.json)\n"
                 "3 artifacts: 2 passed, 1 failed; 1 error, 0 warnings, 0 notes (fail-on error; ckpt-audit " CKPT_VERSION
                 ")\n");
+  // A passing input's warnings stay, one line each (its notes and its summary line do not).
+  WriteText(root() / "policy.json", R"({"severity": {"header-created-at-invalid": "warning"}})");
+  const CommandResult warned = Audit("--quiet --policy policy.json history/round-0001 history/round-0002");
+  EXPECT_EQ(warned.exit_code, 0) << warned.output;
+  EXPECT_EQ(warned.output, where_ +
+                               ": warning: created_at is 'yesterday', not an RFC 3339 date-time "
+                               "with offset Z, z or +00:00. [header-created-at-invalid ARTIFACT_INVALID]\n"
+                               "2 artifacts: 2 passed, 0 failed; 0 errors, 1 warning, 0 notes (fail-on error; "
+                               "ckpt-audit " CKPT_VERSION ")\n");
+}
+
+TEST_F(Gate, TheDefaultTextReportStartsWithFindingsAndVerboseAddsTheInventory) {
+  const CommandResult r = Audit("history/round-0001 history/round-0002");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  // Findings first, then one line per input, then the summary.
+  EXPECT_TRUE(r.output.starts_with(where_ + ": error: created_at is 'yesterday'")) << r.output;
+  EXPECT_TRUE(
+      Has(r.output, "\nhistory/round-0001: PASS; kind lensemble; schema_version 1 (migrated to 2); content_hash " +
+                        rounds_[1].hash + " (recomputed, matches header.json)\nhistory/round-0002: FAIL"))
+      << r.output;
+  EXPECT_FALSE(Has(r.output, "weights.safetensors")) << r.output;
+  for (const char* flag : {"--verbose", "-v", "--inventory"}) {
+    const CommandResult v = Audit(std::string(flag) + " history/round-0001 history/round-0002");
+    EXPECT_TRUE(v.output.starts_with("history/round-0001: PASS\n  kind lensemble\n")) << flag << v.output;
+    EXPECT_TRUE(Has(v.output, "\n  files\n")) << flag << v.output;
+    EXPECT_TRUE(Has(v.output, "    weights.safetensors  ")) << flag << v.output;
+    EXPECT_TRUE(Has(v.output, "\n  " + where_ + ": error: created_at")) << flag << v.output;
+  }
 }
 
 TEST_F(Gate, ProgressGoesToStandardErrorOnlyWhenAsked) {

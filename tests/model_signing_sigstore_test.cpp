@@ -136,7 +136,7 @@ TEST(ModelSigningSigstore, UpstreamVectorsVerifyOffline) {
                                  (kFixtures / "model-signing-spec/valid/sigstore.bundle.json").string());
   EXPECT_EQ(spec.signature["verified"], true) << spec.output;
   const CommandResult text =
-      RunCommand(std::string(CKPT_AUDIT_BIN) + " --verify-model-signature --ignore-path ignore-me" +
+      RunCommand(std::string(CKPT_AUDIT_BIN) + " --verbose --verify-model-signature --ignore-path ignore-me" +
                  Trust(kTrustConfig) + " " + ShellQuote(kUpstream / "v1.0.1-sigstore") + " 2>&1");
   EXPECT_NE(text.output.find("  model signature: verified by sigstore stefanb@us.ibm.com from "
                              "https://sigstore.verify.ibm.com/oauth2 (https://model_signing/signature/v1.0), 2 files, "

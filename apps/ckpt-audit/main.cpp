@@ -200,7 +200,9 @@ int main(int argc, char** argv) try {
                               "inputs audited in parallel (default: number of cores); the report order is the inputs'")(
       "progress", po::value(&progress)->value_name("WHEN"),
       "auto|always|never: bytes read and throughput on standard error (auto: when it is a terminal)")(
-      "quiet,q", "text report: only the inputs that fail, and the summary")(
+      "quiet,q", "text report: only the inputs that fail (and passing inputs' warnings, a line each), and the summary")(
+      "verbose,v", "text report: a block per input with its files, digests and tensors (also --inventory)")(
+      "inventory", "the same as --verbose")(
       "inputs-from", po::value(&inputs_from)->value_name("FILE"),
       "also audit the paths listed in FILE, one per line; blank lines and lines starting with # are skipped (- "
       "reads standard input)");
@@ -227,6 +229,7 @@ int main(int argc, char** argv) try {
   if (auto stop = cli.ApplyRemoteOptions(policy, artifacts)) return *stop;
   ckpt::reports::ReportContext context = cli.Context();
   context.quiet = cli.Has("quiet");
+  context.verbose = cli.Has("verbose") || cli.Has("inventory");
   auto report_and_exit = [&](const std::vector<ckpt::AuditResult>& results) {
     auto write_failed = cli.WriteReport([&](std::ostream& out, const std::string& format) {
       ckpt::reports::ReportContext shown = context;
