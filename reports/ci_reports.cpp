@@ -46,6 +46,10 @@ void WriteJunit(std::ostream& out, const std::vector<CiCase>& cases, const Repor
     out << "      <property name=\"rules_fingerprint\" value=\"" << XmlEscape(rules.at("fingerprint").as_string())
         << "\"/>\n";
   }
+  if (context.config_file) {
+    out << "      <property name=\"config_file\" value=\"" << XmlEscape(EscapeForDisplay(*context.config_file))
+        << "\"/>\n";
+  }
   out << "    </properties>\n";
   for (const CiCase& c : cases) {
     out << "    <testcase name=\"" << XmlEscape(c.name) << "\" classname=\"" << XmlEscape(c.classname)

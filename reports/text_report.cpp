@@ -308,7 +308,7 @@ void WriteTextReport(std::ostream& out, std::span<const AuditResult> results, co
   if (errored) out << ", " << errored << " not audited";
   out << "; " << Plural(total.errors, "error") << ", " << Plural(total.warnings, "warning") << ", "
       << Plural(total.notes, "note") << " (" << ThresholdText(context.threshold) << "; " << context.tool_name << " "
-      << context.version << ")\n";
+      << context.version << (context.config_file ? "; config " + EscapeForDisplay(*context.config_file) : "") << ")\n";
 }
 
 }  // namespace ckpt::reports

@@ -435,6 +435,8 @@ TEST_F(Gate, PoliciesThatWeakenSecurityOrDoNotParseAreUsageErrors) {
       {R"({"fail_on": "sometimes"})", "fail_on is 'sometimes', not error, warning, note or none"},
       {R"({"allow_wmcp_change": "yes"})", "allow_wmcp_change is a string, not true or false (line 1, column 23)"},
       {R"({"colour": "red"})", "unknown key 'colour' (line 1, column 2)"},
+      {R"({"fail_onn": "warning"})", "unknown key 'fail_onn' (did you mean \"fail_on\"?) (line 1, column 2)"},
+      {R"({"fail-on": "warning", "fail_on": "note"})", "the key 'fail_on' sets fail_on a second time"},
       {R"([1])", "the file is an array, not a JSON object"},
   };
   for (const auto& [text, message] : cases) {
@@ -445,6 +447,21 @@ TEST_F(Gate, PoliciesThatWeakenSecurityOrDoNotParseAreUsageErrors) {
       EXPECT_TRUE(Has(r.output, tool + ": --policy") && Has(r.output, message)) << tool << r.output;
     }
   }
+}
+
+TEST_F(Gate, PolicyKeysAcceptTheFlagSpellings) {
+  // Near miss: fail_on as the file format spells it.
+  WriteText(root() / "policy.json", R"({"fail_on": "note"})");
+  EXPECT_TRUE(Has(Audit("--policy policy.json history/round-0001").output, "(fail-on note;"));
+  WriteText(
+      root() / "policy.json",
+      R"({"fail-on": "warning", "expect-kind": ["lensemble"], "allow-group": ["encoder", "predictor", "adapter"]})");
+  const CommandResult r = Audit("--policy policy.json -f json history/round-0001");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const boost::json::value policy = boost::json::parse(r.output).at("policy");
+  EXPECT_EQ(policy.at("fail_on").as_string(), "warning");
+  EXPECT_EQ(policy.at("expected_kinds").at(0).as_string(), "lensemble");
+  EXPECT_EQ(policy.at("allowed_groups").as_array().size(), 3u);
 }
 
 TEST_F(Gate, TheEffectivePolicyIsPrintedInJsonSarifAndSignedStatements) {

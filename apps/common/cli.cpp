@@ -13,7 +13,9 @@
 #include <map>
 #include <tuple>
 
+#include "apps/common/config_file.h"
 #include "apps/common/manual.h"
+#include "lib/core/text.h"
 #include "lib/remote/remote_source.h"
 #include "reports/rule_catalog_report.h"
 
@@ -97,10 +99,15 @@ CommonCli::CommonCli(std::string tool, std::vector<std::string> formats, const c
       "remote inputs: give up connecting (DNS, TCP, TLS) after SECONDS, 1..3600 (default 10)")(
       "stall-timeout", po::value(&stall_timeout_)->value_name("SECONDS"),
       "remote inputs: give up when no body byte arrives for SECONDS, 1..3600 (default 30)");
+  options_.add_options()("config", po::value(&config_file_)->value_name("FILE"),
+                         "read option defaults from FILE (default: CKPT_AUDIT_CONFIG, else .ckpt-audit.json from the "
+                         "working directory up to the repository root); the command line wins")(
+      "no-config", "read no configuration file (neither CKPT_AUDIT_CONFIG nor .ckpt-audit.json)");
   if (report_to_o) {
     options_.add_options()("output,o", po::value(&output_)->value_name("FILE"),
                            "write the report to FILE instead of standard output");
   }
+  for (const auto& option : options_.options()) shared_options_.push_back(option->long_name());
 }
 
 int CommonCli::FinishStdout(int code) const {
@@ -161,6 +168,32 @@ std::optional<int> CommonCli::Parse(int argc, char** argv, std::vector<std::stri
   positional.add("positional", -1);
   try {
     po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm_);
+  } catch (const po::error& e) {
+    return UsageError(e.what());
+  }
+  // Defaults from the configuration file, stored after the command line (which wins).
+  if (Has("config") && Has("no-config")) return UsageError("--config and --no-config contradict");
+  if (!Has("no-config")) {
+    std::optional<std::string> found;
+    if (Has("config")) {
+      found = vm_["config"].as<std::string>();
+    } else {
+      auto discovered = FindConfigFile();
+      if (auto* error = std::get_if<std::string>(&discovered)) return UsageError(*error);
+      found = std::get<std::optional<std::string>>(discovered);
+    }
+    if (found) {
+      auto read = ReadConfigFile(*found, tool_, options_, shared_options_);
+      if (auto* error = std::get_if<std::string>(&read)) return UsageError(*error);
+      try {
+        po::store(std::get<po::parsed_options>(read), vm_);
+      } catch (const po::error& e) {
+        return UsageError("config '" + *found + "': " + e.what());
+      }
+      config_used_ = found;
+    }
+  }
+  try {
     po::notify(vm_);
   } catch (const po::error& e) {
     return UsageError(e.what());
@@ -434,6 +467,10 @@ reports::ReportContext CommonCli::Context() const {
   const bool auto_color = output_.empty() && ::isatty(STDOUT_FILENO) && (no_color == nullptr || *no_color == '\0');
   context.color = format_ == "text" && (color_ == "always" || (color_ == "auto" && auto_color));
   context.policy = EffectivePolicyJson(effective_policy_, threshold_, gate());
+  // Which configuration file set defaults: every report says so (null: none was read).
+  (*context.policy)["config_file"] =
+      config_used_ ? boost::json::value(ToValidUtf8(*config_used_)) : boost::json::value(nullptr);
+  context.config_file = config_used_;
   return context;
 }
 

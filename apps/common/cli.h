@@ -105,6 +105,9 @@ class CommonCli {
   std::size_t max_findings_ = 0;
   std::string baseline_;
   std::string policy_file_;
+  std::string config_file_;                  ///< --config FILE
+  std::optional<std::string> config_used_;   ///< the configuration file read, if any
+  std::vector<std::string> shared_options_;  ///< the options every tool has (a config's top-level keys)
   std::string write_baseline_;
   std::string expires_;
   std::string reason_;

@@ -1,5 +1,6 @@
 #include "lib/core/text.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 
@@ -243,6 +244,39 @@ std::string QuoteForMessage(std::string_view text, std::size_t max_chars) {
   }
   out += "'";
   return out;
+}
+
+std::optional<std::string> NearestName(std::string_view wrong, const std::vector<std::string>& names) {
+  auto normal = [](std::string_view text) {
+    std::string out(text);
+    std::replace(out.begin(), out.end(), '_', '-');
+    return out;
+  };
+  const std::string a = normal(wrong);
+  std::optional<std::string> best;
+  std::size_t best_distance = 0;
+  for (const std::string& name : names) {
+    const std::string b = normal(name);
+    // Levenshtein distance, one row at a time.
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+      std::size_t diagonal = row[0];
+      row[0] = i;
+      for (std::size_t j = 1; j <= b.size(); ++j) {
+        const std::size_t above = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        diagonal = above;
+      }
+    }
+    if (!best || row[b.size()] < best_distance) {
+      best = name;
+      best_distance = row[b.size()];
+    }
+  }
+  // A typo: a few edits, and fewer than a third of the name (a plural, a dash, a swap).
+  if (!best || best_distance > std::max<std::size_t>(2, a.size() / 3)) return std::nullopt;
+  return best;
 }
 
 }  // namespace ckpt

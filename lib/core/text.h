@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ckpt {
 
@@ -77,5 +78,9 @@ std::string ToValidUtf8(std::string_view text);
 /// `text` quoted for a one-line message: control characters and invalid bytes escaped,
 /// long values shortened with an ellipsis so a hostile name cannot flood a report.
 std::string QuoteForMessage(std::string_view text, std::size_t max_chars = 120);
+
+/// The name among `names` nearest to `wrong` (edit distance, '-' and '_' alike), when it is
+/// close enough to be a typo of it: for "did you mean ..." in usage errors.
+std::optional<std::string> NearestName(std::string_view wrong, const std::vector<std::string>& names);
 
 }  // namespace ckpt

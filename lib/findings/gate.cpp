@@ -118,6 +118,18 @@ std::optional<std::string> ParseAcceptances(const json::Document& doc, const Val
   return std::nullopt;
 }
 
+constexpr const char* kPolicyKeys[] = {"fail_on",      "allowed_groups", "action_head_patterns", "allow_wmcp_change",
+                                       "expect_kinds", "severity",       "max_rel_l2",           "accept"};
+
+// A policy key as written, or as the command-line flag is spelled, to the key it sets.
+std::string PolicyKey(std::string key) {
+  std::replace(key.begin(), key.end(), '-', '_');
+  if (key == "expect_kind") return "expect_kinds";
+  if (key == "allow_group" || key == "allowed_group" || key == "allow_groups") return "allowed_groups";
+  if (key == "action_head_pattern") return "action_head_patterns";
+  return key;
+}
+
 }  // namespace
 
 bool IsCalendarDate(std::string_view text) {
@@ -209,7 +221,14 @@ std::variant<PolicyFile, std::string> ParsePolicy(std::string_view text) {
   if (auto* error = std::get_if<std::string>(&parsed)) return *error;
   const json::Document& doc = std::get<json::Document>(parsed);
   PolicyFile out;
-  for (const json::Member& m : doc.root().Members()) {
+  std::set<std::string> seen_keys;
+  for (json::Member m : doc.root().Members()) {
+    // The flag spellings are the keys too: "fail-on", "expect-kind", "allow-group", "max-rel-l2".
+    const std::string written = m.key;
+    m.key = PolicyKey(m.key);
+    if (!seen_keys.insert(m.key).second) {
+      return "the key " + QuoteForMessage(written) + " sets " + m.key + " a second time" + At(doc, m.key_offset);
+    }
     if (m.key == "fail_on") {
       if (!m.value.is(Type::kString))
         return "fail_on is " + m.value.Describe() + ", not a string" + At(doc, m.value.offset());
@@ -266,7 +285,10 @@ std::variant<PolicyFile, std::string> ParsePolicy(std::string_view text) {
         out.severity.emplace_back(r.key, r.value.String());
       }
     } else {
-      return "unknown key " + QuoteForMessage(m.key) + At(doc, m.key_offset);
+      std::vector<std::string> keys(std::begin(kPolicyKeys), std::end(kPolicyKeys));
+      const auto near = NearestName(written, keys);
+      return "unknown key " + QuoteForMessage(written) + (near ? " (did you mean \"" + *near + "\"?)" : std::string()) +
+             At(doc, m.key_offset);
     }
   }
   return out;
