@@ -240,4 +240,80 @@ void WriteDiffGitlab(std::ostream& out, const DiffRun& run, const ReportContext&
   WriteGitlab(out, DiffCases(run, context), context);
 }
 
+namespace {
+
+// Text from the input as Markdown shows it literally: each character that can start markup
+// backslash-escaped (emphasis, code, links, HTML, entities, tables, lists, and ':' and '@' so
+// no URL or address becomes a link), control characters already escaped.
+std::string MarkdownText(std::string_view text) {
+  constexpr std::string_view kMarkup = "\\`*_{}[]()<>#+-.!|~&:@";
+  const std::string shown = EscapeForDisplay(text);
+  std::string out;
+  out.reserve(shown.size() + shown.size() / 4);
+  for (const char c : shown) {
+    if (kMarkup.find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+void WriteAuditMarkdown(std::ostream& out, std::span<const AuditResult> results, const ReportContext& context) {
+  std::size_t failed = 0;
+  for (const AuditResult& r : results) {
+    if (VerdictOf(r, context.threshold) != Verdict::kPass) ++failed;
+  }
+  out << "### " << MarkdownText(context.tool_name) << ": "
+      << (failed == 0 ? "every input passed"
+                      : std::to_string(failed) + " of " + std::to_string(results.size()) +
+                            (results.size() == 1 ? " input" : " inputs") + " failed")
+      << "\n\n";
+  out << "| input | verdict | errors | warnings | notes | kind |\n|---|---|---:|---:|---:|---|\n";
+  for (const AuditResult& r : results) {
+    const Verdict verdict = VerdictOf(r, context.threshold);
+    const SeverityCounts counts = CountFindings(r);
+    out << "| " << MarkdownText(r.artifact.path) << " | "
+        << (verdict == Verdict::kPass   ? "PASS"
+            : verdict == Verdict::kFail ? "**FAIL**"
+                                        : "**ERROR**")
+        << " | " << counts.errors << " | " << counts.warnings << " | " << counts.notes << " | "
+        << InputKindName(r.artifact.kind) << " |\n";
+  }
+  std::string counting;
+  std::string accepted;
+  std::size_t shown = 0;
+  constexpr std::size_t kMaxShown = 200;  // a job summary holds 1 MiB; the JSON report has them all
+  for (const AuditResult& r : results) {
+    for (const Finding& f : r.findings) {
+      const std::string line = "- " + MarkdownText(FindingLine(r.artifact.path, f)) +
+                               (f.counts() ? "" : " (" + MarkdownText(AcceptedWhy(*f.suppression)) + ")") + "\n";
+      if (f.counts() && shown < kMaxShown) {
+        counting += line;
+        ++shown;
+      } else if (!f.counts()) {
+        accepted += line;
+      }
+    }
+    for (const std::string& e : r.tool_errors) counting += "- tool error: " + MarkdownText(e) + "\n";
+  }
+  std::size_t total = 0;
+  for (const AuditResult& r : results) {
+    for (const Finding& f : r.findings) {
+      if (f.counts()) ++total;
+    }
+  }
+  if (!counting.empty()) out << "\n#### Findings\n\n" << counting;
+  if (total > shown) out << "- ... and " << total - shown << " more (see the JSON or SARIF report)\n";
+  if (!accepted.empty()) {
+    out << "\n<details><summary>Accepted by the baseline or a reviewed acceptance</summary>\n\n"
+        << accepted << "\n</details>\n";
+  }
+  out << "\n"
+      << MarkdownText(ThresholdText(context.threshold)) << "; " << MarkdownText(context.tool_name) << " "
+      << MarkdownText(context.version);
+  if (context.config_file) out << "; config " << MarkdownText(*context.config_file);
+  out << "\n";
+}
+
 }  // namespace ckpt::reports

@@ -19,6 +19,11 @@ void WriteChainJunit(std::ostream& out, const ChainRun& run, const ReportContext
 void WriteDiffJunit(std::ostream& out, const DiffRun& run, const ReportContext& context);
 
 void WriteAuditGitlab(std::ostream& out, std::span<const AuditResult> results, const ReportContext& context);
+
+/// GitHub-flavoured Markdown for a job summary ($GITHUB_STEP_SUMMARY) or a merge-request note:
+/// a table of inputs with their verdicts, the counting findings, and what was accepted under a
+/// <details>. Every character taken from the input is escaped, so no finding can shape the page.
+void WriteAuditMarkdown(std::ostream& out, std::span<const AuditResult> results, const ReportContext& context);
 void WriteChainGitlab(std::ostream& out, const ChainRun& run, const ReportContext& context);
 void WriteDiffGitlab(std::ostream& out, const DiffRun& run, const ReportContext& context);
 

@@ -131,7 +131,7 @@ std::string ReadKinds() {
 }  // namespace
 
 int main(int argc, char** argv) try {
-  ckpt::cli::CommonCli cli("ckpt-audit", {"text", "json", "sarif", "junit", "gitlab", "html"}, kUsage);
+  ckpt::cli::CommonCli cli("ckpt-audit", {"text", "json", "sarif", "junit", "gitlab", "html", "markdown"}, kUsage);
   std::vector<std::string> expect_hashes;
   std::vector<std::string> expect_kinds;
   cli.options().add_options()(
@@ -244,6 +244,8 @@ int main(int argc, char** argv) try {
         ckpt::reports::WriteAuditGitlab(out, results, shown);
       } else if (format == "html") {
         ckpt::reports::WriteAuditHtml(out, results, shown);
+      } else if (format == "markdown") {
+        ckpt::reports::WriteAuditMarkdown(out, results, shown);
       } else {
         ckpt::reports::WriteTextReport(out, results, shown);
       }
