@@ -36,6 +36,14 @@ install(TARGETS ${CKPT_TOOLS} RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
 # The isolated HDF5 reader: ckpt-audit runs it from its own directory (formats.md section 6).
 install(TARGETS ckpt-h5probe RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
 install(FILES "${PROJECT_SOURCE_DIR}/README.md" DESTINATION "${CMAKE_INSTALL_DOCDIR}")
+# The project's own documents, and a JSON Schema for each file the tools read or write, so an
+# editor or a CI step can check a policy, baseline or configuration before the tool runs.
+file(GLOB ckpt_docs "${PROJECT_SOURCE_DIR}/docs/*.md")
+install(FILES ${ckpt_docs} DESTINATION "${CMAKE_INSTALL_DOCDIR}")
+install(FILES "${PROJECT_SOURCE_DIR}/schemas/policy.schema.json" "${PROJECT_SOURCE_DIR}/schemas/baseline.schema.json"
+              "${PROJECT_SOURCE_DIR}/schemas/config.schema.json"
+              "${PROJECT_SOURCE_DIR}/reports/ckpt-audit-report.schema.json"
+        DESTINATION "${CMAKE_INSTALL_DATADIR}/ckpt-audit/schemas")
 # Debian keeps a package's licence as /usr/share/doc/<package>/copyright.
 install(FILES "${PROJECT_SOURCE_DIR}/LICENSE" DESTINATION "${CMAKE_INSTALL_DOCDIR}" RENAME copyright)
 

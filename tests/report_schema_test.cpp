@@ -7,9 +7,12 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <variant>
 
 #include "engine/audit.h"
+#include "engine/gate.h"
 #include "reports/json_report.h"
+#include "rules/catalog.h"
 #include "tests/support/artifact_builder.h"
 #include "tests/support/audit_helpers.h"
 #include "tests/support/model_folder_builder.h"
@@ -96,8 +99,8 @@ class SchemaValidator {
   boost::json::value root_;
 };
 
-SchemaValidator LoadSchema() {
-  std::ifstream in("reports/ckpt-audit-report.schema.json");
+SchemaValidator LoadSchema(const std::string& path = "reports/ckpt-audit-report.schema.json") {
+  std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
   return SchemaValidator(boost::json::parse(text.str()));
@@ -174,6 +177,51 @@ TEST(JsonReportSchema, ValidatorCatchesViolations) {
   boost::json::value bad = boost::json::parse(R"({"report":"ckpt-audit-report","report_schema_version":2,
       "tool":{"name":"x","version":"1"},"fail_on":"sometimes","artifacts":[{"path":1}],"summary":{},"exit_code":3})");
   EXPECT_GE(schema.Check(bad).size(), 5u);
+}
+
+}  // namespace
+}  // namespace ckpt::testing
+
+namespace ckpt::testing {
+namespace {
+
+// The installed schemas of the files the tools read say what the tools accept: the README's
+// examples and a written baseline pass both; an unknown key or a malformed digest fails both.
+TEST(GateFileSchemas, AcceptWhatTheToolsAcceptAndRefuseWhatTheyRefuse) {
+  const SchemaValidator policy = LoadSchema("schemas/policy.schema.json");
+  const SchemaValidator baseline = LoadSchema("schemas/baseline.schema.json");
+  const SchemaValidator config = LoadSchema("schemas/config.schema.json");
+  const std::string sha(64, 'a');
+  const std::string good_policy =
+      R"json({"fail_on": "warning", "allowed_groups": ["encoder", "predictor", "adapter"],
+              "action_head_patterns": ["policy_head"], "allow_wmcp_change": false,
+              "max_rel_l2": {"encoder": 0, "predictor.*": 0.05},
+              "severity": {"model-remote-code": "error", "model-shard-name": "off"},
+              "accept": [{"path": "ckpt/training_args.bin", "sha256": ")json" +
+      sha + R"json(", "globals": ["transformers.training_args.TrainingArguments"],
+                           "calls": ["transformers.training_args.TrainingArguments()"], "reason": "r",
+                           "expires": "2027-06-30"}]})json";
+  EXPECT_TRUE(policy.Check(boost::json::parse(good_policy)).empty());
+  EXPECT_TRUE(std::holds_alternative<PolicyFile>(ParsePolicy(good_policy)));
+  const std::string bad_policy =
+      R"({"accept": [{"path": "x", "sha256": "ABC", "reason": "r", "expires": "2027-06-30", "globals": ["a"]}]})";
+  EXPECT_FALSE(std::holds_alternative<PolicyFile>(ParsePolicy(bad_policy)));
+  const std::string unknown = R"({"colour": "red"})";
+  EXPECT_FALSE(policy.Check(boost::json::parse(unknown)).empty());
+  EXPECT_FALSE(std::holds_alternative<PolicyFile>(ParsePolicy(unknown)));
+
+  // What --write-baseline writes validates.
+  Finding f;
+  f.rule = &rules::header_created_at_invalid::kRule;
+  const std::string written = BaselineFromFindings({{&f, "rounds/r1/header.json"}}, "why", "2099-12-31");
+  EXPECT_TRUE(baseline.Check(boost::json::parse(written)).empty()) << written;
+  EXPECT_TRUE(std::holds_alternative<BaselineFile>(ParseBaseline(written)));
+  EXPECT_FALSE(baseline.Check(boost::json::parse(R"({"suppressions": [{"rule": "x"}]})")).empty());
+
+  const std::string good_config =
+      R"({"policy": "ci/policy.json", "fail-on": "warning", "ckpt-audit": {"expect-kind": ["model-folder"], "jobs": 4}})";
+  EXPECT_TRUE(config.Check(boost::json::parse(good_config)).empty());
+  EXPECT_FALSE(config.Check(boost::json::parse(R"({"fail-onn": "warning"})")).empty());
 }
 
 }  // namespace

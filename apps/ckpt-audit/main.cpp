@@ -67,6 +67,26 @@ Exit status:
      not exist or cannot be read, nothing to audit, a statement that cannot be
      written, or an internal error
 
+Environment:
+  CKPT_AUDIT_CONFIG  a configuration file to read instead of a discovered .ckpt-audit.json
+  NO_COLOR           when set and not empty, no colour in text reports (--color always wins)
+  HF_ENDPOINT        the Hugging Face endpoint hf:// inputs are read through (default https://huggingface.co)
+  HF_TOKEN           the bearer token sent to HF_ENDPOINT (never to another host, never printed)
+
+Files:
+  .ckpt-audit.json   option defaults, looked for from the working directory up to the repository
+                     root (--no-config reads none; every report names the file it read)
+  policy and baseline files (--policy, --baseline): strict JSON; their JSON Schemas are installed
+                     in share/ckpt-audit/schemas/ (policy, baseline, config, report)
+
+Examples:
+  ckpt-audit ./my-model                         a Hugging Face model folder (or a hub-cache snapshot)
+  ckpt-audit checkpoint-500/training_args.bin   one pickle-based file, analysed without running it
+  ckpt-audit rounds/round-0042                  a Lensemble artifact (header.json and safetensors)
+  ckpt-audit hf://org/name@main                 a model where it lives, over HTTP range requests
+  ckpt-audit -f sarif -o audit.sarif --report markdown=summary.md models/*
+  ckpt-audit --policy ci/policy.json --baseline ci/baseline.json --fail-on warning models/*
+
 Options)";
 
 // "now", or an RFC 3339 UTC time to the second, as --attestation-time takes it.

@@ -13,17 +13,23 @@ struct UsageParts {
   std::vector<std::string> synopsis;
   std::vector<std::string> description;  ///< paragraphs (lines joined)
   std::vector<std::string> exit_status;  ///< lines as written
+  std::vector<std::string> examples;     ///< "Examples:" block, lines as written
+  std::vector<std::string> environment;  ///< "Environment:" block
+  std::vector<std::string> files;        ///< "Files:" block
 };
 
 UsageParts SplitUsage(const std::string& usage) {
   UsageParts parts;
   std::istringstream in(usage);
-  enum { kSynopsis, kDescription, kExit } section = kSynopsis;
+  enum { kSynopsis, kDescription, kExit, kExamples, kEnvironment, kFiles } section = kSynopsis;
   std::string paragraph;
   for (std::string line; std::getline(in, line);) {
     if (line == "Options") break;
-    if (line.rfind("Exit status:", 0) == 0) {
-      section = kExit;
+    if (line.rfind("Exit status:", 0) == 0 || line == "Examples:" || line == "Environment:" || line == "Files:") {
+      section = line == "Examples:"      ? kExamples
+                : line == "Environment:" ? kEnvironment
+                : line == "Files:"       ? kFiles
+                                         : kExit;
       continue;
     }
     if (section == kSynopsis) {
@@ -41,7 +47,11 @@ UsageParts SplitUsage(const std::string& usage) {
         paragraph += (paragraph.empty() ? "" : " ") + line;
       }
     } else if (!line.empty()) {
-      parts.exit_status.push_back(line);
+      (section == kExamples      ? parts.examples
+       : section == kEnvironment ? parts.environment
+       : section == kFiles       ? parts.files
+                                 : parts.exit_status)
+          .push_back(line);
     }
   }
   if (!paragraph.empty()) parts.description.push_back(paragraph);
@@ -133,9 +143,17 @@ void WriteManPage(std::ostream& out, const ManualSource& source) {
       out << (o.optional_value ? "[=\\fI" : " \\fI") << Roff(o.value) << (o.optional_value ? "\\fR]" : "\\fR");
     out << "\n" << Roff(o.description) << "\n";
   }
-  out << ".SH EXIT STATUS\n.nf\n";
-  for (const std::string& line : parts.exit_status) out << Roff(line) << "\n";
-  out << ".fi\n.SH SEE ALSO\n";
+  auto block = [&](const char* heading, const std::vector<std::string>& lines) {
+    if (lines.empty()) return;
+    out << ".SH " << heading << "\n.nf\n";
+    for (const std::string& line : lines) out << Roff(line) << "\n";
+    out << ".fi\n";
+  };
+  block("EXIT STATUS", parts.exit_status);
+  block("ENVIRONMENT", parts.environment);
+  block("FILES", parts.files);
+  block("EXAMPLES", parts.examples);
+  out << ".SH SEE ALSO\n";
   bool first = true;
   for (const char* tool : {"ckpt-audit", "ckpt-chain", "ckpt-diff", "ckpt-convert"}) {
     if (source.tool == tool) continue;

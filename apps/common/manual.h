@@ -14,13 +14,15 @@ namespace ckpt::cli {
 struct ManualSource {
   std::string tool;
   std::string version;
-  const char* usage;  ///< "Usage: ...", description paragraphs, "Exit status:" block, "Options"
+  const char* usage;  ///< "Usage: ...", description paragraphs, "Exit status:", "Environment:", "Files:", "Examples:"
+                      ///< blocks, "Options"
   const boost::program_options::options_description* options;
   /// Values an option takes from a fixed set (completion offers them): --format, --fail-on, ...
   std::map<std::string, std::vector<std::string>> choices;
 };
 
-/// A section 1 man page (roff): NAME, SYNOPSIS, DESCRIPTION, OPTIONS, EXIT STATUS, SEE ALSO.
+/// A section 1 man page (roff): NAME, SYNOPSIS, DESCRIPTION, OPTIONS, EXIT STATUS, ENVIRONMENT,
+/// FILES, EXAMPLES (the usage text's "Environment:", "Files:" and "Examples:" blocks), SEE ALSO.
 void WriteManPage(std::ostream& out, const ManualSource& source);
 /// A bash completion script (complete -F) for the tool.
 void WriteBashCompletion(std::ostream& out, const ManualSource& source);

@@ -13,6 +13,12 @@ fail() { echo "install_test: $*" >&2; exit 1; }
 
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
 tools=(ckpt-audit ckpt-chain ckpt-diff ckpt-convert)
+# The JSON Schemas of the files the tools read and write are installed with them.
+for schema in policy baseline config ckpt-audit-report; do
+  file="$tmp/prefix/share/ckpt-audit/schemas/$schema.schema.json"
+  [ -f "$file" ] || fail "cmake --install did not install share/ckpt-audit/schemas/$schema.schema.json"
+  python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$file" || fail "$schema.schema.json is not JSON"
+done
 for tool in "${tools[@]}"; do
   for file in "bin/$tool" "share/man/man1/$tool.1" "share/bash-completion/completions/$tool" \
               "share/zsh/vendor-completions/_$tool"; do
@@ -23,7 +29,7 @@ for tool in "${tools[@]}"; do
   # man renders the page without a warning, and it names every option --help names.
   rendered=$(MANWIDTH=100 man -l "$tmp/prefix/share/man/man1/$tool.1" 2>"$tmp/man.err")
   [ ! -s "$tmp/man.err" ] || fail "man -l $tool.1 warned: $(cat "$tmp/man.err")"
-  for section in NAME SYNOPSIS DESCRIPTION OPTIONS "EXIT STATUS" "SEE ALSO"; do
+  for section in NAME SYNOPSIS DESCRIPTION OPTIONS "EXIT STATUS" ENVIRONMENT FILES EXAMPLES "SEE ALSO"; do
     grep -q "^$section" <<<"$rendered" || fail "$tool.1 has no $section section"
   done
   # hyphenation at the page width may break a long option name: compare unbroken text.
