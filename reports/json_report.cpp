@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "lib/core/text.h"
+#include "lib/findings/gate.h"
 #include "reports/json_pretty.h"
 
 namespace ckpt::reports {
@@ -142,7 +143,14 @@ boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext
   SeverityCounts counts = CountFindings(result);
   out["counts"] = {{"error", counts.errors}, {"warning", counts.warnings}, {"note", counts.notes}};
   boost::json::array findings;
-  for (const Finding& f : result.findings) findings.push_back(FindingToJson(f));
+  for (const Finding& f : result.findings) {
+    boost::json::value item = FindingToJson(f);
+    // The fingerprint a baseline entry can name: the same finding, however the input is spelled.
+    item.as_object()["fingerprint"] = FindingFingerprint(
+        f.rule->id, RootRelativePath(context.fingerprint_root, ReportedPath(result.artifact.path, f.location)),
+        f.location);
+    findings.push_back(std::move(item));
+  }
   out["findings"] = std::move(findings);
   out["dropped_findings"] = DroppedToJson(result.dropped);
   boost::json::array errors;
@@ -161,6 +169,7 @@ boost::json::object SuppressionToJson(const Suppression& s) {
                           {"entry", s.index + 1},
                           {"path", s.path ? boost::json::value(*s.path) : boost::json::value(nullptr)},
                           {"path_glob", s.path_glob ? boost::json::value(*s.path_glob) : boost::json::value(nullptr)}};
+  if (s.fingerprint) out["fingerprint"] = *s.fingerprint;
   if (s.acceptance()) {
     auto strings = [](const std::vector<std::string>& items) {
       boost::json::array list;

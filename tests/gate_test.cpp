@@ -395,6 +395,38 @@ TEST_F(Gate, BaselinesMatchWhateverTheSpellingOfThePath) {
 
 // ---- policy files
 
+TEST_F(Gate, AFingerprintEntrySuppressesThatFindingHoweverTheInputIsSpelled) {
+  fs::create_directories(root() / ".git");  // the repository root fingerprints are relative to
+  const boost::json::value report = boost::json::parse(Audit("-f json history/round-0002").output);
+  const boost::json::value& finding = report.at("artifacts").at(0).at("findings").at(0);
+  ASSERT_EQ(finding.at("rule").as_string(), "header-created-at-invalid");
+  const std::string fingerprint(finding.at("fingerprint").as_string());
+  EXPECT_TRUE(fingerprint.starts_with("fp1:")) << fingerprint;
+  // The same finding has the same fingerprint from a subfolder and absolutely.
+  const CommandResult from_history =
+      RunCommand("cd " + ShellQuote(root() / "history") + " && " + CKPT_AUDIT_BIN + " -f json round-0002");
+  EXPECT_TRUE(Has(from_history.output, fingerprint)) << from_history.output;
+  Baseline(R"({"rule": "header-created-at-invalid", "fingerprint": ")" + fingerprint +
+           R"(", "reason": "r", "expires": "2099-12-31"})");
+  EXPECT_EQ(Audit("--baseline baseline.json history/round-0002").exit_code, 0);
+  EXPECT_EQ(Audit("--baseline baseline.json " + ShellQuote(root() / "history/round-0002")).exit_code, 0);
+  EXPECT_EQ(RunCommand("cd " + ShellQuote(root() / "history") + " && " + CKPT_AUDIT_BIN +
+                       " --baseline ../baseline.json round-0002")
+                .exit_code,
+            0);
+  // Near miss: another finding's fingerprint suppresses nothing.
+  Baseline(
+      R"({"rule": "header-created-at-invalid", "fingerprint": "fp1:00000000000000000000000000000000", "reason": "r", "expires": "2099-12-31"})");
+  const CommandResult other = Audit("--baseline baseline.json history/round-0002");
+  EXPECT_EQ(other.exit_code, 1) << other.output;
+  EXPECT_FALSE(Has(other.output, "suppressed by the baseline")) << other.output;
+  Baseline(R"({"rule": "header-created-at-invalid", "fingerprint": "abc", "reason": "r", "expires": "2099-12-31"})");
+  const CommandResult bad = Audit("--baseline baseline.json history/round-0002");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_TRUE(Has(bad.output, "fingerprint is 'abc', not one a report prints (fp1: and 32 lowercase hex digits)"))
+      << bad.output;
+}
+
 TEST_F(Gate, PolicyRaisesLowersAndTurnsOffRules) {
   // Lower a non-security error to a warning: the round passes, the finding says warning.
   WriteText(root() / "policy.json", R"({"severity": {"header-created-at-invalid": "warning"}})");

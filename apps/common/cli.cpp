@@ -471,6 +471,12 @@ reports::ReportContext CommonCli::Context() const {
   (*context.policy)["config_file"] =
       config_used_ ? boost::json::value(ToValidUtf8(*config_used_)) : boost::json::value(nullptr);
   context.config_file = config_used_;
+  // Fingerprints relative to the root baselines use: --source-root, else the repository
+  // holding the baseline (or, without one, the working directory), else that folder.
+  context.fingerprint_root =
+      gate_ && !gate_->gate.path_root.empty()
+          ? gate_->gate.path_root
+          : BaselineRoot(Has("source-root") ? std::optional<std::string>(source_root_) : std::nullopt, "./.");
   return context;
 }
 

@@ -85,6 +85,9 @@ struct Suppression {
   std::string rule;                      ///< baseline: the rule it suppresses
   std::optional<std::string> path;       ///< the reported file path, matched literally
   std::optional<std::string> path_glob;  ///< a glob a person wrote over the reported path (fnmatch)
+  /// One finding's fingerprint (FindingFingerprint, as the JSON report prints it): the entry
+  /// then suppresses that finding only, wherever the input is spelled from.
+  std::optional<std::string> fingerprint;
   std::string reason;
   std::string expires;    ///< YYYY-MM-DD, the last day it suppresses
   std::size_t index = 0;  ///< 0-based position in its list of the file

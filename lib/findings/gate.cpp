@@ -11,6 +11,7 @@
 #include <variant>
 
 #include "lib/core/text.h"
+#include "lib/hashing/sha256.h"
 #include "lib/json/strict_parser.h"
 
 namespace ckpt {
@@ -182,7 +183,8 @@ std::variant<BaselineFile, std::string> ParseBaseline(std::string_view text) {
       std::set<std::string> seen;
       for (const json::Member& f : item.Members()) {
         seen.insert(f.key);
-        if (f.key != "rule" && f.key != "path" && f.key != "path_glob" && f.key != "reason" && f.key != "expires") {
+        if (f.key != "rule" && f.key != "path" && f.key != "path_glob" && f.key != "fingerprint" && f.key != "reason" &&
+            f.key != "expires") {
           return where + " has the unknown key " + QuoteForMessage(f.key) + At(doc, f.key_offset);
         }
         if (!f.value.is(Type::kString) || f.value.String().empty()) {
@@ -193,6 +195,16 @@ std::variant<BaselineFile, std::string> ParseBaseline(std::string_view text) {
         if (f.key == "rule") s.rule = value;
         if (f.key == "path") s.path = value;
         if (f.key == "path_glob") s.path_glob = value;
+        if (f.key == "fingerprint") {
+          const bool hex = value.size() == 36 && value.starts_with("fp1:") &&
+                           std::all_of(value.begin() + 4, value.end(),
+                                       [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+          if (!hex) {
+            return where + ": fingerprint is " + QuoteForMessage(value) +
+                   ", not one a report prints (fp1: and 32 lowercase hex digits)" + At(doc, f.value.offset());
+          }
+          s.fingerprint = value;
+        }
         if (f.key == "reason") s.reason = value;
         if (f.key == "expires") {
           if (!IsCalendarDate(value)) {
@@ -348,6 +360,20 @@ bool PathMatches(const std::string& written, const std::string& path) {
   return bare == bare_written;
 }
 
+std::string FindingFingerprint(std::string_view rule, const std::string& root_relative_path, const Location& at) {
+  const std::string path = root_relative_path.starts_with("./") ? root_relative_path.substr(2) : root_relative_path;
+  const std::string none;
+  Sha256 sha;
+  sha.Update(rule);
+  sha.Update(std::string_view("\0", 1));
+  for (const std::string* part : {&path, &(at.json_pointer ? *at.json_pointer : none), &(at.tensor ? *at.tensor : none),
+                                  &(at.global ? *at.global : none), &(at.call ? *at.call : none)}) {
+    sha.Update(*part);
+    sha.Update(std::string_view("\0", 1));
+  }
+  return "fp1:" + sha.FinalHex().substr(0, 32);
+}
+
 bool GlobMatches(const std::string& pattern, const std::string& path) {
   if (fnmatch(pattern.c_str(), path.c_str(), 0) == 0) return true;
   // "./rounds/r1" and "rounds/r1" are one path to a user.
@@ -380,11 +406,18 @@ std::vector<AcceptanceMiss> ApplyGate(const Gate& gate, std::vector<Finding>& fi
     }
     return !s.path_glob || GlobMatches(*s.path_glob, path) || GlobMatches(*s.path_glob, relative);
   };
-  auto suppression_for = [&](const RuleInfo* rule, const std::string& path,
+  auto suppression_for = [&](const RuleInfo* rule, const Location* at, const std::string& path,
                              const std::string& relative) -> std::shared_ptr<const Suppression> {
+    std::optional<std::string> fingerprint;  // computed once, when an entry asks for one
     for (std::size_t i = 0; i < gate.suppressions.size(); ++i) {
       const auto& s = gate.suppressions[i];
-      if (s->rule == rule->id && names_path(*s, entry_paths[i], path, relative)) return s;
+      if (s->rule != rule->id || !names_path(*s, entry_paths[i], path, relative)) continue;
+      if (s->fingerprint) {
+        if (at == nullptr) continue;  // findings past the cap have no location to fingerprint
+        if (!fingerprint) fingerprint = FindingFingerprint(rule->id, relative, *at);
+        if (*fingerprint != *s->fingerprint) continue;
+      }
+      return s;
     }
     return nullptr;
   };
@@ -453,7 +486,7 @@ std::vector<AcceptanceMiss> ApplyGate(const Gate& gate, std::vector<Finding>& fi
                    std::uint64_t count) {
     if (auto it = gate.severity.find(item.rule); it != gate.severity.end()) item.severity_override = it->second;
     const std::string relative = RootRelativePath(gate.path_root, path);
-    item.suppression = suppression_for(item.rule, path, relative);
+    item.suppression = suppression_for(item.rule, at, path, relative);
     if (!item.suppression && !gate.acceptances.empty())
       item.suppression = acceptance_for(item.rule, at, file, path, relative, count);
   };

@@ -73,6 +73,12 @@ std::string RootRelativePath(const std::string& root, const std::string& path);
 /// baseline's own folder.
 std::string BaselineRoot(const std::optional<std::string>& source_root, const std::string& baseline_file);
 
+/// A finding's fingerprint, "fp1:" and 32 hex digits of SHA-256 over its rule id, its path
+/// relative to the root (RootRelativePath), and where in the file it is (JSON pointer, tensor,
+/// pickle global and call), NUL-separated: the same finding has the same fingerprint however
+/// the input was spelled, and neither a byte offset nor a message wording changes it.
+std::string FindingFingerprint(std::string_view rule, const std::string& root_relative_path, const Location& at);
+
 /// fnmatch(3) without FNM_PATHNAME: `*` also crosses '/', as in "rounds/*/header.json".
 bool GlobMatches(const std::string& pattern, const std::string& path);
 
