@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""The GitLab CI/CD component (templates/ckpt-audit.yml) and the example that includes it
+(ci-examples/gitlab-ci.yml): the component's spec declares every input its job uses, the
+example gives only declared inputs and every one without a default, the job keeps the
+reports GitLab shows, and its script, with the inputs substituted as GitLab does, runs here:
+ckpt-audit cloned from this checkout, restored from the cache (no compile), the findings in
+the log and the Code Quality and JUnit files written.
+    gitlab_component_test.py SOURCE_DIR BIN_DIR"""
+import os, re, shutil, subprocess, sys, tempfile
+import yaml
+
+source, bin_dir = sys.argv[1], sys.argv[2]
+def fail(message):
+    print("gitlab_component_test: " + message, file=sys.stderr)
+    sys.exit(1)
+
+text = open(os.path.join(source, "templates/ckpt-audit.yml")).read()
+docs = list(yaml.safe_load_all(text))
+if len(docs) != 2 or "spec" not in docs[0]:
+    fail("the component is not a spec document and a job document")
+inputs = docs[0]["spec"]["inputs"]
+used = set(re.findall(r"\$\[\[\s*inputs\.([a-z-]+)\s*\]\]", text.split("\n---\n", 1)[1]))
+if used - set(inputs):
+    fail("the job uses undeclared inputs: %s" % sorted(used - set(inputs)))
+if set(inputs) - used:
+    fail("declared inputs the job never uses: %s" % sorted(set(inputs) - used))
+example = yaml.safe_load(open(os.path.join(source, "ci-examples/gitlab-ci.yml")))
+given = example["include"][0]["inputs"]
+if set(given) - set(inputs):
+    fail("the example gives inputs the component does not declare: %s" % sorted(set(given) - set(inputs)))
+required = {name for name, spec in inputs.items() if "default" not in (spec or {})}
+if required - set(given):
+    fail("the example lacks required inputs: %s" % sorted(required - set(given)))
+if not example["include"][0]["component"].endswith("/ckpt-audit@main"):
+    fail("the example does not include the component by name")
+
+def substitute(values):
+    body = text.split("\n---\n", 1)[1]
+    return yaml.safe_load(re.sub(r"\$\[\[\s*inputs\.([a-z-]+)\s*\]\]", lambda m: str(values[m.group(1)]), body))
+
+work = tempfile.mkdtemp()
+try:
+    head = subprocess.run(["git", "-C", source, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    values = {name: (spec or {}).get("default", "") for name, spec in inputs.items()}
+    values.update({"paths": "models/*", "version": head, "repository": source})
+    job = substitute(values)[values["job-name"]]
+    if job["artifacts"]["reports"] != {"codequality": "gl-code-quality-report.json", "junit": "ckpt-audit.junit.xml"}:
+        fail("the job does not keep the Code Quality and JUnit reports")
+    if values["version"] not in job["cache"]["key"]:
+        fail("the cache is not keyed on the version")
+    # The project: one clean round and one pickle that runs posix.system.
+    os.makedirs(os.path.join(work, "models"))
+    shutil.copytree(os.path.join(source, "fixtures/vectors/v1-single"), os.path.join(work, "models/round"))
+    with open(os.path.join(work, "models/evil.pkl"), "wb") as f:
+        f.write(b"\x80\x02cposix\nsystem\nX\x04\x00\x00\x00trueq\x00\x85R.")
+    # The cache as a previous run of this version left it: the built tools.
+    shutil.copytree(bin_dir, os.path.join(work, ".ckpt-audit/build/bin"),
+                    ignore=lambda d, names: [n for n in names if not n.startswith("ckpt-")])
+    env = dict(os.environ, CI_PROJECT_DIR=work)
+    env.update({k: v.replace("$CI_PROJECT_DIR", work) for k, v in job["variables"].items()})
+    script = "set -eo pipefail\n" + "\n".join(line for line in job["script"] if "apt-get" not in line)
+    run = subprocess.run(["bash", "-c", script], cwd=work, env=env, capture_output=True, text=True)
+    log = run.stdout + run.stderr
+    if run.returncode != 1:
+        fail("the job exited %d, not 1 (findings):\n%s" % (run.returncode, log))
+    if "ckpt-audit restored from the cache" not in log:
+        fail("the job compiled instead of restoring the cache:\n" + log)
+    if "models/evil.pkl@2: error: GLOBAL at byte 2 imports posix.system" not in log:
+        fail("the log lacks the finding:\n" + log)
+    for report in ("gl-code-quality-report.json", "ckpt-audit.junit.xml", "ckpt-audit.sarif"):
+        if not os.path.getsize(os.path.join(work, report)):
+            fail(report + " is empty")
+    if "pickle-global-unsafe" not in open(os.path.join(work, "gl-code-quality-report.json")).read():
+        fail("the Code Quality report lacks the finding")
+finally:
+    shutil.rmtree(work)
+print("gitlab_component_test: the component's job runs, restores its build and reports the findings")
