@@ -286,10 +286,17 @@ void WriteTextReport(std::ostream& out, std::span<const AuditResult> results, co
     for (std::size_t i = 0; i < results.size(); ++i) {
       const AuditResult& r = results[i];
       if (context.quiet && verdicts[i] == Verdict::kPass) {
-        // --quiet keeps what a passing input warns about, one line each.
+        // --quiet keeps what a passing input warns about, one line each, and says when a
+        // reviewed acceptance let findings pass (they are never hidden without a trace).
+        std::size_t accepted = 0;
         for (const Finding& f : r.findings) {
           if (f.counts() && f.severity() >= Severity::kWarning)
             out << FindingLine(r.artifact.path, f, context.color) << "\n";
+          if (!f.counts() && f.suppression->acceptance()) ++accepted;
+        }
+        if (accepted > 0) {
+          out << EscapeForDisplay(r.artifact.path) << ": " << Plural(accepted, "finding")
+              << " accepted by a reviewed acceptance (listed without --quiet)\n";
         }
         continue;
       }

@@ -79,6 +79,13 @@ TEST_F(Acceptance, TheReviewedBytesAndGlobalsPassAndStayListed) {
   EXPECT_TRUE(Has(run.output, "ckpt/training_args.bin@2: error: GLOBAL at byte 2 imports " + std::string(kGlobal)))
       << run.output;
   EXPECT_FALSE(Has(run.output, "baseline-acceptance-void")) << run.output;
+  // --quiet says that findings were accepted, in one line.
+  const CommandResult quiet = Audit("--quiet --policy policy.json ckpt/training_args.bin");
+  EXPECT_EQ(quiet.exit_code, 0) << quiet.output;
+  EXPECT_TRUE(Has(quiet.output,
+                  "ckpt/training_args.bin: 2 findings accepted by a reviewed acceptance (listed without "
+                  "--quiet)\n"))
+      << quiet.output;
   // The same acceptance, the file spelled from the parent folder and absolutely.
   EXPECT_EQ(Audit("--policy repo/policy.json repo/ckpt/training_args.bin", ".").exit_code, 0);
   EXPECT_EQ(Audit("--policy policy.json " + ShellQuote(root() / "repo/ckpt/training_args.bin")).exit_code, 0);
