@@ -288,7 +288,7 @@ TEST_F(Gate, WrittenPathsMatchLiterallyAndGlobsHaveAFieldOfTheirOwn) {
   }
   const CommandResult written =
       Audit("--write-baseline accepted.json --expires 2099-06-30 --reason 'reviewed' 'rounds/r[12]'");
-  EXPECT_EQ(written.exit_code, 1) << written.output;
+  EXPECT_EQ(written.exit_code, 0) << written.output;  // judged with the baseline it wrote
   EXPECT_TRUE(Has(ReadText(root() / "accepted.json"), R"("path":"rounds/r[12]/header.json")"));
   EXPECT_EQ(Audit("--baseline accepted.json 'rounds/r[12]'").exit_code, 0);
   EXPECT_EQ(Audit("--baseline accepted.json rounds/r1").exit_code, 1);
@@ -331,7 +331,10 @@ TEST_F(Gate, BaselinesThatCannotBeHonouredAreUsageErrors) {
 TEST_F(Gate, WriteBaselineAcceptsTheNonSecurityFindingsOfTheRun) {
   const CommandResult written = Audit(
       "--write-baseline accepted.json --expires 2099-06-30 --reason 'reviewed in #7' --no-hash history/round-0002");
-  EXPECT_EQ(written.exit_code, 1) << written.output;  // the run itself is judged as before
+  // Issue 29 item 7: the run is judged with the baseline it wrote, so a refresh job passes
+  // when all that remains is what the baseline accepts (and reports it as accepted).
+  EXPECT_EQ(written.exit_code, 0) << written.output;
+  EXPECT_TRUE(Has(written.output, "1 finding suppressed by the baseline:\n")) << written.output;
   const std::string text = ReadText(root() / "accepted.json");
   EXPECT_EQ(text,
             "{\n  \"suppressions\": [\n    {\"rule\":\"header-created-at-invalid\",\"path\":\"history/round-0002/"
@@ -351,13 +354,19 @@ TEST_F(Gate, WriteBaselineAcceptsTheNonSecurityFindingsOfTheRun) {
   EXPECT_EQ(past.exit_code, 2);
   EXPECT_TRUE(Has(past.output, "--expires 2020-01-01 is in the past")) << past.output;
   EXPECT_FALSE(fs::exists(root() / "x.json"));
+  // Near miss: a security error it cannot accept still fails the refresh, and says so.
+  WriteText(root() / "evil.pkl", std::string("\x80\x02", 2) + "cposix\nsystem\nX" + std::string("\x04\0\0\0", 4) +
+                                     "trueq" + std::string("\0\x85", 2) + "R.");
+  const CommandResult security = Audit("--write-baseline y.json --expires 2099-06-30 --reason r evil.pkl");
+  EXPECT_EQ(security.exit_code, 1) << security.output;
+  EXPECT_TRUE(Has(security.output, "--write-baseline left out 2 security findings")) << security.output;
 }
 
 // Issue 29 item 4: baseline paths are relative to the baseline's root (the repository found
 // by .git, else the baseline's folder, or --source-root), so one written from one directory
 // suppresses the same finding however the input is spelled and from wherever it is audited.
 TEST_F(Gate, BaselinesMatchWhateverTheSpellingOfThePath) {
-  ASSERT_EQ(Audit("--write-baseline accepted.json --expires 2099-06-30 --reason r ./history/round-0002").exit_code, 1);
+  ASSERT_EQ(Audit("--write-baseline accepted.json --expires 2099-06-30 --reason r ./history/round-0002").exit_code, 0);
   EXPECT_TRUE(Has(ReadText(root() / "accepted.json"), R"("path":"history/round-0002/header.json")"));
   const std::string bin = CKPT_AUDIT_BIN;
   const std::string name = root().filename().string();
@@ -379,7 +388,7 @@ TEST_F(Gate, BaselinesMatchWhateverTheSpellingOfThePath) {
   fs::create_directory(root() / "ci");
   ASSERT_EQ(from(root() / "history", "--write-baseline ../ci/accepted.json --expires 2099-06-30 --reason r round-0002")
                 .exit_code,
-            1);
+            0);
   EXPECT_TRUE(Has(ReadText(root() / "ci/accepted.json"), R"("path":"history/round-0002/header.json")"));
   EXPECT_EQ(Audit("--baseline ci/accepted.json history/round-0002").exit_code, 0);
   EXPECT_EQ(from(root() / "ci", "--baseline accepted.json " + absolute).exit_code, 0);
@@ -387,7 +396,7 @@ TEST_F(Gate, BaselinesMatchWhateverTheSpellingOfThePath) {
   ASSERT_EQ(Audit("--source-root history --write-baseline ci/rooted.json --expires 2099-06-30 --reason r "
                   "history/round-0002")
                 .exit_code,
-            1);
+            0);
   EXPECT_TRUE(Has(ReadText(root() / "ci/rooted.json"), R"("path":"round-0002/header.json")"));
   EXPECT_EQ(Audit("--source-root history --baseline ci/rooted.json history/round-0002").exit_code, 0);
   EXPECT_EQ(Audit("--baseline ci/rooted.json history/round-0002").exit_code, 1);  // relative to the repository

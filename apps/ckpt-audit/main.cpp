@@ -416,8 +416,8 @@ int main(int argc, char** argv) try {
     if (verify_model && results[0].tool_errors.empty()) {
       ckpt::VerifyModelSignature(model, verify_model_options, own, results[0]);
     }
-    std::vector<std::pair<const ckpt::Finding*, std::string>> accepted;
-    for (const ckpt::Finding& f : results[0].findings)
+    std::vector<std::pair<ckpt::Finding*, std::string>> accepted;
+    for (ckpt::Finding& f : results[0].findings)
       accepted.emplace_back(&f, ckpt::ReportedPath(results[0].artifact.path, f.location));
     if (auto failed = cli.WriteBaseline(accepted)) return *failed;
     const int code = report_and_exit(results);
@@ -591,10 +591,9 @@ int main(int argc, char** argv) try {
       if (!cli.WriteFileAtomically(statement_paths[i], envelope)) signing_failed = ckpt::kExitToolError;
     }
   }
-  std::vector<std::pair<const ckpt::Finding*, std::string>> accepted;
-  for (const ckpt::AuditResult& r : results) {
-    for (const ckpt::Finding& f : r.findings)
-      accepted.emplace_back(&f, ckpt::ReportedPath(r.artifact.path, f.location));
+  std::vector<std::pair<ckpt::Finding*, std::string>> accepted;
+  for (ckpt::AuditResult& r : results) {
+    for (ckpt::Finding& f : r.findings) accepted.emplace_back(&f, ckpt::ReportedPath(r.artifact.path, f.location));
   }
   if (auto failed = cli.WriteBaseline(accepted)) return *failed;
   const int code = report_and_exit(results);

@@ -147,12 +147,11 @@ int main(int argc, char** argv) try {
   ckpt::ChainRun run = ckpt::RunChain(paths, run_options);
   for (ckpt::Finding& f : cli.ExpiredEntryFindings()) run.findings.push_back({std::move(f), std::nullopt});
   {
-    std::vector<std::pair<const ckpt::Finding*, std::string>> accepted;
-    for (const ckpt::ChainNode& node : run.graph.nodes) {
-      for (const ckpt::Finding& f : node.audit_findings)
-        accepted.emplace_back(&f, ckpt::ReportedPath(node.path, f.location));
+    std::vector<std::pair<ckpt::Finding*, std::string>> accepted;
+    for (ckpt::ChainNode& node : run.graph.nodes) {
+      for (ckpt::Finding& f : node.audit_findings) accepted.emplace_back(&f, ckpt::ReportedPath(node.path, f.location));
     }
-    for (const ckpt::ChainFinding& f : run.findings)
+    for (ckpt::ChainFinding& f : run.findings)
       accepted.emplace_back(&f.finding, ckpt::ReportedPath("", f.finding.location));
     if (auto failed = cli.WriteBaseline(accepted)) return *failed;
   }

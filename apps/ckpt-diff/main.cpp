@@ -116,12 +116,11 @@ int main(int argc, char** argv) try {
   ckpt::DiffRun run = ckpt::RunDiff(paths[0], paths[1], diff);
   for (ckpt::Finding& f : cli.ExpiredEntryFindings()) run.findings.push_back(std::move(f));
   {
-    std::vector<std::pair<const ckpt::Finding*, std::string>> accepted;
-    for (const ckpt::AuditResult* r : {&run.a, &run.b}) {
-      for (const ckpt::Finding& f : r->findings)
-        accepted.emplace_back(&f, ckpt::ReportedPath(r->artifact.path, f.location));
+    std::vector<std::pair<ckpt::Finding*, std::string>> accepted;
+    for (ckpt::AuditResult* r : {&run.a, &run.b}) {
+      for (ckpt::Finding& f : r->findings) accepted.emplace_back(&f, ckpt::ReportedPath(r->artifact.path, f.location));
     }
-    for (const ckpt::Finding& f : run.findings) accepted.emplace_back(&f, ckpt::ReportedPath(paths[1], f.location));
+    for (ckpt::Finding& f : run.findings) accepted.emplace_back(&f, ckpt::ReportedPath(paths[1], f.location));
     if (auto failed = cli.WriteBaseline(accepted)) return *failed;
   }
 

@@ -409,7 +409,7 @@ std::vector<Finding> CommonCli::ExpiredEntryFindings() const {
   return gate_ ? ckpt::ExpiredEntryFindings(*gate_) : std::vector<Finding>{};
 }
 
-std::optional<int> CommonCli::WriteBaseline(const std::vector<std::pair<const Finding*, std::string>>& findings) const {
+std::optional<int> CommonCli::WriteBaseline(const std::vector<std::pair<Finding*, std::string>>& findings) const {
   if (!Has("write-baseline")) return std::nullopt;
   // Security findings are never written: say how many were left out and of which rules, so
   // the user does not take the baseline for complete.
@@ -436,9 +436,32 @@ std::optional<int> CommonCli::WriteBaseline(const std::vector<std::pair<const Fi
   std::vector<std::pair<const Finding*, std::string>> rooted;
   rooted.reserve(findings.size());
   for (const auto& [f, path] : findings) rooted.emplace_back(f, RootRelativePath(root, path));
-  return WriteFileAtomically(write_baseline_, BaselineFromFindings(rooted, reason_, expires_))
-             ? std::nullopt
-             : std::optional<int>(kExitToolError);
+  if (!WriteFileAtomically(write_baseline_, BaselineFromFindings(rooted, reason_, expires_))) {
+    return kExitToolError;
+  }
+  // What the file now accepts is reported as accepted by it, as the next run with it will:
+  // one entry per rule and path, numbered in the file's (sorted) order.
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<Suppression>> entries;
+  for (const auto& [f, path] : rooted) {
+    if (f->rule->security || !f->counts()) continue;
+    auto& entry = entries[{std::string(f->rule->id), path}];
+    if (!entry) {
+      entry = std::make_shared<Suppression>();
+      entry->rule = f->rule->id;
+      entry->path = path;
+      entry->reason = reason_;
+      entry->expires = expires_;
+      entry->source = write_baseline_;
+    }
+  }
+  std::size_t index = 0;
+  for (auto& [key, entry] : entries) entry->index = index++;
+  for (std::size_t i = 0; i < findings.size(); ++i) {
+    Finding& f = *findings[i].first;
+    if (f.rule->security || !f.counts()) continue;
+    f.suppression = entries.at({std::string(f.rule->id), rooted[i].second});
+  }
+  return std::nullopt;
 }
 
 std::optional<int> CommonCli::WriteReport(const std::function<void(std::ostream&, const std::string&)>& write) const {

@@ -54,8 +54,10 @@ class CommonCli {
   /// baseline-entry-expired findings, one per expired entry (empty without --baseline).
   [[nodiscard]] std::vector<Finding> ExpiredEntryFindings() const;
   /// With --write-baseline: writes a baseline accepting `findings` (each with its reported
-  /// path) until --expires for --reason; 2 on failure, nullopt otherwise.
-  std::optional<int> WriteBaseline(const std::vector<std::pair<const Finding*, std::string>>& findings) const;
+  /// path) until --expires for --reason, and marks each finding it accepts as suppressed by it,
+  /// so the run's reports and exit status are those of an audit with the baseline written (a
+  /// refresh job passes unless security findings remain); 2 on failure, nullopt otherwise.
+  std::optional<int> WriteBaseline(const std::vector<std::pair<Finding*, std::string>>& findings) const;
 
   /// --inputs-from FILE (- is standard input): its lines appended to `inputs`; a usage error (2)
   /// when it cannot be read.
