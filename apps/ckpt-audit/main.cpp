@@ -67,18 +67,6 @@ Exit status:
      not exist or cannot be read, nothing to audit, a statement that cannot be
      written, or an internal error
 
-Environment:
-  CKPT_AUDIT_CONFIG  a configuration file to read instead of a discovered .ckpt-audit.json
-  NO_COLOR           when set and not empty, no colour in text reports (--color always wins)
-  HF_ENDPOINT        the Hugging Face endpoint hf:// inputs are read through (default https://huggingface.co)
-  HF_TOKEN           the bearer token sent to HF_ENDPOINT (never to another host, never printed)
-
-Files:
-  .ckpt-audit.json   option defaults, looked for from the working directory up to the repository
-                     root (--no-config reads none; every report names the file it read)
-  policy and baseline files (--policy, --baseline): strict JSON; their JSON Schemas are installed
-                     in share/ckpt-audit/schemas/ (policy, baseline, config, report)
-
 Examples:
   ckpt-audit ./my-model                         a Hugging Face model folder (or a hub-cache snapshot)
   ckpt-audit checkpoint-500/training_args.bin   one pickle-based file, analysed without running it

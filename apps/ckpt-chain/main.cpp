@@ -43,18 +43,6 @@ Exit status:
   2  the tool could not do its job: bad usage, a path that does not exist or cannot be
      read, no artifact found, or an internal error
 
-Environment:
-  CKPT_AUDIT_CONFIG  a configuration file to read instead of a discovered .ckpt-audit.json
-  NO_COLOR           when set and not empty, no colour in text reports (--color always wins)
-  HF_ENDPOINT        the Hugging Face endpoint hf:// inputs are read through (default https://huggingface.co)
-  HF_TOKEN           the bearer token sent to HF_ENDPOINT (never to another host, never printed)
-
-Files:
-  .ckpt-audit.json   option defaults, looked for from the working directory up to the repository
-                     root (--no-config reads none; every report names the file it read)
-  policy and baseline files (--policy, --baseline): strict JSON; their JSON Schemas are installed
-                     in share/ckpt-audit/schemas/ (policy, baseline, config, report)
-
 Examples:
   ckpt-chain rounds/                            every round under rounds/, linked by parent_hash
   ckpt-chain --trusted-key signer.pub statements/   a history proved from signed statements

@@ -35,18 +35,6 @@ Exit status:
   2  the tool could not do its job: bad usage, A or B missing or unreadable, A and B
      the same directory, or an internal error
 
-Environment:
-  CKPT_AUDIT_CONFIG  a configuration file to read instead of a discovered .ckpt-audit.json
-  NO_COLOR           when set and not empty, no colour in text reports (--color always wins)
-  HF_ENDPOINT        the Hugging Face endpoint hf:// inputs are read through (default https://huggingface.co)
-  HF_TOKEN           the bearer token sent to HF_ENDPOINT (never to another host, never printed)
-
-Files:
-  .ckpt-audit.json   option defaults, looked for from the working directory up to the repository
-                     root (--no-config reads none; every report names the file it read)
-  policy and baseline files (--policy, --baseline): strict JSON; their JSON Schemas are installed
-                     in share/ckpt-audit/schemas/ (policy, baseline, config, report)
-
 Examples:
   ckpt-diff rounds/round-0041 rounds/round-0042
   ckpt-diff --max-rel-l2 0.05 --max-rel-l2 encoder=0 rounds/round-0041 rounds/round-0042

@@ -58,8 +58,40 @@ std::variant<std::vector<std::string>, std::string> ReadInputList(const std::str
   return out;
 }
 
+namespace {
+
+// What every tool reads besides its arguments, for --help and the man page's ENVIRONMENT and
+// FILES sections: one text, inserted before the usage's "Examples:" block (or its closing
+// "Options" line).
+constexpr const char* kEnvironmentAndFiles =
+    "Environment:\n"
+    "  CKPT_AUDIT_CONFIG  a configuration file to read instead of a discovered .ckpt-audit.json\n"
+    "  NO_COLOR           when set and not empty, no colour in text reports (--color always wins)\n"
+    "  HF_ENDPOINT        the Hugging Face endpoint hf:// inputs are read through (default https://huggingface.co)\n"
+    "  HF_TOKEN           the bearer token sent to HF_ENDPOINT (never to another host, never printed)\n"
+    "\n"
+    "Files:\n"
+    "  .ckpt-audit.json   option defaults, looked for from the working directory up to the repository\n"
+    "                     root (--no-config reads none; every report names the file it read)\n"
+    "  policy and baseline files (--policy, --baseline): strict JSON; their JSON Schemas are installed\n"
+    "                     in share/ckpt-audit/schemas/ (policy, baseline, config, report)\n"
+    "\n";
+
+std::string WithEnvironmentAndFiles(const std::string& usage) {
+  std::size_t at = usage.find("\nExamples:\n");
+  if (at == std::string::npos) at = usage.rfind("\nOptions");
+  if (at == std::string::npos) return usage + "\n\n" + kEnvironmentAndFiles;
+  return usage.substr(0, at + 1) + kEnvironmentAndFiles + usage.substr(at + 1);
+}
+
+}  // namespace
+
 CommonCli::CommonCli(std::string tool, std::vector<std::string> formats, const char* usage, bool report_to_o)
-    : tool_(std::move(tool)), usage_(usage), formats_(std::move(formats)), options_(usage), format_(formats_.front()) {
+    : tool_(std::move(tool)),
+      usage_(WithEnvironmentAndFiles(usage)),
+      formats_(std::move(formats)),
+      options_(usage_),
+      format_(formats_.front()) {
   options_.add_options()("help,h", "show this help and exit")("version", "show the version and exit")(
       "format,f", po::value(&format_)->value_name("FORMAT"),
       (Join(formats_, "|") + " (default " + formats_.front() + ")").c_str())(
@@ -137,7 +169,7 @@ int CommonCli::ListRules() const {
 }
 
 int CommonCli::WriteManual(const std::string& what) const {
-  ManualSource source{tool_, CKPT_VERSION, usage_, &options_, {}};
+  ManualSource source{tool_, CKPT_VERSION, usage_.c_str(), &options_, {}};
   source.choices["format"] = formats_;
   source.choices["fail-on"] = {"error", "warning", "note", "none"};
   source.choices["color"] = {"auto", "always", "never"};

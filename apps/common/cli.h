@@ -91,7 +91,7 @@ class CommonCli {
   std::vector<std::string> ca_files_;
   int connect_timeout_ = 10;
   int stall_timeout_ = 30;
-  const char* usage_;
+  std::string usage_;  ///< the tool's usage text with the shared ENVIRONMENT and FILES blocks
   std::vector<std::string> formats_;
   boost::program_options::options_description options_;
   boost::program_options::variables_map vm_;
