@@ -5,6 +5,7 @@
 #include <set>
 
 #include "lib/core/text.h"
+#include "lib/findings/gate.h"
 #include "lib/io/small_file.h"
 #include "lib/json/strict_parser.h"
 
@@ -23,11 +24,6 @@ constexpr const char* kTools[] = {"ckpt-audit", "ckpt-chain", "ckpt-diff", "ckpt
 const std::set<std::string, std::less<>> kNotConfigurable = {
     "help",    "version", "list-rules", "man-page", "completion", "positional", "write-baseline",
     "expires", "reason",  "output",     "config",   "no-config",  "inputs-from"};
-
-std::string At(const json::Document& doc, std::uint64_t offset) {
-  const json::LineColumn lc = json::LocateOffset(doc.text(), offset);
-  return " (line " + std::to_string(lc.line) + ", column " + std::to_string(lc.column) + ")";
-}
 
 }  // namespace
 
@@ -61,14 +57,9 @@ std::variant<po::parsed_options, std::string> ReadConfigFile(const std::string& 
   const std::string where = "config '" + path + "': ";
   SmallFile file = ReadSmallFile(path, kMaxConfigBytes);
   if (!file.ok()) return "config '" + path + "' " + file.error;
-  json::Document doc{std::move(file.text)};
-  if (auto error = json::Parse(doc)) return where + error->message + At(doc, error->offset);
-  if (!doc.duplicates.empty()) {
-    return where + "the key " + QuoteForMessage(doc.duplicates.front().key) + " appears twice in one object" +
-           At(doc, doc.duplicates.front().second_offset);
-  }
-  if (!doc.root().is(json::Type::kObject))
-    return where + "the file is " + doc.root().Describe() + ", not a JSON object";
+  auto document = ParseGateFile(file.text);
+  if (auto* error = std::get_if<std::string>(&document)) return where + *error;
+  const json::Document& doc = std::get<json::Document>(document);
 
   std::vector<std::string> known;  // every long name of this tool
   for (const auto& option : options.options()) known.push_back(option->long_name());
@@ -93,7 +84,7 @@ std::variant<po::parsed_options, std::string> ReadConfigFile(const std::string& 
       } else if (shared_only) {
         message += " (top-level keys are the options every tool has; a tool's own go under its name)";
       }
-      return message + At(doc, m.key_offset);
+      return message + GateFileAt(doc, m.key_offset);
     }
     const bool flag = option->semantic()->max_tokens() == 0;
     const std::string value_name = option->semantic()->name();
@@ -110,12 +101,12 @@ std::variant<po::parsed_options, std::string> ReadConfigFile(const std::string& 
         return std::variant<std::string, std::string>(std::in_place_index<0>, std::string(v.Raw()));
       return std::variant<std::string, std::string>(
           std::in_place_index<1>,
-          where + m.key + " is " + v.Describe() + ", not a string or a number" + At(doc, v.offset()));
+          where + m.key + " is " + v.Describe() + ", not a string or a number" + GateFileAt(doc, v.offset()));
     };
     if (flag) {
       if (!m.value.is(json::Type::kBool))
         return where + m.key + " is " + m.value.Describe() + ", not true or false (it is a flag)" +
-               At(doc, m.value.offset());
+               GateFileAt(doc, m.value.offset());
       if (m.value.boolean()) parsed.options.emplace_back(name, std::vector<std::string>{});
       return std::nullopt;
     }
@@ -135,7 +126,7 @@ std::variant<po::parsed_options, std::string> ReadConfigFile(const std::string& 
           repeatable = false;
         }
         if (!repeatable)
-          return where + m.key + " is an array, but the option takes one value" + At(doc, m.value.offset());
+          return where + m.key + " is an array, but the option takes one value" + GateFileAt(doc, m.value.offset());
       }
       for (const json::Value item : m.value.Items()) values.push_back(item);
     } else {
@@ -153,7 +144,7 @@ std::variant<po::parsed_options, std::string> ReadConfigFile(const std::string& 
     if (std::find(std::begin(kTools), std::end(kTools), m.key) != std::end(kTools)) {
       if (!m.value.is(json::Type::kObject))
         return where + m.key + " is " + m.value.Describe() + ", not an object of its options" +
-               At(doc, m.value.offset());
+               GateFileAt(doc, m.value.offset());
       if (m.key != tool) continue;  // another tool's section
       for (const json::Member& own : m.value.Members()) {
         if (auto error = add(own, false)) return *error;

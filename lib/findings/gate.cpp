@@ -20,31 +20,14 @@ namespace {
 using json::Type;
 using json::Value;
 
-std::string At(const json::Document& doc, std::uint64_t offset) {
-  const json::LineColumn lc = json::LocateOffset(doc.text(), offset);
-  return " (line " + std::to_string(lc.line) + ", column " + std::to_string(lc.column) + ")";
-}
-
-// The document, or why it is not one strict JSON object.
-std::variant<json::Document, std::string> ParseObject(std::string_view text) {
-  json::Document doc{std::string(text)};
-  if (auto error = json::Parse(doc)) return error->message + At(doc, error->offset);
-  if (!doc.duplicates.empty()) {
-    return "the key " + QuoteForMessage(doc.duplicates.front().key) + " appears twice in one object" +
-           At(doc, doc.duplicates.front().second_offset);
-  }
-  if (!doc.root().is(Type::kObject)) return "the file is " + doc.root().Describe() + ", not a JSON object";
-  return doc;
-}
-
 std::variant<std::vector<std::string>, std::string> Strings(const json::Document& doc, const Value& value,
                                                             const std::string& key) {
   if (!value.is(Type::kArray))
-    return key + " is " + value.Describe() + ", not an array of strings" + At(doc, value.offset());
+    return key + " is " + value.Describe() + ", not an array of strings" + GateFileAt(doc, value.offset());
   std::vector<std::string> out;
   for (const Value item : value.Items()) {
     if (!item.is(Type::kString) || item.String().empty()) {
-      return key + " holds " + item.Describe() + ", not a non-empty string" + At(doc, item.offset());
+      return key + " holds " + item.Describe() + ", not a non-empty string" + GateFileAt(doc, item.offset());
     }
     out.push_back(item.String());
   }
@@ -60,10 +43,12 @@ bool IsLowerHex64(std::string_view text) {
 // SHA-256, what was reviewed in it (globals, calls, whole-file rules), a reason and an expiry.
 std::optional<std::string> ParseAcceptances(const json::Document& doc, const Value& value,
                                             std::vector<Suppression>& out) {
-  if (!value.is(Type::kArray)) return "accept is " + value.Describe() + ", not an array" + At(doc, value.offset());
+  if (!value.is(Type::kArray))
+    return "accept is " + value.Describe() + ", not an array" + GateFileAt(doc, value.offset());
   for (const Value item : value.Items()) {
     const std::string where = "acceptance " + std::to_string(out.size() + 1);
-    if (!item.is(Type::kObject)) return where + " is " + item.Describe() + ", not an object" + At(doc, item.offset());
+    if (!item.is(Type::kObject))
+      return where + " is " + item.Describe() + ", not an object" + GateFileAt(doc, item.offset());
     Suppression a;
     a.kind = Suppression::Kind::kAcceptance;
     a.index = out.size();
@@ -79,11 +64,11 @@ std::optional<std::string> ParseAcceptances(const json::Document& doc, const Val
       }
       if (f.key != "path" && f.key != "sha256" && f.key != "reason" && f.key != "expires") {
         return where + " has the unknown key " + QuoteForMessage(f.key) +
-               " (it takes path, sha256, globals, calls, rules, reason, expires)" + At(doc, f.key_offset);
+               " (it takes path, sha256, globals, calls, rules, reason, expires)" + GateFileAt(doc, f.key_offset);
       }
       if (!f.value.is(Type::kString) || f.value.String().empty()) {
         return where + ": " + f.key + " is " + f.value.Describe() + ", not a non-empty string" +
-               At(doc, f.value.offset());
+               GateFileAt(doc, f.value.offset());
       }
       const std::string text = f.value.String();
       if (f.key == "path") a.path = text;
@@ -91,14 +76,14 @@ std::optional<std::string> ParseAcceptances(const json::Document& doc, const Val
       if (f.key == "sha256") {
         if (!IsLowerHex64(text)) {
           return where + ": sha256 is " + QuoteForMessage(text) + ", not 64 lowercase hex digits" +
-                 At(doc, f.value.offset());
+                 GateFileAt(doc, f.value.offset());
         }
         a.sha256 = text;
       }
       if (f.key == "expires") {
         if (!IsCalendarDate(text)) {
           return where + ": expires is " + QuoteForMessage(text) + ", not a date YYYY-MM-DD" +
-                 At(doc, f.value.offset());
+                 GateFileAt(doc, f.value.offset());
         }
         a.expires = text;
       }
@@ -108,11 +93,12 @@ std::optional<std::string> ParseAcceptances(const json::Document& doc, const Val
         return where + " has no " + required +
                " (an acceptance names one file by path and SHA-256, a reason and an "
                "expiry)" +
-               At(doc, item.offset());
+               GateFileAt(doc, item.offset());
       }
     }
     if (a.globals.empty() && a.calls.empty() && a.rules.empty()) {
-      return where + " accepts nothing: list the globals, calls or rules reviewed in the file" + At(doc, item.offset());
+      return where + " accepts nothing: list the globals, calls or rules reviewed in the file" +
+             GateFileAt(doc, item.offset());
     }
     out.push_back(std::move(a));
   }
@@ -132,6 +118,22 @@ std::string PolicyKey(std::string key) {
 }
 
 }  // namespace
+
+std::string GateFileAt(const json::Document& doc, std::uint64_t offset) {
+  const json::LineColumn lc = json::LocateOffset(doc.text(), offset);
+  return " (line " + std::to_string(lc.line) + ", column " + std::to_string(lc.column) + ")";
+}
+
+std::variant<json::Document, std::string> ParseGateFile(std::string_view text) {
+  json::Document doc{std::string(text)};
+  if (auto error = json::Parse(doc)) return error->message + GateFileAt(doc, error->offset);
+  if (!doc.duplicates.empty()) {
+    return "the key " + QuoteForMessage(doc.duplicates.front().key) + " appears twice in one object" +
+           GateFileAt(doc, doc.duplicates.front().second_offset);
+  }
+  if (!doc.root().is(Type::kObject)) return "the file is " + doc.root().Describe() + ", not a JSON object";
+  return doc;
+}
 
 bool IsCalendarDate(std::string_view text) {
   if (text.size() != 10 || text[4] != '-' || text[7] != '-') return false;
@@ -158,7 +160,7 @@ std::string TodayUtc() {
 }
 
 std::variant<BaselineFile, std::string> ParseBaseline(std::string_view text) {
-  auto parsed = ParseObject(text);
+  auto parsed = ParseGateFile(text);
   if (auto* error = std::get_if<std::string>(&parsed)) return *error;
   const json::Document& doc = std::get<json::Document>(parsed);
   BaselineFile out;
@@ -170,14 +172,15 @@ std::variant<BaselineFile, std::string> ParseBaseline(std::string_view text) {
       continue;
     }
     if (m.key != "suppressions") {
-      return "unknown key " + QuoteForMessage(m.key) + At(doc, m.key_offset);
+      return "unknown key " + QuoteForMessage(m.key) + GateFileAt(doc, m.key_offset);
     }
     found = true;
     if (!m.value.is(Type::kArray))
-      return "suppressions is " + m.value.Describe() + ", not an array" + At(doc, m.value.offset());
+      return "suppressions is " + m.value.Describe() + ", not an array" + GateFileAt(doc, m.value.offset());
     for (const Value item : m.value.Items()) {
       const std::string where = "suppression " + std::to_string(out.entries.size() + 1);
-      if (!item.is(Type::kObject)) return where + " is " + item.Describe() + ", not an object" + At(doc, item.offset());
+      if (!item.is(Type::kObject))
+        return where + " is " + item.Describe() + ", not an object" + GateFileAt(doc, item.offset());
       Suppression s;
       s.index = out.entries.size();
       std::set<std::string> seen;
@@ -185,11 +188,11 @@ std::variant<BaselineFile, std::string> ParseBaseline(std::string_view text) {
         seen.insert(f.key);
         if (f.key != "rule" && f.key != "path" && f.key != "path_glob" && f.key != "fingerprint" && f.key != "reason" &&
             f.key != "expires") {
-          return where + " has the unknown key " + QuoteForMessage(f.key) + At(doc, f.key_offset);
+          return where + " has the unknown key " + QuoteForMessage(f.key) + GateFileAt(doc, f.key_offset);
         }
         if (!f.value.is(Type::kString) || f.value.String().empty()) {
           return where + ": " + f.key + " is " + f.value.Describe() + ", not a non-empty string" +
-                 At(doc, f.value.offset());
+                 GateFileAt(doc, f.value.offset());
         }
         const std::string value = f.value.String();
         if (f.key == "rule") s.rule = value;
@@ -201,7 +204,7 @@ std::variant<BaselineFile, std::string> ParseBaseline(std::string_view text) {
                                        [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
           if (!hex) {
             return where + ": fingerprint is " + QuoteForMessage(value) +
-                   ", not one a report prints (fp1: and 32 lowercase hex digits)" + At(doc, f.value.offset());
+                   ", not one a report prints (fp1: and 32 lowercase hex digits)" + GateFileAt(doc, f.value.offset());
           }
           s.fingerprint = value;
         }
@@ -209,17 +212,18 @@ std::variant<BaselineFile, std::string> ParseBaseline(std::string_view text) {
         if (f.key == "expires") {
           if (!IsCalendarDate(value)) {
             return where + ": expires is " + QuoteForMessage(value) + ", not a date YYYY-MM-DD" +
-                   At(doc, f.value.offset());
+                   GateFileAt(doc, f.value.offset());
           }
           s.expires = value;
         }
       }
       if (s.path && s.path_glob) {
-        return where + " has both path and path_glob: give the literal path or the pattern" + At(doc, item.offset());
+        return where + " has both path and path_glob: give the literal path or the pattern" +
+               GateFileAt(doc, item.offset());
       }
       for (const char* required : {"rule", "reason", "expires"}) {
         if (!seen.contains(required))
-          return where + " has no " + required + " (it is required)" + At(doc, item.offset());
+          return where + " has no " + required + " (it is required)" + GateFileAt(doc, item.offset());
       }
       out.entries.push_back(std::move(s));
     }
@@ -229,7 +233,7 @@ std::variant<BaselineFile, std::string> ParseBaseline(std::string_view text) {
 }
 
 std::variant<PolicyFile, std::string> ParsePolicy(std::string_view text) {
-  auto parsed = ParseObject(text);
+  auto parsed = ParseGateFile(text);
   if (auto* error = std::get_if<std::string>(&parsed)) return *error;
   const json::Document& doc = std::get<json::Document>(parsed);
   PolicyFile out;
@@ -239,11 +243,12 @@ std::variant<PolicyFile, std::string> ParsePolicy(std::string_view text) {
     const std::string written = m.key;
     m.key = PolicyKey(m.key);
     if (!seen_keys.insert(m.key).second) {
-      return "the key " + QuoteForMessage(written) + " sets " + m.key + " a second time" + At(doc, m.key_offset);
+      return "the key " + QuoteForMessage(written) + " sets " + m.key + " a second time" +
+             GateFileAt(doc, m.key_offset);
     }
     if (m.key == "fail_on") {
       if (!m.value.is(Type::kString))
-        return "fail_on is " + m.value.Describe() + ", not a string" + At(doc, m.value.offset());
+        return "fail_on is " + m.value.Describe() + ", not a string" + GateFileAt(doc, m.value.offset());
       out.fail_on = m.value.String();
     } else if (m.key == "expect_kinds") {
       auto list = Strings(doc, m.value, m.key);
@@ -251,7 +256,7 @@ std::variant<PolicyFile, std::string> ParsePolicy(std::string_view text) {
       for (const std::string& kind : std::get<std::vector<std::string>>(list)) {
         if (!InputKindFromName(kind)) {
           return "expect_kinds names " + QuoteForMessage(kind) + ", which is not an input kind" +
-                 At(doc, m.value.offset());
+                 GateFileAt(doc, m.value.offset());
         }
       }
       out.expect_kinds = std::move(std::get<std::vector<std::string>>(list));
@@ -262,7 +267,7 @@ std::variant<PolicyFile, std::string> ParsePolicy(std::string_view text) {
           std::move(std::get<std::vector<std::string>>(list));
     } else if (m.key == "allow_wmcp_change") {
       if (!m.value.is(Type::kBool))
-        return "allow_wmcp_change is " + m.value.Describe() + ", not true or false" + At(doc, m.value.offset());
+        return "allow_wmcp_change is " + m.value.Describe() + ", not true or false" + GateFileAt(doc, m.value.offset());
       out.allow_wmcp_change = m.value.boolean();
     } else if (m.key == "max_rel_l2") {
       auto limit = [&](const Value& v, const std::string& pattern) -> std::optional<std::string> {
@@ -270,7 +275,7 @@ std::variant<PolicyFile, std::string> ParsePolicy(std::string_view text) {
         auto number = v.is(Type::kNumber) ? ParseRelL2Limit(v.Raw()) : std::variant<RelL2Limit, std::string>("");
         if (!std::holds_alternative<RelL2Limit>(number)) {
           return "max_rel_l2" + (pattern == "*" ? std::string() : " of " + QuoteForMessage(pattern)) + " is " +
-                 v.Describe() + ", not a finite number >= 0" + At(doc, v.offset());
+                 v.Describe() + ", not a finite number >= 0" + GateFileAt(doc, v.offset());
         }
         out.max_rel_l2.push_back({pattern, std::get<RelL2Limit>(number).limit});
         return std::nullopt;
@@ -278,7 +283,7 @@ std::variant<PolicyFile, std::string> ParsePolicy(std::string_view text) {
       if (m.value.is(Type::kObject)) {
         for (const json::Member& r : m.value.Members()) {
           if (r.key.empty())
-            return "max_rel_l2 has an empty pattern (use \"*\" for every tensor)" + At(doc, r.key_offset);
+            return "max_rel_l2 has an empty pattern (use \"*\" for every tensor)" + GateFileAt(doc, r.key_offset);
           if (auto error = limit(r.value, r.key)) return *error;
         }
       } else if (auto error = limit(m.value, "*")) {
@@ -288,11 +293,11 @@ std::variant<PolicyFile, std::string> ParsePolicy(std::string_view text) {
       if (auto error = ParseAcceptances(doc, m.value, out.acceptances)) return *error;
     } else if (m.key == "severity") {
       if (!m.value.is(Type::kObject))
-        return "severity is " + m.value.Describe() + ", not an object of rule ids" + At(doc, m.value.offset());
+        return "severity is " + m.value.Describe() + ", not an object of rule ids" + GateFileAt(doc, m.value.offset());
       for (const json::Member& r : m.value.Members()) {
         if (!r.value.is(Type::kString)) {
           return "severity of " + QuoteForMessage(r.key) + " is " + r.value.Describe() +
-                 ", not error, warning, note or off" + At(doc, r.value.offset());
+                 ", not error, warning, note or off" + GateFileAt(doc, r.value.offset());
         }
         out.severity.emplace_back(r.key, r.value.String());
       }
@@ -300,7 +305,7 @@ std::variant<PolicyFile, std::string> ParsePolicy(std::string_view text) {
       std::vector<std::string> keys(std::begin(kPolicyKeys), std::end(kPolicyKeys));
       const auto near = NearestName(written, keys);
       return "unknown key " + QuoteForMessage(written) + (near ? " (did you mean \"" + *near + "\"?)" : std::string()) +
-             At(doc, m.key_offset);
+             GateFileAt(doc, m.key_offset);
     }
   }
   return out;

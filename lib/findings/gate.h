@@ -15,6 +15,7 @@
 
 #include "lib/diff/rel_l2_limits.h"
 #include "lib/findings/finding.h"
+#include "lib/json/strict_parser.h"
 
 namespace ckpt {
 
@@ -41,6 +42,12 @@ struct PolicyFile {
   std::vector<Suppression> acceptances;
 };
 std::variant<PolicyFile, std::string> ParsePolicy(std::string_view text);
+
+/// A policy, baseline or configuration file's text as one strict JSON object (no duplicate
+/// keys), or why it is not one, with line and column.
+std::variant<json::Document, std::string> ParseGateFile(std::string_view text);
+/// " (line L, column C)" of `offset` in `doc`: where a gate file's message points.
+std::string GateFileAt(const json::Document& doc, std::uint64_t offset);
 
 /// True for a real calendar date written YYYY-MM-DD.
 bool IsCalendarDate(std::string_view text);
