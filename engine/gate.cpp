@@ -321,24 +321,45 @@ boost::json::object EffectivePolicyJson(const AuditOptions& policy, FailThreshol
   return out;
 }
 
-std::string BaselineFromFindings(const std::vector<std::pair<const Finding*, std::string>>& findings,
-                                 const std::string& reason, const std::string& expires) {
-  std::set<std::pair<std::string, std::string>> entries;  // rule, path
+std::vector<Suppression> BaselineEntries(const std::vector<std::pair<const Finding*, std::string>>& findings,
+                                         const std::string& reason, const std::string& expires) {
+  std::set<std::pair<std::string, std::string>> keys;  // rule, path: sorted, once each
   for (const auto& [f, path] : findings) {
     if (f->rule->security || !f->counts()) continue;
-    entries.emplace(std::string(f->rule->id), path);
+    keys.emplace(std::string(f->rule->id), path);
   }
+  std::vector<Suppression> entries;
+  entries.reserve(keys.size());
+  for (const auto& [rule, path] : keys) {
+    Suppression& s = entries.emplace_back();
+    s.rule = rule;
+    s.path = path;
+    s.reason = reason;
+    s.expires = expires;
+    s.index = entries.size() - 1;
+  }
+  return entries;
+}
+
+std::string BaselineText(const std::vector<Suppression>& entries) {
   // One entry a line, so a review sees each accepted finding on its own line of the diff.
   std::string out = "{\n  \"suppressions\": [";
   const char* separator = "\n    ";
-  for (const auto& [rule, path] : entries) {
+  for (const Suppression& s : entries) {
     out += separator;
-    out += boost::json::serialize(boost::json::object{
-        {"rule", rule}, {"path", ToValidUtf8(path)}, {"reason", ToValidUtf8(reason)}, {"expires", expires}});
+    out += boost::json::serialize(boost::json::object{{"rule", s.rule},
+                                                      {"path", ToValidUtf8(s.path.value_or(""))},
+                                                      {"reason", ToValidUtf8(s.reason)},
+                                                      {"expires", s.expires}});
     separator = ",\n    ";
   }
   out += entries.empty() ? "]\n}\n" : "\n  ]\n}\n";
   return out;
+}
+
+std::string BaselineFromFindings(const std::vector<std::pair<const Finding*, std::string>>& findings,
+                                 const std::string& reason, const std::string& expires) {
+  return BaselineText(BaselineEntries(findings, reason, expires));
 }
 
 }  // namespace ckpt

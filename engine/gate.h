@@ -67,8 +67,13 @@ RuleSetFingerprint RulesInForce(const Gate* gate = nullptr);
 /// What changes a verdict, as reports print it and statements sign it.
 boost::json::object EffectivePolicyJson(const AuditOptions& policy, FailThreshold threshold, const ResolvedGate* gate);
 
-/// The baseline --write-baseline writes: one entry per rule and reported path of the counting,
-/// non-security findings, sorted, with `reason` and `expires`.
+/// The entries --write-baseline writes: one per rule and reported path of the counting,
+/// non-security findings, sorted and numbered in that order, with `reason` and `expires`.
+std::vector<Suppression> BaselineEntries(const std::vector<std::pair<const Finding*, std::string>>& findings,
+                                         const std::string& reason, const std::string& expires);
+/// A baseline file holding `entries`, one a line.
+std::string BaselineText(const std::vector<Suppression>& entries);
+/// BaselineText(BaselineEntries(...)).
 std::string BaselineFromFindings(const std::vector<std::pair<const Finding*, std::string>>& findings,
                                  const std::string& reason, const std::string& expires);
 

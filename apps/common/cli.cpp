@@ -468,30 +468,21 @@ std::optional<int> CommonCli::WriteBaseline(const std::vector<std::pair<Finding*
   std::vector<std::pair<const Finding*, std::string>> rooted;
   rooted.reserve(findings.size());
   for (const auto& [f, path] : findings) rooted.emplace_back(f, RootRelativePath(root, path));
-  if (!WriteFileAtomically(write_baseline_, BaselineFromFindings(rooted, reason_, expires_))) {
-    return kExitToolError;
+  std::vector<Suppression> entries = BaselineEntries(rooted, reason_, expires_);
+  if (!WriteFileAtomically(write_baseline_, BaselineText(entries))) return kExitToolError;
+  // What the file now accepts is reported as accepted by it, as the next run with it will.
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<const Suppression>> by_rule_and_path;
+  for (Suppression& entry : entries) {
+    entry.source = write_baseline_;
+    std::pair<std::string, std::string> key(entry.rule, *entry.path);
+    by_rule_and_path.emplace(std::move(key), std::make_shared<const Suppression>(std::move(entry)));
   }
-  // What the file now accepts is reported as accepted by it, as the next run with it will:
-  // one entry per rule and path, numbered in the file's (sorted) order.
-  std::map<std::pair<std::string, std::string>, std::shared_ptr<Suppression>> entries;
-  for (const auto& [f, path] : rooted) {
-    if (f->rule->security || !f->counts()) continue;
-    auto& entry = entries[{std::string(f->rule->id), path}];
-    if (!entry) {
-      entry = std::make_shared<Suppression>();
-      entry->rule = f->rule->id;
-      entry->path = path;
-      entry->reason = reason_;
-      entry->expires = expires_;
-      entry->source = write_baseline_;
-    }
-  }
-  std::size_t index = 0;
-  for (auto& [key, entry] : entries) entry->index = index++;
   for (std::size_t i = 0; i < findings.size(); ++i) {
     Finding& f = *findings[i].first;
-    if (f.rule->security || !f.counts()) continue;
-    f.suppression = entries.at({std::string(f.rule->id), rooted[i].second});
+    if (!f.counts()) continue;  // a suppression it already had stays
+    if (auto it = by_rule_and_path.find({std::string(f.rule->id), rooted[i].second}); it != by_rule_and_path.end()) {
+      f.suppression = it->second;
+    }
   }
   return std::nullopt;
 }
