@@ -282,29 +282,21 @@ void WriteAuditMarkdown(std::ostream& out, std::span<const AuditResult> results,
   }
   std::string counting;
   std::string accepted;
-  std::size_t shown = 0;
   constexpr std::size_t kMaxShown = 200;  // a job summary holds 1 MiB; the JSON report has them all
+  std::size_t total = 0;                  // counting findings, shown or not
   for (const AuditResult& r : results) {
     for (const Finding& f : r.findings) {
-      const std::string line = "- " + MarkdownText(FindingLine(r.artifact.path, f)) +
-                               (f.counts() ? "" : " (" + MarkdownText(AcceptedWhy(*f.suppression)) + ")") + "\n";
-      if (f.counts() && shown < kMaxShown) {
-        counting += line;
-        ++shown;
-      } else if (!f.counts()) {
-        accepted += line;
+      auto line = [&] { return "- " + MarkdownText(FindingLine(r.artifact.path, f)); };  // only when shown
+      if (!f.counts()) {
+        accepted += line() + " (" + MarkdownText(AcceptedWhy(*f.suppression)) + ")\n";
+      } else if (++total <= kMaxShown) {
+        counting += line() + "\n";
       }
     }
     for (const std::string& e : r.tool_errors) counting += "- tool error: " + MarkdownText(e) + "\n";
   }
-  std::size_t total = 0;
-  for (const AuditResult& r : results) {
-    for (const Finding& f : r.findings) {
-      if (f.counts()) ++total;
-    }
-  }
   if (!counting.empty()) out << "\n#### Findings\n\n" << counting;
-  if (total > shown) out << "- ... and " << total - shown << " more (see the JSON or SARIF report)\n";
+  if (total > kMaxShown) out << "- ... and " << total - kMaxShown << " more (see the JSON or SARIF report)\n";
   if (!accepted.empty()) {
     out << "\n<details><summary>Accepted by the baseline or a reviewed acceptance</summary>\n\n"
         << accepted << "\n</details>\n";
