@@ -236,10 +236,7 @@ class FileReporter {
  public:
   FileReporter(std::string file, DiagnosticSink& sink) : file_(std::move(file)), sink_(sink) {}
   void operator()(Diag kind, std::uint64_t offset, std::string message) const {
-    Location at;
-    at.file = file_;
-    at.byte_offset = offset;
-    sink_.Report(kind, std::move(at), std::move(message));
+    (*this)(kind, offset, std::move(message), std::nullopt, std::nullopt);
   }
   /// A finding about one global (and call) of a pickle, which a reviewed acceptance can name.
   void operator()(Diag kind, std::uint64_t offset, std::string message, std::optional<std::string> global,

@@ -398,6 +398,11 @@ Analyser::Analyser(std::string file, DiagnosticSink& sink, StorageMode mode, con
     : report_(std::move(file), sink), mode_(mode), policy_(policy) {}
 
 void Analyser::Report(Diag kind, std::uint64_t offset, std::string message) {
+  Report(kind, offset, std::move(message), std::nullopt, std::nullopt);
+}
+
+void Analyser::Report(Diag kind, std::uint64_t offset, std::string message, std::optional<std::string> global,
+                      std::optional<std::string> call) {
   switch (kind) {
     case Diag::kPickleGlobalUnsafe:
     case Diag::kPickleCallUnsafe:
@@ -411,12 +416,6 @@ void Analyser::Report(Diag kind, std::uint64_t offset, std::string message) {
     default:
       break;
   }
-  report_(kind, offset, std::move(message));
-}
-
-void Analyser::Report(Diag kind, std::uint64_t offset, std::string message, std::optional<std::string> global,
-                      std::optional<std::string> call) {
-  unsafe_ = true;  // only the security diagnostics name a global
   report_(kind, offset, std::move(message), std::move(global), std::move(call));
 }
 
