@@ -263,19 +263,20 @@ RuleSetFingerprint RulesInForce(const Gate* gate) {
   return out;
 }
 
+boost::json::array Utf8Strings(const std::vector<std::string>& items) {
+  boost::json::array out;
+  for (const std::string& s : items) out.push_back(boost::json::value(ToValidUtf8(s)));
+  return out;
+}
+
 boost::json::object EffectivePolicyJson(const AuditOptions& policy, FailThreshold threshold, const ResolvedGate* gate) {
-  auto strings = [](const std::vector<std::string>& items) {
-    boost::json::array out;
-    for (const std::string& s : items) out.push_back(boost::json::value(ToValidUtf8(s)));
-    return out;
-  };
   std::vector<std::string> groups = policy.allowed_groups;
   groups.insert(groups.end(), policy.extra_allowed_groups.begin(), policy.extra_allowed_groups.end());
   boost::json::object out{
       {"fail_on", FailThresholdName(threshold)},
       {"content_hash", policy.compute_hash},
-      {"allowed_groups", strings(groups)},
-      {"action_head_patterns", strings(policy.action_head_patterns)},
+      {"allowed_groups", Utf8Strings(groups)},
+      {"action_head_patterns", Utf8Strings(policy.action_head_patterns)},
       {"expected_hash", policy.expected_hash ? boost::json::value(*policy.expected_hash) : boost::json::value(nullptr)},
       {"allow_wmcp_change", gate != nullptr && gate->policy.allow_wmcp_change.value_or(false)}};
   boost::json::object severity;
@@ -308,9 +309,9 @@ boost::json::object EffectivePolicyJson(const AuditOptions& policy, FailThreshol
                           {"entry", a.index + 1},
                           {"path", ToValidUtf8(a.path.value_or(""))},
                           {"sha256", a.sha256},
-                          {"globals", strings(a.globals)},
-                          {"calls", strings(a.calls)},
-                          {"rules", strings(a.rules)},
+                          {"globals", Utf8Strings(a.globals)},
+                          {"calls", Utf8Strings(a.calls)},
+                          {"rules", Utf8Strings(a.rules)},
                           {"expires", a.expires},
                           {"expired", a.expires < gate->today}});
     }

@@ -64,6 +64,9 @@ struct RuleSetFingerprint {
 };
 RuleSetFingerprint RulesInForce(const Gate* gate = nullptr);
 
+/// A JSON array of `items`, each made valid UTF-8 (ToValidUtf8).
+boost::json::array Utf8Strings(const std::vector<std::string>& items);
+
 /// What changes a verdict, as reports print it and statements sign it.
 boost::json::object EffectivePolicyJson(const AuditOptions& policy, FailThreshold threshold, const ResolvedGate* gate);
 

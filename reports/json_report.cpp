@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include "engine/gate.h"
 #include "lib/core/text.h"
 #include "lib/findings/gate.h"
 #include "reports/json_pretty.h"
@@ -171,15 +172,10 @@ boost::json::object SuppressionToJson(const Suppression& s) {
                           {"path_glob", s.path_glob ? boost::json::value(*s.path_glob) : boost::json::value(nullptr)}};
   if (s.fingerprint) out["fingerprint"] = *s.fingerprint;
   if (s.acceptance()) {
-    auto strings = [](const std::vector<std::string>& items) {
-      boost::json::array list;
-      for (const std::string& item : items) list.push_back(boost::json::value(ToValidUtf8(item)));
-      return list;
-    };
     out["sha256"] = s.sha256;
-    out["globals"] = strings(s.globals);
-    out["calls"] = strings(s.calls);
-    out["rules"] = strings(s.rules);
+    out["globals"] = Utf8Strings(s.globals);
+    out["calls"] = Utf8Strings(s.calls);
+    out["rules"] = Utf8Strings(s.rules);
   }
   return out;
 }
