@@ -39,6 +39,14 @@ template <class Statement>
 struct Opened {
   std::optional<std::string> tool_error;
   std::optional<Statement> statement;
+  /// What an envelope no trusted signature verifies claims (its diagnostics discarded).
+  std::optional<Statement> refused;
+};
+
+// Diagnostics of a payload nobody vouches for: the envelope's refusal is the finding.
+class DiscardingSink final : public DiagnosticSink {
+ public:
+  void Report(Diag /*kind*/, Location /*location*/, std::string /*message*/) override {}
 };
 
 template <class Statement>
@@ -52,7 +60,13 @@ Opened<Statement> OpenSigned(const std::string& path, const attest::PublicKey& k
   }
   LocatedSink located(sink, FileLocation(path));
   const FileReporter report("", located);
-  if (auto payload = attest::OpenEnvelope(file.text, key, report)) out.statement = parse(*payload, report);
+  std::string refused_payload;
+  if (auto payload = attest::OpenEnvelope(file.text, key, report, &refused_payload)) {
+    out.statement = parse(*payload, report);
+  } else if (!refused_payload.empty()) {
+    DiscardingSink discarded;
+    out.refused = parse(refused_payload, FileReporter("", discarded));
+  }
   return out;
 }
 
@@ -242,7 +256,7 @@ AuditResult VerifyAttestation(const std::string& envelope_path, const attest::Pu
   result.artifact.path = input_path;
   result.artifact.kind = InputKind::kUnknown;
   FindingSink sink;
-  auto [tool_error, statement] = OpenSigned(envelope_path, key, sink, &attest::ParseAuditStatement);
+  auto [tool_error, statement, refused] = OpenSigned(envelope_path, key, sink, &attest::ParseAuditStatement);
   if (tool_error) {
     result.tool_errors.push_back(*tool_error);
     return result;
@@ -306,7 +320,7 @@ AuditResult VerifyDerivationRecord(const std::string& record_path, const attest:
   result.artifact.path = output_path;
   result.artifact.kind = InputKind::kSafetensors;
   FindingSink sink;
-  auto [tool_error, record] = OpenSigned(record_path, key, sink, &attest::ParseDerivationStatement);
+  auto [tool_error, record, refused] = OpenSigned(record_path, key, sink, &attest::ParseDerivationStatement);
   if (tool_error) {
     result.tool_errors.push_back(*tool_error);
     return result;
@@ -371,10 +385,24 @@ ChainNode NodeFromEnvelope(const std::string& path, const attest::PublicKey& key
   const Location at = FileLocation(path);
   node.parent_location = node.hash_location = at;
   FindingSink sink;
-  auto [tool_error, statement] = OpenSigned(path, key, sink, &attest::ParseAuditStatement);
+  auto [tool_error, statement, refused] = OpenSigned(path, key, sink, &attest::ParseAuditStatement);
   if (tool_error) {
     node.tool_errors.push_back(*tool_error);
     return node;
+  }
+  if (refused) {
+    // Known by what it claims, so a child naming it is told which envelope was refused and
+    // why: the claims link nothing (the node offers no link hash) and say nothing of its own
+    // parent.
+    const attest::AuditPredicate& p = refused->predicate;
+    node.refused_claims = true;
+    node.round_index = p.round_index;
+    node.declared_hash = p.content_hash ? p.content_hash : p.declared_content_hash;
+    std::string claims = p.round_index ? "round " + std::to_string(*p.round_index) : std::string("no round");
+    if (node.declared_hash) claims += " with content hash " + node.declared_hash->substr(0, 12);
+    for (Finding& f : sink.findings()) {
+      f.message += " The refused statement claims " + EscapeForDisplay(claims) + "; nothing it claims is trusted.";
+    }
   }
   bool usable = statement.has_value();
   if (statement) {

@@ -616,6 +616,67 @@ TEST(AttestedChain, FortySignedRoundsProveTheSameHistoryAsTheArtifacts) {
   EXPECT_NE(from_envelopes.output.find("attest-verdict-fail"), std::string::npos);
 }
 
+// Issue 30, item 1: a round whose statement was edited after signing, or that another key
+// signed, is named at its child as that refused envelope (with the round it claims and why
+// it was refused), not read as a missing round.
+TEST_F(Attestation, AForgedOrForeignSignedRoundIsNamedAtItsChild) {
+  const std::vector<Round> rounds = WriteHistory(dir_.path() / "six", 6);
+  fs::create_directories(dir_.path() / "env");
+  auto sign = [&](std::size_t i, const KeyPair& key) {
+    const fs::path out = dir_.path() / "env" / ("round-" + std::to_string(i) + ".dsse.json");
+    const CommandResult run = Audit("--attest " + ShellQuote(key.key) + " --attestation-out " + ShellQuote(out) + " " +
+                                    ShellQuote(rounds[i].dir));
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    return out;
+  };
+  for (std::size_t i = 0; i < 6; ++i) sign(i, keys_);
+  const std::string env = ShellQuote(dir_.path() / "env");
+  // Near miss: the intact envelopes prove the history.
+  CommandResult run = Chain("--trusted-key " + ShellQuote(keys_.pub) + " " + env);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(run.output.find("chain-parent-untrusted"), std::string::npos) << run.output;
+
+  // Round 2's payload edited after signing (its listed findings dropped), round 4 signed by
+  // another key.
+  const fs::path forged = dir_.path() / "env" / "round-2.dsse.json";
+  Envelope e = ReadEnvelope(ReadText(forged));
+  boost::json::object statement = boost::json::parse(e.payload).as_object();
+  statement["predicate"].as_object()["findings"] = boost::json::array{};
+  statement["predicate"].as_object()["note"] = "edited";
+  e.payload = boost::json::serialize(statement);
+  WriteText(forged, WriteEnvelope(e));
+  const fs::path foreign = sign(4, foreign_);
+  run = Chain("--trusted-key " + ShellQuote(keys_.pub) + " " + env);
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_EQ(run.output.find("chain-gap"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("error: round 3 at " + (dir_.path() / "env" / "round-3.dsse.json").string() +
+                            " names parent " + rounds[2].hash.substr(0, 12) +
+                            ", which only the refused signed statement " + forged.string() +
+                            " claims (as round 2): signature does not verify [attest-signature-invalid]. A statement "
+                            "no trusted signature vouches for proves nothing. [chain-parent-untrusted CHAIN_INTEGRITY]"),
+            std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find(" names parent " + rounds[4].hash.substr(0, 12) +
+                            ", which only the refused signed statement " + foreign.string() +
+                            " claims (as round 4): signed by a key that is not trusted [attest-foreign-key]."),
+            std::string::npos)
+      << run.output;
+  // The envelopes' own findings say the round they claim, in their round's row.
+  EXPECT_NE(run.output.find("the envelope changed after it was signed. The refused statement claims round 2 with "
+                            "content hash " +
+                            rounds[2].hash.substr(0, 12) + "; nothing it claims is trusted."),
+            std::string::npos)
+      << run.output;
+  run = Chain("--format json --trusted-key " + ShellQuote(keys_.pub) + " " + env);
+  const boost::json::array history = boost::json::parse(run.output).at("history").as_array();
+  ASSERT_EQ(history.size(), 6u) << run.output;
+  const boost::json::object& refused = history.at(4).as_object();
+  EXPECT_EQ(refused.at("path").as_string(), foreign.string());
+  EXPECT_EQ(refused.at("round_index").to_number<std::uint64_t>(), 4u);
+  EXPECT_EQ(refused.at("findings").at(0).at("rule").as_string(), "attest-foreign-key");
+  EXPECT_EQ(history.at(5).at("findings").at(0).at("rule").as_string(), "chain-parent-untrusted");
+}
+
 // Issue 16, acceptance 4, with a signed statement as the trusted parent: its round and
 // wmcp_version are checked against the first new round as a parent's are.
 TEST_F(Attestation, ASignedStatementIsATrustedParent) {

@@ -128,7 +128,8 @@ bool LooksLikeEnvelope(std::string_view text) {
   return at < text.size() && text[at] == '{' && text.find("\"payloadType\"") != std::string_view::npos;
 }
 
-std::optional<std::string> OpenEnvelope(std::string_view text, const PublicKey& trusted, const FileReporter& report) {
+std::optional<std::string> OpenEnvelope(std::string_view text, const PublicKey& trusted, const FileReporter& report,
+                                        std::string* refused_payload) {
   std::optional<Envelope> envelope = ParseEnvelope(text, report);
   if (!envelope) return std::nullopt;
   const std::string pae = PreAuthEncoding(envelope->payload_type, envelope->payload);
@@ -163,6 +164,9 @@ std::optional<std::string> OpenEnvelope(std::string_view text, const PublicKey& 
                (others.size() == 1 ? "key " + QuoteForMessage(others.front(), 64)
                                    : std::to_string(others.size()) + " other keys") +
                ", not by the trusted key " + trusted.keyid.substr(0, 16) + ".");
+  }
+  if (refused_payload != nullptr && envelope->payload_type == kInTotoPayloadType) {
+    *refused_payload = std::move(envelope->payload);
   }
   return std::nullopt;
 }

@@ -29,7 +29,11 @@ std::string SignEnvelope(std::string_view payload_type, std::string_view payload
 bool LooksLikeEnvelope(std::string_view text);
 
 /// Opens `text` against `trusted`: the payload, or nullopt after reporting why not
-/// (attest-envelope-invalid, -foreign-key, -signature-invalid, -payload-type).
-std::optional<std::string> OpenEnvelope(std::string_view text, const PublicKey& trusted, const FileReporter& report);
+/// (attest-envelope-invalid, -foreign-key, -signature-invalid, -payload-type). When the
+/// envelope parses but no signature by the trusted key verifies, `refused_payload` (if
+/// given) receives the payload as written: what the refused envelope claims, never a fact,
+/// so a report can name the round a child was refused at.
+std::optional<std::string> OpenEnvelope(std::string_view text, const PublicKey& trusted, const FileReporter& report,
+                                        std::string* refused_payload = nullptr);
 
 }  // namespace ckpt::attest

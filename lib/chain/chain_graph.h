@@ -31,6 +31,9 @@ struct ChainNode {
   std::optional<std::string> wmcp_version;
   std::optional<std::uint64_t> schema_version;  ///< as written
   std::optional<std::string> created_at;        ///< as written (absent from signed statements)
+  /// A signed statement that was refused (its signature does not verify, or another key
+  /// made it): round_index and declared_hash are what it claims, nothing more.
+  bool refused_claims = false;
 
   /// The hash children may link to: the recomputed hash of an artifact that passed its
   /// audit, or (with --no-hash) its declared hash. Failed artifacts offer none.

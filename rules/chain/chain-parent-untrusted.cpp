@@ -24,6 +24,24 @@ const RuleInfo kRule{
 void CheckChain(const ChainGraph& graph, ChainFindingSink& sink) {
   ForEachLink(graph, [&](std::size_t i, const ChainNode& node, const ChainNode& parent) {
     if (!graph.parent_untrusted[i]) return;
+    if (parent.refused_claims) {
+      // A signed statement that was refused: the child is told which envelope and why, so a
+      // forged or foreign-signed round is not read as a missing one.
+      std::string why = "it was refused";
+      for (const Finding& f : parent.audit_findings) {
+        if (f.counts() && f.severity() == Severity::kError) {
+          why = std::string(f.rule->title) + " [" + std::string(f.rule->id) + "]";
+          if (!why.empty() && why[0] >= 'A' && why[0] <= 'Z') why[0] = static_cast<char>(why[0] - 'A' + 'a');
+          break;
+        }
+      }
+      sink.Report(kRule, i, node.parent_location,
+                  NodeLabel(node) + " names parent " + ShortHash(*node.parent_hash) + ", which only the refused " +
+                      "signed statement " + parent.path + " claims (as " +
+                      (parent.round_index ? "round " + std::to_string(*parent.round_index) : std::string("no round")) +
+                      "): " + why + ". A statement no trusted signature vouches for proves nothing.");
+      return;
+    }
     std::string detail = parent.computed_hash ? "its recomputed hash is " + ShortHash(*parent.computed_hash)
                                               : std::string("its hash could not be recomputed");
     sink.Report(kRule, i, node.parent_location,
