@@ -9,6 +9,7 @@
 #include "engine/audit.h"
 #include "lib/attest/derivation.h"
 #include "lib/attest/dsse.h"
+#include "lib/artifact/input.h"
 #include "lib/attest/input_files.h"
 #include "lib/core/text.h"
 #include "lib/hashing/sha256.h"
@@ -41,6 +42,8 @@ struct Opened {
   std::optional<Statement> statement;
   /// What an envelope no trusted signature verifies claims (its diagnostics discarded).
   std::optional<Statement> refused;
+  VerificationFacts::Signature signature = VerificationFacts::Signature::kUnreadable;
+  bool payload_type_ok = false;
 };
 
 // Diagnostics of a payload nobody vouches for: the envelope's refusal is the finding.
@@ -61,11 +64,22 @@ Opened<Statement> OpenSigned(const std::string& path, const attest::PublicKey& k
   LocatedSink located(sink, FileLocation(path));
   const FileReporter report("", located);
   std::string refused_payload;
+  const std::size_t before = sink.findings().size();
   if (auto payload = attest::OpenEnvelope(file.text, key, report, &refused_payload)) {
+    out.signature = VerificationFacts::Signature::kVerified;
+    out.payload_type_ok = true;
     out.statement = parse(*payload, report);
-  } else if (!refused_payload.empty()) {
+    return out;
+  }
+  if (!refused_payload.empty()) {
     DiscardingSink discarded;
     out.refused = parse(refused_payload, FileReporter("", discarded));
+  }
+  for (std::size_t i = before; i < sink.findings().size(); ++i) {
+    const RuleInfo* rule = sink.findings()[i].rule;
+    if (rule == &rules::attest_signature_invalid::kRule) out.signature = VerificationFacts::Signature::kInvalid;
+    if (rule == &rules::attest_foreign_key::kRule) out.signature = VerificationFacts::Signature::kForeignKey;
+    if (rule == &rules::attest_payload_type::kRule) out.signature = VerificationFacts::Signature::kVerified;
   }
   return out;
 }
@@ -84,8 +98,10 @@ bool IsSingleFileKind(InputKind kind) {
   return kind != InputKind::kLensemble && kind != InputKind::kLensembleTar && kind != InputKind::kModelFolder;
 }
 
-void CompareSubjects(const std::vector<attest::Subject>& signed_subjects, const attest::InputFiles& input,
-                     const std::string& input_path, FindingSink& sink) {
+// Reports every difference; returns how many signed subjects match a file of the input now.
+std::size_t CompareSubjects(const std::vector<attest::Subject>& signed_subjects, const attest::InputFiles& input,
+                            const std::string& input_path, FindingSink& sink) {
+  std::size_t matched = 0;
   const std::vector<attest::Subject>& now = input.files;
   std::map<std::string, const attest::Subject*> current;
   for (const attest::Subject& s : now) current.emplace(s.name, &s);
@@ -109,6 +125,8 @@ void CompareSubjects(const std::vector<attest::Subject>& signed_subjects, const 
     } else if (it->second->sha256 != s->sha256) {
       report(name, "File " + QuoteForMessage(name) + " hashes to " + it->second->sha256 + " now, but the statement " +
                        "signed " + s->sha256 + ": it changed after the audit.");
+    } else {
+      ++matched;
     }
   }
   for (const auto& [name, s] : current) {
@@ -122,6 +140,7 @@ void CompareSubjects(const std::vector<attest::Subject>& signed_subjects, const 
     report(name, "Entry " + QuoteForMessage(name) + " of the input is " + what +
                      ", which no statement's subjects account for: the input is not what was signed.");
   }
+  return matched;
 }
 
 }  // namespace
@@ -256,10 +275,32 @@ AuditResult VerifyAttestation(const std::string& envelope_path, const attest::Pu
   result.artifact.path = input_path;
   result.artifact.kind = InputKind::kUnknown;
   FindingSink sink;
-  auto [tool_error, statement, refused] = OpenSigned(envelope_path, key, sink, &attest::ParseAuditStatement);
-  if (tool_error) {
-    result.tool_errors.push_back(*tool_error);
+  auto opened = OpenSigned(envelope_path, key, sink, &attest::ParseAuditStatement);
+  if (opened.tool_error) {
+    result.tool_errors.push_back(*opened.tool_error);
     return result;
+  }
+  const std::optional<attest::AuditStatement>& statement = opened.statement;
+  VerificationFacts& facts = result.verification.emplace();
+  facts.method = "attestation";
+  facts.envelope = envelope_path;
+  facts.key_id = key.keyid;
+  facts.signature = opened.signature;
+  facts.payload_type_ok = opened.payload_type_ok;
+  if (statement) {
+    const attest::AuditPredicate& p = statement->predicate;
+    facts.predicate_type = attest::kAuditPredicateType;
+    facts.tool_name = p.tool_name;
+    facts.tool_version = p.tool_version;
+    facts.signed_kind = p.kind;
+    facts.signed_verdict = p.verdict;
+    facts.rules_count = p.rules_count;
+    facts.rules_fingerprint = p.rules_fingerprint;
+    if (p.rules_fingerprint) {
+      facts.rules_match =
+          *p.rules_fingerprint == RulesInForce(options.gate).sha256;
+    }
+    facts.subjects = statement->subjects.size();
   }
   if (statement) {
     attest::InputFiles now;
@@ -285,7 +326,8 @@ AuditResult VerifyAttestation(const std::string& envelope_path, const attest::Pu
       result.tool_errors.push_back(*now.error);
       return result;
     }
-    CompareSubjects(statement->subjects, now, input_path, sink);
+    facts.subjects_matched = CompareSubjects(statement->subjects, now, input_path, sink);
+    facts.subjects_compared = true;
     // The report lists the input's files as they hash now.
     result.artifact.kind = KindNamed(statement->predicate.kind);
     std::error_code ec;
@@ -309,6 +351,11 @@ AuditResult VerifyAttestation(const std::string& envelope_path, const attest::Pu
                       ").");
     }
   }
+  if (result.artifact.kind == InputKind::kUnknown && !remote::IsRemoteArgument(input_path)) {
+    // The statement told nothing: the report names the input by what it is.
+    DiscardingSink discarded;
+    result.artifact.kind = OpenInputPath(input_path, discarded).kind;
+  }
   result.findings = std::move(sink.findings());
   result.dropped = sink.dropped();
   return result;
@@ -320,10 +367,26 @@ AuditResult VerifyDerivationRecord(const std::string& record_path, const attest:
   result.artifact.path = output_path;
   result.artifact.kind = InputKind::kSafetensors;
   FindingSink sink;
-  auto [tool_error, record, refused] = OpenSigned(record_path, key, sink, &attest::ParseDerivationStatement);
-  if (tool_error) {
-    result.tool_errors.push_back(*tool_error);
+  auto opened = OpenSigned(record_path, key, sink, &attest::ParseDerivationStatement);
+  if (opened.tool_error) {
+    result.tool_errors.push_back(*opened.tool_error);
     return result;
+  }
+  const std::optional<attest::DerivationStatement>& record = opened.statement;
+  VerificationFacts& facts = result.verification.emplace();
+  facts.method = "derivation";
+  facts.envelope = record_path;
+  facts.key_id = key.keyid;
+  facts.signature = opened.signature;
+  facts.payload_type_ok = opened.payload_type_ok;
+  if (record) {
+    facts.predicate_type = attest::kDerivationPredicateType;
+    facts.subjects = record->subjects.size();
+    facts.input_record = record->input_name;
+    facts.input_sha256 = record->input_sha256;
+    facts.input_checked = input_path.has_value();
+    facts.tensors = record->tensors.size();
+    facts.aliases = record->aliases.size();
   }
   if (record) {
     // Each file opened once, as the audit opens a single-file input (no final symlink).
@@ -372,6 +435,11 @@ AuditResult VerifyDerivationRecord(const std::string& record_path, const attest:
       f.identity.size = verified->output_size;
       f.sha256 = verified->output_sha256;
       result.artifact.files.push_back(std::move(f));
+      const std::string output_name = fs::path(output_path).filename().string();
+      facts.subjects_compared = true;
+      for (const attest::Subject& subject : record->subjects) {
+        if (subject.name == output_name && subject.sha256 == verified->output_sha256) ++facts.subjects_matched;
+      }
     }
   }
   result.findings = std::move(sink.findings());
@@ -385,7 +453,8 @@ ChainNode NodeFromEnvelope(const std::string& path, const attest::PublicKey& key
   const Location at = FileLocation(path);
   node.parent_location = node.hash_location = at;
   FindingSink sink;
-  auto [tool_error, statement, refused] = OpenSigned(path, key, sink, &attest::ParseAuditStatement);
+  auto [tool_error, statement, refused, signature, payload_type_ok] =
+      OpenSigned(path, key, sink, &attest::ParseAuditStatement);
   if (tool_error) {
     node.tool_errors.push_back(*tool_error);
     return node;

@@ -138,7 +138,7 @@ std::string PathTail(std::string_view path, std::size_t max_chars) {
 }
 
 // The rule id a failed node's picture shows: its first finding that fails it.
-std::string FirstFailingRule(const ChainRun& run, std::size_t node, FailThreshold threshold) {
+std::string FirstFailingRuleOf(const ChainRun& run, std::size_t node, FailThreshold threshold) {
   const Severity bar = threshold.value_or(Severity::kError);
   for (const Finding& f : run.graph.nodes[node].audit_findings) {
     if (f.counts() && AtOrAbove(f.severity(), bar)) return std::string(f.rule->id);
@@ -217,7 +217,7 @@ ChainLayout LayoutChain(const ChainRun& run, FailThreshold threshold) {
         for (std::string& line : Wrap(PathTail(n.path, 2 * kLabelWidth), kLabelWidth)) cell.lines.push_back(line);
       }
       if (v == Verdict::kFail) {
-        const std::string rule = FirstFailingRule(run, i, threshold);
+        const std::string rule = FirstFailingRuleOf(run, i, threshold);
         std::vector<std::string> wrapped = Wrap("fail: " + rule, kLabelWidth);
         cell.lines.insert(cell.lines.end(), wrapped.begin(), wrapped.end());
       } else {
@@ -225,6 +225,10 @@ ChainLayout LayoutChain(const ChainRun& run, FailThreshold threshold) {
       }
     }
     if (cell.fork) cell.lines.emplace_back("(fork)");
+    // A branch of a fork is told apart by its path (its hash alone says nothing to a reader).
+    if (n.round_index && g.parent_of[i] && marks.forks.count(*g.parent_of[i]) && n.tool_errors.empty()) {
+      for (std::string& line : Wrap(PathTail(n.path, 2 * kLabelWidth), kLabelWidth)) cell.lines.push_back(line);
+    }
     cell_of_node[i] = layout.cells.size();
     placed.push_back({n.round_index, 2, placed.size(), layout.cells.size()});
     layout.cells.push_back(std::move(cell));
@@ -321,6 +325,180 @@ ChainLayout LayoutChain(const ChainRun& run, FailThreshold threshold) {
 
 }  // namespace
 
+std::vector<PlacedFinding> ChainFindingsByCause(const ChainRun& run) {
+  const ChainGraph& g = run.graph;
+  std::map<std::size_t, std::size_t> position;  // node -> place in history order
+  for (std::size_t k = 0; k < run.history.size(); ++k) position[run.history[k]] = k;
+  struct Keyed {
+    bool accepted;  // suppressed or accepted findings follow the ones that count
+    int tier;
+    std::uint64_t round;
+    std::size_t place;
+    std::size_t sequence;
+    PlacedFinding placed;
+  };
+  std::vector<Keyed> keyed;
+  auto add = [&](const Finding& f, std::optional<std::size_t> node) {
+    const std::uint64_t round = node ? g.nodes[*node].round_index.value_or(UINT64_MAX) : UINT64_MAX;
+    const std::size_t place = node && position.count(*node) ? position[*node] : SIZE_MAX;
+    keyed.push_back({!f.counts(), static_cast<int>(f.rule->tier), round, place, keyed.size(), {&f, node}});
+  };
+  for (std::size_t i : run.history) {
+    for (const Finding& f : g.nodes[i].audit_findings) add(f, i);
+  }
+  for (const ChainFinding& f : run.findings) {
+    if (!f.node || position.count(*f.node)) add(f.finding, f.node);
+  }
+  std::stable_sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) {
+    return std::tuple(a.accepted, a.tier, a.round, a.place, a.sequence) <
+           std::tuple(b.accepted, b.tier, b.round, b.place, b.sequence);
+  });
+  std::vector<PlacedFinding> out;
+  out.reserve(keyed.size());
+  for (const Keyed& k : keyed) out.push_back(k.placed);
+  return out;
+}
+
+namespace {
+
+// What a failing finding says happened to the history, in a word the story can use.
+std::string StoryWord(std::string_view rule) {
+  static const std::map<std::string_view, std::string_view> kWords = {
+      {"hash-mismatch", "tampered"},
+      {"attest-signature-invalid", "forged"},
+      {"attest-foreign-key", "foreign-signed"},
+      {"attest-verdict-fail", "failed its signed audit"},
+      {"chain-gap", "gap"},
+      {"chain-fork", "fork"},
+      {"chain-cycle", "cycle"},
+      {"chain-round-not-consecutive", "round jump"},
+      {"chain-wmcp-changed", "wmcp change"},
+      {"chain-genesis-missing", "no genesis"},
+      {"chain-genesis-mismatch", "genesis not the pinned one"},
+      {"chain-genesis-multiple", "second genesis"},
+      {"chain-head-missing", "head not found"},
+      {"chain-links-unverified", "links not verified"},
+  };
+  auto it = kWords.find(rule);
+  return it == kWords.end() ? std::string() : std::string(it->second);
+}
+
+std::string EventText(const StoryEvent& e) {
+  std::string text = e.what.empty() ? "fails " + e.rule : e.what;
+  if (e.round) {
+    text += " at " + std::to_string(*e.round);
+    if (e.last_round && *e.last_round != *e.round) text += "-" + std::to_string(*e.last_round);
+  } else if (!e.path.empty()) {
+    text += " at " + PathTail(e.path, 40);
+  }
+  return text;
+}
+
+}  // namespace
+
+ChainStory TellChainStory(const ChainRun& run, FailThreshold threshold) {
+  const ChainGraph& g = run.graph;
+  ChainStory story;
+  if (run.history.empty()) return story;
+  if (g.head) {
+    story.head = g.head;
+  } else if (!g.lineage_only) {
+    // The latest round; history order puts nodes without a round last.
+    for (std::size_t i : run.history) {
+      const auto& round = g.nodes[i].round_index;
+      if (round && (!story.head || *round > *g.nodes[*story.head].round_index)) story.head = i;
+    }
+    if (!story.head) story.head = run.history.front();
+  }
+  bool reached_root = false;
+  if (story.head) {
+    bool holds = true;
+    std::vector<bool> seen(g.nodes.size(), false);
+    for (std::optional<std::size_t> at = story.head; at && !seen[*at];) {
+      seen[*at] = true;
+      if (NodeVerdict(run, *at, threshold) != Verdict::kPass) holds = false;
+      if (g.nodes[*at].is_genesis() || g.OnTrustedParent(*at)) {
+        reached_root = true;
+        break;
+      }
+      if (g.parent_untrusted[*at]) holds = false;
+      at = g.parent_of[*at];
+    }
+    story.traces = holds && reached_root;
+  }
+
+  std::set<std::uint64_t> present;
+  for (std::size_t i : run.history) {
+    if (g.nodes[i].round_index) present.insert(*g.nodes[i].round_index);
+  }
+  const FailThreshold bar = VerdictThreshold(threshold);
+  std::set<std::tuple<std::string, std::optional<std::uint64_t>, std::string>> told;
+  auto tell = [&](StoryEvent e) {
+    if (told.emplace(e.what, e.round, e.what.empty() ? e.rule : std::string()).second) {
+      story.events.push_back(std::move(e));
+    }
+  };
+  auto failing = [&](const Finding& f) { return f.counts() && AtOrAbove(f.severity(), bar); };
+  for (std::size_t i : run.history) {
+    const ChainNode& n = g.nodes[i];
+    if (!n.tool_errors.empty()) tell({"unreadable", n.round_index, std::nullopt, "", n.path});
+    for (const Finding& f : n.audit_findings) {
+      if (!failing(f)) continue;
+      tell({StoryWord(f.rule->id), n.round_index, std::nullopt, std::string(f.rule->id), n.path});
+      break;  // the round's first failure tells its story; the rest is in the findings
+    }
+    for (const ChainFinding& f : run.findings) {
+      if (f.node != i || !failing(f.finding) || f.finding.rule->tier == Tier::kConsequence) continue;
+      StoryEvent e{StoryWord(f.finding.rule->id), n.round_index, std::nullopt, std::string(f.finding.rule->id), n.path};
+      if (f.finding.rule->id == "chain-gap" && n.round_index && *n.round_index > 0) {
+        // The missing rounds: back from the child to the round before it that is present.
+        e.last_round = *n.round_index - 1;
+        auto before = present.lower_bound(*n.round_index);
+        e.round = before == present.begin() ? 0 : *std::prev(before) + 1;
+        if (*e.round > *e.last_round) e.round = e.last_round;
+      }
+      tell(std::move(e));
+    }
+  }
+  for (const ChainFinding& f : run.findings) {
+    if (!f.node && failing(f.finding)) {
+      tell({StoryWord(f.finding.rule->id), std::nullopt, std::nullopt, std::string(f.finding.rule->id), ""});
+    }
+  }
+  std::sort(story.events.begin(), story.events.end(), [](const StoryEvent& a, const StoryEvent& b) {
+    return a.round.value_or(UINT64_MAX) < b.round.value_or(UINT64_MAX);
+  });
+
+  std::string subject = "no head";
+  if (story.head) {
+    const ChainNode& h = g.nodes[*story.head];
+    subject = h.round_index ? "round " + std::to_string(*h.round_index) : PathTail(h.path, 40);
+  }
+  std::string root = "genesis";
+  if (g.trusted_parent) {
+    root = g.trusted_parent_round ? "the proven round " + std::to_string(*g.trusted_parent_round)
+                                  : "the proven parent " + g.trusted_parent->substr(0, 12);
+  }
+  std::string events;
+  for (const StoryEvent& e : story.events) events += (events.empty() ? "" : ", ") + EventText(e);
+  if (!story.head) {
+    story.line = "no head to trace" + (events.empty() ? std::string(".") : ": " + events + ".");
+  } else if (story.traces) {
+    std::size_t rounds = 0;
+    std::vector<bool> seen(g.nodes.size(), false);
+    for (std::optional<std::size_t> at = story.head; at && !seen[*at]; at = g.parent_of[*at]) {
+      seen[*at] = true;
+      ++rounds;
+    }
+    story.line = subject + " traces to " + root + " through " + Plural(rounds, "round") +
+                 (g.hashes_recomputed ? "" : " (declared hashes only)") +
+                 (events.empty() ? std::string(".") : "; elsewhere in the history: " + events + ".");
+  } else {
+    story.line = subject + " does not trace to " + root + (events.empty() ? std::string(".") : ": " + events + ".");
+  }
+  return story;
+}
+
 std::string ChainSummaryLine(const ChainRun& run, const ReportContext& context) {
   const ChainGraph& g = run.graph;
   const VerdictCounts verdicts = CountVerdicts(run, context.threshold);
@@ -351,33 +529,92 @@ std::string ChainSummaryLine(const ChainRun& run, const ReportContext& context) 
   return line;
 }
 
+std::string RoundLabel(const ChainNode& node) { return RoundText(node); }
+
+std::string FirstFailingRule(const ChainRun& run, std::size_t node, FailThreshold threshold) {
+  return FirstFailingRuleOf(run, node, threshold);
+}
+
+std::map<std::uint64_t, std::uint64_t> MissingRoundRuns(const ChainRun& run) {
+  std::map<std::uint64_t, std::uint64_t> missing;
+  std::optional<std::uint64_t> previous;
+  for (std::size_t i : run.history) {
+    const auto& round = run.graph.nodes[i].round_index;
+    if (!round) continue;
+    if (previous && *round > *previous + 1) missing[*previous + 1] = *round - 1;
+    previous = round;
+  }
+  return missing;
+}
+
+namespace {
+
+// Rows a run of missing rounds gets in the text table before one row says the rest.
+constexpr std::uint64_t kMissingRowsShown = 20;
+
+std::string RoundRange(std::uint64_t first, std::uint64_t last) {
+  return first == last ? std::to_string(first) : std::to_string(first) + "-" + std::to_string(last);
+}
+
+}  // namespace
+
 void WriteChainText(std::ostream& out, const ChainRun& run, const ReportContext& context) {
   const ChainGraph& g = run.graph;
-  out << "ROUND  HASH          PARENT        SCHEMA  WMCP          CREATED_AT            VERDICT  PATH\n";
-  for (std::size_t i : run.history) {
-    const ChainNode& n = g.nodes[i];
-    const Verdict v = NodeVerdict(run, i, context.threshold);
-    out << PadToColumns(RoundText(n), 5) << "  " << PadToColumns(Short(n.ShownHash()), 12) << "  "
-        << PadToColumns(
-               n.parent_present && !n.parent_hash ? std::string("(genesis)") : Short(n.parent_hash.value_or("")), 12)
-        << "  " << PadToColumns(n.schema_version ? std::to_string(*n.schema_version) : "-", 6) << "  "
-        << PadToColumns(n.wmcp_version ? EscapeForDisplay(PathTail(*n.wmcp_version, 12)) : "-", 12) << "  "
-        << PadToColumns(n.created_at ? EscapeForDisplay(PathTail(*n.created_at, 20)) : "-", 20) << "  "
-        << PadToColumns(std::string(VerdictWord(v)), 7) << "  " << EscapeForDisplay(n.path) << "\n";
-    WriteFindingLines(out, "       ", n.path, n.audit_findings, context.color);
-    for (const DroppedFindings& d : n.audit_dropped) out << "       " << DroppedLine(d) << "\n";
-    std::vector<Finding> on_node;
-    for (const ChainFinding& f : run.findings) {
-      if (f.node == i) on_node.push_back(f.finding);
+  const ChainStory story = TellChainStory(run, context.threshold);
+  if (!story.line.empty()) out << EscapeForDisplay(story.line) << "\n";
+  if (context.quiet) {
+    // What failed, root cause first, each located in its round; then the summary.
+    for (const PlacedFinding& p : ChainFindingsByCause(run)) {
+      if (!p.finding->counts()) continue;
+      out << FindingLine(p.node ? g.nodes[*p.node].path : "", *p.finding, context.color) << "\n";
     }
-    WriteFindingLines(out, "       ", "", on_node, context.color);
-    for (const std::string& e : n.tool_errors) out << "       tool error: " << EscapeForDisplay(e) << "\n";
+    for (std::size_t i : run.history) {
+      for (const DroppedFindings& d : g.nodes[i].audit_dropped) {
+        out << EscapeForDisplay(g.nodes[i].path) << ": " << DroppedLine(d) << "\n";
+      }
+      for (const std::string& e : g.nodes[i].tool_errors) out << "tool error: " << EscapeForDisplay(e) << "\n";
+    }
+  } else {
+    out << "ROUND  HASH          PARENT        SCHEMA  WMCP          CREATED_AT            VERDICT  PATH\n";
+    const std::map<std::uint64_t, std::uint64_t> missing = MissingRoundRuns(run);
+    for (std::size_t i : run.history) {
+      const ChainNode& n = g.nodes[i];
+      if (n.round_index) {
+        auto gap = missing.upper_bound(*n.round_index);
+        if (gap != missing.begin() && std::prev(gap)->second + 1 == *n.round_index) {
+          --gap;
+          // A row per missing round; a long run ends in one row for the rest.
+          for (std::uint64_t r = gap->first; r <= gap->second; ++r) {
+            const bool rest = r - gap->first == kMissingRowsShown && r < gap->second;
+            out << PadToColumns(rest ? RoundRange(r, gap->second) : std::to_string(r), 5)
+                << "  (missing: no artifact in the set)\n";
+            if (rest) break;
+          }
+        }
+      }
+      const Verdict v = NodeVerdict(run, i, context.threshold);
+      out << PadToColumns(RoundText(n), 5) << "  " << PadToColumns(Short(n.ShownHash()), 12) << "  "
+          << PadToColumns(
+                 n.parent_present && !n.parent_hash ? std::string("(genesis)") : Short(n.parent_hash.value_or("")), 12)
+          << "  " << PadToColumns(n.schema_version ? std::to_string(*n.schema_version) : "-", 6) << "  "
+          << PadToColumns(n.wmcp_version ? EscapeForDisplay(PathTail(*n.wmcp_version, 12)) : "-", 12) << "  "
+          << PadToColumns(n.created_at ? EscapeForDisplay(PathTail(*n.created_at, 20)) : "-", 20) << "  "
+          << PadToColumns(std::string(VerdictWord(v)), 7) << "  " << EscapeForDisplay(n.path) << "\n";
+      WriteFindingLines(out, "       ", n.path, n.audit_findings, context.color);
+      for (const DroppedFindings& d : n.audit_dropped) out << "       " << DroppedLine(d) << "\n";
+      std::vector<Finding> on_node;
+      for (const ChainFinding& f : run.findings) {
+        if (f.node == i) on_node.push_back(f.finding);
+      }
+      WriteFindingLines(out, "       ", n.path, on_node, context.color);
+      for (const std::string& e : n.tool_errors) out << "       tool error: " << EscapeForDisplay(e) << "\n";
+    }
+    std::vector<Finding> on_run;
+    for (const ChainFinding& f : run.findings) {
+      if (!f.node) on_run.push_back(f.finding);
+    }
+    WriteFindingLines(out, "", "", on_run, context.color);
   }
-  std::vector<Finding> on_run;
-  for (const ChainFinding& f : run.findings) {
-    if (!f.node) on_run.push_back(f.finding);
-  }
-  WriteFindingLines(out, "", "", on_run, context.color);
   for (const std::string& e : run.discovery_errors) out << "tool error: " << EscapeForDisplay(e) << "\n";
   if (g.nodes.empty()) out << "tool error: no artifact (a directory holding header.json) was found\n";
   out << ChainSummaryLine(run, context) << " (" << ThresholdText(context.threshold) << "; " << context.tool_name << " "
@@ -414,6 +651,8 @@ boost::json::value ChainReportToJson(const ChainRun& run, const ReportContext& c
     item["schema_version"] = n.schema_version ? boost::json::value(*n.schema_version) : boost::json::value(nullptr);
     item["created_at"] = opt(n.created_at);
     item["verdict"] = VerdictName(NodeVerdict(run, i, context.threshold));
+    const std::string why = FirstFailingRuleOf(run, i, context.threshold);
+    item["first_failing_rule"] = why.empty() ? boost::json::value(nullptr) : boost::json::value(why);
     boost::json::array findings;
     for (const Finding& f : n.audit_findings) {
       boost::json::value j = FindingToJson(f);
@@ -445,6 +684,39 @@ boost::json::value ChainReportToJson(const ChainRun& run, const ReportContext& c
     if (!f.node) run_findings.push_back(FindingToJson(f.finding));
   }
   out["findings"] = std::move(run_findings);
+  // Every finding again, root cause first, each with its round: what to read first.
+  boost::json::array by_cause;
+  for (const PlacedFinding& p : ChainFindingsByCause(run)) {
+    boost::json::value j = FindingToJson(*p.finding);
+    if (p.node) {
+      const ChainNode& n = g.nodes[*p.node];
+      j.as_object()["location"].as_object()["artifact"] = n.path;
+      j.as_object()["history_index"] = position[*p.node];
+      j.as_object()["round_index"] = n.round_index ? boost::json::value(*n.round_index) : boost::json::value(nullptr);
+    } else {
+      j.as_object()["history_index"] = nullptr;
+      j.as_object()["round_index"] = nullptr;
+    }
+    by_cause.push_back(std::move(j));
+  }
+  out["findings_by_cause"] = std::move(by_cause);
+  boost::json::array missing;
+  for (const auto& [first, last] : MissingRoundRuns(run)) missing.push_back({{"first", first}, {"last", last}});
+  out["missing_rounds"] = std::move(missing);
+  const ChainStory story = TellChainStory(run, context.threshold);
+  boost::json::array events;
+  for (const StoryEvent& e : story.events) {
+    events.push_back({{"what", e.what.empty() ? boost::json::value(nullptr) : boost::json::value(e.what)},
+                      {"rule", e.rule},
+                      {"round", e.round ? boost::json::value(*e.round) : boost::json::value(nullptr)},
+                      {"last_round", e.last_round ? boost::json::value(*e.last_round) : boost::json::value(nullptr)},
+                      {"path", e.path.empty() ? boost::json::value(nullptr) : boost::json::value(e.path)}});
+  }
+  out["story"] = {{"line", story.line},
+                  {"head", story.head && position.count(*story.head) ? boost::json::value(position[*story.head])
+                                                                      : boost::json::value(nullptr)},
+                  {"traces", story.traces},
+                  {"events", std::move(events)}};
   boost::json::array errors;
   for (const std::string& e : run.discovery_errors) errors.push_back(boost::json::value(e));
   out["tool_errors"] = std::move(errors);

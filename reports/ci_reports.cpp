@@ -9,6 +9,7 @@
 #include "lib/findings/gate.h"
 #include "lib/hashing/sha256.h"
 #include "lib/remote/url.h"
+#include "reports/chain_reports.h"
 #include "reports/text_report.h"
 
 namespace ckpt::reports {
@@ -234,7 +235,13 @@ void WriteAuditGitlab(std::ostream& out, std::span<const AuditResult> results, c
   WriteGitlab(out, AuditCases(results, context), context);
 }
 void WriteChainGitlab(std::ostream& out, const ChainRun& run, const ReportContext& context) {
-  WriteGitlab(out, ChainCases(run, context), context);
+  // A flat list of issues: root cause first, as every chain report lists them.
+  std::vector<CiCase> by_cause;
+  for (const PlacedFinding& p : ChainFindingsByCause(run)) {
+    const std::string root = p.node ? run.graph.nodes[*p.node].path : "";
+    by_cause.push_back({root, context.tool_name, Verdict::kFail, root, {p.finding}, {}});
+  }
+  WriteGitlab(out, by_cause, context);
 }
 void WriteDiffGitlab(std::ostream& out, const DiffRun& run, const ReportContext& context) {
   WriteGitlab(out, DiffCases(run, context), context);

@@ -296,6 +296,13 @@ void WriteAuditHtml(std::ostream& out, std::span<const AuditResult> results, con
     out << "<p class=\"model-signature\">Model signature of <code>" << HtmlEscape(r.artifact.path)
         << "</code>: " << HtmlEscape(ModelSignatureLine(*r.model_signature)) << "</p>\n";
   }
+  for (const AuditResult& r : results) {
+    if (!r.verification) continue;
+    out << "<h2>Checks performed</h2>\n<p>On <code>" << HtmlEscape(r.artifact.path) << "</code> with <code>"
+        << HtmlEscape(r.verification->envelope) << "</code>:</p>\n<ul class=\"checks\">\n";
+    for (const std::string& line : VerificationLines(*r.verification)) out << "<li>" << HtmlEscape(line) << "</li>\n";
+    out << "</ul>\n";
+  }
   for (const AuditResult& r : results) ToolErrors(out, r.tool_errors, r.artifact.path);
   FindingsByRule(out, findings, dropped);
   EndPage(out, context);
@@ -385,34 +392,77 @@ void WriteChainHtml(std::ostream& out, const ChainRun& run, const ReportContext&
   BeginPage(out, context.tool_name + " report");
   const ChainGraph& g = run.graph;
   const int exit_code = ChainExitCode(run, context.threshold);
-  out << "<div class=\"summary\">" << ExitBadge(exit_code) << " " << HtmlEscape(ChainSummaryLine(run, context))
-      << " (exit status " << exit_code << ")</div>\n";
+  const ChainStory story = TellChainStory(run, context.threshold);
+  out << "<div class=\"summary\">" << ExitBadge(exit_code) << " ";
+  if (!story.line.empty()) out << "<b class=\"story\">" << HtmlEscape(story.line) << "</b><br>";
+  out << HtmlEscape(ChainSummaryLine(run, context)) << " (exit status " << exit_code << ")</div>\n";
+  const std::vector<PlacedFinding> by_cause = ChainFindingsByCause(run);
+  std::size_t counted = 0;
+  for (const PlacedFinding& p : by_cause) counted += p.finding->counts() ? 1U : 0U;
+  if (counted > 0) {
+    // What to read first: every finding that counts, root cause first, each in its round.
+    out << "<h2>Findings, root cause first</h2>\n<ol class=\"findings causes\">\n";
+    std::size_t shown = 0;
+    for (const PlacedFinding& p : by_cause) {
+      if (!p.finding->counts()) continue;
+      if (shown++ == kShownPerRule) {
+        out << "<li>&hellip; and " << counted - kShownPerRule << " more, listed by rule below</li>\n";
+        break;
+      }
+      const Finding& f = *p.finding;
+      const std::string severity(SeverityName(f.severity()));
+      const std::string artifact = p.node ? g.nodes[*p.node].path : "";
+      out << "<li><span class=\"sev sev-" << severity << "\">" << severity << "</span> ";
+      if (p.node) out << "round " << HtmlEscape(RoundLabel(g.nodes[*p.node])) << " ";
+      out << "<code>" << HtmlEscape(f.rule->id) << "</code> <code>" << HtmlEscape(FormatLocation(artifact, f.location))
+          << "</code> " << HtmlEscape(f.message) << "</li>\n";
+    }
+    out << "</ol>\n";
+  }
   if (svg) out << "<h2>History</h2>\n<div class=\"picture\">\n" << *svg << "\n</div>\n";
   out << "<h2>Rounds</h2>\n<table>\n<tr><th>round</th><th>hash</th><th>parent</th><th>schema</th><th>wmcp</th>"
-         "<th>created_at</th><th>verdict</th><th>path</th></tr>\n";
+         "<th>created_at</th><th>verdict</th><th>why</th><th>path</th></tr>\n";
   auto opt = [](const std::optional<std::string>& v, std::size_t chars) {
     return v ? HtmlEscape(v->substr(0, chars)) : std::string("-");
   };
+  const std::map<std::uint64_t, std::uint64_t> missing = MissingRoundRuns(run);
   for (std::size_t i : run.history) {
     const ChainNode& n = g.nodes[i];
-    out << "<tr><td class=\"num\">" << (n.round_index ? std::to_string(*n.round_index) : "?") << "</td><td><code>"
+    if (n.round_index) {
+      auto gap = missing.upper_bound(*n.round_index);
+      if (gap != missing.begin() && std::prev(gap)->second + 1 == *n.round_index) {
+        --gap;
+        for (std::uint64_t r = gap->first; r <= gap->second; ++r) {
+          if (r - gap->first == kShownPerRule) {
+            out << "<tr class=\"missing\"><td class=\"num\">" << r << "-" << gap->second
+                << "</td><td colspan=\"8\">missing: no artifact in the set</td></tr>\n";
+            break;
+          }
+          out << "<tr class=\"missing\"><td class=\"num\">" << r
+              << "</td><td colspan=\"5\"><i>missing: no artifact in the set</i></td><td><span class=\"verdict "
+                 "fail\">missing</span></td><td><code>chain-gap</code></td><td></td></tr>\n";
+        }
+      }
+    }
+    const std::string why = FirstFailingRule(run, i, context.threshold);
+    out << "<tr><td class=\"num\">" << HtmlEscape(RoundLabel(n)) << "</td><td><code>"
         << opt(n.ShownHash().empty() ? std::nullopt : std::optional(n.ShownHash()), 12) << "</code></td><td><code>"
         << (n.parent_present && !n.parent_hash ? std::string("(genesis)") : opt(n.parent_hash, 12))
         << "</code></td><td class=\"num\">" << (n.schema_version ? std::to_string(*n.schema_version) : "-")
         << "</td><td>" << opt(n.wmcp_version, 40) << "</td><td>" << opt(n.created_at, 40) << "</td><td>"
-        << VerdictBadge(NodeVerdict(run, i, context.threshold)) << "</td><td><code>" << HtmlEscape(n.path)
-        << "</code></td></tr>\n";
+        << VerdictBadge(NodeVerdict(run, i, context.threshold)) << "</td><td>"
+        << (why.empty() ? std::string() : "<code>" + HtmlEscape(why) + "</code>") << "</td><td><code>"
+        << HtmlEscape(n.path) << "</code></td></tr>\n";
   }
   out << "</table>\n";
   std::vector<Listed> findings;
   std::vector<DroppedListed> dropped;
+  for (const PlacedFinding& p : by_cause) findings.push_back({p.finding, p.node ? g.nodes[*p.node].path : ""});
   for (std::size_t i : run.history) {
     const ChainNode& n = g.nodes[i];
-    for (const Finding& f : n.audit_findings) findings.push_back({&f, n.path});
     for (const DroppedFindings& d : n.audit_dropped) dropped.push_back({&d, n.path});
     ToolErrors(out, n.tool_errors, n.path);
   }
-  for (const ChainFinding& f : run.findings) findings.push_back({&f.finding, ""});
   ToolErrors(out, run.discovery_errors, "");
   FindingsByRule(out, findings, dropped);
   EndPage(out, context);

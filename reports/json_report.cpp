@@ -126,6 +126,7 @@ boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext
                      {"requests", r.requests}};
   }
   if (result.model_signature) out["model_signature"] = ModelSignatureToJson(*result.model_signature);
+  if (result.verification) out["verification"] = VerificationToJson(*result.verification);
   out["tensors"] = TensorsToJson(a);
   boost::json::array gguf;
   for (const WeightFile& wf : a.weights) {
@@ -200,6 +201,120 @@ boost::json::value FindingToJson(const Finding& finding) {
   // Kept in every report, marked: the baseline entry that accepts it for now.
   if (finding.suppression) out["suppressed"] = SuppressionToJson(*finding.suppression);
   return out;
+}
+
+namespace {
+
+std::string_view SignatureName(VerificationFacts::Signature s) {
+  switch (s) {
+    case VerificationFacts::Signature::kVerified:
+      return "verified";
+    case VerificationFacts::Signature::kInvalid:
+      return "invalid";
+    case VerificationFacts::Signature::kForeignKey:
+      return "foreign-key";
+    case VerificationFacts::Signature::kUnreadable:
+      break;
+  }
+  return "unreadable";
+}
+
+}  // namespace
+
+boost::json::object VerificationToJson(const VerificationFacts& facts) {
+  auto text_or_null = [](const std::string& s) {
+    return s.empty() ? boost::json::value(nullptr) : boost::json::value(ToValidUtf8(s));
+  };
+  boost::json::object out{{"method", facts.method},
+                          {"envelope", ToValidUtf8(facts.envelope)},
+                          {"key_id", facts.key_id},
+                          {"signature", SignatureName(facts.signature)},
+                          {"payload_type_ok", facts.payload_type_ok},
+                          {"predicate_type", text_or_null(facts.predicate_type)}};
+  if (facts.method == "attestation") {
+    out["tool"] = facts.predicate_type.empty()
+                      ? boost::json::value(nullptr)
+                      : boost::json::value({{"name", ToValidUtf8(facts.tool_name)},
+                                            {"version", ToValidUtf8(facts.tool_version)}});
+    out["signed_kind"] = text_or_null(facts.signed_kind);
+    out["signed_verdict"] =
+        facts.signed_verdict ? boost::json::value(*facts.signed_verdict) : boost::json::value(nullptr);
+    out["rules"] = {
+        {"count", facts.rules_count ? boost::json::value(*facts.rules_count) : boost::json::value(nullptr)},
+        {"fingerprint", facts.rules_fingerprint ? boost::json::value(*facts.rules_fingerprint)
+                                                : boost::json::value(nullptr)},
+        {"same_as_this_tool", facts.rules_match ? boost::json::value(*facts.rules_match) : boost::json::value(nullptr)}};
+  } else {
+    out["input"] = facts.predicate_type.empty()
+                       ? boost::json::value(nullptr)
+                       : boost::json::value({{"name", ToValidUtf8(facts.input_record)},
+                                             {"sha256", ToValidUtf8(facts.input_sha256)},
+                                             {"checked", facts.input_checked}});
+    out["tensors"] = facts.tensors;
+    out["aliases"] = facts.aliases;
+  }
+  out["subjects"] = {{"compared", facts.subjects_compared},
+                     {"signed", facts.subjects},
+                     {"matched", facts.subjects_matched}};
+  return out;
+}
+
+std::vector<std::string> VerificationLines(const VerificationFacts& facts) {
+  std::vector<std::string> lines;
+  using Signature = VerificationFacts::Signature;
+  const std::string key = "the trusted key " + facts.key_id;
+  switch (facts.signature) {
+    case Signature::kVerified:
+      lines.push_back("signature: verified with " + key);
+      break;
+    case Signature::kInvalid:
+      lines.push_back("signature: does NOT verify with " + key + " (the envelope changed after it was signed)");
+      break;
+    case Signature::kForeignKey:
+      lines.push_back("signature: made by another key only, not by " + key);
+      break;
+    case Signature::kUnreadable:
+      lines.push_back("signature: not checked (the envelope does not parse)");
+      break;
+  }
+  if (facts.signature != Signature::kVerified) {
+    lines.emplace_back("statement: not read (nothing is trusted without the signature)");
+    return lines;
+  }
+  if (!facts.payload_type_ok) {
+    lines.emplace_back("statement: not an in-toto statement (payloadType)");
+    return lines;
+  }
+  if (facts.predicate_type.empty()) {
+    lines.emplace_back("statement: does not parse as the expected predicate (see the finding)");
+    return lines;
+  }
+  lines.push_back("predicate: " + facts.predicate_type);
+  if (facts.method == "attestation") {
+    lines.push_back("signed verdict: " + facts.signed_verdict.value_or("?") + " (" +
+                    EscapeForDisplay(facts.tool_name + " " + facts.tool_version) + ", input kind " +
+                    EscapeForDisplay(facts.signed_kind) + ")");
+    if (facts.rules_fingerprint) {
+      lines.push_back("rules: " + (facts.rules_count ? std::to_string(*facts.rules_count) + " rules, " : "") +
+                      "fingerprint " + *facts.rules_fingerprint +
+                      (facts.rules_match.value_or(false) ? " (the same rule set as this tool's)"
+                                                         : " (NOT this tool's rule set under this policy)"));
+    } else {
+      lines.emplace_back("rules: the statement names no rule set");
+    }
+  } else {
+    lines.push_back("input record: " + EscapeForDisplay(facts.input_record) + " sha256 " +
+                    EscapeForDisplay(facts.input_sha256) +
+                    (facts.input_checked ? " (compared with --derived-from)" : " (not compared: no --derived-from)"));
+    lines.push_back("tensors: " + Plural(facts.tensors, "tensor") + ", " + Plural(facts.aliases, "alias"));
+  }
+  if (facts.subjects_compared) {
+    lines.push_back("subjects: " + std::to_string(facts.subjects_matched) + " of " + Plural(facts.subjects, "subject") +
+                    (facts.subjects_matched == 1 ? " matches" : " match") + " the input's files now");
+  } else {
+    lines.push_back("subjects: " + Plural(facts.subjects, "subject") + ", not compared");
+  }
+  return lines;
 }
 
 boost::json::object ModelSignatureToJson(const oms::ModelSignatureFacts& facts) {

@@ -4,6 +4,7 @@
 #include <boost/json/value.hpp>
 #include <ostream>
 #include <span>
+#include <vector>
 #include <string>
 
 #include "engine/audit.h"
@@ -24,6 +25,11 @@ boost::json::object ModelSignatureToJson(const oms::ModelSignatureFacts& facts);
 /// "verified by key HINT (PREDICATE), N files, root sha256:ROOT", or "not verified": the text
 /// and HTML reports' line.
 std::string ModelSignatureLine(const oms::ModelSignatureFacts& facts);
+/// An input's `verification` (--verify-attestation / --verify-derivation): each check and its outcome.
+boost::json::object VerificationToJson(const VerificationFacts& facts);
+/// The checks a verification performed, one line each ("signature: verified with the trusted
+/// key ..."): the text and HTML reports' block. Everything from the input escaped.
+std::vector<std::string> VerificationLines(const VerificationFacts& facts);
 boost::json::value AuditReportToJson(std::span<const AuditResult> results, const ReportContext& context);
 void WriteJsonReport(std::ostream& out, std::span<const AuditResult> results, const ReportContext& context);
 

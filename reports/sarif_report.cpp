@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <boost/json.hpp>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "lib/core/text.h"
 #include "lib/hashing/sha256.h"
 #include "lib/remote/url.h"
+#include "reports/chain_reports.h"
 #include "reports/diff_reports.h"
 #include "reports/json_pretty.h"
 #include "reports/json_report.h"
@@ -189,7 +191,9 @@ void WriteSarif(std::ostream& out, const SarifInput& input, const SarifOptions& 
                f.finding->message};
     placed.push_back(std::move(p));
   }
-  std::stable_sort(placed.begin(), placed.end(), [](const Placed& a, const Placed& b) { return a.order < b.order; });
+  if (!input.keep_order) {
+    std::stable_sort(placed.begin(), placed.end(), [](const Placed& a, const Placed& b) { return a.order < b.order; });
+  }
   const std::size_t dropped = placed.size() > kMaxSarifResults ? placed.size() - kMaxSarifResults : 0;
   if (dropped) placed.resize(kMaxSarifResults);
 
@@ -391,15 +395,23 @@ SarifInput SarifFromChain(const ChainRun& run, FailThreshold threshold) {
   std::vector<std::string> roots;
   for (std::size_t i : run.graph.scope) {
     const ChainNode& n = run.graph.nodes[i];
-    const std::string whole_file = WholeFile(n.kind);
-    for (const Finding& f : n.audit_findings) input.findings.push_back({&f, n.path, std::nullopt, "", whole_file});
     for (const DroppedFindings& d : n.audit_dropped) input.dropped_notes.push_back(n.path + ": " + DroppedLine(d));
     for (const std::string& e : n.tool_errors) input.tool_errors.push_back(e);
     roots.push_back(n.path);
   }
-  for (const ChainFinding& f : run.findings) {
-    const std::string artifact = f.node ? run.graph.nodes[*f.node].path : "";
-    input.findings.push_back({&f.finding, artifact, std::nullopt, ""});
+  // Results root cause first, as every chain report lists them.
+  input.keep_order = true;
+  std::set<const Finding*> audited;
+  for (std::size_t i : run.graph.scope) {
+    for (const Finding& f : run.graph.nodes[i].audit_findings) audited.insert(&f);
+  }
+  for (const PlacedFinding& p : ChainFindingsByCause(run)) {
+    const std::string artifact = p.node ? run.graph.nodes[*p.node].path : "";
+    if (audited.count(p.finding)) {
+      input.findings.push_back({p.finding, artifact, std::nullopt, "", WholeFile(run.graph.nodes[*p.node].kind)});
+    } else {
+      input.findings.push_back({p.finding, artifact, std::nullopt, ""});
+    }
   }
   for (const std::string& e : run.discovery_errors) input.tool_errors.push_back(e);
   if (!run.history.empty()) input.fallback_artifact = run.graph.nodes[run.history.front()].path;

@@ -43,6 +43,9 @@ struct SarifInput {
   /// Each input and its kind (inputs.md section 1): run properties `inputs`.
   std::vector<std::pair<std::string, std::string>> inputs;
   boost::json::object properties;  ///< more run properties (ckpt-diff: its summary)
+  /// Results in the order of `findings` (already deterministic: ckpt-chain's root cause
+  /// first); otherwise sorted by location.
+  bool keep_order = false;
 };
 
 struct SarifOptions {

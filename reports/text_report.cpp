@@ -272,12 +272,23 @@ void WriteTextReport(std::ostream& out, std::span<const AuditResult> results, co
   }
   if (context.verbose) {
     // --verbose / --inventory: a block per input, its facts and inventory, then its findings.
+    for (const AuditResult& r : results) {
+      // What a verification checked, as cosign lists it: said even when it passes.
+      if (!r.verification) continue;
+      out << EscapeForDisplay(r.artifact.path) << ": checks performed with "
+          << EscapeForDisplay(r.verification->envelope) << ":\n";
+      for (const std::string& line : VerificationLines(*r.verification)) out << "  " << line << "\n";
+    }
     for (std::size_t i = 0; i < results.size(); ++i) {
       const AuditResult& r = results[i];
       if (context.quiet && verdicts[i] == Verdict::kPass) continue;
       out << p.bold() << EscapeForDisplay(r.artifact.path) << p.reset() << ": " << VerdictText(p, verdicts[i])
           << CountsText(r) << "\n";
       for (const std::string& fact : InputFacts(r)) out << "  " << fact << "\n";
+      if (r.verification) {
+        out << "  checks performed with " << EscapeForDisplay(r.verification->envelope) << ":\n";
+        for (const std::string& line : VerificationLines(*r.verification)) out << "    " << line << "\n";
+      }
       if (!context.quiet) WriteInventory(out, r.artifact);
       WriteProblems(out, "  ", r, p, context.color);
     }
@@ -301,6 +312,13 @@ void WriteTextReport(std::ostream& out, std::span<const AuditResult> results, co
         continue;
       }
       WriteProblems(out, "", r, p, context.color);
+    }
+    for (const AuditResult& r : results) {
+      // What a verification checked, as cosign lists it: said even when it passes.
+      if (!r.verification) continue;
+      out << EscapeForDisplay(r.artifact.path) << ": checks performed with "
+          << EscapeForDisplay(r.verification->envelope) << ":\n";
+      for (const std::string& line : VerificationLines(*r.verification)) out << "  " << line << "\n";
     }
     for (std::size_t i = 0; i < results.size(); ++i) {
       const AuditResult& r = results[i];

@@ -272,6 +272,61 @@ TEST_F(Attestation, NearMissAVerifiedStatementOfAnUnchangedInputHasNoFinding) {
       << run.output;
 }
 
+// Issue 30, item 2: a passing verification says what was verified, as cosign does: key id,
+// predicate, signed verdict, tool and version, rule fingerprint, subjects matched; and a
+// refused one is labelled by the input's kind, not "unknown".
+TEST_F(Attestation, VerificationListsTheChecksPerformed) {
+  const std::string envelope = Attest(1, "r.dsse.json");
+  CommandResult run = Audit("--verify-attestation " + ShellQuote(dir_.path() / "r.dsse.json") + " --trusted-key " +
+                            ShellQuote(keys_.pub) + " " + ShellQuote(rounds_[1].dir));
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  const boost::json::object payload = boost::json::parse(ReadEnvelope(envelope).payload).as_object();
+  const std::string fingerprint(payload.at("predicate").at("rules").at("fingerprint").as_string());
+  const std::uint64_t count = payload.at("predicate").at("rules").at("count").to_number<std::uint64_t>();
+  const std::size_t subjects = payload.at("subject").as_array().size();
+  const std::string block = rounds_[1].dir.string() + ": checks performed with " +
+                            (dir_.path() / "r.dsse.json").string() + ":\n  signature: verified with the trusted key " +
+                            keys_.keyid +
+                            "\n  predicate: https://github.com/ckpt-audit/ckpt-audit/predicates/audit/v1\n  signed "
+                            "verdict: pass (ckpt-audit " CKPT_VERSION ", input kind lensemble)\n  rules: " +
+                            std::to_string(count) + " rules, fingerprint " + fingerprint +
+                            " (the same rule set as this tool's)\n  subjects: " + std::to_string(subjects) + " of " +
+                            std::to_string(subjects) + " subjects match the input's files now\n";
+  EXPECT_NE(run.output.find(block), std::string::npos) << run.output;
+  run = Audit("--format json --verify-attestation " + ShellQuote(dir_.path() / "r.dsse.json") + " --trusted-key " +
+              ShellQuote(keys_.pub) + " " + ShellQuote(rounds_[1].dir));
+  const boost::json::object v = boost::json::parse(run.output).at("artifacts").at(0).at("verification").as_object();
+  EXPECT_EQ(v.at("key_id").as_string(), keys_.keyid);
+  EXPECT_EQ(v.at("signature").as_string(), "verified");
+  EXPECT_EQ(v.at("predicate_type").as_string(), "https://github.com/ckpt-audit/ckpt-audit/predicates/audit/v1");
+  EXPECT_EQ(v.at("signed_verdict").as_string(), "pass");
+  EXPECT_EQ(v.at("tool").at("version").as_string(), CKPT_VERSION);
+  EXPECT_EQ(v.at("rules").at("fingerprint").as_string(), fingerprint);
+  EXPECT_TRUE(v.at("rules").at("same_as_this_tool").as_bool());
+  EXPECT_EQ(v.at("subjects").at("matched").to_number<std::size_t>(), subjects);
+  EXPECT_EQ(v.at("subjects").at("signed").to_number<std::size_t>(), subjects);
+
+  // Refused (another key): the block says which check failed, the input keeps its kind.
+  run = Verify(envelope, rounds_[1].dir, &foreign_);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.output.find("\n  signature: made by another key only, not by the trusted key " + foreign_.keyid +
+                            "\n  statement: not read (nothing is trusted without the signature)\n"),
+            std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("FAIL (1 error, 0 warnings, 0 notes)\n  kind lensemble\n"), std::string::npos)
+      << run.output;
+  EXPECT_EQ(run.output.find("unknown"), std::string::npos) << run.output;
+  // A changed file: the statement verifies, one subject no longer matches.
+  std::string weights = ReadText(rounds_[1].dir / "weights.safetensors");
+  weights.back() = static_cast<char>(weights.back() ^ 1);
+  WriteText(rounds_[1].dir / "weights.safetensors", weights);
+  run = Verify(envelope, rounds_[1].dir);
+  EXPECT_NE(run.output.find("subjects: " + std::to_string(subjects - 1) + " of " + std::to_string(subjects) +
+                            " subjects match the input's files now"),
+            std::string::npos)
+      << run.output;
+}
+
 TEST_F(Attestation, FlippedPayloadByteIsRefused) {
   Envelope e = ReadEnvelope(Attest(1, "r.dsse.json"));
   e.payload[e.payload.size() / 2] = static_cast<char>(e.payload[e.payload.size() / 2] ^ 0x01);
@@ -744,6 +799,28 @@ TEST_F(Derivation, NearMissRecordsOfZipAndLegacyCheckpointsVerify) {
     run = Verify(form, {}, false);
     EXPECT_EQ(run.exit_code, 0) << form << run.output;
   }
+}
+
+// Issue 30, item 2: a verified record says what it checked: the key, the predicate, the
+// input record, the tensor count and the subjects, in text and JSON.
+TEST_F(Derivation, AVerifiedRecordListsTheChecksPerformed) {
+  const boost::json::object statement =
+      boost::json::parse(ReadText(dir_.path() / "zip.payload.json")).as_object();
+  const std::size_t tensors = statement.at("predicate").at("tensors").as_array().size();
+  const std::string input_sha(statement.at("predicate").at("input").at("digest").at("sha256").as_string());
+  CommandResult run = Verify("zip");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  for (const std::string& line :
+       {"checks performed with " + (dir_.path() / "record.dsse.json").string() + ":\n",
+        "\n  signature: verified with the trusted key " + keys_.keyid + "\n",
+        std::string("\n  predicate: https://github.com/ckpt-audit/ckpt-audit/predicates/derivation/v1\n"),
+        "\n  input record: zip.pt sha256 " + input_sha + " (compared with --derived-from)\n",
+        "\n  tensors: " + std::to_string(tensors) + " tensors, ",
+        std::string("\n  subjects: 1 of 1 subject matches the input's files now\n")}) {
+    EXPECT_NE(run.output.find(line), std::string::npos) << line << run.output;
+  }
+  run = Verify("zip", {}, false);
+  EXPECT_NE(run.output.find(" (not compared: no --derived-from)\n"), std::string::npos) << run.output;
 }
 
 TEST_F(Derivation, TensorHashThatDoesNotMatchTheOutputIsRefused) {

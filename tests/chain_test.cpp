@@ -454,6 +454,106 @@ TEST(ChainCli, TrustedParentVerifiesOnlyTheNewRounds) {
   EXPECT_EQ(Cli("--trusted-parent nothex" + newer).exit_code, 2);
 }
 
+// Issue 30, item 3: round 7 tampered (its child's link fails because of it), round 12
+// missing, a fork on round 20. Every format lists the tampering first, every chain finding
+// is located in its round's folder, and the story names all three.
+TEST(ChainCli, TheRootCauseComesFirstInEveryFormat) {
+  TempDir dir;
+  const std::filesystem::path h = dir.path() / "h";
+  std::vector<Round> rounds = WriteHistory(h, 30);
+  {
+    std::fstream f(rounds[7].dir / "weights.safetensors", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(-1, std::ios::end);
+    f.put('\x7f');
+  }
+  std::filesystem::remove_all(rounds[12].dir);
+  ArtifactSpec fork = RoundSpec(21, rounds[20].hash);
+  fork.tensors[0].data[0] ^= 1;
+  WriteRound(h, "fork-0021", fork);
+  const std::string story = "round 29 does not trace to genesis: tampered at 7, gap at 12, fork at 20.";
+  const std::string round7 = (rounds[7].dir / "header.json").string();
+
+  CommandResult text = Cli(h.string());
+  EXPECT_EQ(text.exit_code, 1);
+  EXPECT_EQ(text.output.substr(0, story.size() + 1), story + "\n") << text.output;
+  EXPECT_NE(text.output.find("\n12     (missing: no artifact in the set)\n"), std::string::npos) << text.output;
+  // -q: the story, the findings root cause first (the consequence last), the summary.
+  CommandResult quiet = Cli("-q " + h.string());
+  EXPECT_EQ(quiet.exit_code, 1);
+  std::vector<std::string> lines;
+  for (std::size_t at = 0, next; at < quiet.output.size(); at = next + 1) {
+    next = quiet.output.find('\n', at);
+    lines.push_back(quiet.output.substr(at, next - at));
+  }
+  ASSERT_EQ(lines.size(), 6u) << quiet.output;
+  EXPECT_EQ(lines[0], story);
+  EXPECT_EQ(lines[1].rfind(round7 + ":1:36: error: The recomputed content hash is ", 0), 0u) << lines[1];
+  EXPECT_NE(lines[1].find("[hash-mismatch CHECKPOINT_INTEGRITY]"), std::string::npos);
+  EXPECT_EQ(lines[2].rfind((rounds[13].dir / "header.json").string() + ":1:117: error: ", 0), 0u) << lines[2];
+  EXPECT_NE(lines[2].find("[chain-gap CHAIN_INTEGRITY]"), std::string::npos);
+  EXPECT_EQ(lines[3].rfind((rounds[20].dir / "header.json").string() + ":1:36: error: ", 0), 0u) << lines[3];
+  EXPECT_NE(lines[3].find("[chain-fork CHAIN_INTEGRITY]"), std::string::npos);
+  EXPECT_EQ(lines[4].rfind((rounds[8].dir / "header.json").string() + ":1:117: error: ", 0), 0u) << lines[4];
+  EXPECT_NE(lines[4].find("[chain-parent-untrusted CHAIN_INTEGRITY]"), std::string::npos);
+  EXPECT_EQ(lines[5].rfind("30 artifacts in the history", 0), 0u) << lines[5];
+
+  const boost::json::object json = boost::json::parse(Cli("--format json " + h.string()).output).as_object();
+  EXPECT_EQ(json.at("story").at("line").as_string(), story);
+  EXPECT_FALSE(json.at("story").at("traces").as_bool());
+  const boost::json::array& causes = json.at("findings_by_cause").as_array();
+  ASSERT_EQ(causes.size(), 4u);
+  EXPECT_EQ(causes[0].at("rule").as_string(), "hash-mismatch");
+  EXPECT_EQ(causes[0].at("round_index").to_number<int>(), 7);
+  EXPECT_EQ(causes[3].at("rule").as_string(), "chain-parent-untrusted");
+  for (const boost::json::value& f : causes) {
+    EXPECT_FALSE(f.at("location").at("artifact").as_string().empty()) << f;
+  }
+  EXPECT_EQ(json.at("missing_rounds").at(0).at("first").to_number<int>(), 12);
+  for (const boost::json::value& n : json.at("history").as_array()) {
+    if (n.at("path").as_string() == rounds[8].dir.string()) {
+      EXPECT_EQ(n.at("first_failing_rule").as_string(), "chain-parent-untrusted");
+    }
+    if (n.at("path").as_string() == rounds[9].dir.string()) {
+      EXPECT_TRUE(n.at("first_failing_rule").is_null());
+    }
+  }
+
+  const boost::json::object sarif = boost::json::parse(Cli("--format sarif " + h.string()).output).as_object();
+  const boost::json::array& results = sarif.at("runs").at(0).at("results").as_array();
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_EQ(results[0].at("ruleId").as_string(), "hash-mismatch");
+  EXPECT_EQ(results[3].at("ruleId").as_string(), "chain-parent-untrusted");
+  const boost::json::array gitlab = boost::json::parse(Cli("--format gitlab " + h.string()).output).as_array();
+  ASSERT_EQ(gitlab.size(), 4u);
+  EXPECT_EQ(gitlab[0].at("check_name").as_string(), "hash-mismatch");
+  EXPECT_NE(std::string(gitlab[1].at("location").at("path").as_string()).find("round-0013/header.json"),
+            std::string::npos);
+  const std::string junit = Cli("--format junit " + h.string()).output;
+  EXPECT_LT(junit.find("[hash-mismatch"), junit.find("[chain-parent-untrusted")) << junit;
+  const std::string html = Cli("--format html " + h.string()).output;
+  const std::size_t first = html.find("<h2>Findings, root cause first</h2>");
+  ASSERT_NE(first, std::string::npos) << html;
+  EXPECT_LT(html.find("<code>hash-mismatch</code> <code>" + round7 + ":1:36</code>", first),
+            html.find("<code>chain-gap</code>", first));
+  EXPECT_NE(html.find("<b class=\"story\">" + story + "</b>"), std::string::npos);
+  EXPECT_NE(html.find("<code>" + (rounds[13].dir / "header.json").string() + ":1:117</code>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"num\">12</td><td colspan=\"5\"><i>missing: no artifact in the set</i>"),
+            std::string::npos);
+  EXPECT_NE(html.find("</span></td><td><code>chain-fork</code></td><td><code>" + rounds[20].dir.string()),
+            std::string::npos);
+}
+
+// The near miss: a sound history tells that its head traces to genesis, and -q prints the
+// story and the summary only.
+TEST(ChainCli, ASoundHistoryTracesToGenesis) {
+  TempDir dir;
+  const std::vector<Round> rounds = WriteHistory(dir.path() / "h", 5);
+  const CommandResult quiet = Cli("-q " + (dir.path() / "h").string());
+  EXPECT_EQ(quiet.exit_code, 0);
+  EXPECT_EQ(quiet.output, "round 4 traces to genesis through 5 rounds.\n5 artifacts in the history (5 found): 5 passed, "
+                          "0 failed; rounds 0-4; 0 findings (fail-on error; ckpt-chain " CKPT_VERSION ")\n");
+}
+
 TEST(ChainCli, EmptyFolderAndNoArtifactsExitTwo) {
   TempDir dir;
   CommandResult empty = Cli(dir.path().string());

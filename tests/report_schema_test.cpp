@@ -157,6 +157,30 @@ TEST(JsonReportSchema, ReportsOfEveryKindConform) {
   results[1].findings.back().location.global = "numpy.dtype";
   results[1].findings.back().location.call = "numpy.dtype('u4', False, True)";
   results[1].findings.back().suppression = reviewed;
+  // What a verified attestation and a refused derivation record established.
+  VerificationFacts verified;
+  verified.method = "attestation";
+  verified.envelope = "round.dsse.json";
+  verified.key_id = std::string(64, 'c');
+  verified.signature = VerificationFacts::Signature::kVerified;
+  verified.payload_type_ok = true;
+  verified.predicate_type = "https://github.com/ckpt-audit/ckpt-audit/predicates/audit/v1";
+  verified.tool_name = "ckpt-audit";
+  verified.tool_version = "0.1.0";
+  verified.signed_kind = "lensemble";
+  verified.signed_verdict = "pass";
+  verified.rules_count = 276;
+  verified.rules_fingerprint = std::string(64, 'd');
+  verified.rules_match = true;
+  verified.subjects_compared = true;
+  verified.subjects = verified.subjects_matched = 2;
+  results[0].verification = verified;
+  VerificationFacts refused;
+  refused.method = "derivation";
+  refused.envelope = "record.dsse.json";
+  refused.key_id = std::string(64, 'c');
+  refused.signature = VerificationFacts::Signature::kForeignKey;
+  results[2].verification = refused;
   std::set<std::string> kinds;
   for (const AuditResult& r : results) kinds.insert(std::string(InputKindName(r.artifact.kind)));
   EXPECT_EQ(kinds.size(), 7U);  // lensemble, lensemble-tar, safetensors, compressed, unknown, pickle, model-folder

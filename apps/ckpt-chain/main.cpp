@@ -75,6 +75,8 @@ int main(int argc, char** argv) try {
                               "also take the rounds listed in FILE, one per line, blank lines and # comments skipped "
                               "(- reads standard input; lines "
                               "may be remote: https://.../ROUND/, a tar URL, hf://ORG/NAME@REV/ROUND)");
+  cli.options().add_options()(
+      "quiet,q", "text report: the story line, what failed (root cause first, each in its round) and the summary");
   std::vector<std::string> paths;
   if (auto stop = cli.Parse(argc, argv, paths)) return *stop;
   if (jobs == 0 || jobs > 1024) return cli.UsageError("--jobs must be between 1 and 1024");
@@ -144,7 +146,8 @@ int main(int argc, char** argv) try {
     if (auto failed = cli.WriteBaseline(accepted)) return *failed;
   }
 
-  const ckpt::reports::ReportContext context = cli.Context();
+  ckpt::reports::ReportContext context = cli.Context();
+  context.quiet = cli.Has("quiet");
   auto write_failed = cli.WriteReport([&](std::ostream& out, const std::string& format) {
     ckpt::reports::ReportContext shown = context;
     shown.color = shown.color && &out == &std::cout;  // colour only on the terminal

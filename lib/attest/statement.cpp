@@ -176,6 +176,15 @@ std::optional<AuditStatement> ParseAuditStatement(std::string_view payload, cons
     a.tool_name = f.String(*tool, "name", "tool.").value_or("");
     a.tool_version = f.String(*tool, "version", "tool.").value_or("");
   }
+  // The signer's rule set: read when present (a verifier shows it and compares it with its own).
+  if (auto rules = f.ok() ? p.Find("rules") : std::nullopt) {
+    if (!rules->is(Type::kObject)) {
+      f.Fail(*rules, "has rules as " + rules->Describe() + ", not an object.");
+    } else {
+      a.rules_count = f.Integer(*rules, "count", "rules.");
+      a.rules_fingerprint = f.Hash(*rules, "fingerprint", "rules.");
+    }
+  }
   a.kind = f.String(p, "kind").value_or("");
   a.verdict = f.String(p, "verdict").value_or("");
   if (f.ok() && a.verdict != "pass" && a.verdict != "fail") {

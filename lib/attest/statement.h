@@ -37,6 +37,8 @@ struct SignedFinding {
 };
 
 struct AuditPredicate {
+  std::optional<std::uint64_t> rules_count;      ///< `rules` {count, fingerprint}, when signed
+  std::optional<std::string> rules_fingerprint;  ///< the signer's rule set (ids, codes, severities)
   std::string tool_name;
   std::string tool_version;
   std::string kind;     ///< InputKindName of the input

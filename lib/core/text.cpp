@@ -78,7 +78,8 @@ bool NormalizeHex(std::string& text, std::size_t min_digits, std::size_t max_dig
 }
 
 std::string Plural(std::uint64_t n, std::string_view word) {
-  return std::to_string(n) + " " + std::string(word) + (n == 1 ? "" : "s");
+  const bool sibilant = !word.empty() && (word.back() == 's' || word.back() == 'x');  // alias -> aliases
+  return std::to_string(n) + " " + std::string(word) + (n == 1 ? "" : sibilant ? "es" : "s");
 }
 
 namespace {

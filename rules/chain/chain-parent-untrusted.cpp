@@ -19,6 +19,7 @@ const RuleInfo kRule{
         "Fix or replace the parent artifact so that it passes ckpt-audit, then audit the "
         "history again.",
     .security = true,
+    .tier = Tier::kConsequence,  // its cause is the parent's own failure, reported above it
 };
 
 void CheckChain(const ChainGraph& graph, ChainFindingSink& sink) {
