@@ -321,8 +321,8 @@ TEST_F(Attestation, VerificationListsTheChecksPerformed) {
   weights.back() = static_cast<char>(weights.back() ^ 1);
   WriteText(rounds_[1].dir / "weights.safetensors", weights);
   run = Verify(envelope, rounds_[1].dir);
-  EXPECT_NE(run.output.find("subjects: " + std::to_string(subjects - 1) + " of " + std::to_string(subjects) +
-                            " subjects match the input's files now"),
+  EXPECT_NE(run.output.find("subjects: " + std::to_string(subjects - 1) + " of " + std::to_string(subjects) + " subjects " +
+                            (subjects == 2 ? "matches" : "match") + " the input's files now"),
             std::string::npos)
       << run.output;
 }
