@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include <array>
+#include <boost/json.hpp>
 #include <bit>
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <random>
 #include <set>
 
@@ -463,6 +465,43 @@ TEST(DiffCatalogCoverage, EveryDiffRuleHasAGateTest) {
 // ---- command line
 
 CommandResult Cli(const std::string& args) { return RunCommand(std::string(CKPT_DIFF_BIN) + " " + args + " 2>&1"); }
+
+// Issue 30, item 4: the .bin to safetensors migration confirmed: a folder of torch.save
+// weights (zip, legacy, sharded) against its safetensors twin has every tensor unchanged, and
+// a changed element shows as the one changed tensor.
+TEST(DiffCli, ABinFolderAgainstItsSafetensorsTwin) {
+  if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0) {
+    CKPT_MISSING_PREREQUISITE() << "no python3 with torch (scripts/install-deps --test installs python3-torch)";
+  }
+  TempDir dir;
+  const CommandResult made =
+      RunCommand("/usr/bin/python3 tests/torch/make_bin_twins.py " + dir.path().string() + " 2>&1");
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  const std::string twin = (dir.path() / "safetensors").string();
+  for (const char* form : {"bin", "legacy", "sharded"}) {
+    const CommandResult run = RunCommand(std::string(CKPT_DIFF_BIN) + " " + (dir.path() / form).string() + " " +
+                                         twin + " 2>&1");
+    EXPECT_EQ(run.exit_code, 0) << form << "\n" << run.output;
+    EXPECT_NE(run.output.find("\n21 tensors: 21 unchanged; 0 gate findings"), std::string::npos)
+        << form << "\n"
+        << run.output;
+    // Either way round.
+    const CommandResult back = RunCommand(std::string(CKPT_DIFF_BIN) + " " + twin + " " +
+                                          (dir.path() / form).string() + " 2>&1");
+    EXPECT_NE(back.output.find("\n21 tensors: 21 unchanged; 0 gate findings"), std::string::npos) << back.output;
+  }
+  const CommandResult changed = RunCommand(std::string(CKPT_DIFF_BIN) + " --format json " +
+                                           (dir.path() / "changed").string() + " " + twin + " 2>&1");
+  const boost::json::object report = boost::json::parse(changed.output).as_object();
+  std::map<std::string, std::string> status;
+  for (const boost::json::value& t : report.at("tensors").as_array()) {
+    status[std::string(t.at("name").as_string())] = std::string(t.at("status").as_string());
+  }
+  ASSERT_EQ(status.size(), 21u) << changed.output;
+  for (const auto& [name, s] : status) {
+    EXPECT_EQ(s, name == "model.layers.3.weight" ? "changed" : "unchanged") << name;
+  }
+}
 
 TEST(DiffCli, BadInputBehavesAsDocumented) {
   auto p = MakePair();

@@ -89,6 +89,7 @@ int main(int argc, char** argv) try {
   ckpt::DiffOptions diff;
   diff.jobs = jobs;
   diff.policy.compute_hash = !cli.Has("no-hash");
+  diff.policy.keep_all_weight_files = true;  // a model folder's tensors, whatever their files' format
   diff.allow_change = allow_change;
   diff.require_child = cli.Has("require-child");
   diff.rollup_depth = rollup;

@@ -276,6 +276,9 @@ struct ModelFolder {
   /// Files read by their own format (.npz, msgpack, ...: formats.md section 11), closed after
   /// reading: their tensors join the folder's list, each named with its file.
   std::vector<WeightFile> analysed;
+  /// With AuditOptions::keep_all_weight_files: the pickle-based and GGUF weight files, open,
+  /// with their tensors (the safetensors files are the artifact's `weights`).
+  std::vector<WeightFile> other_weights;
 };
 
 /// What one audit is asked to accept (artifact-format.md section 2 residency, an expected hash
@@ -291,6 +294,9 @@ struct AuditOptions {
   std::size_t max_findings = 0;              ///< --max-findings: kept per artifact (0: no limit); the rest counted
   bool digest_files = false;                 ///< record each file's SHA-256 (SARIF artifacts[]) during the audit
   bool overlap_reads = true;  ///< read ahead (and digest) on extra threads; off when audits already run one per core
+  /// ckpt-diff: a model folder's pickle-based and GGUF weight files stay open with their
+  /// tensors (ModelFolder::other_weights), so their bytes can be compared too.
+  bool keep_all_weight_files = false;
   /// --policy severities and --baseline suppressions, applied to the findings once the rules ran.
   const Gate* gate = nullptr;
   /// How remote inputs are read (--ca-file, timeouts, HF_ENDPOINT, HF_TOKEN).

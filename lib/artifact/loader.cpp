@@ -90,9 +90,9 @@ bool IsTorchZip(const RandomAccessFile& file) {
 // Analyses the pickle-based file `name` of `source` for its diagnostics alone (a pickle in
 // a Lensemble artifact or a model folder: its findings say what loading it would do).
 // Returns the names of the tensors the analysis listed, sorted (nothing when it could not run).
-std::optional<std::vector<std::string>> AnalysePickleFamily(const ArtifactSource& source, const std::string& name,
-                                                            DiagnosticSink& sink, std::vector<std::string>& tool_errors,
-                                                            const std::string& display_path) {
+std::optional<WeightFile> AnalysePickleFamily(const ArtifactSource& source, const std::string& name,
+                                              DiagnosticSink& sink, std::vector<std::string>& tool_errors,
+                                              const std::string& display_path) {
   auto file = source.Open(name);
   if (!file) return std::nullopt;  // reported where it was first opened
   auto classified = ClassifyFile(**file);
@@ -106,11 +106,7 @@ std::optional<std::vector<std::string>> AnalysePickleFamily(const ArtifactSource
     }
     return std::nullopt;
   }
-  std::vector<std::string> tensors;
-  tensors.reserve(read->tensors.size());
-  for (const StoredTensor& t : read->tensors) tensors.push_back(t.name);
-  std::sort(tensors.begin(), tensors.end());  // looked up by the index rules
-  return tensors;
+  return std::move(*read);
 }
 
 // Everything of a model folder besides its weight files (read already): its links, shard
@@ -256,8 +252,13 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
     } else if (item.kind == InventoryClass::kPythonSource) {
       model.remote_code.emplace_back(entry.name, "Python source shipped with the model");
     } else if (item.kind == InventoryClass::kPickleFamily) {
-      if (auto tensors = AnalysePickleFamily(source, entry.name, sink, tool_errors, artifact.path)) {
-        model.pickle_tensors.emplace(entry.name, std::move(*tensors));
+      if (auto read = AnalysePickleFamily(source, entry.name, sink, tool_errors, artifact.path)) {
+        std::vector<std::string> tensors;
+        tensors.reserve(read->tensors.size());
+        for (const StoredTensor& t : read->tensors) tensors.push_back(t.name);
+        std::sort(tensors.begin(), tensors.end());  // looked up by the index rules
+        model.pickle_tensors.emplace(entry.name, std::move(tensors));
+        if (artifact.policy.keep_all_weight_files) model.other_weights.push_back(std::move(*read));
       }
     } else if (item.kind == InventoryClass::kProgram || item.kind == InventoryClass::kAnalysedWeights) {
       // Read by its format for its findings (formats.md section 11); a program lists no tensor.
@@ -276,7 +277,7 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
       // Analysed for its findings, like a pickle-based file (inputs.md section 4).
       auto gguf = ReadGguf(entry.name, std::move(*file), sink);
       if (gguf) {
-        gguf->file.reset();  // facts only: nothing more is read from it
+        if (!artifact.policy.keep_all_weight_files) gguf->file.reset();  // facts only: nothing more is read from it
         gguf_files.push_back(std::move(*gguf));
       } else if (gguf.error().value() != kFileChangedErrno) {
         tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, gguf.error()));
@@ -285,6 +286,9 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
     model.inventory.push_back(std::move(item));
   }
   CheckGgufSets(gguf_files, sink);
+  if (artifact.policy.keep_all_weight_files) {
+    for (WeightFile& wf : gguf_files) model.other_weights.push_back(std::move(wf));
+  }
   ResolveClaims(artifact.path, source, model, resolvers, sink, tool_errors);
   std::sort(model.inventory.begin(), model.inventory.end(),
             [](const InventoryItem& a, const InventoryItem& b) { return a.name < b.name; });

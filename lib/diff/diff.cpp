@@ -40,8 +40,17 @@ std::map<std::string, TensorSide> TensorTable(const Artifact& artifact) {
     }
     return table;
   }
-  // No readable manifest: fall back to what the weight files declare.
-  for (const WeightFile& wf : artifact.weights) {
+  // No readable manifest: fall back to what the weight files declare. A model folder's
+  // pickle-based and GGUF files count too (a .bin folder against its safetensors twin); a
+  // name its safetensors files declare is theirs, as transformers loads them first.
+  std::vector<const WeightFile*> files;
+  for (const WeightFile& wf : artifact.weights) files.push_back(&wf);
+  if (artifact.model) {
+    for (const WeightFile& wf : artifact.model->other_weights) files.push_back(&wf);
+  }
+  const std::size_t own_weights = artifact.weights.size();
+  for (std::size_t k = 0; k < files.size(); ++k) {
+    const WeightFile& wf = *files[k];
     for (const StoredTensor& t : wf.tensors) {
       const DtypeInfo* dtype = FindSafetensorsDtype(t.dtype);
       if (!t.complete || table.count(t.name)) continue;
@@ -58,7 +67,12 @@ std::map<std::string, TensorSide> TensorTable(const Artifact& artifact) {
                       nullptr,
                       0,
                       length};
-      locate(t.name, side);
+      if (k < own_weights) {
+        locate(t.name, side);
+      } else if (wf.valid && wf.file && t.data_length == side.length) {
+        side.file = wf.file.get();
+        side.offset = t.data_offset;
+      }
       table.emplace(t.name, std::move(side));
     }
   }
