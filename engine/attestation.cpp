@@ -7,9 +7,9 @@
 #include <map>
 
 #include "engine/audit.h"
+#include "lib/artifact/input.h"
 #include "lib/attest/derivation.h"
 #include "lib/attest/dsse.h"
-#include "lib/artifact/input.h"
 #include "lib/attest/input_files.h"
 #include "lib/core/text.h"
 #include "lib/hashing/sha256.h"
@@ -297,8 +297,7 @@ AuditResult VerifyAttestation(const std::string& envelope_path, const attest::Pu
     facts.rules_count = p.rules_count;
     facts.rules_fingerprint = p.rules_fingerprint;
     if (p.rules_fingerprint) {
-      facts.rules_match =
-          *p.rules_fingerprint == RulesInForce(options.gate).sha256;
+      facts.rules_match = *p.rules_fingerprint == RulesInForce(options.gate).sha256;
     }
     facts.subjects = statement->subjects.size();
   }

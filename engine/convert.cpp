@@ -219,8 +219,8 @@ ConvertResult ConvertSession(std::unique_ptr<AuditSession> session, const std::s
   if (options.lensemble) {
     rules_for_artifact = convert::LensembleRules{options.lensemble->groups, policy.action_head_patterns};
   }
-  std::optional<convert::Plan> plan =
-      convert::PlanConversion(wf, refusals, rules_for_artifact ? &*rules_for_artifact : nullptr);
+  std::optional<convert::Plan> plan = convert::PlanConversion(
+      wf, refusals, rules_for_artifact ? &*rules_for_artifact : nullptr, options.select ? &*options.select : nullptr);
   if (analysis_fails() || !plan) return finish();
   const std::vector<OutputFile> files = LayOut(*plan, options.lensemble);
 
@@ -495,6 +495,8 @@ ConvertResult ConvertSession(std::unique_ptr<AuditSession> session, const std::s
   out.written = true;
   out.tensors = plan->tensors.size();
   out.aliases = plan->aliases.size();
+  out.alias_names = plan->aliases;
+  out.not_carried = plan->not_carried.size();
   return out;
 }
 

@@ -33,6 +33,7 @@ struct ConvertOptions {
   std::optional<std::string> record;           ///< where the record goes
   AuditOptions policy;                         ///< the input's audit policy
   FailThreshold threshold = Severity::kError;  ///< what fails the input's analysis
+  std::optional<std::string> select;           ///< --select PREFIX: convert one sub-dict, renamed to its root
 };
 
 struct ConvertResult {
@@ -42,6 +43,9 @@ struct ConvertResult {
   std::string content_hash;  ///< a Lensemble artifact's
   std::size_t tensors = 0;
   std::size_t aliases = 0;
+  /// Each alias written once: name -> the kept name (the output's __metadata__ holds them).
+  std::vector<std::pair<std::string, std::string>> alias_names;
+  std::size_t not_carried = 0;  ///< values left out (not tensors, or not under --select)
 };
 
 /// Converts the checkpoint at `input` (a torch zip, legacy file or pickle).

@@ -714,7 +714,7 @@ boost::json::value ChainReportToJson(const ChainRun& run, const ReportContext& c
   }
   out["story"] = {{"line", story.line},
                   {"head", story.head && position.count(*story.head) ? boost::json::value(position[*story.head])
-                                                                      : boost::json::value(nullptr)},
+                                                                     : boost::json::value(nullptr)},
                   {"traces", story.traces},
                   {"events", std::move(events)}};
   boost::json::array errors;

@@ -31,7 +31,7 @@ void RollupTable(std::ostream& out, const char* title, const std::vector<DiffRol
         << PadToColumns(std::to_string(r.tensors), 8) << " "
         << PadToColumns(std::to_string(r.count(TensorStatus::kChanged)), 8) << " "
         << PadToColumns(std::to_string(r.others()), 8) << " " << PadToColumns(FormatNumber(r.l2()), 12) << " "
-        << FormatRelL2(r.rel_l2());
+        << FormatRelL2(r.rel_l2(), r.l2());
     if (r.non_finite_pairs) out << "  (" << r.non_finite_pairs << " NaN/Inf changes)";
     if (r.unmeasured) out << "  (" << r.unmeasured << " unmeasured)";
     out << "\n";
@@ -41,8 +41,8 @@ void RollupTable(std::ostream& out, const char* title, const std::vector<DiffRol
 void SummaryText(std::ostream& out, const DiffSummary& summary) {
   const DiffRollup& m = summary.model;
   out << "summary: " << StatusCounts(m) << "\nmodel: l2 " << FormatNumber(m.l2()) << ", rel_l2 "
-      << FormatRelL2(m.rel_l2()) << ", max_abs " << FormatNumber(m.max_abs) << " (" << m.changed_elements << " of "
-      << m.compared_elements << " compared elements changed";
+      << FormatRelL2(m.rel_l2(), m.l2()) << ", max_abs " << FormatNumber(m.max_abs) << " (" << m.changed_elements
+      << " of " << m.compared_elements << " compared elements changed";
   if (m.non_finite_pairs) out << "; " << m.non_finite_pairs << " changes involve NaN or Inf, left out of l2";
   if (m.unmeasured) out << "; " << Plural(m.unmeasured, "changed tensor") << " without statistics";
   out << ")\n";
@@ -55,7 +55,7 @@ void SummaryText(std::ostream& out, const DiffSummary& summary) {
   if (!summary.top.empty()) {
     out << "moved most (top " << summary.top.size() << " of " << m.count(TensorStatus::kChanged) << " changed):\n";
     for (const TensorDiff* t : summary.top) {
-      out << "  " << PadToColumns(t->stats ? FormatRelL2(t->stats->rel_l2()) : "unmeasured", 12) << " "
+      out << "  " << PadToColumns(t->stats ? FormatRelL2(t->stats->rel_l2(), t->stats->l2()) : "unmeasured", 12) << " "
           << EscapeForDisplay(t->name) << "\n";
     }
   }
@@ -148,7 +148,7 @@ void WriteDiffText(std::ostream& out, const DiffRun& run, const ReportContext& c
     status.resize(15, ' ');
     std::string rel = "-", max_abs = "-", changed = "-";
     if (t->stats) {
-      rel = FormatRelL2(t->stats->rel_l2());
+      rel = FormatRelL2(t->stats->rel_l2(), t->stats->l2());
       max_abs = FormatNumber(t->stats->max_abs);
       changed = std::to_string(t->stats->changed) + "/" + std::to_string(t->stats->numel);
     }

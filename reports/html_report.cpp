@@ -48,6 +48,11 @@ ul.findings li { margin: 2px 0; }
 .bar > span { display: block; height: 10px; background: #2e86c1; border-radius: 3px; }
 .bar.frozen > span { background: #c0392b; }
 .picture svg { max-width: 100%; height: auto; }
+tr.gate > td { background: #fdecea; }
+tr.gate > td:first-child { box-shadow: inset 4px 0 0 #c0392b; }
+tr.missing > td { color: #8a1c24; }
+.scale { color: #555; font-size: 12px; margin: 2px 0 10px; }
+.story { font-size: 16px; }
 footer { margin-top: 32px; color: #777; font-size: 12px; }
 )";
 
@@ -174,6 +179,25 @@ std::string Bar(double value, double max, bool frozen = false) {
          "%\"></span></span>";
 }
 
+// A value as a share of the largest, on a linear scale: "3.1% of the largest".
+std::string LinearShare(double value, double max) {
+  if (!(max > 0) || !std::isfinite(value)) return "";
+  const double percent = 100 * value / max;
+  if (value > 0 && percent < 0.01) return "&lt; 0.01% of the largest";  // markup: the caller writes it as is
+  char text[48];
+  std::snprintf(text, sizeof text, "%.3g%% of the largest", percent);
+  return text;
+}
+
+// What the bars' ends stand for, under each table of bars.
+void ScaleLegend(std::ostream& out, double max) {
+  if (!(max > 0)) return;
+  out << "<p class=\"scale\">Bars: log scale over " << static_cast<int>(kBarDecades) << " decades, left edge "
+      << FormatNumber(max / std::pow(10.0, kBarDecades)) << ", right edge " << FormatNumber(max)
+      << " (the largest here); so a bar half full is " << FormatNumber(max / std::pow(10.0, kBarDecades / 2))
+      << ", a thousandth of the largest. The percentage beside it is the linear share.</p>\n";
+}
+
 void RollupBars(std::ostream& out, const char* title, const std::vector<DiffRollup>& rollups) {
   double max = 0;
   for (const DiffRollup& r : rollups) {
@@ -181,20 +205,39 @@ void RollupBars(std::ostream& out, const char* title, const std::vector<DiffRoll
   }
   out << "<table>\n<tr><th>" << title
       << "</th><th>tensors</th><th>changed</th><th>other</th><th>l2</th><th>rel_l2</th><th>rel_l2 (log scale, 6 "
-         "decades)</th></tr>\n";
+         "decades)</th><th>linear</th></tr>\n";
   for (const DiffRollup& r : rollups) {
     const auto rel = r.rel_l2();
     out << "<tr><td><code>" << HtmlEscape(r.key.empty() ? "(none)" : r.key) << "</code></td><td class=\"num\">"
         << r.tensors << "</td><td class=\"num\">" << r.count(TensorStatus::kChanged) << "</td><td class=\"num\">"
         << r.others() << "</td><td class=\"num\">" << FormatNumber(r.l2()) << "</td><td class=\"num\">"
-        << FormatRelL2(rel) << "</td><td>" << (rel ? Bar(*rel, max) : "") << "</td></tr>\n";
+        << FormatRelL2(rel, r.l2()) << "</td><td>" << (rel ? Bar(*rel, max) : "") << "</td><td class=\"num\">"
+        << (rel ? LinearShare(*rel, max) : "") << "</td></tr>\n";
   }
   out << "</table>\n";
+  ScaleLegend(out, max);
+}
+
+// A row a gate finding is about is marked (and says which rules) in every diff table.
+std::string GateClass(const std::map<std::string, std::vector<std::string>>& gates, const std::string& tensor) {
+  return gates.count(tensor) ? " class=\"gate\"" : "";
 }
 
 }  // namespace
 
 std::string HtmlEscape(std::string_view text) { return EscapeMarkup(EscapeForDisplay(text)); }
+
+namespace {
+
+std::string GateCell(const std::map<std::string, std::vector<std::string>>& gates, const std::string& tensor) {
+  auto it = gates.find(tensor);
+  if (it == gates.end()) return "";
+  std::string cell = "<span class=\"sev sev-error\">broke</span>";
+  for (const std::string& rule : it->second) cell += " <code>" + HtmlEscape(rule) + "</code>";
+  return cell;
+}
+
+}  // namespace
 
 namespace {
 
@@ -313,10 +356,15 @@ void WriteDiffHtml(std::ostream& out, const DiffRun& run, const ReportContext& c
   const int exit_code = DiffExitCode(run, context.threshold);
   const DiffSummary summary = SummarizeDiff(run.tensors, run.options.rollup_depth, run.options.top);
   const DiffRollup& m = summary.model;
+  // The tensors a gate finding is about, with the rules that broke: marked in every table.
+  std::map<std::string, std::vector<std::string>> gates;
+  for (const Finding& f : run.findings) {
+    if (f.counts() && f.location.tensor) gates[*f.location.tensor].emplace_back(f.rule->id);
+  }
   out << "<div class=\"summary\">" << ExitBadge(exit_code) << " A <code>" << HtmlEscape(run.a.artifact.path)
       << "</code> &rarr; B <code>" << HtmlEscape(run.b.artifact.path) << "</code><br>" << StatusCounts(m);
-  out << "<br>whole model: l2 " << FormatNumber(m.l2()) << ", rel_l2 " << FormatRelL2(m.rel_l2()) << ", max_abs "
-      << FormatNumber(m.max_abs) << " (" << m.changed_elements << " of " << m.compared_elements
+  out << "<br>whole model: l2 " << FormatNumber(m.l2()) << ", rel_l2 " << FormatRelL2(m.rel_l2(), m.l2())
+      << ", max_abs " << FormatNumber(m.max_abs) << " (" << m.changed_elements << " of " << m.compared_elements
       << " compared elements changed)";
   const bool lensemble =
       InputKinds::Lensemble().Has(run.a.artifact.kind) && InputKinds::Lensemble().Has(run.b.artifact.kind);
@@ -338,20 +386,24 @@ void WriteDiffHtml(std::ostream& out, const DiffRun& run, const ReportContext& c
         max = std::max(max, *t->stats->rel_l2());
     }
     out << "<h2>Moved most</h2>\n<table>\n<tr><th>tensor</th><th>rel_l2</th><th>changed/numel</th><th>rel_l2 (log "
-           "scale, 6 decades)</th></tr>\n";
+           "scale, 6 decades)</th><th>linear</th><th>gate</th></tr>\n";
     for (const TensorDiff* t : summary.top) {
-      // Unmeasurable, non-finite and undefined changes lead the list: a full red bar.
+      // Unmeasurable, non-finite and infinite (A is zero) changes lead the list: a full red bar.
       const bool measured = t->stats && t->stats->rel_l2() && t->stats->non_finite_pairs == 0;
       const double r = measured ? *t->stats->rel_l2() : 0;
-      out << "<tr><td><code>" << HtmlEscape(t->name) << "</code></td><td class=\"num\">"
+      out << "<tr" << GateClass(gates, t->name) << "><td><code>" << HtmlEscape(t->name)
+          << "</code></td><td class=\"num\">"
           << (measured                                 ? FormatNumber(r)
               : t->stats && t->stats->non_finite_pairs ? "NaN/Inf"
-                                                       : "undefined")
+              : t->stats                               ? "inf (A is zero)"
+                                                       : "unmeasured")
           << "</td><td class=\"num\">"
           << (t->stats ? std::to_string(t->stats->changed) + "/" + std::to_string(t->stats->numel) : "-") << "</td><td>"
-          << (measured ? Bar(r, max) : Bar(1, 1, true)) << "</td></tr>\n";
+          << (measured ? Bar(r, max) : Bar(1, 1, true)) << "</td><td class=\"num\">"
+          << (measured ? LinearShare(r, max) : "") << "</td><td>" << GateCell(gates, t->name) << "</td></tr>\n";
     }
     out << "</table>\n";
+    ScaleLegend(out, max);
   }
   std::vector<Listed> findings;
   std::vector<DroppedListed> dropped;
@@ -367,17 +419,17 @@ void WriteDiffHtml(std::ostream& out, const DiffRun& run, const ReportContext& c
 
   const std::vector<const TensorDiff*> listed = ListedTensors(run);
   out << "<h2>Tensors</h2>\n<table>\n<tr><th>status</th><th>rel_l2</th><th>max_abs</th><th>changed/numel</th>"
-         "<th>name</th></tr>\n";
+         "<th>name</th><th>gate</th></tr>\n";
   for (const TensorDiff* t : listed) {
-    out << "<tr><td>" << TensorStatusName(t->status) << "</td>";
+    out << "<tr" << GateClass(gates, t->name) << "><td>" << TensorStatusName(t->status) << "</td>";
     if (t->stats) {
-      out << "<td class=\"num\">" << FormatRelL2(t->stats->rel_l2()) << "</td><td class=\"num\">"
+      out << "<td class=\"num\">" << FormatRelL2(t->stats->rel_l2(), t->stats->l2()) << "</td><td class=\"num\">"
           << FormatNumber(t->stats->max_abs) << "</td><td class=\"num\">" << t->stats->changed << "/" << t->stats->numel
           << "</td>";
     } else {
       out << "<td></td><td></td><td></td>";
     }
-    out << "<td><code>" << HtmlEscape(t->name) << "</code></td></tr>\n";
+    out << "<td><code>" << HtmlEscape(t->name) << "</code></td><td>" << GateCell(gates, t->name) << "</td></tr>\n";
   }
   out << "</table>\n";
   if (listed.size() < run.tensors.size()) {

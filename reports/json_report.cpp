@@ -232,30 +232,27 @@ boost::json::object VerificationToJson(const VerificationFacts& facts) {
                           {"payload_type_ok", facts.payload_type_ok},
                           {"predicate_type", text_or_null(facts.predicate_type)}};
   if (facts.method == "attestation") {
-    out["tool"] = facts.predicate_type.empty()
-                      ? boost::json::value(nullptr)
-                      : boost::json::value({{"name", ToValidUtf8(facts.tool_name)},
-                                            {"version", ToValidUtf8(facts.tool_version)}});
+    out["tool"] = facts.predicate_type.empty() ? boost::json::value(nullptr)
+                                               : boost::json::value({{"name", ToValidUtf8(facts.tool_name)},
+                                                                     {"version", ToValidUtf8(facts.tool_version)}});
     out["signed_kind"] = text_or_null(facts.signed_kind);
     out["signed_verdict"] =
         facts.signed_verdict ? boost::json::value(*facts.signed_verdict) : boost::json::value(nullptr);
-    out["rules"] = {
-        {"count", facts.rules_count ? boost::json::value(*facts.rules_count) : boost::json::value(nullptr)},
-        {"fingerprint", facts.rules_fingerprint ? boost::json::value(*facts.rules_fingerprint)
-                                                : boost::json::value(nullptr)},
-        {"same_as_this_tool", facts.rules_match ? boost::json::value(*facts.rules_match) : boost::json::value(nullptr)}};
+    out["rules"] = {{"count", facts.rules_count ? boost::json::value(*facts.rules_count) : boost::json::value(nullptr)},
+                    {"fingerprint", facts.rules_fingerprint ? boost::json::value(*facts.rules_fingerprint)
+                                                            : boost::json::value(nullptr)},
+                    {"same_as_this_tool",
+                     facts.rules_match ? boost::json::value(*facts.rules_match) : boost::json::value(nullptr)}};
   } else {
-    out["input"] = facts.predicate_type.empty()
-                       ? boost::json::value(nullptr)
-                       : boost::json::value({{"name", ToValidUtf8(facts.input_record)},
-                                             {"sha256", ToValidUtf8(facts.input_sha256)},
-                                             {"checked", facts.input_checked}});
+    out["input"] = facts.predicate_type.empty() ? boost::json::value(nullptr)
+                                                : boost::json::value({{"name", ToValidUtf8(facts.input_record)},
+                                                                      {"sha256", ToValidUtf8(facts.input_sha256)},
+                                                                      {"checked", facts.input_checked}});
     out["tensors"] = facts.tensors;
     out["aliases"] = facts.aliases;
   }
-  out["subjects"] = {{"compared", facts.subjects_compared},
-                     {"signed", facts.subjects},
-                     {"matched", facts.subjects_matched}};
+  out["subjects"] = {
+      {"compared", facts.subjects_compared}, {"signed", facts.subjects}, {"matched", facts.subjects_matched}};
   return out;
 }
 

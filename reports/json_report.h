@@ -4,8 +4,8 @@
 #include <boost/json/value.hpp>
 #include <ostream>
 #include <span>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "engine/audit.h"
 #include "reports/report_context.h"

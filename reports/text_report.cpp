@@ -102,7 +102,12 @@ std::string FormatNumber(double value) {
   return buf;
 }
 
-std::string FormatRelL2(const std::optional<double>& rel_l2) { return rel_l2 ? FormatNumber(*rel_l2) : "undefined"; }
+std::string FormatRelL2(const std::optional<double>& rel_l2) {
+  return rel_l2 ? FormatNumber(*rel_l2) : "inf (A is zero)";
+}
+std::string FormatRelL2(const std::optional<double>& rel_l2, double l2) {
+  return rel_l2 || l2 > 0 ? FormatRelL2(rel_l2) : "- (A is zero, nothing moved)";
+}
 
 std::string PadToColumns(std::string text, std::size_t width) {
   const auto columns = static_cast<std::size_t>(std::count_if(text.begin(), text.end(), StartsCodePoint));

@@ -31,8 +31,11 @@ std::string DroppedLine(const DroppedFindings& dropped);
 
 /// A statistic as the reports print it: "%.6g".
 std::string FormatNumber(double value);
-/// A relative L2 as the reports print it: FormatNumber, or "undefined" (||a|| = 0).
+/// A relative L2 as the reports print it: FormatNumber, or "inf (A is zero)" (||a|| = 0: any
+/// change is infinitely large relative to A).
 std::string FormatRelL2(const std::optional<double>& rel_l2);
+/// The same for a roll-up whose change has L2 `l2`: nothing moved against a zero A reads "-".
+std::string FormatRelL2(const std::optional<double>& rel_l2, double l2);
 
 /// `text` padded with spaces to `width` columns, one per code point; never cut.
 std::string PadToColumns(std::string text, std::size_t width);

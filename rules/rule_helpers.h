@@ -65,6 +65,36 @@ inline Location TensorManifestLocation(const Artifact& artifact, const std::stri
   return loc;
 }
 
+/// Where tensor `name`'s bytes are in `artifact` (its weight file, offset and length), for a
+/// finding about the tensor's values; its manifest entry when no weight file holds it.
+inline Location TensorBytesLocation(const Artifact& artifact, const std::string& name) {
+  if (const Artifact::StoredRef stored = artifact.FindStored(name);
+      stored.tensor != nullptr && stored.tensor->complete) {
+    Location loc;
+    loc.artifact = artifact.path;
+    loc.file = stored.file->name;
+    loc.byte_offset = stored.tensor->data_offset;
+    loc.byte_length = stored.tensor->data_length;
+    loc.tensor = name;
+    return loc;
+  }
+  if (artifact.model) {
+    for (const WeightFile& wf : artifact.model->other_weights) {
+      for (const StoredTensor& t : wf.tensors) {
+        if (t.name != name || !t.complete) continue;
+        Location loc;
+        loc.artifact = artifact.path;
+        loc.file = wf.name;
+        loc.byte_offset = t.data_offset;
+        loc.byte_length = t.data_length;
+        loc.tensor = name;
+        return loc;
+      }
+    }
+  }
+  return TensorManifestLocation(artifact, name);
+}
+
 /// The first weight file that declares `name`, with its entry.
 using StoredRef = Artifact::StoredRef;
 inline StoredRef FindStored(const Artifact& artifact, std::string_view name) { return artifact.FindStored(name); }

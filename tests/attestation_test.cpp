@@ -321,8 +321,8 @@ TEST_F(Attestation, VerificationListsTheChecksPerformed) {
   weights.back() = static_cast<char>(weights.back() ^ 1);
   WriteText(rounds_[1].dir / "weights.safetensors", weights);
   run = Verify(envelope, rounds_[1].dir);
-  EXPECT_NE(run.output.find("subjects: " + std::to_string(subjects - 1) + " of " + std::to_string(subjects) + " subjects " +
-                            (subjects == 2 ? "matches" : "match") + " the input's files now"),
+  EXPECT_NE(run.output.find("subjects: " + std::to_string(subjects - 1) + " of " + std::to_string(subjects) +
+                            " subjects " + (subjects == 2 ? "matches" : "match") + " the input's files now"),
             std::string::npos)
       << run.output;
 }
@@ -704,12 +704,12 @@ TEST_F(Attestation, AForgedOrForeignSignedRoundIsNamedAtItsChild) {
   run = Chain("--trusted-key " + ShellQuote(keys_.pub) + " " + env);
   EXPECT_EQ(run.exit_code, 1) << run.output;
   EXPECT_EQ(run.output.find("chain-gap"), std::string::npos) << run.output;
-  EXPECT_NE(run.output.find("error: round 3 at " + (dir_.path() / "env" / "round-3.dsse.json").string() +
-                            " names parent " + rounds[2].hash.substr(0, 12) +
-                            ", which only the refused signed statement " + forged.string() +
-                            " claims (as round 2): signature does not verify [attest-signature-invalid]. A statement "
-                            "no trusted signature vouches for proves nothing. [chain-parent-untrusted CHAIN_INTEGRITY]"),
-            std::string::npos)
+  EXPECT_NE(
+      run.output.find("error: round 3 at " + (dir_.path() / "env" / "round-3.dsse.json").string() + " names parent " +
+                      rounds[2].hash.substr(0, 12) + ", which only the refused signed statement " + forged.string() +
+                      " claims (as round 2): signature does not verify [attest-signature-invalid]. A statement "
+                      "no trusted signature vouches for proves nothing. [chain-parent-untrusted CHAIN_INTEGRITY]"),
+      std::string::npos)
       << run.output;
   EXPECT_NE(run.output.find(" names parent " + rounds[4].hash.substr(0, 12) +
                             ", which only the refused signed statement " + foreign.string() +
@@ -804,8 +804,7 @@ TEST_F(Derivation, NearMissRecordsOfZipAndLegacyCheckpointsVerify) {
 // Issue 30, item 2: a verified record says what it checked: the key, the predicate, the
 // input record, the tensor count and the subjects, in text and JSON.
 TEST_F(Derivation, AVerifiedRecordListsTheChecksPerformed) {
-  const boost::json::object statement =
-      boost::json::parse(ReadText(dir_.path() / "zip.payload.json")).as_object();
+  const boost::json::object statement = boost::json::parse(ReadText(dir_.path() / "zip.payload.json")).as_object();
   const std::size_t tensors = statement.at("predicate").at("tensors").as_array().size();
   const std::string input_sha(statement.at("predicate").at("input").at("digest").at("sha256").as_string());
   CommandResult run = Verify("zip");

@@ -550,8 +550,9 @@ TEST(ChainCli, ASoundHistoryTracesToGenesis) {
   const std::vector<Round> rounds = WriteHistory(dir.path() / "h", 5);
   const CommandResult quiet = Cli("-q " + (dir.path() / "h").string());
   EXPECT_EQ(quiet.exit_code, 0);
-  EXPECT_EQ(quiet.output, "round 4 traces to genesis through 5 rounds.\n5 artifacts in the history (5 found): 5 passed, "
-                          "0 failed; rounds 0-4; 0 findings (fail-on error; ckpt-chain " CKPT_VERSION ")\n");
+  EXPECT_EQ(quiet.output,
+            "round 4 traces to genesis through 5 rounds.\n5 artifacts in the history (5 found): 5 passed, "
+            "0 failed; rounds 0-4; 0 findings (fail-on error; ckpt-chain " CKPT_VERSION ")\n");
 }
 
 TEST(ChainCli, EmptyFolderAndNoArtifactsExitTwo) {

@@ -68,13 +68,74 @@ TEST_F(ConvertTorch, EveryCheckpointConvertsToWhatTorchLoadGives) {
     const fs::path output = Path(std::string(input) + ".safetensors");
     const CommandResult run = Convert(ShellQuote(Path(input)) + " -o " + ShellQuote(output));
     EXPECT_EQ(run.exit_code, 0) << run.output;
-    EXPECT_TRUE(Has(run.output, "ckpt-convert: wrote " + output.string() + " (12 tensors, 1 aliases)")) << run.output;
+    EXPECT_TRUE(Has(run.output, "ckpt-convert: wrote " + output.string() + " (12 tensors, 1 alias")) << run.output;
     const CommandResult checked = Check(input, output);
     EXPECT_EQ(checked.exit_code, 0) << checked.output;
     EXPECT_EQ(checked.output, "ok 12 tensors\n");
     // The output passes the audit of a plain safetensors file.
     EXPECT_EQ(Audit(ShellQuote(output)).exit_code, 0);
   }
+}
+
+// The names a safetensors file holds, from its header (the JSON keys but __metadata__).
+std::set<std::string> SafetensorsNames(const fs::path& file) {
+  const std::string bytes = ReadText(file);
+  std::uint64_t length = 0;
+  for (int i = 7; i >= 0; --i)
+    length = (length << 8) | static_cast<unsigned char>(bytes.at(static_cast<std::size_t>(i)));
+  const boost::json::object header = boost::json::parse(bytes.substr(8, length)).as_object();
+  std::set<std::string> names;
+  for (const auto& member : header) {
+    if (member.key() != "__metadata__") names.insert(std::string(member.key()));
+  }
+  return names;
+}
+
+// Issue 30, item 6: --select converts one sub-dict of a training checkpoint under its own
+// names; -q is silent when the output is written; the aliases are named, with what
+// load_file returns; a missing destination folder is a usage error before anything is read.
+TEST_F(ConvertTorch, SelectQuietAliasesAndAMissingFolder) {
+  const fs::path whole = Path("select-whole.safetensors");
+  ASSERT_EQ(Convert(ShellQuote(Path("zip.pt")) + " -o " + ShellQuote(whole)).exit_code, 0);
+  const fs::path model = Path("select-model.safetensors");
+  CommandResult run = Convert(ShellQuote(Path("training.pt")) + " --select model. -o " + ShellQuote(model));
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_TRUE(Has(run.output, "ckpt-convert: wrote " + model.string() + " (12 tensors, 1 alias, ")) << run.output;
+  EXPECT_TRUE(Has(run.output, " values not carried)")) << run.output;
+  EXPECT_TRUE(Has(run.output,
+                  "ckpt-convert: 'tied.embedding' is an alias of 'encoder.weight': written once, under "
+                  "'encoder.weight', and named in the output's __metadata__; safetensors' load_file "
+                  "returns 'encoder.weight' only"))
+      << run.output;
+  // The sub-dict's names, as the plain state dict gives them.
+  EXPECT_EQ(SafetensorsNames(model), SafetensorsNames(whole));
+  EXPECT_EQ(ReadText(model), ReadText(whole)) << "same tensors, same names: the same bytes";
+  // Near miss: without --select every name keeps its "model." prefix.
+  const fs::path prefixed = Path("select-none.safetensors");
+  ASSERT_EQ(Convert(ShellQuote(Path("training.pt")) + " -o " + ShellQuote(prefixed)).exit_code, 0);
+  for (const std::string& name : SafetensorsNames(prefixed)) EXPECT_TRUE(name.starts_with("model.")) << name;
+  // A prefix nothing is under is refused, and nothing is written.
+  const fs::path none = Path("select-nothing.safetensors");
+  run = Convert(ShellQuote(Path("training.pt")) + " --select decoder. -o " + ShellQuote(none));
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_TRUE(Has(run.output, "error: No tensor of the checkpoint is named 'decoder.'...: --select chose nothing"))
+      << run.output;
+  EXPECT_FALSE(fs::exists(none));
+  // -q: nothing printed when the output is written.
+  const fs::path quiet = Path("select-quiet.safetensors");
+  run = Convert("-q " + ShellQuote(Path("zip.pt")) + " -o " + ShellQuote(quiet));
+  EXPECT_EQ(run.exit_code, 0);
+  EXPECT_EQ(run.output, "");
+  EXPECT_TRUE(fs::exists(quiet));
+  // A destination folder that does not exist: said first, exit 2, no audit report.
+  run = Convert(ShellQuote(Path("zip.pt")) + " -o " + ShellQuote(Path("no-such-folder") / "out.safetensors"));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.output.rfind("ckpt-convert: cannot write '" + (Path("no-such-folder") / "out.safetensors").string() +
+                                 "': the folder '" + Path("no-such-folder").string() + "' does not exist\n",
+                             0),
+            0u)
+      << run.output;
+  EXPECT_FALSE(Has(run.output, "not audited")) << run.output;
 }
 
 TEST_F(ConvertTorch, TwoConversionsGiveTheSameBytesAndRecord) {

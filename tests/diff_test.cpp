@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include <array>
-#include <boost/json.hpp>
 #include <bit>
+#include <boost/json.hpp>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -479,15 +479,14 @@ TEST(DiffCli, ABinFolderAgainstItsSafetensorsTwin) {
   ASSERT_EQ(made.exit_code, 0) << made.output;
   const std::string twin = (dir.path() / "safetensors").string();
   for (const char* form : {"bin", "legacy", "sharded"}) {
-    const CommandResult run = RunCommand(std::string(CKPT_DIFF_BIN) + " " + (dir.path() / form).string() + " " +
-                                         twin + " 2>&1");
+    const CommandResult run =
+        RunCommand(std::string(CKPT_DIFF_BIN) + " " + (dir.path() / form).string() + " " + twin + " 2>&1");
     EXPECT_EQ(run.exit_code, 0) << form << "\n" << run.output;
-    EXPECT_NE(run.output.find("\n21 tensors: 21 unchanged; 0 gate findings"), std::string::npos)
-        << form << "\n"
-        << run.output;
+    EXPECT_NE(run.output.find("\n21 tensors: 21 unchanged; 0 gate findings"), std::string::npos) << form << "\n"
+                                                                                                 << run.output;
     // Either way round.
-    const CommandResult back = RunCommand(std::string(CKPT_DIFF_BIN) + " " + twin + " " +
-                                          (dir.path() / form).string() + " 2>&1");
+    const CommandResult back =
+        RunCommand(std::string(CKPT_DIFF_BIN) + " " + twin + " " + (dir.path() / form).string() + " 2>&1");
     EXPECT_NE(back.output.find("\n21 tensors: 21 unchanged; 0 gate findings"), std::string::npos) << back.output;
   }
   const CommandResult changed = RunCommand(std::string(CKPT_DIFF_BIN) + " --format json " +
@@ -501,6 +500,51 @@ TEST(DiffCli, ABinFolderAgainstItsSafetensorsTwin) {
   for (const auto& [name, s] : status) {
     EXPECT_EQ(s, name == "model.layers.3.weight" ? "changed" : "unchanged") << name;
   }
+}
+
+// Issue 30, item 5: figures that read as figures. A tensor moved off zero has rel_l2 "inf
+// (A is zero)"; a gate finding points at the tensor's bytes, not at header.json; the HTML
+// marks the tensors that broke a gate, gives the linear share beside each log bar and says
+// what the bars' ends are; paths stay as the user gave them.
+TEST(DiffCli, NumbersReadAsNumbers) {
+  TempDir dir;
+  ArtifactSpec a = RoundSpec(0, std::nullopt);
+  ArtifactSpec b = RoundSpec(1, a.ContentHash());
+  ASSERT_GE(a.tensors.size(), 2u);
+  a.tensors[0].data = std::string(a.tensors[0].data.size(), '\0');  // A is zero here
+  b.tensors[0].data = a.tensors[0].data;
+  b.tensors[0].data[1] = '\x3f';
+  b.tensors[1].data = a.tensors[1].data;
+  b.tensors[1].data[0] = static_cast<char>(b.tensors[1].data[0] ^ 0x01);  // a tiny move
+  b.parent_hash = a.ContentHash();
+  WriteFiles(a.Build(), dir.path() / "a");
+  WriteFiles(b.Build(), dir.path() / "b");
+  const std::string zero = a.tensors[0].name;
+  const std::string moved = a.tensors[1].name;
+  const std::string gate = " --max-rel-l2 " + moved.substr(0, moved.find('.')) + "=0 ";
+  const std::string cd = "cd " + dir.path().string() + " && " + CKPT_DIFF_BIN;
+  CommandResult text = RunCommand(cd + gate + "a b 2>&1");
+  EXPECT_EQ(text.exit_code, 1) << text.output;
+  EXPECT_NE(text.output.find("changed         inf (A is zero)"), std::string::npos) << text.output;
+  EXPECT_EQ(text.output.find("undefined"), std::string::npos) << text.output;
+  // The gate finding is located at the tensor's bytes in B's weight file.
+  const std::size_t at = text.output.find("b/weights.safetensors@");
+  ASSERT_NE(at, std::string::npos) << text.output;
+  EXPECT_NE(text.output.find("Tensor '" + moved + "' changed too much", at), std::string::npos) << text.output;
+  EXPECT_EQ(text.output.find("b/header.json:1:"), std::string::npos) << text.output;
+
+  const std::string html = RunCommand(cd + gate + "--format html a b 2>/dev/null").output;
+  EXPECT_NE(html.find("<tr class=\"gate\"><td>changed</td>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<span class=\"sev sev-error\">broke</span> <code>diff-rel-l2-exceeded</code>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<p class=\"scale\">Bars: log scale over 6 decades, left edge "), std::string::npos);
+  EXPECT_NE(html.find("% of the largest</td>"), std::string::npos);
+  EXPECT_NE(html.find(">inf (A is zero)<"), std::string::npos);
+  EXPECT_NE(html.find("A <code>a</code> &rarr; B <code>b</code>"), std::string::npos) << "relative, as given";
+  EXPECT_EQ(html.find(dir.path().string()), std::string::npos) << "no absolute path the user did not give";
+  // Near miss: without the gate nothing is marked.
+  const std::string plain = RunCommand(cd + " --format html a b 2>/dev/null").output;
+  EXPECT_EQ(plain.find("<tr class=\"gate\">"), std::string::npos);
 }
 
 TEST(DiffCli, BadInputBehavesAsDocumented) {

@@ -56,6 +56,11 @@ int main(int argc, char** argv) try {
       "attest", po::value(&attest_key)->value_name("KEY"),
       "sign a derivation record with this Ed25519 private key (PEM, as openssl genpkey writes it)")(
       "record", po::value(&record)->value_name("RECORD"), "with --attest: where the derivation record goes");
+  std::string select;
+  cli.options().add_options()("select", po::value(&select)->value_name("PREFIX"),
+                              "convert only the tensors named PREFIX... (the model. sub-dict of a training "
+                              "checkpoint), written without PREFIX; the rest are listed as not carried")(
+      "quiet,q", "print nothing when the output is written; a refusal still lists its findings");
   ckpt::LensembleOutput artifact;
   std::string parent;
   std::string groups;
@@ -117,6 +122,25 @@ int main(int argc, char** argv) try {
     }
   }
   if (output.empty()) return cli.UsageError("give the output file: -o OUTPUT.safetensors");
+  if (cli.Has("select") && select.empty()) return cli.UsageError("--select needs a prefix, such as model.");
+  {
+    // Where the output goes must exist before anything is read: said now, not after the audit.
+    auto folder_missing = [](const std::string& path) -> std::optional<std::string> {
+      const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+      if (folder.empty()) return std::nullopt;
+      std::error_code ec;
+      if (std::filesystem::is_directory(folder, ec)) return std::nullopt;
+      return folder.string();
+    };
+    if (auto missing = folder_missing(output)) {
+      return cli.UsageError("cannot write '" + output + "': the folder '" + *missing + "' does not exist");
+    }
+    if (cli.Has("record")) {
+      if (auto missing = folder_missing(record)) {
+        return cli.UsageError("cannot write --record '" + record + "': the folder '" + *missing + "' does not exist");
+      }
+    }
+  }
   {  // the one tool that writes, writes only new files
     std::error_code exists_ec;
     if (!lensemble && std::filesystem::exists(std::filesystem::symlink_status(output, exists_ec))) {
@@ -154,6 +178,7 @@ int main(int argc, char** argv) try {
   }
   ckpt::ConvertOptions options;
   options.output = output;
+  if (cli.Has("select")) options.select = select;
   if (lensemble) options.lensemble = artifact;
   if (cli.Has("attest")) {
     auto key = ckpt::attest::LoadPrivateKey(attest_key);
@@ -171,13 +196,15 @@ int main(int argc, char** argv) try {
     }
   }
   if (auto stop = cli.ApplyRemoteOptions(options.policy, {})) return *stop;
-  const ckpt::reports::ReportContext context = cli.Context();
+  ckpt::reports::ReportContext context = cli.Context();
+  context.quiet = cli.Has("quiet");
   options.threshold = context.threshold;
 
   std::vector<ckpt::AuditResult> results;
   ckpt::ConvertResult converted = ckpt::ConvertCheckpoint(inputs.front(), options);
   results.push_back(std::move(converted.input));
-  auto write_failed = cli.WriteReport([&](std::ostream& out, const std::string& format) {
+  const bool silent = context.quiet && converted.written && results.front().tool_errors.empty();
+  auto write_failed = silent ? std::nullopt : cli.WriteReport([&](std::ostream& out, const std::string& format) {
     ckpt::reports::ReportContext shown = context;
     shown.color = shown.color && &out == &std::cout;
     if (format == "json") {
@@ -192,10 +219,22 @@ int main(int argc, char** argv) try {
   for (const std::string& e : results.front().tool_errors) std::cerr << "ckpt-convert: " << e << "\n";
   if (!results.front().tool_errors.empty()) return ckpt::kExitToolError;
   if (!converted.written) return ckpt::kExitFindings;
-  std::cerr << "ckpt-convert: wrote " << output << " (" << converted.tensors << " tensors, " << converted.aliases
-            << " aliases"
+  if (silent) return ckpt::kExitClean;
+  std::cerr << "ckpt-convert: wrote " << ckpt::EscapeForDisplay(output) << " ("
+            << ckpt::Plural(converted.tensors, "tensor") << ", " << ckpt::Plural(converted.aliases, "alias")
+            << (converted.not_carried ? ", " + std::to_string(converted.not_carried) + " values not carried"
+                                      : std::string())
             << (converted.content_hash.empty() ? std::string() : ", content_hash " + converted.content_hash) << ")"
-            << (options.record ? " and its derivation record " + *options.record : std::string()) << "\n";
+            << (options.record ? " and its derivation record " + ckpt::EscapeForDisplay(*options.record)
+                               : std::string())
+            << "\n";
+  // Tied weights are written once: a loader sees only the kept name unless it reads __metadata__.
+  for (const auto& [alias, kept] : converted.alias_names) {
+    std::cerr << "ckpt-convert: " << ckpt::QuoteForMessage(alias) << " is an alias of " << ckpt::QuoteForMessage(kept)
+              << ": written once, under " << ckpt::QuoteForMessage(kept)
+              << ", and named in the output's __metadata__; safetensors' load_file returns "
+              << ckpt::QuoteForMessage(kept) << " only (tie the weights again when loading)\n";
+  }
   return ckpt::kExitClean;
 } catch (const std::exception& e) {
   std::cerr << "ckpt-convert: internal error: " << e.what() << "\n";

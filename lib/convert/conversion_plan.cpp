@@ -86,13 +86,42 @@ std::string SafetensorsHeader(const std::vector<PlannedTensor>& tensors,
   return out;
 }
 
-std::optional<Plan> PlanConversion(const WeightFile& file, DiagnosticSink& sink, const LensembleRules* lensemble) {
+std::optional<Plan> PlanConversion(const WeightFile& file, DiagnosticSink& sink, const LensembleRules* lensemble,
+                                   const std::string* select) {
   const FileReporter report(file.name, sink);
   if (!file.pickle || file.pickle->sources.size() != file.tensors.size()) {
     report(Diag::kConvertStorageMissing, 0, "The checkpoint lists no tensor whose bytes can be located.");
     return std::nullopt;
   }
   const PickleFacts& facts = *file.pickle;
+  // --select: the chosen sub-dict's tensors, renamed to start at its root.
+  const std::vector<StoredTensor>* all_tensors = &file.tensors;
+  const std::vector<PickleFacts::TensorSource>* all_sources = &facts.sources;
+  std::vector<StoredTensor> selected_tensors;
+  std::vector<PickleFacts::TensorSource> selected_sources;
+  std::vector<std::string> left_out;
+  if (select != nullptr) {
+    for (std::size_t i = 0; i < file.tensors.size(); ++i) {
+      const StoredTensor& t = file.tensors[i];
+      if (!t.name.starts_with(*select) || t.name.size() == select->size()) {
+        left_out.push_back(t.name);
+        continue;
+      }
+      selected_tensors.push_back(t);
+      selected_tensors.back().name = t.name.substr(select->size());
+      selected_sources.push_back(facts.sources[i]);
+    }
+    if (selected_tensors.empty()) {
+      report(Diag::kConvertStorageMissing, 0,
+             "No tensor of the checkpoint is named " + QuoteForMessage(*select) + "...: --select chose nothing (" +
+                 std::to_string(file.tensors.size()) + " tensors, none under that prefix).");
+      return std::nullopt;
+    }
+    all_tensors = &selected_tensors;
+    all_sources = &selected_sources;
+  }
+  const std::vector<StoredTensor>& tensors = *all_tensors;
+  const std::vector<PickleFacts::TensorSource>& sources = *all_sources;
   bool refused = false;
   auto refuse = [&](Diag kind, const StoredTensor& t, std::string message) {
     Location at;
@@ -103,7 +132,7 @@ std::optional<Plan> PlanConversion(const WeightFile& file, DiagnosticSink& sink,
     refused = true;
   };
   if (facts.big_endian) {
-    for (const StoredTensor& t : file.tensors) {
+    for (const StoredTensor& t : tensors) {
       refuse(Diag::kConvertBigEndian, t,
              "Tensor " + QuoteForMessage(t.name) +
                  " is stored big-endian (the byteorder record says so): its bytes are not what safetensors means.");
@@ -114,9 +143,9 @@ std::optional<Plan> PlanConversion(const WeightFile& file, DiagnosticSink& sink,
     const PickleFacts::TensorSource* source;
   };
   std::vector<Candidate> candidates;
-  for (std::size_t i = 0; i < file.tensors.size(); ++i) {
-    const StoredTensor& t = file.tensors[i];
-    const PickleFacts::TensorSource& s = facts.sources[i];
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const StoredTensor& t = tensors[i];
+    const PickleFacts::TensorSource& s = sources[i];
     const std::string name = QuoteForMessage(t.name);
     if (!DtypeRank(t.dtype) || t.element == Dtype::kUnknown) {
       refuse(Diag::kConvertDtypeUnsupported, t,
@@ -227,6 +256,7 @@ std::optional<Plan> PlanConversion(const WeightFile& file, DiagnosticSink& sink,
   }
   std::sort(plan.aliases.begin(), plan.aliases.end());
   plan.not_carried = facts.not_tensors;
+  plan.not_carried.insert(plan.not_carried.end(), left_out.begin(), left_out.end());
   std::sort(plan.not_carried.begin(), plan.not_carried.end());
   std::vector<std::pair<std::string, std::string>> metadata = {{"format", "pt"}};
   metadata.insert(metadata.end(), plan.aliases.begin(), plan.aliases.end());

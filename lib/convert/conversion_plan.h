@@ -45,8 +45,11 @@ struct LensembleRules {
 };
 
 /// The plan for `file` (read by ReadPickleFamily), or nothing after reporting each refusal.
+/// With `select` (ckpt-convert --select PREFIX), only the tensors whose name starts with it
+/// are converted, named without it (the `model.` sub-dict of a training checkpoint becomes
+/// the output's root); the others are listed in not_carried, and judged not at all.
 std::optional<Plan> PlanConversion(const WeightFile& file, DiagnosticSink& sink,
-                                   const LensembleRules* lensemble = nullptr);
+                                   const LensembleRules* lensemble = nullptr, const std::string* select = nullptr);
 
 /// The reference serializer's header for `tensors` (already in output order, offsets set)
 /// with `metadata` entries in the order given: compact JSON, padded with spaces to 8.

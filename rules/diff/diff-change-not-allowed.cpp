@@ -30,7 +30,7 @@ void CheckDiff(const DiffRun& run, FindingSink& sink) {
       allowed |= ::fnmatch(glob.c_str(), t.name.c_str(), 0) == 0;
     }
     if (allowed) continue;
-    Location loc = TensorManifestLocation(t.b ? run.b.artifact : run.a.artifact, t.name);
+    Location loc = TensorBytesLocation(t.b ? run.b.artifact : run.a.artifact, t.name);
     sink.Report(kRule, loc,
                 "Tensor " + QuoteForMessage(t.name) + " is " + std::string(TensorStatusName(t.status)) +
                     " but matches no --allow-change glob.");

@@ -17,7 +17,7 @@ const RuleInfo kRule{
         "rel_l2 = ||b - a|| / ||a|| measures how far a tensor moved in one round. A sudden jump is how "
         "a poisoned or corrupted update looks; so is any changed element involving NaN or Inf (appearing, "
         "vanishing, or NaN to a huge finite value, +Inf to -Inf), and any change of a tensor that was "
-        "all zeros (rel_l2 undefined): this gate treats all of them as exceeding every threshold. Limits can be "
+        "all zeros (rel_l2 infinite): this gate treats all of them as exceeding every threshold. Limits can be "
         "set per part (--max-rel-l2 PATTERN=X, or max_rel_l2 in the policy file): the most specific matching "
         "pattern decides, and a limit of 0 freezes a part, so any changed bit, added, removed or re-laid-out "
         "tensor in it is reported.",
@@ -61,7 +61,7 @@ void CheckDiff(const DiffRun& run, FindingSink& sink) {
     if (t.b && (!t.a || t.b->group != t.a->group)) groups.emplace_back(t.b->group);
     const RelL2Limit* limit = RelL2LimitFor(run.options.max_rel_l2, t.name, groups);
     if (limit == nullptr) continue;
-    const Location loc = TensorManifestLocation(t.b ? run.b.artifact : run.a.artifact, t.name);
+    const Location loc = TensorBytesLocation(t.b ? run.b.artifact : run.a.artifact, t.name);
     if (limit->limit == 0 && !StructuralChange(t.status).empty()) {  // frozen: no change of any kind
       sink.Report(kRule, loc,
                   "Tensor " + QuoteForMessage(t.name) + " " + std::string(StructuralChange(t.status)) +
@@ -89,7 +89,7 @@ void CheckDiff(const DiffRun& run, FindingSink& sink) {
                     static_cast<unsigned long long>(s.nan_appeared), static_cast<unsigned long long>(s.inf_appeared));
       why = buf;
     } else if (!s.rel_l2()) {
-      if (s.l2() > 0) why = "it was all zeros (rel_l2 undefined) and changed";
+      if (s.l2() > 0) why = "it was all zeros (rel_l2 inf: A is zero) and changed";
     } else if (*s.rel_l2() > limit->limit) {
       std::snprintf(buf, sizeof buf, "rel_l2 is %.6g, above %.6g", *s.rel_l2(), limit->limit);
       why = buf;

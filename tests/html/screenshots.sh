@@ -87,4 +87,21 @@ for name in ckpt-audit ckpt-diff ckpt-chain hostile-audit hostile-diff hostile-c
   fi
   echo "$out/$name.png"
 done
+# What a reader sees first, as the browser built it: the chain page's story and its first
+# finding (the tampering at round 5, the root cause), and the diff page's gate marks.
+chain_dom=$(dom "$out/ckpt-chain.html")
+story='round 39 does not trace to genesis: tampered at 5, gap at 13-14, fork at 21, tampered at 30.'
+if ! grep -qF "<b class=\"story\">$story</b>" <<<"$chain_dom"; then
+  echo "screenshots: the chain page does not tell its story first" >&2
+  failed=1
+fi
+first=$(tr '\n' ' ' <<<"$chain_dom" | grep -oE '<ol class="findings causes">.{0,400}' | grep -oE '<code>[a-z0-9-]+</code>' | head -n 1)
+if [[ "$first" != "<code>hash-mismatch</code>" ]]; then
+  echo "screenshots: the chain page's first finding is $first, not the root cause hash-mismatch" >&2
+  failed=1
+fi
+if ! dom "$out/ckpt-diff.html" | grep -q '<tr class="gate">'; then
+  echo "screenshots: the diff page marks no tensor that broke a gate" >&2
+  failed=1
+fi
 exit $failed
