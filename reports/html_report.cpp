@@ -48,6 +48,7 @@ ul.findings li { margin: 2px 0; }
 .bar > span { display: block; height: 10px; background: #2e86c1; border-radius: 3px; }
 .bar.frozen > span { background: #c0392b; }
 .picture svg { max-width: 100%; height: auto; }
+table.rounds td { white-space: nowrap; }
 tr.gate > td { background: #fdecea; }
 tr.gate > td:first-child { box-shadow: inset 4px 0 0 #c0392b; }
 tr.missing > td { color: #8a1c24; }
@@ -472,7 +473,8 @@ void WriteChainHtml(std::ostream& out, const ChainRun& run, const ReportContext&
     out << "</ol>\n";
   }
   if (svg) out << "<h2>History</h2>\n<div class=\"picture\">\n" << *svg << "\n</div>\n";
-  out << "<h2>Rounds</h2>\n<table>\n<tr><th>round</th><th>hash</th><th>parent</th><th>schema</th><th>wmcp</th>"
+  out << "<h2>Rounds</h2>\n<table "
+         "class=\"rounds\">\n<tr><th>round</th><th>hash</th><th>parent</th><th>schema</th><th>wmcp</th>"
          "<th>created_at</th><th>verdict</th><th>why</th><th>path</th></tr>\n";
   auto opt = [](const std::optional<std::string>& v, std::size_t chars) {
     return v ? HtmlEscape(v->substr(0, chars)) : std::string("-");
@@ -508,6 +510,7 @@ void WriteChainHtml(std::ostream& out, const ChainRun& run, const ReportContext&
   }
   out << "</table>\n";
   std::vector<Listed> findings;
+  findings.reserve(by_cause.size());
   std::vector<DroppedListed> dropped;
   for (const PlacedFinding& p : by_cause) findings.push_back({p.finding, p.node ? g.nodes[*p.node].path : ""});
   for (std::size_t i : run.history) {

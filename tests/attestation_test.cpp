@@ -678,7 +678,7 @@ TEST_F(Attestation, AForgedOrForeignSignedRoundIsNamedAtItsChild) {
   const std::vector<Round> rounds = WriteHistory(dir_.path() / "six", 6);
   fs::create_directories(dir_.path() / "env");
   auto sign = [&](std::size_t i, const KeyPair& key) {
-    const fs::path out = dir_.path() / "env" / ("round-" + std::to_string(i) + ".dsse.json");
+    fs::path out = dir_.path() / "env" / ("round-" + std::to_string(i) + ".dsse.json");
     const CommandResult run = Audit("--attest " + ShellQuote(key.key) + " --attestation-out " + ShellQuote(out) + " " +
                                     ShellQuote(rounds[i].dir));
     EXPECT_EQ(run.exit_code, 0) << run.output;

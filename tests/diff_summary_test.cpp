@@ -323,10 +323,11 @@ TEST(DiffSummaryCli, LimitsFromTheCommandLineAndThePolicyFile) {
   auto p = MakePair();
   CommandResult frozen = Cli("--max-rel-l2 encoder=0 --max-rel-l2 'predictor.*=2' " + p->a + " " + p->b);
   EXPECT_EQ(frozen.exit_code, 1) << frozen.output;
-  EXPECT_NE(frozen.output.find("/b/weights.safetensors@392: error: Tensor 'encoder.layers.0.w' changed too much: rel_l2 is "
-                               "0.182574, above 0 (limit 0 "
-                               "of 'encoder'). [diff-rel-l2-exceeded CHAIN_INTEGRITY]\n"),
-            std::string::npos)
+  EXPECT_NE(
+      frozen.output.find("/b/weights.safetensors@392: error: Tensor 'encoder.layers.0.w' changed too much: rel_l2 is "
+                         "0.182574, above 0 (limit 0 "
+                         "of 'encoder'). [diff-rel-l2-exceeded CHAIN_INTEGRITY]\n"),
+      std::string::npos)
       << frozen.output;
 
   TempDir dir;
