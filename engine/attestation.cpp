@@ -253,13 +253,15 @@ InputSubjects SubjectsOfAudit(const AuditResult& result) {
     }
   }
   const std::string own_name = fs::path(a.path).filename().string();
-  attest::InputFiles files =
-      attest::DigestInputFiles(a.path, [&](const std::string& name) -> std::optional<std::string> {
+  attest::InputFiles files = attest::DigestInputFiles(
+      a.path,
+      [&](const std::string& name) -> std::optional<std::string> {
         // A single-file input's one file is admitted as "" (the input itself).
         if (IsSingleFileKind(a.kind) && name != own_name) return std::nullopt;
         auto it = known.find(IsSingleFileKind(a.kind) ? std::string() : name);
         return it == known.end() ? std::nullopt : std::optional<std::string>(it->second);
-      });
+      },
+      std::max(1u, a.policy.file_jobs));
   if (!files.error && !files.unaccounted.empty()) {
     // A statement names regular files only; an input with anything else cannot be signed
     // as it is (its verification would fail, and a link may point outside the input).
@@ -319,7 +321,7 @@ AuditResult VerifyAttestation(const std::string& envelope_path, const attest::Pu
       result.artifact.path = audited.artifact.path;
       result.artifact.remote = audited.artifact.remote;
     } else {
-      now = attest::DigestInputFiles(input_path);
+      now = attest::DigestInputFiles(input_path, {}, std::max(1u, options.file_jobs));
     }
     if (now.error) {
       result.tool_errors.push_back(*now.error);

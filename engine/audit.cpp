@@ -247,7 +247,9 @@ AuditResult HashAndFinish(AuditSession& session) {
       auto digest_files = [&artifact, &session] {
         RuleSink crc_sink(session.sink);
         DigestWeightFiles(artifact, &crc_sink);
-        if (artifact.kind == InputKind::kModelFolder) DigestOtherFiles(artifact, *session.source);
+        if (artifact.kind == InputKind::kModelFolder) {
+          DigestOtherFiles(artifact, *session.source, session.remote != nullptr);
+        }
       };
       std::thread digests;
       if (digests_wanted && session.policy.compute_hash) {

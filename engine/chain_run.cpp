@@ -30,6 +30,8 @@ std::vector<ChainNode> AuditArtifacts(std::span<const std::string> paths, const 
   // thread of its own that would only oversubscribe the cores.
   AuditOptions own = policy;
   own.overlap_reads = jobs <= 1 || paths.size() <= 1;
+  const unsigned cores = std::max(1u, jobs);
+  own.file_jobs = std::max(1u, cores / static_cast<unsigned>(std::clamp<std::size_t>(paths.size(), 1, cores)));
   ParallelFor(paths.size(), jobs,
               [&](std::size_t i) { nodes[i] = SummarizeAudit(AuditPath(paths[i], own), own.compute_hash); });
   return nodes;

@@ -443,6 +443,7 @@ int main(int argc, char** argv) try {
     const auto& public_key = std::get<ckpt::attest::PublicKey>(key);
     std::vector<ckpt::AuditResult> results;
     if (cli.Has("verify-attestation")) {
+      policy.file_jobs = jobs;  // the input's files, hashed on every core
       results.push_back(ckpt::VerifyAttestation(verify_attestation, public_key, artifacts.front(), policy));
     } else {
       results.push_back(ckpt::VerifyDerivationRecord(
@@ -547,10 +548,14 @@ int main(int argc, char** argv) try {
     ckpt::cli::Progress shown("ckpt-audit", progress, artifacts.size());
     // Audits already run one per core: no read-ahead thread of their own then.
     const bool overlap = jobs <= 1 || artifacts.size() <= 1;
+    // The cores inputs leave free hash the files of each input (a model folder's shards).
+    const unsigned file_jobs = std::max<unsigned>(
+        1, jobs / static_cast<unsigned>(std::min<std::size_t>(artifacts.size(), std::max(1u, jobs))));
     ckpt::ParallelFor(artifacts.size(), jobs, [&](std::size_t i) {
       ckpt::AuditOptions own = policy;
       own.expected_hash = pinned[i];
       own.overlap_reads = overlap;
+      own.file_jobs = file_jobs;
       results[i] = ckpt::AuditPath(artifacts[i], own);
       shown.InputDone();
     });

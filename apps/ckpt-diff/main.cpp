@@ -88,6 +88,7 @@ int main(int argc, char** argv) try {
 
   ckpt::DiffOptions diff;
   diff.jobs = jobs;
+  diff.policy.file_jobs = std::max(1u, jobs / 2);  // each side's files, when they are read whole (SARIF)
   diff.policy.compute_hash = !cli.Has("no-hash");
   diff.policy.keep_all_weight_files = true;  // a model folder's tensors, whatever their files' format
   diff.allow_change = allow_change;

@@ -294,6 +294,9 @@ struct AuditOptions {
   std::size_t max_findings = 0;              ///< --max-findings: kept per artifact (0: no limit); the rest counted
   bool digest_files = false;                 ///< record each file's SHA-256 (SARIF artifacts[]) during the audit
   bool overlap_reads = true;  ///< read ahead (and digest) on extra threads; off when audits already run one per core
+  /// Files of one input hashed at once (a model folder, a shard set without a content hash,
+  /// a GGUF split set): each file on one core, read once, one bounded ring per worker.
+  unsigned file_jobs = 1;
   /// ckpt-diff: a model folder's pickle-based and GGUF weight files stay open with their
   /// tensors (ModelFolder::other_weights), so their bytes can be compared too.
   bool keep_all_weight_files = false;

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "lib/core/parallel.h"
 #include "lib/core/text.h"
 #include "lib/hashing/sha256.h"
 
@@ -51,7 +52,7 @@ std::optional<std::string> HashPath(const fs::path& path, std::uint64_t& size, s
 }  // namespace
 
 InputFiles DigestInputFiles(const std::string& path,
-                            const std::function<std::optional<std::string>(const std::string&)>& known) {
+                            const std::function<std::optional<std::string>(const std::string&)>& known, unsigned jobs) {
   InputFiles out;
   std::error_code ec;
   const fs::path root(path);
@@ -105,21 +106,29 @@ InputFiles DigestInputFiles(const std::string& path,
   std::sort(found.begin(), found.end());
   std::sort(out.unaccounted.begin(), out.unaccounted.end());
   for (auto& entry : out.unaccounted) entry.first = ToValidUtf8(entry.first);
-  for (auto& [name, file] : found) {
-    std::optional<std::string> digest = known ? known(name) : std::nullopt;
-    std::uint64_t size = 0;
-    if (digest) {
+  // What the audit knows is looked up here, on this thread (`known` need not be thread-safe).
+  std::vector<std::optional<std::string>> digests(found.size());
+  if (known) {
+    for (std::size_t i = 0; i < found.size(); ++i) digests[i] = known(found[i].first);
+  }
+  std::vector<std::uint64_t> sizes(found.size(), 0);
+  std::vector<std::string> errors(found.size());
+  // Each file is independent: one a worker, each read once through its own 1 MiB buffer.
+  ParallelFor(found.size(), std::max(1u, jobs), [&](std::size_t i) {
+    if (digests[i]) {
       std::error_code size_ec;
-      size = fs::file_size(file, size_ec);
+      sizes[i] = fs::file_size(found[i].second, size_ec);
     } else {
-      std::string error;
-      digest = HashPath(file, size, error);
-      if (!digest) {
-        out.error = error;
-        return out;
-      }
+      digests[i] = HashPath(found[i].second, sizes[i], errors[i]);
     }
-    out.files.push_back({ToValidUtf8(name), std::move(*digest), size});
+  });
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    if (!digests[i]) {
+      out.error = errors[i];  // the first failure in name order, whatever finished first
+      out.files.clear();
+      return out;
+    }
+    out.files.push_back({ToValidUtf8(found[i].first), std::move(*digests[i]), sizes[i]});
   }
   return out;
 }

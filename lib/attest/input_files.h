@@ -26,9 +26,11 @@ struct InputFiles {
   std::optional<std::string> error;  ///< the input could not be listed or read: a tool error
 };
 
-/// Lists and hashes the files of the input at `path`. `known(name)` may give a digest the
-/// audit already computed from its own reads (so those files are not read again).
+/// Lists and hashes the files of the input at `path`, on up to `jobs` threads (one file
+/// each; the result does not depend on `jobs`). `known(name)` may give a digest the audit
+/// already computed from its own reads (so those files are not read again).
 InputFiles DigestInputFiles(const std::string& path,
-                            const std::function<std::optional<std::string>(const std::string&)>& known = {});
+                            const std::function<std::optional<std::string>(const std::string&)>& known = {},
+                            unsigned jobs = 1);
 
 }  // namespace ckpt::attest

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string_view>
 
+#include "lib/core/parallel.h"
 #include "lib/core/text.h"
 #include "lib/hashing/crc32.h"
 #include "lib/hashing/sha256.h"
@@ -31,6 +32,11 @@ bool ReadWindows(const RandomAccessFile& file, std::uint64_t size, std::size_t w
       size == 0 ? 0 : 1, window, read_ahead ? 4 : 1, 1,
       read_ahead ? ReadRing::Readers::kOwnThread : ReadRing::Readers::kStreams, ahead != nullptr ? on_read : nullptr);
   return !ring.Run(0, [&behind](const RingWindow& w) { behind(w.offset, w.bytes); });
+}
+
+// Workers for `count` independent files: at most `jobs`, at most one a file.
+unsigned FileWorkers(unsigned jobs, std::size_t count) {
+  return static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(std::max(1u, jobs), count)));
 }
 
 }  // namespace
@@ -102,25 +108,52 @@ bool DigestWholeFile(const RandomAccessFile& file, std::uint64_t size, AdmittedF
 // that fails leaves the digest out: the identity check reports a file that changed.
 void DigestWeightFiles(Artifact& artifact, DiagnosticSink* sink) {
   const auto admitted_by_name = AdmittedByName(artifact);
+  struct Work {
+    const WeightFile* file;
+    AdmittedFile* into;
+  };
+  std::vector<Work> work;
   for (const WeightFile& wf : artifact.weights) {
     auto found = admitted_by_name.find(wf.name);
     if (!wf.file || found == admitted_by_name.end()) continue;
     if (found->second->sha256) continue;  // digested from the content hash's reads
-    DigestWholeFile(*wf.file, wf.size, *found->second, wf.pending_crcs, sink, artifact.policy.overlap_reads);
+    work.push_back({&wf, found->second});
+  }
+  // Each file's digest is independent: one file a worker, each with its own ring. A worker
+  // alone reads ahead on a second core instead. Diagnostics are kept per file and passed on
+  // in file order, so the report does not depend on the number of workers.
+  // Remote files are read by requests on their source's own connection: one at a time.
+  const bool remote =
+      std::any_of(work.begin(), work.end(), [](const Work& w) { return w.file->file->ReadsAreRequests(); });
+  const unsigned workers = remote ? 1 : FileWorkers(artifact.policy.file_jobs, work.size());
+  std::vector<DiagnosticList> found(work.size());
+  ParallelFor(work.size(), workers, [&](std::size_t i) {
+    const WeightFile& wf = *work[i].file;
+    DigestWholeFile(*wf.file, wf.size, *work[i].into, wf.pending_crcs, sink != nullptr ? &found[i] : nullptr,
+                    workers == 1 && artifact.policy.overlap_reads);
+  });
+  for (DiagnosticList& list : found) {
+    for (Diagnostic& d : list.items) sink->Report(d.kind, std::move(d.location), std::move(d.message));
   }
 }
 
 // Every other admitted file of a model folder, read whole from its source (configuration,
 // tokenizer and inventory files), with the git blob SHA-1 of a hub-cache blob named by
 // one. A file that is no longer the admitted one keeps no digest (its identity check says so).
-void DigestOtherFiles(Artifact& artifact, const ArtifactSource& source) {
+void DigestOtherFiles(Artifact& artifact, const ArtifactSource& source, bool remote) {
+  std::vector<AdmittedFile*> work;
   for (AdmittedFile& f : artifact.files) {
     if (f.sha256) continue;
     if (artifact.FindWeightFile(f.name) != nullptr) continue;  // DigestWeightFiles has it
-    auto file = source.Open(f.name);
-    if (!file || (*file)->identity() != f.identity) continue;
-    DigestWholeFile(**file, (*file)->size(), f, {}, nullptr, artifact.policy.overlap_reads);
+    work.push_back(&f);
   }
+  const unsigned workers = remote ? 1 : FileWorkers(artifact.policy.file_jobs, work.size());
+  ParallelFor(work.size(), workers, [&](std::size_t i) {
+    AdmittedFile& f = *work[i];
+    auto file = source.Open(f.name);
+    if (!file || (*file)->identity() != f.identity) return;
+    DigestWholeFile(**file, (*file)->size(), f, {}, nullptr, workers == 1 && artifact.policy.overlap_reads);
+  });
 }
 
 std::vector<FileDigestRequest> WeightDigestRequests(const Artifact& artifact) {

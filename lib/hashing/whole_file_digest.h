@@ -32,10 +32,12 @@ bool DigestWholeFile(const RandomAccessFile& file, std::uint64_t size, AdmittedF
 std::map<std::string_view, AdmittedFile*> AdmittedByName(Artifact& artifact);
 
 /// Each weight file's SHA-256 over its whole length, into its AdmittedFile (those without
-/// one yet). The CRC-32s a torch zip defers are checked too; a mismatch goes to `sink`.
+/// one yet), on up to AuditOptions::file_jobs workers, one file each (local files only).
+/// The CRC-32s a torch zip defers are checked too; a mismatch goes to `sink`, in file order.
 void DigestWeightFiles(Artifact& artifact, DiagnosticSink* sink = nullptr);
-/// Every other admitted file of a model folder, read whole from `source`.
-void DigestOtherFiles(Artifact& artifact, const ArtifactSource& source);
+/// Every other admitted file of a model folder, read whole from `source`, on up to
+/// AuditOptions::file_jobs workers (one at a time from a `remote` source).
+void DigestOtherFiles(Artifact& artifact, const ArtifactSource& source, bool remote = false);
 /// Requests for the open weight files' whole-file digests (to be fed from a pass's reads),
 /// and, once fed, their digests recorded in the matching AdmittedFiles.
 std::vector<FileDigestRequest> WeightDigestRequests(const Artifact& artifact);
