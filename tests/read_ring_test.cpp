@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cerrno>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -62,9 +64,11 @@ TEST(ReadRing, EveryShapeDeliversEveryWindowInOrderToEveryStream) {
        {std::tuple<std::size_t, std::size_t, ReadRing::Readers>{1, 1, ReadRing::Readers::kStreams},
         std::tuple<std::size_t, std::size_t, ReadRing::Readers>{4, 1, ReadRing::Readers::kOwnThread},
         std::tuple<std::size_t, std::size_t, ReadRing::Readers>{6, 2, ReadRing::Readers::kStreams},
-        std::tuple<std::size_t, std::size_t, ReadRing::Readers>{2, 2, ReadRing::Readers::kOwnThread}}) {
+        std::tuple<std::size_t, std::size_t, ReadRing::Readers>{2, 2, ReadRing::Readers::kOwnThread},
+        std::tuple<std::size_t, std::size_t, ReadRing::Readers>{2, 1, ReadRing::Readers::kTurns}}) {
     Seen on_read, zero, one;
-    const bool one_reader = streams == 1 || readers == ReadRing::Readers::kOwnThread;
+    const bool one_reader =
+        readers != ReadRing::Readers::kTurns && (streams == 1 || readers == ReadRing::Readers::kOwnThread);
     ReadRing ring(at, extents.size(), 512, slots, streams, readers, one_reader ? Record(on_read) : nullptr);
     std::thread second;
     if (streams == 2) second = std::thread([&] { EXPECT_FALSE(ring.Run(1, Record(one))); });
@@ -86,7 +90,8 @@ TEST(ReadRing, AFailedReadStopsEveryStreamWithItsError) {
   for (auto [slots, streams, readers] :
        {std::tuple<std::size_t, std::size_t, ReadRing::Readers>{1, 1, ReadRing::Readers::kStreams},
         std::tuple<std::size_t, std::size_t, ReadRing::Readers>{4, 1, ReadRing::Readers::kOwnThread},
-        std::tuple<std::size_t, std::size_t, ReadRing::Readers>{6, 2, ReadRing::Readers::kStreams}}) {
+        std::tuple<std::size_t, std::size_t, ReadRing::Readers>{6, 2, ReadRing::Readers::kStreams},
+        std::tuple<std::size_t, std::size_t, ReadRing::Readers>{2, 1, ReadRing::Readers::kTurns}}) {
     Seen zero, one;
     ReadRing ring(at, 1, 4096, slots, streams, readers);
     std::optional<boost::system::error_code> second_error;
@@ -111,6 +116,31 @@ TEST(ReadRing, AFailedReadStopsEveryStreamWithItsError) {
   Seen seen;
   EXPECT_FALSE(ring.Run(0, Record(seen)));
   EXPECT_EQ(seen.bytes.size(), 70'000U);
+}
+
+// Taking turns: the two threads alternate windows, so each window is processed by the thread
+// that read it, in order, and the processing never runs on two threads at once.
+TEST(ReadRing, TakingTurnsProcessesEachWindowOnTheThreadThatReadItInOrder) {
+  const BytesFile file(Pattern(50'000));
+  auto at = [&](std::size_t) { return ReadExtent{&file, 0, file.size()}; };
+  ReadRing ring(at, 1, 1000, 2, 1, ReadRing::Readers::kTurns);
+  std::vector<std::thread::id> by;
+  std::atomic<int> inside{0};
+  bool overlapped = false;
+  std::string bytes;
+  EXPECT_FALSE(ring.Run(0, [&](const RingWindow& w) {
+    overlapped = overlapped || inside.fetch_add(1) != 0;
+    by.push_back(std::this_thread::get_id());
+    for (std::byte b : w.bytes) bytes.push_back(static_cast<char>(b));
+    inside.fetch_sub(1);
+  }));
+  EXPECT_TRUE(bytes == Pattern(50'000));
+  EXPECT_FALSE(overlapped);
+  ASSERT_EQ(by.size(), 50u);
+  for (std::size_t i = 2; i < by.size(); ++i) EXPECT_EQ(by[i], by[i - 2]) << i;
+  EXPECT_NE(by[0], by[1]);
+  // A shape the mode cannot honour is a programmer error.
+  EXPECT_THROW(ReadRing(at, 1, 1000, 4, 1, ReadRing::Readers::kTurns), std::invalid_argument);
 }
 
 }  // namespace

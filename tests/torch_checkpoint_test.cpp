@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "engine/audit.h"
@@ -197,6 +198,49 @@ TEST_F(TorchCheckpoints, DiffComparesLocatedTensorsAcrossContainers) {
   std::size_t removed = 0;
   for (const TensorDiff& t : training.tensors) removed += t.status == TensorStatus::kRemoved ? 1U : 0U;
   EXPECT_GT(removed, 0U);
+}
+
+// A torch zip big enough to be hashed by two threads taking turns (each CRC-32 piece cut
+// on the thread that copied it, joined in order): a flipped byte in the middle of a record
+// that spans several windows, and one in a small record after it, are each a
+// zip-crc-mismatch naming its record; the intact file has none and keeps its SHA-256.
+TEST_F(TorchCheckpoints, ADataRecordSpanningManyWindowsHasItsCrcChecked) {
+  const fs::path path = dir_->path() / "big_crc.pt";
+  const CommandResult made = RunCommand(TorchPython() +
+                                        " -c 'import torch; torch.save({\"big\": torch.arange(3 << 20, "
+                                        "dtype=torch.float32), \"small\": torch.ones(7)}, \"" +
+                                        path.string() + "\")' 2>&1");
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  AuditOptions digests;
+  digests.digest_files = true;
+  const AuditResult intact = AuditPath(path.string(), digests);
+  EXPECT_TRUE(FindingsOf(intact, "zip-crc-mismatch").empty());
+  ASSERT_FALSE(intact.artifact.files.empty());
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Sha256 sha;
+  sha.Update(bytes);
+  EXPECT_EQ(intact.artifact.files.front().sha256, sha.FinalHex());
+  std::uint64_t big_at = 0;
+  std::uint64_t small_at = 0;
+  for (const WeightFile& wf : intact.artifact.weights) {
+    for (const StoredTensor& t : wf.tensors) (t.name == "big" ? big_at : small_at) = t.data_offset;
+  }
+  ASSERT_GT(big_at, 0u);
+  ASSERT_GT(small_at, 0u);
+  bytes[big_at + (5u << 20)] = static_cast<char>(bytes[big_at + (5u << 20)] ^ 0x01);  // windows 2 and later
+  bytes[small_at + 3] = static_cast<char>(bytes[small_at + 3] ^ 0x40);
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+  const AuditResult flipped = AuditPath(path.string(), AuditOptions{});
+  const auto crc = FindingsOf(flipped, "zip-crc-mismatch");
+  ASSERT_EQ(crc.size(), 2u);
+  std::set<std::string> members;
+  for (const Finding* f : crc) {
+    for (const char* m : {"data/0'", "data/1'"}) {
+      if (f->message.find(m) != std::string::npos) members.insert(m);
+    }
+  }
+  EXPECT_EQ(members.size(), 2u) << crc.front()->message;
 }
 
 // CPython's own pickler at every protocol: plain data passes, a __reduce__ payload fails

@@ -15,6 +15,10 @@
 namespace ckpt {
 namespace {
 
+// Windows of the two threads that take turns over local files (measured on a 2-core VM:
+// 1 MiB windows run at 1.07x the SHA-256 limit, 2 MiB and more at 1.03x).
+constexpr std::size_t kTurnWindow = std::size_t{2} << 20;
+
 void PutU64(Sha256& hash, std::uint64_t n) {
   std::array<std::byte, 8> le{};
   for (std::size_t i = 0; i < 8; ++i) le[i] = static_cast<std::byte>((n >> (8 * i)) & 0xFF);
@@ -118,9 +122,19 @@ IoResult<std::string> ComputeContentHash(const HashPlan& plan, std::span<FileDig
       hash(w);
       if (digest) take(w);
     });
-  } else if (!digest) {  // the reads on a thread of their own, a few windows ahead of the hashing
-    ReadRing ring(extent_at, order.size(), window, 4, 1, ReadRing::Readers::kOwnThread);
-    error = ring.Run(0, hash);
+  } else if (!digest) {
+    // Local files: two threads take turns, each hashing the window it copied while the other
+    // copies the next (the bytes never cross cores; 2 MiB windows amortise the hand-off).
+    // Remote files: the reads on a thread of their own, a few windows ahead of the hashing.
+    const bool remote =
+        std::any_of(order.begin(), order.end(), [](const HashPlan::Tensor* t) { return t->file->ReadsAreRequests(); });
+    if (remote) {
+      ReadRing ring(extent_at, order.size(), window, 4, 1, ReadRing::Readers::kOwnThread);
+      error = ring.Run(0, hash);
+    } else {
+      ReadRing ring(extent_at, order.size(), std::max(window, kTurnWindow), 2, 1, ReadRing::Readers::kTurns);
+      error = ring.Run(0, hash);
+    }
   } else {  // two SHA-256 streams over one read, each stream reading every other window
     // (remote files: read by one thread, in order, so that each range is one request).
     const bool requests = order.front()->file != nullptr && order.front()->file->ReadsAreRequests();

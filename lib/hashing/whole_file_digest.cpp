@@ -1,6 +1,9 @@
 #include "lib/hashing/whole_file_digest.h"
 
+#include <zlib.h>
+
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -17,6 +20,8 @@ namespace {
 // Files at least this big are read ahead on a helper thread (a thread per small file of a
 // model folder would cost more than it saves).
 constexpr std::uint64_t kReadAheadFrom = std::uint64_t{8} << 20;
+// Windows of the two threads that take turns (as the content hash's).
+constexpr std::size_t kTurnWindow = std::size_t{2} << 20;
 
 // Reads `file` once, front to back, in windows of `window` bytes, giving each to `ahead` (on
 // the reading thread) and then to `behind`. With `overlap` and a file worth it, the reads and
@@ -24,6 +29,16 @@ constexpr std::uint64_t kReadAheadFrom = std::uint64_t{8} << 20;
 bool ReadWindows(const RandomAccessFile& file, std::uint64_t size, std::size_t window, const WindowSink* ahead,
                  const WindowSink& behind, bool overlap) {
   const bool read_ahead = (overlap && size >= kReadAheadFrom) || file.ReadsAreRequests();
+  if (read_ahead && ahead == nullptr && !file.ReadsAreRequests()) {
+    // A local file and nothing to do on the reading thread: two threads take turns, each
+    // hashing the window it copied (see Readers::kTurns).
+    ReadRing turns(
+        [&file, size](std::size_t) {
+          return ReadExtent{&file, 0, size};
+        },
+        size == 0 ? 0 : 1, std::max<std::size_t>(window, kTurnWindow), 2, 1, ReadRing::Readers::kTurns);
+    return !turns.Run(0, [&behind](const RingWindow& w) { behind(w.offset, w.bytes); });
+  }
   const ReadRing::Process on_read = [ahead](const RingWindow& w) { (*ahead)(w.offset, w.bytes); };
   ReadRing ring(
       [&file, size](std::size_t) {
@@ -86,17 +101,64 @@ bool DigestWholeFile(const RandomAccessFile& file, std::uint64_t size, AdmittedF
     if (!pending.empty()) check(at, bytes);
     if (also != nullptr) (*also)(at, bytes);
   };
-  const bool ok =
-      ReadWindows(file, size, 1 << 20, pending.empty() && also == nullptr ? nullptr : &ahead, digest, overlap);
+  std::vector<std::uint32_t> crc_of(pending.size(), 0);
+  bool ok = false;
+  if (also == nullptr && !pending.empty() && !file.ReadsAreRequests() && overlap && size >= kReadAheadFrom) {
+    // A local torch zip with nothing else to do: two threads take turns (Readers::kTurns).
+    // Each computes the CRC-32 of the member pieces in the window it copied, right after the
+    // copy and beside the other thread's hashing; the pieces are joined in order
+    // (crc32_combine) when the window's turn comes, with the SHA-256.
+    struct Piece {
+      std::size_t member;
+      std::uint32_t crc;
+      std::uint64_t length;
+      bool starts;  // the member's first bytes
+    };
+    std::array<std::vector<Piece>, 2> pieces;  // by window parity: each thread's own
+    const ReadRing::Process cut = [&](const RingWindow& w) {
+      std::vector<Piece>& mine = pieces[(w.offset / kTurnWindow) % 2];
+      mine.clear();
+      const std::uint64_t end = w.offset + w.bytes.size();
+      auto first = std::lower_bound(pending.begin(), pending.end(), w.offset,
+                                    [](const PendingCrc* c, std::uint64_t at) { return c->offset + c->length <= at; });
+      for (auto it = first; it != pending.end() && (*it)->offset < end; ++it) {
+        const std::uint64_t from = std::max(w.offset, (*it)->offset);
+        const std::uint64_t to = std::min(end, (*it)->offset + (*it)->length);
+        if (from >= to) continue;
+        const std::span<const std::byte> part = w.bytes.subspan(from - w.offset, to - from);
+        const auto crc = static_cast<std::uint32_t>(
+            ::crc32(0L, reinterpret_cast<const Bytef*>(part.data()), static_cast<uInt>(part.size())));
+        mine.push_back({static_cast<std::size_t>(it - pending.begin()), crc, to - from, from == (*it)->offset});
+      }
+    };
+    const ReadRing::Process join = [&](const RingWindow& w) {
+      for (const Piece& piece : pieces[(w.offset / kTurnWindow) % 2]) {
+        std::uint32_t& crc = crc_of[piece.member];
+        crc = piece.starts
+                  ? piece.crc
+                  : static_cast<std::uint32_t>(::crc32_combine(crc, piece.crc, static_cast<z_off_t>(piece.length)));
+      }
+      digest(w.offset, w.bytes);
+    };
+    ReadRing turns(
+        [&file, size](std::size_t) {
+          return ReadExtent{&file, 0, size};
+        },
+        1, kTurnWindow, 2, 1, ReadRing::Readers::kTurns, cut);
+    ok = !turns.Run(0, join);
+  } else {
+    ok = ReadWindows(file, size, 1 << 20, pending.empty() && also == nullptr ? nullptr : &ahead, digest, overlap);
+    for (std::size_t i = 0; i < pending.size(); ++i) crc_of[i] = running[i].value();
+  }
   if (!ok) return false;
   for (std::size_t i = 0; sink != nullptr && i < pending.size(); ++i) {
-    if (running[i].value() == pending[i]->expected) continue;
+    if (crc_of[i] == pending[i]->expected) continue;
     Location location;
     location.file = into.name;
     location.byte_offset = pending[i]->offset;
     sink->Report(Diag::kZipCrcMismatch, location,
-                 "Member " + QuoteForMessage(pending[i]->member) + " has CRC-32 " + Crc32Hex(running[i].value()) +
-                     ", not the " + Crc32Hex(pending[i]->expected) +
+                 "Member " + QuoteForMessage(pending[i]->member) + " has CRC-32 " + Crc32Hex(crc_of[i]) + ", not the " +
+                     Crc32Hex(pending[i]->expected) +
                      " its directory records: its bytes were changed after it was written (torch does not check).");
   }
   if (whole) into.sha256 = hash.FinalHex();

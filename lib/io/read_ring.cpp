@@ -20,6 +20,10 @@ ReadRing::ReadRing(ExtentAt extent_at, std::size_t count, std::size_t window, st
   if (streams < 1 || streams > 2 || slots < streams || window == 0) throw std::invalid_argument("ReadRing shape");
   // Two streams reading for themselves would run on_read on two threads at once.
   if (on_read_ && readers_ == Readers::kStreams && streams > 1) throw std::invalid_argument("ReadRing on_read");
+  // Taking turns: one stream, two threads, each with a slot of its own.
+  if (readers_ == Readers::kTurns && (streams != 1 || slots != 2)) {
+    throw std::invalid_argument("ReadRing turns");
+  }
   if (readers_ == Readers::kOwnThread) reader_ = std::thread([this] { ReadAll(); });
 }
 
@@ -105,7 +109,39 @@ void ReadRing::ReadAll() {
   }
 }
 
+std::optional<boost::system::error_code> ReadRing::RunTurns(const Process& process) {
+  // Thread t reads windows t, t + 2, ... into slot t and processes each once the window
+  // before it was processed (by the other thread): the mutex orders every process call.
+  auto take_turns = [this, &process](std::size_t first) {
+    Cursor c = Start();
+    if (first == 1) Step(c);
+    for (; !c.end; Step(c), Step(c)) {
+      if (!Read(c)) return;  // recorded: the other thread stops at its next turn
+      const Slot* slot = nullptr;
+      {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return failed_ || processed_[0] == c.index; });
+        if (failed_) return;
+        slot = &slots_[c.index % slots_count_];
+      }
+      process(slot->window);
+      {
+        std::lock_guard lock(mutex_);
+        processed_[0] = c.index + 1;
+      }
+      changed_.notify_all();
+    }
+  };
+  std::thread other(take_turns, 1);
+  take_turns(0);
+  other.join();
+  std::lock_guard lock(mutex_);
+  if (failed_) return error_;
+  return std::nullopt;
+}
+
 std::optional<boost::system::error_code> ReadRing::Run(std::size_t stream, const Process& process) {
+  if (readers_ == Readers::kTurns) return RunTurns(process);
   // Readers::kStreams: this stream reads windows stream, stream + streams, ...
   Cursor reading = Start();
   for (std::size_t k = 0; k < stream; ++k) Step(reading);

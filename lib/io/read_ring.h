@@ -6,8 +6,15 @@
 // - Readers::kStreams: each stream reads every other window itself (two SHA-256 streams over
 //   one read, the copy out of the page cache split between their cores); with one stream and
 //   one slot this is a plain read-then-process loop.
+// - Readers::kTurns: one stream, two threads taking turns: each reads every other window and
+//   processes it itself, in order, while the other thread reads its next one. The bytes are
+//   hashed on the core that copied them (still in its cache), and the copy overlaps the
+//   hashing: where handing a window to another core costs more than the copy (a VM's cores),
+//   this is what keeps one SHA-256 stream at its limit.
 // `on_read` runs on the thread that read a window, before any stream sees it (a torch zip's
-// CRC-32s, ckpt-convert's copy): one reading thread only, so not with two reading streams. A slot is reused once every
+// CRC-32s, ckpt-convert's copy): one reading thread only, so not with two reading streams;
+// with kTurns it runs on both threads at once, each on its own window (it must touch
+// nothing another window's call touches). A slot is reused once every
 // stream is done with it, so memory is `slots` windows whatever the length.
 #pragma once
 
@@ -43,7 +50,7 @@ struct RingWindow {
 
 class ReadRing {
  public:
-  enum class Readers : std::uint8_t { kOwnThread, kStreams };
+  enum class Readers : std::uint8_t { kOwnThread, kStreams, kTurns };
   using ExtentAt = std::function<ReadExtent(std::size_t)>;
   using Process = std::function<void(const RingWindow&)>;
 
@@ -79,7 +86,8 @@ class ReadRing {
   [[nodiscard]] bool ReadyLocked(std::uint64_t index) const;
   bool Read(const Cursor& c);  // false: the read failed (recorded)
   std::optional<boost::system::error_code> Failure();
-  void ReadAll();  // Readers::kOwnThread's thread
+  void ReadAll();                                                             // Readers::kOwnThread's thread
+  std::optional<boost::system::error_code> RunTurns(const Process& process);  // Readers::kTurns
 
   ExtentAt extent_at_;
   std::size_t count_;
