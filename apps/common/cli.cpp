@@ -1,5 +1,6 @@
 #include "apps/common/cli.h"
 
+#include <malloc.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -92,6 +93,10 @@ CommonCli::CommonCli(std::string tool, std::vector<std::string> formats, const c
       formats_(std::move(formats)),
       options_(usage_),
       format_(formats_.front()) {
+  // A fixed threshold: blocks of 1 MiB and more (JSON tapes, read windows) are mapped and given
+  // back when freed, instead of glibc raising the threshold and keeping freed heap resident
+  // (about 20 MB of peak RSS at 10^6 tensors).
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
   options_.add_options()("help,h", "show this help and exit")("version", "show the version and exit")(
       "format,f", po::value(&format_)->value_name("FORMAT"),
       (Join(formats_, "|") + " (default " + formats_.front() + ")").c_str())(
