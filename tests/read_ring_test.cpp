@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -141,6 +142,50 @@ TEST(ReadRing, TakingTurnsProcessesEachWindowOnTheThreadThatReadItInOrder) {
   EXPECT_NE(by[0], by[1]);
   // A shape the mode cannot honour is a programmer error.
   EXPECT_THROW(ReadRing(at, 1, 1000, 4, 1, ReadRing::Readers::kTurns), std::invalid_argument);
+}
+
+// A thread waiting for its turn spins up to 1 ns a window byte (256 us here), then sleeps:
+// quick turns are handed over while the other spins, slow ones (2 ms) while it sleeps, and
+// either way every window is processed once, in order, alternately; a failed read stops both
+// threads with its error whether the other was spinning or asleep.
+TEST(ReadRing, TakingTurnsHandsOverBySpinningOrSleeping) {
+  constexpr std::size_t kWindow = 256 * 1024;
+  const std::string content = Pattern(8 * kWindow + 123);
+  const BytesFile file(content);
+  auto at = [&](std::size_t) { return ReadExtent{&file, 0, file.size()}; };
+  for (const auto pause : {std::chrono::milliseconds(0), std::chrono::milliseconds(2)}) {
+    ReadRing ring(at, 1, kWindow, 2, 1, ReadRing::Readers::kTurns);
+    std::vector<std::thread::id> by;
+    std::size_t bytes = 0;
+    bool in_order = true;
+    EXPECT_FALSE(ring.Run(0, [&](const RingWindow& w) {
+      in_order = in_order && w.offset == bytes && w.bytes.size() > 0 &&
+                 static_cast<char>(w.bytes[0]) == content[static_cast<std::size_t>(w.offset)];
+      bytes += w.bytes.size();
+      by.push_back(std::this_thread::get_id());
+      std::this_thread::sleep_for(pause);
+    }));
+    EXPECT_EQ(bytes, content.size()) << pause.count() << " ms a turn";
+    EXPECT_TRUE(in_order) << pause.count() << " ms a turn";
+    ASSERT_EQ(by.size(), 9u);
+    for (std::size_t i = 1; i < by.size(); ++i) EXPECT_NE(by[i], by[i - 1]) << i;
+  }
+  const BytesFile failing(content, 5 * kWindow + 7);
+  auto failing_at = [&](std::size_t) { return ReadExtent{&failing, 0, failing.size()}; };
+  for (const auto pause : {std::chrono::milliseconds(0), std::chrono::milliseconds(2)}) {
+    ReadRing ring(failing_at, 1, kWindow, 2, 1, ReadRing::Readers::kTurns);
+    std::size_t bytes = 0;
+    const auto error = ring.Run(0, [&](const RingWindow& w) {
+      bytes += w.bytes.size();
+      std::this_thread::sleep_for(pause);
+    });
+    ASSERT_TRUE(error.has_value()) << pause.count() << " ms a turn";
+    EXPECT_EQ(error->value(), EIO);
+    // Never a window past the bad one (the window before it may be dropped too: the other
+    // thread reads the bad window while that one waits for its turn).
+    EXPECT_LE(bytes, 5 * kWindow);
+    EXPECT_EQ(bytes % kWindow, 0u);
+  }
 }
 
 }  // namespace
