@@ -1,6 +1,9 @@
 #include "reports/json_report.h"
 
 #include <boost/json.hpp>
+#include <map>
+#include <string_view>
+#include <vector>
 
 #include "engine/gate.h"
 #include "lib/core/text.h"
@@ -83,6 +86,12 @@ boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext
   auto optional_text = [](const std::optional<std::string>& v) {
     return v ? boost::json::value(*v) : boost::json::value(nullptr);
   };
+  // The weight files whose format module reports facts, by name (in listed order): looked up
+  // once per file, so a many-shard artifact's report stays linear.
+  std::map<std::string_view, std::vector<const WeightFile*>> facts_by_name;
+  for (const WeightFile* wf : listed) {
+    if (wf->format_facts != nullptr) facts_by_name[wf->name].push_back(wf);
+  }
   for (const AdmittedFile& f : a.files) {
     boost::json::object file{{"name", f.name},
                              {"size", f.identity.size},
@@ -105,11 +114,12 @@ boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext
     }
     // What the file's format module reports of it (formats.md section 12: a joblib file's
     // compression, ...).
-    for (const WeightFile* wf : listed) {
-      if (wf->name != f.name || wf->format_facts == nullptr) continue;
-      boost::json::object fields;
-      wf->format_facts->Describe(fields);
-      for (auto& [key, value] : fields) file[key] = value;
+    if (const auto facts = facts_by_name.find(f.name); facts != facts_by_name.end()) {
+      for (const WeightFile* wf : facts->second) {
+        boost::json::object fields;
+        wf->format_facts->Describe(fields);
+        for (auto& [key, value] : fields) file[key] = value;
+      }
     }
     files.push_back(std::move(file));
   }

@@ -35,16 +35,18 @@ class MemberFile final : public RandomAccessFile {
 
 TarSource::TarSource(std::unique_ptr<ArtifactSource> container, std::string tar_name,
                      std::shared_ptr<RandomAccessFile> tar, TarIndex index)
-    : container_(std::move(container)),
-      tar_name_(std::move(tar_name)),
-      tar_(std::move(tar)),
-      index_(std::move(index)) {}
+    : container_(std::move(container)), tar_name_(std::move(tar_name)), tar_(std::move(tar)), index_(std::move(index)) {
+  for (const TarMember& m : index_.members) {
+    if (m.admitted) by_name_.push_back(&m);
+  }
+  std::stable_sort(by_name_.begin(), by_name_.end(),
+                   [](const TarMember* a, const TarMember* b) { return a->entry_name < b->entry_name; });
+}
 
 const TarMember* TarSource::Find(const std::string& name) const {
-  for (const TarMember& m : index_.members) {
-    if (m.admitted && m.entry_name == name) return &m;
-  }
-  return nullptr;
+  const auto it = std::lower_bound(by_name_.begin(), by_name_.end(), name,
+                                   [](const TarMember* m, const std::string& n) { return m->entry_name < n; });
+  return it != by_name_.end() && (*it)->entry_name == name ? *it : nullptr;
 }
 
 IoResult<std::vector<DirectoryEntry>> TarSource::List() const {

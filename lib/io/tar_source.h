@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "lib/formats/tar/tar_reader.h"
 #include "lib/io/artifact_source.h"
@@ -32,6 +33,9 @@ class TarSource final : public ArtifactSource {
   std::string tar_name_;
   std::shared_ptr<RandomAccessFile> tar_;
   TarIndex index_;
+  // The admitted members by name (equal names in tar order): Open and Stat run once per
+  // member, so a scan of the table would make a many-shard tar quadratic.
+  std::vector<const TarMember*> by_name_;
 };
 
 }  // namespace ckpt
