@@ -149,7 +149,7 @@ TEST(ReadRing, TakingTurnsProcessesEachWindowOnTheThreadThatReadItInOrder) {
 // either way every window is processed once, in order, alternately; a failed read stops both
 // threads with its error whether the other was spinning or asleep.
 TEST(ReadRing, TakingTurnsHandsOverBySpinningOrSleeping) {
-  constexpr std::size_t kWindow = 256 * 1024;
+  constexpr std::size_t kWindow = std::size_t{256} * 1024;
   const std::string content = Pattern(8 * kWindow + 123);
   const BytesFile file(content);
   auto at = [&](std::size_t) { return ReadExtent{&file, 0, file.size()}; };
@@ -159,7 +159,7 @@ TEST(ReadRing, TakingTurnsHandsOverBySpinningOrSleeping) {
     std::size_t bytes = 0;
     bool in_order = true;
     EXPECT_FALSE(ring.Run(0, [&](const RingWindow& w) {
-      in_order = in_order && w.offset == bytes && w.bytes.size() > 0 &&
+      in_order = in_order && w.offset == bytes && !w.bytes.empty() &&
                  static_cast<char>(w.bytes[0]) == content[static_cast<std::size_t>(w.offset)];
       bytes += w.bytes.size();
       by.push_back(std::this_thread::get_id());
