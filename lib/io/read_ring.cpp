@@ -93,7 +93,6 @@ bool ReadRing::Read(const Cursor& c) {
   if (auto read = extent.file->ReadAt(extent.offset + c.done, target); !read) {
     std::lock_guard lock(mutex_);
     failed_ = true;
-    turns_failed_.store(true, std::memory_order_release);
     error_ = read.error();
     changed_.notify_all();
     return false;
@@ -112,7 +111,6 @@ bool ReadRing::Read(const Cursor& c) {
 std::optional<boost::system::error_code> ReadRing::Failure() {
   std::lock_guard lock(mutex_);
   failed_ = true;
-  turns_failed_.store(true, std::memory_order_release);
   changed_.notify_all();
   return error_;
 }
@@ -141,8 +139,8 @@ std::optional<boost::system::error_code> ReadRing::RunTurns(const Process& proce
       if (!Read(c)) return;  // recorded: the other thread stops at its next turn
       const Slot* slot = nullptr;
       const auto spin_until = std::chrono::steady_clock::now() + spin_limit;
-      while (turns_processed_.load(std::memory_order_acquire) != c.index &&
-             !turns_failed_.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < spin_until) {
+      while (turns_processed_.load(std::memory_order_acquire) != c.index && !failed_.load(std::memory_order_acquire) &&
+             std::chrono::steady_clock::now() < spin_until) {
         CpuRelax();
       }
       {

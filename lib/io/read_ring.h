@@ -104,13 +104,14 @@ class ReadRing {
   std::vector<std::uint64_t> processed_;  // per stream: windows it is done with
   std::mutex mutex_;
   std::condition_variable changed_;
-  bool failed_ = false;
+  // Written under the mutex; atomic so that a thread spinning for its turn (kTurns) can see a
+  // failure without the lock.
+  std::atomic<bool> failed_{false};
   bool stop_ = false;
   std::optional<boost::system::error_code> error_;
   std::thread reader_;
-  // Readers::kTurns: processed_[0] and failed_ as the spinning wait reads them, lock-free.
+  // Readers::kTurns: processed_[0] as the spinning wait reads it, published after the unlock.
   std::atomic<std::uint64_t> turns_processed_{0};
-  std::atomic<bool> turns_failed_{false};
 };
 
 }  // namespace ckpt
