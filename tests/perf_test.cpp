@@ -244,9 +244,9 @@ double OpensslSha256Rate() {
 }
 
 // Issue 31, item 3: a 1 GiB Lensemble audit runs at the SHA-256 limit (goal 1.03x; measured
-// 0.995-1.03x on an idle 2-core VM since the thread waiting for its turn spins before it sleeps,
-// 1.02-1.04x before; the margin is for a busy machine), the limit measured by openssl speed in
-// the same run.
+// 1.0-1.04x on an idle 2-core VM; the margin is for a busy machine), the limit measured by
+// openssl speed in the same run. A thread spinning for its turn instead of sleeping gained 2-3%
+// idle but doubled two audits run at once, and cost 15-30% even yielding: not done.
 TEST(Perf, OneAuditRunsAtTheSha256Limit) {
   if (std::system("openssl version >/dev/null 2>&1") != 0) CKPT_MISSING_PREREQUISITE() << "openssl is missing";
   TempDir dir;

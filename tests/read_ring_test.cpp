@@ -144,11 +144,10 @@ TEST(ReadRing, TakingTurnsProcessesEachWindowOnTheThreadThatReadItInOrder) {
   EXPECT_THROW(ReadRing(at, 1, 1000, 4, 1, ReadRing::Readers::kTurns), std::invalid_argument);
 }
 
-// A thread waiting for its turn spins up to 1 ns a window byte (256 us here), then sleeps:
-// quick turns are handed over while the other spins, slow ones (2 ms) while it sleeps, and
-// either way every window is processed once, in order, alternately; a failed read stops both
-// threads with its error whether the other was spinning or asleep.
-TEST(ReadRing, TakingTurnsHandsOverBySpinningOrSleeping) {
+// Windows of 256 KiB, turns quick (the other thread still copying) or slow (2 ms, the other
+// long asleep): every window is processed once, in order, alternately; a failed read stops
+// both threads with its error either way.
+TEST(ReadRing, TakingTurnsHandsOverQuickAndSlowTurnsInOrder) {
   constexpr std::size_t kWindow = std::size_t{256} * 1024;
   const std::string content = Pattern(8 * kWindow + 123);
   const BytesFile file(content);

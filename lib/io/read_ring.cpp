@@ -1,26 +1,9 @@
 #include "lib/io/read_ring.h"
 
 #include <algorithm>
-#include <chrono>
 #include <stdexcept>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
-
 namespace ckpt {
-namespace {
-
-// Tells the core this thread is spinning (frees the pipeline for a sibling thread).
-inline void CpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  _mm_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
-}  // namespace
 
 ReadRing::ReadRing(ExtentAt extent_at, std::size_t count, std::size_t window, std::size_t slots, std::size_t streams,
                    Readers readers, Process on_read)
@@ -129,20 +112,12 @@ void ReadRing::ReadAll() {
 std::optional<boost::system::error_code> ReadRing::RunTurns(const Process& process) {
   // Thread t reads windows t, t + 2, ... into slot t and processes each once the window
   // before it was processed (by the other thread): the mutex orders every process call.
-  // A turn lasts about as long as hashing one window (SHA-NI: about 0.5 ns a byte): spin up
-  // to 1 ns a byte, then sleep on the condition variable as before.
-  const auto spin_limit = std::chrono::nanoseconds(window_);
-  auto take_turns = [this, &process, spin_limit](std::size_t first) {
+  auto take_turns = [this, &process](std::size_t first) {
     Cursor c = Start();
     if (first == 1) Step(c);
     for (; !c.end; Step(c), Step(c)) {
       if (!Read(c)) return;  // recorded: the other thread stops at its next turn
       const Slot* slot = nullptr;
-      const auto spin_until = std::chrono::steady_clock::now() + spin_limit;
-      while (turns_processed_.load(std::memory_order_acquire) != c.index && !failed_.load(std::memory_order_acquire) &&
-             std::chrono::steady_clock::now() < spin_until) {
-        CpuRelax();
-      }
       {
         std::unique_lock lock(mutex_);
         changed_.wait(lock, [&] { return failed_ || processed_[0] == c.index; });
@@ -154,9 +129,6 @@ std::optional<boost::system::error_code> ReadRing::RunTurns(const Process& proce
         std::lock_guard lock(mutex_);
         processed_[0] = c.index + 1;
       }
-      // After the unlock: a spinning thread that sees it finds the mutex free. It is a hint;
-      // the turn is still taken under the lock.
-      turns_processed_.store(c.index + 1, std::memory_order_release);
       changed_.notify_all();
     }
   };

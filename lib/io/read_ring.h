@@ -10,9 +10,7 @@
 //   processes it itself, in order, while the other thread reads its next one. The bytes are
 //   hashed on the core that copied them (still in its cache), and the copy overlaps the
 //   hashing: where handing a window to another core costs more than the copy (a VM's cores),
-//   this is what keeps one SHA-256 stream at its limit. A thread waiting for its turn spins
-//   for about two turns before it sleeps: a futex wake-up costs tens of microseconds on a VM,
-//   3% of a 1 GiB audit at one hand-off per window, and the core has nothing else to do.
+//   this is what keeps one SHA-256 stream at its limit.
 // `on_read` runs on the thread that read a window, before any stream sees it (a torch zip's
 // CRC-32s, ckpt-convert's copy): one reading thread only, so not with two reading streams;
 // with kTurns it runs on both threads at once, each on its own window (it must touch
@@ -20,7 +18,6 @@
 // stream is done with it, so memory is `slots` windows whatever the length.
 #pragma once
 
-#include <atomic>
 #include <boost/system/error_code.hpp>
 #include <condition_variable>
 #include <cstddef>
@@ -104,14 +101,10 @@ class ReadRing {
   std::vector<std::uint64_t> processed_;  // per stream: windows it is done with
   std::mutex mutex_;
   std::condition_variable changed_;
-  // Written under the mutex; atomic so that a thread spinning for its turn (kTurns) can see a
-  // failure without the lock.
-  std::atomic<bool> failed_{false};
+  bool failed_ = false;
   bool stop_ = false;
   std::optional<boost::system::error_code> error_;
   std::thread reader_;
-  // Readers::kTurns: processed_[0] as the spinning wait reads it, published after the unlock.
-  std::atomic<std::uint64_t> turns_processed_{0};
 };
 
 }  // namespace ckpt
