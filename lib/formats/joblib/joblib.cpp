@@ -20,6 +20,7 @@
 #include "lib/formats/format_table.h"
 #include "lib/formats/joblib/decompress.h"
 #include "lib/formats/pickle/pickle_analyser.h"
+#include "lib/io/window_file.h"
 
 namespace ckpt {
 namespace {
@@ -43,7 +44,49 @@ IoResult<bool> NamesTheWrapper(const RandomAccessFile& file) {
   return bytes.find("joblib.numpy_pickle") != std::string::npos && bytes.find("NumpyArrayWrapper") != std::string::npos;
 }
 
+// joblib before 0.9.3 wrote "ZF", the decompressed length as Python's hex() padded with
+// spaces to 19 bytes (Python 2's joblib <= 0.8.4 one space more), then a zlib stream; current
+// joblib still loads it (numpy_pickle_compat.read_zfile) with Python's own unpickler.
+struct ZfileHeader {
+  std::uint64_t declared = 0;   ///< the decompressed length the header gives
+  std::uint64_t stream_at = 0;  ///< where the zlib stream starts
+};
+constexpr std::size_t kZfilePrefix = 2;
+constexpr std::size_t kZfileLengthField = 19;  // len(hex(2**64))
+
+bool IsPythonSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+
+// int(field, 16) as Python reads it, for the forms hex() writes: optional whitespace, an
+// optional 0x, hex digits. Anything else (which Python may or may not take) is not read.
+std::optional<ZfileHeader> ParseZfileHeader(std::span<const std::byte> head) {
+  if (head.size() < kZfilePrefix + kZfileLengthField + 1 || !StartsWith(head, "ZF")) return std::nullopt;
+  std::string_view field = AsStringView(head.subspan(kZfilePrefix, kZfileLengthField));
+  while (!field.empty() && IsPythonSpace(field.front())) field.remove_prefix(1);
+  while (!field.empty() && IsPythonSpace(field.back())) field.remove_suffix(1);
+  if (field.size() > 2 && field[0] == '0' && (field[1] == 'x' || field[1] == 'X')) field.remove_prefix(2);
+  if (field.empty() || field.size() > 16) return std::nullopt;
+  ZfileHeader header;
+  for (const char c : field) {
+    const int digit = c >= '0' && c <= '9'   ? c - '0'
+                      : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                      : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                             : -1;
+    if (digit < 0) return std::nullopt;
+    header.declared = header.declared * 16 + static_cast<std::uint64_t>(digit);
+  }
+  header.stream_at = kZfilePrefix + kZfileLengthField;
+  if (std::to_integer<char>(head[header.stream_at]) == ' ') ++header.stream_at;  // zlib never starts with a space
+  return header;
+}
+
 std::optional<std::string> SniffJoblib(const FileHead& head) {
+  if (auto zfile = ParseZfileHeader(head.bytes)) {
+    if (head.file == nullptr || zfile->stream_at >= head.file->size()) return std::nullopt;
+    const WindowFile stream(*head.file, zfile->stream_at, head.file->size() - zfile->stream_at);
+    auto prefix = joblib::DecompressedPrefix(stream, Codec::kZlib, 2);
+    if (!prefix || !StartsAsPickle(*prefix)) return std::nullopt;
+    return "a joblib file (the ZF format of joblib before 0.9.3: a zlib-compressed pickle)";
+  }
   if (auto codec = joblib::CodecOf(head.bytes)) {
     if (head.file == nullptr) return std::nullopt;
     auto prefix = joblib::DecompressedPrefix(*head.file, *codec, 2);
@@ -134,26 +177,39 @@ IoResult<WeightFile> ReadJoblib(std::string name, std::unique_ptr<RandomAccessFi
   wf.pickle->container = "joblib";
   auto facts = std::make_shared<joblib::JoblibFacts>();
   const FileReporter report(wf.name, sink);
-  std::array<std::byte, 8> head{};
+  std::array<std::byte, kZfilePrefix + kZfileLengthField + 1> head{};
   const auto length = static_cast<std::size_t>(std::min<std::uint64_t>(file->size(), head.size()));
   if (auto read = file->ReadAt(0, std::span(head).first(length)); !read) return read.error();
-  const std::optional<Codec> codec = joblib::CodecOf(std::span(head).first(length));
+  const std::optional<ZfileHeader> zfile = ParseZfileHeader(std::span(head).first(length));
+  const std::optional<Codec> codec = zfile ? Codec::kZlib : joblib::CodecOf(std::span(head).first(length));
+  // A ZF file's zlib stream, read as a file of its own (offsets in findings count from it).
+  std::unique_ptr<WindowFile> zfile_stream;
+  if (zfile) zfile_stream = std::make_unique<WindowFile>(*file, zfile->stream_at, file->size() - zfile->stream_at);
+  const RandomAccessFile& compressed = zfile_stream ? *zfile_stream : *file;
   std::unique_ptr<RandomAccessFile> decompressed;
   const RandomAccessFile* stream = file.get();
   bool readable = true;
   if (codec) {
-    facts->compression = std::string(joblib::CodecName(*codec));
-    auto measured = joblib::Measure(*file, *codec);
+    facts->compression = zfile ? std::string("zf") : std::string(joblib::CodecName(*codec));
+    auto measured = joblib::Measure(compressed, *codec);
     if (!measured) return measured.error();
     facts->decompressed_size = measured->produced;
-    readable = JudgeStream(*measured, *codec, file->size(), report);
+    readable = JudgeStream(*measured, *codec, compressed.size(), report);
+    if (readable && zfile && measured->produced != zfile->declared) {
+      report(Diag::kJoblibCompressionInvalid, kZfilePrefix,
+             "The ZF header declares " + std::to_string(zfile->declared) + " decompressed bytes but its zlib stream " +
+                 "holds " + std::to_string(measured->produced) +
+                 ": joblib's read_zfile asserts they are equal, and skips the check under python -O.");
+      readable = false;
+    }
     if (readable) {
-      decompressed = joblib::DecompressedFile(*file, *codec, std::move(*measured));
+      decompressed = joblib::DecompressedFile(compressed, *codec, std::move(*measured));
       stream = decompressed.get();
     }
   }
   if (readable) {
-    pickle::Analyser analyser(wf.name, sink, pickle::StorageMode::kNone, pickle::JoblibFindClass());
+    // A ZF file's pickle is read by Python's own unpickler: a NumpyArrayWrapper there reads no bytes.
+    pickle::Analyser analyser(wf.name, sink, pickle::StorageMode::kNone, pickle::JoblibFindClass(!zfile));
     std::uint32_t pickles = 0;
     auto run = pickle::AnalyseStream(analyser, *stream, 0, stream->size(), report, pickles);
     if (!run) return run.error();

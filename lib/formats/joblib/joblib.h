@@ -11,7 +11,7 @@
 namespace ckpt::joblib {
 
 struct JoblibFacts final : FormatFacts {
-  std::string compression;              ///< "zlib", "gzip", "bz2", "xz", "lzma"; empty: none
+  std::string compression;              ///< "zlib", "gzip", "bz2", "xz", "lzma", "zf"; empty: none
   std::uint64_t decompressed_size = 0;  ///< bytes of pickle the stream held (compressed files)
   void Describe(boost::json::object& fields) const override;
 };

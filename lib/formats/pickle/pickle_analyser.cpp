@@ -29,17 +29,20 @@ std::optional<NumpyDtypeValue> ParseNumpyCode(std::string_view code) {
   for (char c : digits) n = n * 10 + static_cast<std::uint64_t>(c - '0');
   NumpyDtypeValue dtype;
   dtype.code = std::string(code);
+  dtype.fixed_size = true;
   if (const NumpyDescr* numeric = FindNumpyDescr(code)) {
     dtype.itemsize = numeric->size;
   } else if (kind == 'O' && n == 8) {
     dtype.itemsize = 8;
     dtype.holds_objects = true;
-  } else if (kind == 'V' || kind == 'S' || kind == 'a') {
-    dtype.itemsize = n;
-  } else if (kind == 'U') {
-    dtype.itemsize = n * 4;  // UCS-4
   } else if ((kind == 'M' || kind == 'm') && n == 8) {
     dtype.itemsize = 8;
+  } else if (kind == 'V' || kind == 'S' || kind == 'a') {
+    dtype.itemsize = n;
+    dtype.fixed_size = false;
+  } else if (kind == 'U') {
+    dtype.itemsize = n * 4;  // UCS-4
+    dtype.fixed_size = false;
   } else {
     return std::nullopt;
   }
@@ -739,6 +742,7 @@ class Analyser::Machine {
   std::uint64_t op_at_ = 0;
   // The current FRAME's end (0: none yet) and whether a framing finding was reported.
   std::uint64_t frame_end_ = 0;
+  std::uint64_t resume_at_ = 0;  // where the file read goes on once the current frame is read (0: none)
   bool frame_reported_ = false;
   void FrameInvalid(std::uint64_t at, const std::string& message) {
     if (frame_reported_) return;
@@ -1365,8 +1369,8 @@ ValueId Analyser::Machine::JoblibCall(Known known, const std::vector<ValueId>& a
       if (std::string_view(opcode) != "NEWOBJ" || !argv.empty() || !policy_.InlineArrays()) {
         Invalid(call, policy_.InlineArrays()
                           ? "joblib makes a NumpyArrayWrapper by NEWOBJ with no arguments"
-                          : "a NumpyArrayWrapper inside an object array's pickle is read by Python's unpickler, "
-                            "which runs its __setstate__ and reads no array");
+                          : "a NumpyArrayWrapper read by Python's own unpickler (an object array's pickle, a "
+                            "joblib ZF file) is a plain object there: no array is read after it");
         return Unknown();
       }
       return a_.NewValue(Value{Kind::kJoblibWrapper, 0, 0});
@@ -1492,8 +1496,14 @@ void Analyser::Machine::BuildNumpyDtype(NumpyDtypeValue& dtype, ValueId state) {
     return;
   }
   dtype.byte_order = order[0];
+  // numpy's __setstate__ takes elsize for flexible types only (what joblib reads after the
+  // wrapper is numel x that size); a fixed-size type keeps its code's size.
   const std::int64_t elsize = a_.number(items[5]);
-  if (elsize > 0) dtype.itemsize = static_cast<std::uint64_t>(elsize);
+  if (!dtype.fixed_size && elsize > 0) {
+    dtype.itemsize = static_cast<std::uint64_t>(elsize);
+  } else if (dtype.fixed_size && elsize != -1 && elsize != static_cast<std::int64_t>(dtype.itemsize)) {
+    dtype.conflicting_elsize = elsize;
+  }
   if ((a_.number(items[7]) & 1) != 0) dtype.holds_objects = true;  // NPY_ITEM_REFCOUNT: an object field
   dtype.structured = a_.values_[items[4]].kind == Kind::kDict;
 }
@@ -1539,15 +1549,33 @@ std::optional<ValueId> Analyser::Machine::BuildJoblibArray(ValueId state) {
     throw Stop{};
   }
   const NumpyDtypeValue& dt = a_.numpy_dtypes_[a_.values_[*dtype].aux];
+  if (dt.conflicting_elsize) {
+    ArrayInvalid("whose dtype " + Quoted(dt.Descr(), 40) + " has the size field " +
+                 std::to_string(*dt.conflicting_elsize) + " in its state: numpy ignores it and reads " +
+                 std::to_string(dt.itemsize) + "-byte items, so the bytes after the array are not where the field says");
+    // Read on where joblib reads: what follows the array is still judged.
+  }
   if (dt.holds_objects) {
     // An object array: joblib hands the file to Python's pickle.load, which reads one whole
     // pickle (numpy's _reconstruct and the objects) and stops after its STOP.
-    Machine nested(a_, file_, pos_, end_, JoblibFindClass(false));
+    // That file read starts where the unpickler's file is: after the frame it read whole.
+    const bool inside_frame = frame_end_ != 0 && pos_ < frame_end_;
+    const std::uint64_t nested_at = inside_frame ? frame_end_ : pos_;
+    if (inside_frame) {
+      FrameInvalid(op_at_, OpName() + " builds a joblib object array inside its FRAME (up to byte " +
+                               std::to_string(frame_end_) + "): joblib's pickle.load reads the array's pickle from byte " +
+                               std::to_string(frame_end_) + ", after the frame, not from byte " + std::to_string(pos_) + ".");
+    }
+    Machine nested(a_, file_, nested_at, end_, JoblibFindClass(false));
     auto run = nested.Run();
     if (!run) throw run.error();
     if (!run->stopped) throw Stop{};
-    pos_ = run->end;
-    frame_end_ = 0;
+    if (inside_frame) {
+      resume_at_ = run->end;  // the rest of the frame is read first, then the file from here
+    } else {
+      pos_ = run->end;
+      frame_end_ = 0;
+    }
     return run->root ? *run->root : Unknown();
   }
   if (frame_end_ != 0 && pos_ < frame_end_) {
@@ -1674,6 +1702,11 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
       if (frame_end_ != 0 && op_at_ < frame_end_ && pos_ > frame_end_) {
         FrameInvalid(op_at_, OpName() + " runs past the end of its FRAME (byte " + std::to_string(frame_end_) +
                                  "): pickle.load from a file and pickle.loads read different opcodes from here.");
+      }
+      if (resume_at_ != 0 && pos_ == frame_end_) {  // the frame an object array's pickle followed is read
+        pos_ = resume_at_;
+        resume_at_ = 0;
+        frame_end_ = 0;
       }
       op_at_ = pos_;
       const Opcode& op = NextOpcode();
@@ -1852,7 +1885,9 @@ bool Analyser::Machine::StackOp(unsigned char op, PickleEnd& result) {
         Malformed("STOP at byte " + std::to_string(op_at_) + " leaves " + std::to_string(stack_.size()) +
                   " values and " + std::to_string(marks_.size()) + " open marks on the stack.");
       }
-      result.end = pos_;
+      // A file reader goes on after what it has read: past an object array's pickle that
+      // joblib read after this frame, when there was one.
+      result.end = resume_at_ != 0 ? resume_at_ : pos_;
       if (frame_end_ > pos_) {
         FrameInvalid(op_at_, "The FRAME holding STOP at byte " + std::to_string(op_at_) + " runs on to byte " +
                                  std::to_string(frame_end_) +

@@ -126,6 +126,11 @@ struct NumpyDtypeValue {
   std::uint64_t itemsize = 0;
   bool holds_objects = false;  ///< "O", or a structured dtype with an object field (flags & 1)
   bool structured = false;     ///< fields given in its state
+  /// numeric, object and datetime codes: numpy keeps the code's size whatever the state says
+  /// (only flexible codes, S, U and V, take the state's elsize).
+  bool fixed_size = false;
+  /// A fixed-size code's state elsize that is neither -1 (numpy's own) nor the code's size.
+  std::optional<std::int64_t> conflicting_elsize;
   /// The descr numpy prints ("<f4").
   [[nodiscard]] std::string Descr() const { return std::string(1, byte_order) + code; }
 };
