@@ -10,6 +10,14 @@
   custom.onnx       a node of a custom domain (com.example.MyGelu)
   pyop.onnx         an onnxruntime-extensions ai.onnx.contrib PyOp node
   unordered.onnx    model.onnx with its two nodes swapped: a node reads an output not yet made
+  function_pyop.onnx   a PyOp inside the body of a model-local function (com.local.Wrapped)
+  function_domain.onnx a node of com.local that no local function defines, beside one that does
+  function_clean.onnx  the local function with a standard body (a near miss)
+  sparse_constant.onnx a Constant whose sparse_value keeps its values at ../outside/secret.bin
+                       (the ONNX Runtime 1.26.0 bypass)
+  dotted.onnx          external data at ".weights.data": 'weights.data' to onnx 1.12, which
+                       strips leading dots, '.weights.data' to later loaders
+  both.onnx            a tensor with external data that also carries raw_data
 """
 import os
 import sys
@@ -63,3 +71,48 @@ first.CopyFrom(unordered.graph.node[0])
 unordered.graph.node.remove(unordered.graph.node[0])
 unordered.graph.node.append(first)
 onnx.save(unordered, os.path.join(out, "unordered.onnx"))
+
+
+def with_function(body_domain, body_op, extra=None):
+    """A model whose main graph calls the model-local function com.local.Wrapped."""
+    function = helper.make_function("com.local", "Wrapped", ["x"], ["y"],
+                                    [helper.make_node(body_op, ["x"], ["y"], domain=body_domain)],
+                                    [helper.make_opsetid("", 17), helper.make_opsetid("ai.onnx.contrib", 1)])
+    nodes = [helper.make_node("Wrapped", ["X"], ["Y"], domain="com.local")]
+    if extra:
+        nodes.append(helper.make_node(extra, ["Y"], ["W"], domain="com.local"))
+    graph = helper.make_graph(nodes, "main", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1])],
+                              [helper.make_tensor_value_info("W" if extra else "Y", TensorProto.FLOAT, [1])])
+    return helper.make_model(graph, functions=[function],
+                             opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.local", 1)])
+
+
+onnx.save(with_function("ai.onnx.contrib", "PyOp"), os.path.join(out, "function_pyop.onnx"))
+onnx.save(with_function("", "Relu", extra="Other"), os.path.join(out, "function_domain.onnx"))
+clean_function = with_function("", "Relu")
+onnx.checker.check_model(clean_function)
+onnx.save(clean_function, os.path.join(out, "function_clean.onnx"))
+
+values = numpy_helper.from_array(np.ones(2, dtype=np.float32), "sparse.values")
+values.ClearField("raw_data")
+values.data_location = TensorProto.EXTERNAL
+for key, value in (("location", "../outside/secret.bin"), ("offset", "0"), ("length", "8")):
+    values.external_data.add(key=key, value=value)
+sparse = helper.make_sparse_tensor(values, numpy_helper.from_array(np.array([0, 3], dtype=np.int64), "sparse.indices"),
+                                   [4])
+graph = helper.make_graph([helper.make_node("Constant", [], ["C"], sparse_value=sparse),
+                           helper.make_node("Identity", ["C"], ["Z"])], "main", [],
+                          [helper.make_tensor_value_info("Z", TensorProto.FLOAT, [4])])
+onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+          os.path.join(out, "sparse_constant.onnx"))
+
+dotted = base()
+for t in dotted.graph.initializer:
+    t.ClearField("raw_data")
+    t.data_location = TensorProto.EXTERNAL
+    t.external_data.add(key="location", value=".weights.data")
+onnx.save(dotted, os.path.join(out, "dotted.onnx"))
+both = onnx.load(os.path.join(out, "external.onnx"), load_external_data=False)
+both.graph.initializer[0].raw_data = np.zeros(12, dtype=np.float32).tobytes()
+with open(os.path.join(out, "both.onnx"), "wb") as f:  # onnx.save would move raw_data into weights.data
+    f.write(both.SerializeToString())

@@ -159,5 +159,51 @@ TEST_F(OnnxFiles, NodesOutOfTopologicalOrderFailAsOnnxCheckerFailsThem) {
   }
 }
 
+// Issue 46, fail-open 5: model-local function bodies are walked as graphs are (a PyOp there
+// fails), and a local function no longer silences its domain: a node of that domain that no
+// function defines is still a custom-domain warning. A standard body stays quiet.
+TEST_F(OnnxFiles, FunctionBodiesAreWalkedAndDomainsJudgedPerNode) {
+  for (const AuditResult& result : {Audit("function_pyop.onnx"), AuditInFolder("function_pyop.onnx")}) {
+    EXPECT_TRUE(HasFinding(result, "onnx-python-op",
+                           "Node 0 of function 'Wrapped' is an ai.onnx.contrib PyOp: onnxruntime-extensions runs a "
+                           "Python function for it when the model runs."))
+        << Describe(result);
+    EXPECT_EQ(VerdictOf(result, Severity::kError), Verdict::kFail);
+  }
+  const AuditResult domain = Audit("function_domain.onnx");
+  const auto custom = FindingsOf(domain, "onnx-custom-domain");
+  ASSERT_EQ(custom.size(), 1U) << Describe(domain);
+  EXPECT_NE(custom[0]->message.find("Domain 'com.local' has node types 'Other': no local function defines it"),
+            std::string::npos)
+      << custom[0]->message;
+  const AuditResult clean = Audit("function_clean.onnx");
+  EXPECT_TRUE(clean.findings.empty()) << Describe(clean);
+}
+
+// Issue 46, fail-open 7: a Constant's sparse_value keeps its values in external data like any
+// tensor: the location is checked (alone and in a folder), as for initializers.
+TEST_F(OnnxFiles, ASparseConstantsExternalDataIsChecked) {
+  for (const AuditResult& result : {Audit("sparse_constant.onnx"), AuditInFolder("sparse_constant.onnx")}) {
+    EXPECT_TRUE(HasFinding(result, "onnx-external-data-escape",
+                           "The external data location of tensor 'Constant#0.sparse_value', '../outside/secret.bin', "
+                           "has a '..' component: loading the model reads a file outside its folder."))
+        << Describe(result);
+    EXPECT_EQ(VerdictOf(result, Severity::kError), Verdict::kFail);
+  }
+}
+
+// A location that onnx 1.12 (which strips leading dots and slashes) and later loaders read as
+// two files is refused; external data that also carries raw_data is refused as onnx's checker
+// refuses it. The data onnx.save_model writes ("weights.data") stays quiet (above).
+TEST_F(OnnxFiles, LocationsLoadersReadDifferentlyAndDoubleDataFail) {
+  EXPECT_TRUE(HasFinding(Audit("dotted.onnx"), "onnx-external-data-escape",
+                         "The external data location of tensor 'fc.weight', '.weights.data', means 'weights.data' to "
+                         "onnx 1.12 (which strips leading '.' and '/') and '.weights.data' to later versions and "
+                         "runtimes: loaders read different files."));
+  EXPECT_TRUE(HasFinding(Audit("both.onnx"), "onnx-tensor-invalid",
+                         "Tensor 'fc.weight' keeps its data externally and also carries data of its own: onnx's "
+                         "checker refuses it, and loaders disagree on which data they use."));
+}
+
 }  // namespace
 }  // namespace ckpt::testing

@@ -108,19 +108,36 @@ bool IsStandardDomain(std::string_view domain) {
          domain == "ai.onnx.preview.training";
 }
 
-// Why an external data location escapes the model's folder; nullopt when it does not.
+// Why an external data location escapes the model's folder, or means different files to
+// different loaders (the message's tail says which); nullopt when it names one file inside it.
 std::optional<std::string> EscapeReason(std::string_view location) {
-  if (location.empty()) return "is empty";
-  if (location.find('\0') != std::string_view::npos) return "holds a NUL";
-  if (location.front() == '/') return "is absolute";
-  if (location.find('\\') != std::string_view::npos) return "holds a backslash";
+  auto escapes = [](std::string_view why) {
+    return std::string(why) + ": loading the model reads a file outside its folder";
+  };
+  if (location.empty()) return escapes("is empty");
+  if (location.find('\0') != std::string_view::npos) return escapes("holds a NUL");
+  if (location.front() == '/') return escapes("is absolute");
+  if (location.find('\\') != std::string_view::npos) return escapes("holds a backslash");
   if (location.size() >= 2 && location[1] == ':' && std::isalpha(static_cast<unsigned char>(location[0])) != 0) {
-    return "names a drive";
+    return escapes("names a drive");
   }
   for (std::size_t from = 0; from <= location.size();) {
     const std::size_t slash = std::min(location.find('/', from), location.size());
-    if (location.substr(from, slash - from) == "..") return "has a '..' component";
+    if (location.substr(from, slash - from) == "..") return escapes("has a '..' component");
     from = slash + 1;
+  }
+  // onnx 1.12 opens location.lstrip('/.'), later versions and runtimes the path as written:
+  // both must name one file (a leading "./" is the same file; ".w.bin" is not "w.bin").
+  std::string_view as_written = location;
+  while (as_written.starts_with("./")) {
+    as_written.remove_prefix(2);
+    while (as_written.starts_with('/')) as_written.remove_prefix(1);
+  }
+  std::string_view stripped = location;
+  while (!stripped.empty() && (stripped.front() == '/' || stripped.front() == '.')) stripped.remove_prefix(1);
+  if (stripped != as_written) {
+    return "means " + QuoteForMessage(stripped, 120) + " to onnx 1.12 (which strips leading '.' and '/') and " +
+           QuoteForMessage(as_written, 120) + " to later versions and runtimes: loaders read different files";
   }
   return std::nullopt;
 }
@@ -134,15 +151,25 @@ class ModelWalker {
       Report(Diag::kOnnxInvalid, "The model has no graph: it is not a model a runtime can load.");
       return;
     }
+    // A node that calls a model-local function needs no operator library; any other node of
+    // that function's domain still does (the warning is per node, never per domain).
     std::set<std::string, std::less<>> local_domains;
-    for (const onnx::FunctionProto& f : model.functions()) local_domains.insert(f.domain());
+    for (const onnx::FunctionProto& f : model.functions()) {
+      local_domains.insert(f.domain());
+      local_functions_.emplace(f.domain(), f.name());
+    }
     for (const onnx::OperatorSetIdProto& opset : model.opset_import()) {
       if (!IsStandardDomain(opset.domain()) && !local_domains.contains(opset.domain())) {
         custom_[opset.domain()];  // named even when no node uses it
       }
     }
     UnknownFields(model, "the model");
-    pending_.push_back({&model.graph(), 1, std::make_shared<Scope>()});
+    pending_.push_back({&model.graph(), nullptr, 1, std::make_shared<Scope>()});
+    // Function bodies are walked as graphs are: their nodes, attributes and subgraphs.
+    for (const onnx::FunctionProto& f : model.functions()) {
+      auto inputs = std::make_shared<Scope>(f.input().begin(), f.input().end());
+      pending_.push_back({nullptr, &f, 1, std::move(inputs)});
+    }
     while (!pending_.empty() && !stopped_) {
       Pending p = std::move(pending_.back());
       pending_.pop_back();
@@ -151,7 +178,13 @@ class ModelWalker {
         return;
       }
       Scope scope = *p.outer;
-      Graph(*p.graph, scope, local_domains, p.depth);
+      if (p.graph != nullptr) {
+        Graph(*p.graph, scope, p.depth);
+      } else {
+        nodes_ += static_cast<std::uint64_t>(p.function->node_size());
+        if (nodes_ > kMaxNodes) return Budget("it has more than 10^6 nodes");
+        Nodes(p.function->node(), scope, "function " + QuoteForMessage(p.function->name(), 60), p.depth);
+      }
     }
     for (const auto& [domain, ops] : custom_) {
       std::string listed;
@@ -168,12 +201,13 @@ class ModelWalker {
   // One graph: its initializers listed and checked, its nodes in topological order.
   using Scope = std::set<std::string, std::less<>>;
   struct Pending {
-    const onnx::GraphProto* graph;
+    const onnx::GraphProto* graph;        ///< a graph, or
+    const onnx::FunctionProto* function;  ///< a model-local function's body
     std::size_t depth;
     std::shared_ptr<const Scope> outer;  ///< the names a subgraph sees: those defined before its node
   };
 
-  void Graph(const onnx::GraphProto& graph, Scope& defined, const Scope& local_domains, std::size_t depth) {
+  void Graph(const onnx::GraphProto& graph, Scope& defined, std::size_t depth) {
     const std::string shown = QuoteForMessage(graph.name(), 60);
     initializers_ += static_cast<std::uint64_t>(graph.initializer_size() + graph.sparse_initializer_size());
     nodes_ += static_cast<std::uint64_t>(graph.node_size());
@@ -201,23 +235,31 @@ class ModelWalker {
       std::vector<std::uint64_t> dims;
       for (std::int64_t d : s.dims()) dims.push_back(d < 0 ? 0 : static_cast<std::uint64_t>(d));
       Tensor(s.values(), name, dims);
-      ExternalData(s.indices(), name, std::nullopt);
+      ExternalData(s.indices(), name + " (indices)", std::nullopt);
     }
     for (const onnx::ValueInfoProto& input : graph.input()) defined.insert(input.name());
-    for (int i = 0; i < graph.node_size(); ++i) {
-      const onnx::NodeProto& node = graph.node(i);
+    Nodes(graph.node(), defined, "graph " + shown, depth);
+  }
+
+  // The nodes of a graph or a function body, in topological order: their operators, inputs,
+  // the tensors in their attributes (a Constant's value and sparse_value among them) and
+  // their subgraphs.
+  void Nodes(const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, Scope& defined,
+             const std::string& shown, std::size_t depth) {
+    for (int i = 0; i < nodes.size() && !stopped_; ++i) {
+      const onnx::NodeProto& node = nodes.Get(i);
       if (node.domain() == "ai.onnx.contrib" && node.op_type() == "PyOp") {
-        Report(Diag::kOnnxPythonOp, "Node " + std::to_string(i) + " of graph " + shown +
+        Report(Diag::kOnnxPythonOp, "Node " + std::to_string(i) + " of " + shown +
                                         " is an ai.onnx.contrib PyOp: onnxruntime-extensions runs a Python "
                                         "function for it when the model runs.");
-      } else if (!IsStandardDomain(node.domain()) && !local_domains.contains(node.domain())) {
+      } else if (!IsStandardDomain(node.domain()) && !local_functions_.contains(std::pair<std::string, std::string>(node.domain(), node.op_type()))) {
         auto& ops = custom_[node.domain()];
         if (ops.size() < 8) ops.insert(node.op_type());
       }
       for (const std::string& input : node.input()) {
         if (!input.empty() && !defined.contains(input)) {
           Report(Diag::kOnnxInvalid, "Node " + std::to_string(i) + " (" + QuoteForMessage(node.op_type(), 40) +
-                                         ") of graph " + shown + " reads " + QuoteForMessage(input, 80) +
+                                         ") of " + shown + " reads " + QuoteForMessage(input, 80) +
                                          ", which no initializer, graph input or earlier node output defines.");
         }
       }
@@ -232,8 +274,8 @@ class ModelWalker {
           }
           before = std::make_shared<const Scope>(defined);
         }
-        if (a.has_g()) pending_.push_back({&a.g(), depth + 1, before});
-        for (const onnx::GraphProto& g : a.graphs()) pending_.push_back({&g, depth + 1, before});
+        if (a.has_g()) pending_.push_back({&a.g(), nullptr, depth + 1, before});
+        for (const onnx::GraphProto& g : a.graphs()) pending_.push_back({&g, nullptr, depth + 1, before});
       }
       for (const std::string& output : node.output()) defined.insert(output);
       attributes_ += static_cast<std::uint64_t>(node.attribute_size());
@@ -242,10 +284,21 @@ class ModelWalker {
         return;
       }
       for (const onnx::AttributeProto& a : node.attribute()) {
-        if (a.has_t()) Tensor(a.t(), node.name() + "." + a.name(), std::nullopt, /*listed=*/false);
-        for (const onnx::TensorProto& t : a.tensors()) Tensor(t, node.name() + "." + a.name(), std::nullopt, false);
+        // An unnamed node (a Constant usually is) is named by its operator and index.
+        const std::string named =
+            (node.name().empty() ? node.op_type() + "#" + std::to_string(i) : node.name()) + "." + a.name();
+        if (a.has_t()) Tensor(a.t(), named, std::nullopt, /*listed=*/false);
+        for (const onnx::TensorProto& t : a.tensors()) Tensor(t, named, std::nullopt, false);
+        if (a.has_sparse_tensor()) SparseAttribute(a.sparse_tensor(), named);
+        for (const onnx::SparseTensorProto& t : a.sparse_tensors()) SparseAttribute(t, named);
       }
     }
+  }
+
+  // A sparse tensor in an attribute (a Constant's sparse_value): both of its tensors checked.
+  void SparseAttribute(const onnx::SparseTensorProto& sparse, const std::string& name) {
+    Tensor(sparse.values(), name, std::nullopt, /*listed=*/false);
+    Tensor(sparse.indices(), name + " (indices)", std::nullopt, /*listed=*/false);
   }
 
   // Checks a tensor's sizes and external data; lists it when it is an initializer.
@@ -274,6 +327,14 @@ class ModelWalker {
       return;
     }
     if (external) {
+      const bool inline_data = t.has_raw_data() || t.float_data_size() > 0 || t.int32_data_size() > 0 ||
+                               t.string_data_size() > 0 || t.int64_data_size() > 0 || t.double_data_size() > 0 ||
+                               t.uint64_data_size() > 0;
+      if (inline_data) {
+        Report(Diag::kOnnxTensorInvalid, "Tensor " + shown +
+                                             " keeps its data externally and also carries data of its own: onnx's "
+                                             "checker refuses it, and loaders disagree on which data they use.");
+      }
       const auto bits = type->bits > 0 ? CheckedMul(*numel, type->bits) : std::nullopt;
       ExternalData(t, name, bits ? std::optional<std::uint64_t>((*bits + 7) / 8) : std::nullopt);
     } else if (t.has_raw_data() && type->bits > 0) {
@@ -320,9 +381,8 @@ class ModelWalker {
     }
     const std::string where = location.value_or(std::string());
     if (auto reason = EscapeReason(where)) {
-      Report(Diag::kOnnxExternalDataEscape, "The external data location of tensor " + QuoteForMessage(name, 80) + ", " +
-                                                QuoteForMessage(where, 120) + ", " + *reason +
-                                                ": loading the model reads a file outside its folder.");
+      Report(Diag::kOnnxExternalDataEscape, "The external data location of tensor " + QuoteForMessage(name, 80) +
+                                                ", " + QuoteForMessage(where, 120) + ", " + *reason + ".");
       return;
     }
     if (facts_.external.size() < kMaxInitializers) {
@@ -378,6 +438,7 @@ class ModelWalker {
   std::vector<Pending> pending_;
   std::uint64_t scope_copied_ = 0;
   std::map<std::string, std::set<std::string>> custom_;
+  std::set<std::pair<std::string, std::string>> local_functions_;  ///< (domain, name)
   std::set<std::string> unread_;
   std::uint64_t nodes_ = 0;
   OnnxFacts& facts_;
