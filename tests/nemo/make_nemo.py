@@ -12,6 +12,9 @@ tests/rules/nemo-target-unsafe_test.cpp (formats.md section 9), into the directo
   gzip.nemo       clean.nemo as older NeMo releases wrote it (w:gz)
   deep.nemo       clean.nemo with a member nine folders deep
   artifact.nemo   clean.nemo with a tokenizer artifact that is a payload pickle
+  cls.nemo        a Hydra 0.x config: `cls: os.system` with `params` (NeMo's _convert_config
+                  makes it a _target_ before instantiating)
+  cls_allowed.nemo  the same shape naming a NeMo class (a near miss)
 
 Debian has no NeMo: the layout is save_restore_connector.py's. Nothing here is ever loaded.
 """
@@ -82,3 +85,5 @@ write("payload.nemo", weights=pickle.dumps({"encoder.weight": Payload()}, protoc
 write("gzip.nemo", mode="w:gz")
 write("deep.nemo", extra="a/b/c/d/e/f/g/h/i/notes.txt")
 write("artifact.nemo", artifact=pickle.dumps(Payload(), protocol=2))
+write("cls.nemo", CONFIG + "loss:\n  cls: os.system\n  params:\n    command: touch " + marker + "\n")
+write("cls_allowed.nemo", CONFIG + "loss:\n  cls: nemo.collections.asr.losses.CTCLoss\n  params:\n    num_classes: 28\n")

@@ -86,6 +86,24 @@ TEST_F(NemoFiles, ATargetOutsideTheAllowlistFails) {
   }
 }
 
+// Issue 46: Hydra 0.x's `cls` (with `params`) is a target too: NeMo's _convert_config turns it
+// into `_target_` before it instantiates the config. A NeMo class under `cls` stays quiet.
+TEST_F(NemoFiles, AHydraZeroClsKeyIsATarget) {
+  for (const AuditResult& result : {Audit("cls.nemo"), AuditInFolder("cls.nemo")}) {
+    const auto found = FindingsOf(result, "nemo-target-unsafe");
+    ASSERT_EQ(found.size(), 1U) << Describe(result);
+    EXPECT_EQ(found[0]->message,
+              "The cls at line 14 is 'os.system': restoring the model instantiates it (Hydra), and only "
+              "nemo.collections / nemo.core classes and torch.nn, torch.optim and torch.utils.data classes are "
+              "allowed.");
+    EXPECT_EQ(VerdictOf(result, Severity::kError), Verdict::kFail);
+  }
+  for (const AuditResult& result : {Audit("cls_allowed.nemo"), AuditInFolder("cls_allowed.nemo")}) {
+    EXPECT_TRUE(FindingsOf(result, "nemo-target-unsafe").empty()) << Describe(result);
+    EXPECT_EQ(VerdictOf(result, Severity::kError), Verdict::kPass) << Describe(result);
+  }
+}
+
 TEST_F(NemoFiles, AnchorsAndTagsAreRefusedBeforeAnythingExpands) {
   for (const AuditResult& result : {Audit("laughs.nemo"), AuditInFolder("laughs.nemo")}) {
     EXPECT_TRUE(HasFinding(result, "nemo-config-invalid", "it declares an anchor (&'a')")) << Describe(result);

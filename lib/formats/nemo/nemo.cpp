@@ -102,7 +102,11 @@ bool IsAllowedTarget(std::string_view target) {
   return IsClassName(last);
 }
 
-bool IsTargetKey(std::string_view key) { return key == "_target_" || key == "target"; }
+// Hydra 1.x's keys, and Hydra 0.x's `cls` and `class`, which NeMo's _convert_config turns into
+// `_target_` before instantiating (code-in-metadata.md section 1).
+bool IsTargetKey(std::string_view key) {
+  return key == "_target_" || key == "target" || key == "cls" || key == "class";
+}
 
 // Parses model_config.yaml with libyaml's event parser: bounded depth, no aliases, anchors,
 // tags or duplicate keys, one document; every target value checked.
