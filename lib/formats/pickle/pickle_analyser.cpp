@@ -7,6 +7,7 @@
 #include <cstring>
 #include <set>
 #include <string_view>
+#include <unordered_map>
 
 #include "lib/core/checked_math.h"
 #include "lib/core/text.h"
@@ -16,6 +17,25 @@
 #include "lib/io/file_cursor.h"
 
 namespace ckpt::pickle {
+
+void Budget::ScaleTo(std::uint64_t pickle_bytes) {
+  const std::uint64_t p = pickle_bytes;
+  auto times = [&](std::uint64_t k) { return p > UINT64_MAX / k ? UINT64_MAX : p * k; };
+  max_values = std::max(max_values, times(4));
+  max_text_bytes = std::max(max_text_bytes, times(2));
+  max_opcodes = std::max(max_opcodes, p);
+  max_path_bytes = std::max(max_path_bytes, times(8));
+}
+
+std::string DescribeLimit(std::uint64_t limit) {
+  if (limit == Budget::kMinValues) return "2^21";
+  if (limit == Budget::kMinOpcodes) return "2^24";
+  return std::to_string(limit);
+}
+
+std::string DescribeByteLimit(std::uint64_t limit) {
+  return limit == Budget::kMinTextBytes ? std::string("64 MiB") : std::to_string(limit) + " bytes";
+}
 namespace {
 
 // numpy.dtype's first argument as joblib writes it: a kind letter and a size ("f4", "O8",
@@ -789,12 +809,12 @@ IoResult<std::optional<std::string>> Analyser::Machine::Line() {
 bool Analyser::Machine::ChargeText(std::uint64_t n, std::uint64_t at) {
   Budget& b = a_.budget_;
   if (b.exceeded) return false;
-  if (n > Budget::kMaxTextBytes - b.text_bytes) {
+  if (n > b.max_text_bytes - b.text_bytes) {
     b.exceeded = true;
     a_.Report(Diag::kPickleBudgetExceeded, at,
               "The pickle asks for " + std::to_string(n) + " more bytes of strings (" + std::to_string(b.text_bytes) +
                   " so far) at byte " + std::to_string(at) +
-                  ", past the budget of 64 MiB per file: analysis stops here.");
+                  ", past the budget of " + DescribeByteLimit(b.max_text_bytes) + " per file: analysis stops here.");
     return false;
   }
   b.text_bytes += n;
@@ -804,10 +824,11 @@ bool Analyser::Machine::ChargeText(std::uint64_t n, std::uint64_t at) {
 bool Analyser::Machine::ChargeValue() {
   Budget& b = a_.budget_;
   if (b.exceeded) return false;
-  if (++b.values > Budget::kMaxValues) {
+  if (++b.values > b.max_values) {
     b.exceeded = true;
     a_.Report(Diag::kPickleBudgetExceeded, op_at_,
-              "The pickle makes more than 2^21 values (pushes, DUP, GET and memo copies) by byte " +
+              "The pickle makes more than " + DescribeLimit(b.max_values) +
+                  " values (pushes, DUP, GET and memo copies) by byte " +
                   std::to_string(op_at_) + " (an expansion attack?): analysis stops here.");
     return false;
   }
@@ -1645,10 +1666,18 @@ void Analyser::Machine::AddItems(ValueId target, const std::vector<ValueId>& ite
                                                              : t.kind == Kind::kList;
   if (!fits) {
     // CPython calls the object's own append / extend / __setitem__ / add.
+    const bool sets_items = std::string_view(opcode) == "SETITEM" || std::string_view(opcode) == "SETITEMS";
     if (t.kind == Kind::kObject || t.kind == Kind::kUnknown) {
       a_.Report(Diag::kPickleCallUnsafe, op_at_,
                 OpName() + " (" + opcode + ") calls a method of " + a_.Render(target) + " with its items.",
                 a_.GlobalOf(target), a_.RenderedCallOf(target));
+    } else if (sets_items && (t.kind == Kind::kTensor || t.kind == Kind::kStorage)) {
+      // Tensors and storages take item assignment, and torch's weights-only unpickler applies
+      // SETITEM to whatever is on the stack (CVE-2026-24747: a write through the storage).
+      a_.Report(Diag::kPickleCallUnsafe, op_at_,
+                OpName() + " assigns items of " + (t.kind == Kind::kTensor ? "a rebuilt tensor" : "a storage") +
+                    ": loading calls its __setitem__, which writes into its memory (the CVE-2026-24747 primitive, "
+                    "which torch.load applies even with weights_only=True).");
     } else {
       Malformed(OpName() + " (" + opcode + ") adds items to " + a_.Render(target) + ", which has no such method.");
     }
@@ -1745,10 +1774,11 @@ IoResult<PickleEnd> Analyser::Machine::Run() {
 
 const Opcode& Analyser::Machine::NextOpcode() {
   Budget& budget = a_.budget_;
-  if (++budget.opcodes > Budget::kMaxOpcodes) {
+  if (++budget.opcodes > budget.max_opcodes) {
     budget.exceeded = true;
     a_.Report(Diag::kPickleBudgetExceeded, op_at_,
-              "The pickle runs past 2^24 opcodes by byte " + std::to_string(op_at_) + ": analysis stops here.");
+              "The pickle runs past " + DescribeLimit(budget.max_opcodes) + " opcodes by byte " +
+                  std::to_string(op_at_) + ": analysis stops here.");
     throw Stop{};
   }
   auto code = Take(1);
@@ -2359,98 +2389,161 @@ IoResult<std::optional<PickleEnd>> AnalyseStream(Analyser& analyser, const Rando
 }
 
 IoResult<PickleEnd> Analyser::Run(const RandomAccessFile& file, std::uint64_t begin, std::uint64_t end) {
+  budget_.ScaleTo(end - begin);
   Machine machine(*this, file, begin, end);
   return machine.Run();
 }
 
 std::vector<NamedTensor> Analyser::ListTensors(ValueId root, std::uint64_t offset, std::vector<std::string>* others) {
   constexpr std::size_t kMaxDepth = 256;
-  std::vector<NamedTensor> out;
-  std::map<std::string, std::uint32_t> seen;  // name -> tensor
-  struct Frame {
-    ValueId id;
-    std::string path;
-    bool exit;  // leaving a container: it is no longer on the path
+  constexpr std::size_t kMaxOthers = 100'000;
+  // A path is a chain of parts kept by reference (a str key of the pickle, an int key, a list
+  // index) and spelled only for what is listed, in a second walk once the first has measured
+  // every name: tied values under long memoized keys would otherwise spell gigabytes of names
+  // from a few kilobytes of pickle, and a listing past its budget spells none.
+  enum class PartKind : std::uint8_t { kRoot, kText, kIntKey, kIndex };
+  struct Part {
+    std::uint64_t length = 0;  ///< of the whole path this part ends
+    std::uint32_t parent = 0;  ///< index into `entered` (0: before the root)
+    std::uint32_t part = 0;    ///< a text index, an int key's ValueId, or a list index
+    PartKind kind = PartKind::kRoot;
   };
-  std::vector<Frame> todo{{root, "", false}};
-  std::set<ValueId> on_path;  // cycles are cut: a container is not entered inside itself
+  std::vector<Part> entered;  // the containers on the current path, each with its path (a stack)
+  auto spell_part = [&](const Part& p) -> std::string {
+    switch (p.kind) {
+      case PartKind::kText:
+        return texts_[p.part];
+      case PartKind::kIntKey:
+        return std::to_string(NumberOf(values_[p.part]));
+      case PartKind::kIndex:
+        return std::to_string(p.part);
+      case PartKind::kRoot:
+        break;
+    }
+    return "";
+  };
+  auto with_length = [&](Part p) {
+    const Part& parent = entered[p.parent];
+    const std::uint64_t own = p.kind == PartKind::kText ? texts_[p.part].size() : spell_part(p).size();
+    p.length = parent.length + (parent.kind == PartKind::kRoot ? 0 : 1) + own;  // the root's children: no dot
+    return p;
+  };
+  auto spell = [&](const Part& last) {
+    std::string path;
+    path.reserve(static_cast<std::size_t>(last.length));
+    std::vector<const Part*> chain;
+    for (const Part* at = &last; at->kind != PartKind::kRoot; at = &entered[at->parent]) chain.push_back(at);
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      if (it != chain.rbegin()) path += '.';
+      path += spell_part(**it);
+    }
+    return path;
+  };
+  std::vector<NamedTensor> out;
+  std::unordered_map<std::size_t, std::vector<std::uint32_t>> listed;  // name hash -> indexes into out
   std::size_t reported = 0;
   auto report = [&](std::string message) {
     if (reported++ < 16) Report(Diag::kPickleTensorName, offset, std::move(message));
   };
-  while (!todo.empty()) {
-    Frame f = std::move(todo.back());
-    todo.pop_back();
-    if (f.exit) {
-      on_path.erase(f.id);
-      continue;
-    }
-    if (!budget_.exceeded && ++budget_.values > Budget::kMaxValues) {
+  // One walk of the object: the first measures (values visited, bytes of the names it would
+  // spell) against the budgets, the second spells the names and judges them.
+  auto walk = [&](bool measuring) {
+    entered.assign(1, Part{});
+    struct Frame {
+      ValueId id;
+      Part path;
+      bool exit;  // leaving a container: it is no longer on the path
+    };
+    std::vector<Frame> todo{{root, Part{}, false}};
+    std::set<ValueId> on_path;  // cycles are cut: a container is not entered inside itself
+    std::size_t others_listed = 0;
+    auto charge = [&](std::uint64_t length) {
+      budget_.path_bytes += length;
+      if (budget_.path_bytes <= budget_.max_path_bytes) return true;
       budget_.exceeded = true;
       Report(Diag::kPickleBudgetExceeded, offset,
-             "Listing tensors visits more than 2^21 (path, value) pairs (shared values reached many ways): the "
-             "listing stops here.");
-    }
-    if (budget_.exceeded) break;
-    if (values_[f.id].kind == Kind::kEstimator) {
-      // A scikit-learn object's arrays are its attributes: named by them, as a dict's by keys.
-      const EstimatorValue& e = estimators_[values_[f.id].aux];
-      if (!e.state) continue;
-      if (f.id == root) root = *e.state;
-      f.id = *e.state;
-    }
-    const Value& v = values_[f.id];
-    if (v.kind == Kind::kTensor) {
-      auto [it, inserted] = seen.emplace(f.path, v.aux);
-      if (!inserted && it->second != v.aux) {
-        report("Two paths in the object give the tensor name " + Quoted(f.path) +
-               " to different tensors: a loader keeps one of them.");
-      } else if (inserted) {
-        out.push_back({f.path, v.aux});
+             "Listing tensors spells more than " + DescribeByteLimit(budget_.max_path_bytes) +
+                 " of path names (values reached many ways under long names): nothing is listed.");
+      return false;
+    };
+    while (!todo.empty()) {
+      Frame f = todo.back();
+      todo.pop_back();
+      if (f.exit) {  // its children were all walked: its path is no longer referred to
+        on_path.erase(f.id);
+        entered.pop_back();
+        continue;
       }
-      continue;
-    }
-    const bool container = v.kind == Kind::kDict || v.kind == Kind::kList || v.kind == Kind::kTuple;
-    if (!container && others != nullptr && others->size() < 100000) others->push_back(f.path);
-    if (!container || on_path.contains(f.id)) continue;
-    if (on_path.size() >= kMaxDepth) {
-      report("The object nests deeper than " + std::to_string(kMaxDepth) + " levels under " + Quoted(f.path) +
-             ": tensors below are not listed.");
-      continue;
-    }
-    on_path.insert(f.id);
-    todo.push_back({f.id, "", true});
-    // Every path name built is charged: tied values under long memoized paths would
-    // otherwise spell gigabytes of names from a few kilobytes of pickle.
-    auto child = [&](const std::string& part) {
-      std::string path = f.path.empty() && f.id == root ? part : f.path + "." + part;
-      budget_.path_bytes += path.size();
-      if (!budget_.exceeded && budget_.path_bytes > Budget::kMaxPathBytes) {
+      if (measuring && ++budget_.values > budget_.max_values) {
         budget_.exceeded = true;
         Report(Diag::kPickleBudgetExceeded, offset,
-               "Listing tensors spells more than 64 MiB of path names (values reached many ways under long names): "
-               "the listing stops here.");
+               "Listing tensors visits more than " + DescribeLimit(budget_.max_values) +
+                   " (path, value) pairs (shared values reached many ways): nothing is listed.");
+        return false;
       }
-      if (budget_.exceeded) path.clear();
-      return path;
-    };
-    const auto& items = ItemsOf(v);
-    if (v.kind == Kind::kDict) {
-      for (std::size_t i = items.size(); i >= 2; i -= 2) {
-        const Value& key = values_[items[i - 2]];
-        if (key.kind == Kind::kStr) {
-          todo.push_back({items[i - 1], child(texts_[key.aux]), false});
-        } else if (key.kind == Kind::kInt) {
-          todo.push_back({items[i - 1], child(std::to_string(NumberOf(key))), false});
+      if (values_[f.id].kind == Kind::kEstimator) {
+        // A scikit-learn object's arrays are its attributes: named by them, as a dict's by keys.
+        const EstimatorValue& e = estimators_[values_[f.id].aux];
+        if (!e.state) continue;
+        f.id = *e.state;
+      }
+      const Value& v = values_[f.id];
+      const bool container = v.kind == Kind::kDict || v.kind == Kind::kList || v.kind == Kind::kTuple;
+      if (v.kind == Kind::kTensor || (!container && others != nullptr && others_listed < kMaxOthers)) {
+        if (v.kind != Kind::kTensor) ++others_listed;
+        if (measuring) {
+          if (!charge(f.path.length)) return false;
+        } else if (v.kind != Kind::kTensor) {
+          others->push_back(spell(f.path));
         } else {
-          report("The object has a dict key " + Render(items[i - 2]) + " under " + Quoted(f.path) +
-                 ", neither a str nor an int: tensors under it have no name.");
+          std::string name = spell(f.path);
+          auto& same_hash = listed[std::hash<std::string>{}(name)];
+          const auto same = std::find_if(same_hash.begin(), same_hash.end(),
+                                         [&](std::uint32_t i) { return out[i].name == name; });
+          if (same == same_hash.end()) {
+            same_hash.push_back(static_cast<std::uint32_t>(out.size()));
+            out.push_back({std::move(name), v.aux});
+          } else if (out[*same].tensor != v.aux) {
+            report("Two paths in the object give the tensor name " + Quoted(name) +
+                   " to different tensors: a loader keeps one of them.");
+          }
         }
       }
-    } else {
-      for (std::size_t i = items.size(); i-- > 0;) todo.push_back({items[i], child(std::to_string(i)), false});
+      if (!container || on_path.contains(f.id)) continue;
+      if (on_path.size() >= kMaxDepth) {
+        if (!measuring) {
+          report("The object nests deeper than " + std::to_string(kMaxDepth) + " levels under " +
+                 Quoted(spell(f.path)) + ": tensors below are not listed.");
+        }
+        continue;
+      }
+      on_path.insert(f.id);
+      todo.push_back({f.id, Part{}, true});
+      const auto here = static_cast<std::uint32_t>(entered.size());
+      entered.push_back(f.path);
+      const auto& items = ItemsOf(v);
+      if (v.kind == Kind::kDict) {
+        for (std::size_t i = items.size(); i >= 2; i -= 2) {
+          const Value& key = values_[items[i - 2]];
+          if (key.kind == Kind::kStr) {
+            todo.push_back({items[i - 1], with_length({0, here, key.aux, PartKind::kText}), false});
+          } else if (key.kind == Kind::kInt) {
+            todo.push_back({items[i - 1], with_length({0, here, items[i - 2], PartKind::kIntKey}), false});
+          } else if (!measuring) {
+            report("The object has a dict key " + Render(items[i - 2]) + " under " + Quoted(spell(f.path)) +
+                   ", neither a str nor an int: tensors under it have no name.");
+          }
+        }
+      } else {
+        for (std::size_t i = items.size(); i-- > 0;) {
+          todo.push_back({items[i], with_length({0, here, static_cast<std::uint32_t>(i), PartKind::kIndex}), false});
+        }
+      }
     }
-  }
+    return true;
+  };
+  if (budget_.exceeded || !walk(/*measuring=*/true)) return out;
+  walk(/*measuring=*/false);
   return out;
 }
 

@@ -25,18 +25,31 @@
 
 namespace ckpt::pickle {
 
-/// Per-file budgets (section 6). Exceeding one ends the analysis with a failing diagnostic.
+/// Per-file budgets (inputs.md section 6), scaled by the size P of the pickle they bound so
+/// that real checkpoints of any size pass and a small file cannot buy large work. Exceeding one
+/// ends the analysis with a failing diagnostic.
 struct Budget {
-  static constexpr std::uint64_t kMaxValues = std::uint64_t{1} << 21;  ///< pushes, DUP, GET and memo copies included
-  static constexpr std::uint64_t kMaxTextBytes = std::uint64_t{64} << 20;  ///< string and bytes lengths, in total
-  static constexpr std::uint64_t kMaxOpcodes = std::uint64_t{1} << 24;
-  static constexpr std::uint64_t kMaxPathBytes = std::uint64_t{64} << 20;  ///< tensor path names, in total
+  static constexpr std::uint64_t kMinValues = std::uint64_t{1} << 21;
+  static constexpr std::uint64_t kMinTextBytes = std::uint64_t{64} << 20;
+  static constexpr std::uint64_t kMinOpcodes = std::uint64_t{1} << 24;
+  static constexpr std::uint64_t kMinPathBytes = std::uint64_t{64} << 20;
+  std::uint64_t max_values = kMinValues;         ///< max(2^21, 4P): pushes, DUP, GET and memo copies included
+  std::uint64_t max_text_bytes = kMinTextBytes;  ///< max(64 MiB, 2P): string and bytes lengths, in total
+  std::uint64_t max_opcodes = kMinOpcodes;       ///< max(2^24, P)
+  std::uint64_t max_path_bytes = kMinPathBytes;  ///< max(64 MiB, 8P): tensor path names, in total
   std::uint64_t path_bytes = 0;
   std::uint64_t values = 0;
   std::uint64_t text_bytes = 0;
   std::uint64_t opcodes = 0;
   bool exceeded = false;
+  /// Raises the limits to those of a pickle of `pickle_bytes` (never lowers them).
+  void ScaleTo(std::uint64_t pickle_bytes);
 };
+
+/// A budget limit as a message says it: "2^21" or "2^24" for the floors, else the number.
+std::string DescribeLimit(std::uint64_t limit);
+/// A byte budget: "64 MiB" for the floor, else "N bytes".
+std::string DescribeByteLimit(std::uint64_t limit);
 
 /// Which persistent ids the container gives meaning to.
 enum class StorageMode : std::uint8_t {

@@ -54,7 +54,7 @@ std::string TokenOf(const RebuiltTensor& t) {
 
 // The listed tensors into `out`, located in their storages' bytes where `record_offset`
 // knows them (absolute offset of a storage's first byte).
-void AddTensors(const Analyser& analyser, const std::vector<NamedTensor>& named,
+void AddTensors(const Analyser& analyser, std::vector<NamedTensor> named,
                 const std::map<std::uint32_t, std::uint64_t>& record_offset, WeightFile& out, const Reporter& report,
                 std::uint64_t at) {
   std::set<std::string> reported_dtypes;
@@ -62,7 +62,8 @@ void AddTensors(const Analyser& analyser, const std::vector<NamedTensor>& named,
   if (out.pickle) {
     for (std::uint32_t i = 0; i < out.pickle->records.size(); ++i) record_at.emplace(out.pickle->records[i].offset, i);
   }
-  for (const NamedTensor& n : named) {
+  out.tensors.reserve(out.tensors.size() + named.size());
+  for (NamedTensor& n : named) {
     const RebuiltTensor& t = analyser.tensors()[n.tensor];
     if (out.pickle) {
       PickleFacts::TensorSource source;
@@ -83,7 +84,7 @@ void AddTensors(const Analyser& analyser, const std::vector<NamedTensor>& named,
       out.pickle->sources.push_back(std::move(source));
     }
     StoredTensor s;
-    s.name = n.name;
+    s.name = std::move(n.name);  // names are held once (a listing may spell up to its budget of them)
     s.dtype = TokenOf(t);
     s.shape = t.shape;
     s.entry_offset = t.offset;
@@ -92,7 +93,7 @@ void AddTensors(const Analyser& analyser, const std::vector<NamedTensor>& named,
     s.neg = t.neg;
     if (t.dtype == nullptr && reported_dtypes.insert(t.torch_dtype).second) {
       report(Diag::kPickleDtypeUnsupported, t.offset,
-             "Tensor " + QuoteForMessage(n.name) + " is " + t.torch_dtype +
+             "Tensor " + QuoteForMessage(s.name) + " is " + t.torch_dtype +
                  ", which has no safetensors dtype token: it cannot be listed or converted faithfully.");
     }
     if (t.dtype != nullptr) s.element = t.dtype->id;
@@ -246,8 +247,10 @@ IoResult<WeightFile> ReadTorchZip(WeightFile wf, const RandomAccessFile& file, D
   }
   std::sort(wf.pickle->records.begin(), wf.pickle->records.end(),
             [](const PickleFacts::Record& a, const PickleFacts::Record& b) { return a.offset < b.offset; });
+  // Once a budget stopped the analysis, the storages after that point were never seen: their
+  // records are not unexpected, and the budget's finding says where the read stopped.
   for (const auto& [key, m] : records) {
-    if (!referenced.contains(key)) {
+    if (!referenced.contains(key) && !analyser.budget().exceeded) {
       report(Diag::kZipMemberUnexpected, m->central_offset,
              "Record " + QuoteForMessage(m->name) +
                  " is referenced by no storage in data.pkl: torch.save writes "
