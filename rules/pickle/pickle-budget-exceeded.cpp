@@ -11,9 +11,11 @@ const RuleInfo kRule{
     .severity = Severity::kError,
     .title = "Pickle analysis budget exceeded",
     .explanation =
-        "Per file, the analysis models at most 2^21 values (pushes, DUP, GET and memo copies), 64 "
-        "MiB of string and bytes lengths and 2^24 opcodes. A stream past these is an expansion "
-        "attack or not a checkpoint; nothing after the point reached is trusted.",
+        "Per file, the budgets scale with the pickle's size P: at most max(2^21, 4P) values (pushes, "
+        "DUP, GET and memo copies, and the (path, value) pairs visited while listing tensors), "
+        "max(64 MiB, 2P) bytes of strings, max(2^24, P) opcodes and max(64 MiB, 8P) bytes of tensor "
+        "names. A stream past these is an expansion attack or not a checkpoint; nothing after the "
+        "point reached is trusted.",
     .remediation = "Do not load the file. Re-export the weights with safetensors.",
     .security = true,
     .tier = Tier::kRootCause,
