@@ -7,11 +7,13 @@
 #include "lib/core/byte_reader.h"
 #include "lib/core/text.h"
 #include "lib/formats/format_table.h"
+#include "lib/formats/joblib/decompress.h"
 #include "lib/formats/pickle/pickle_analyser.h"
 #include "lib/formats/safetensors/safetensors_reader.h"
 #include "lib/formats/tar/tar_reader.h"
 #include "lib/formats/torch/torch_checkpoint.h"
 #include "lib/formats/zip/zip_reader.h"
+#include "lib/json/strict_parser.h"
 
 namespace ckpt {
 IoResult<ClassifiedFile> ClassifyFile(const RandomAccessFile& file) {
@@ -82,17 +84,37 @@ ClassifiedFile ClassifyFileHead(std::span<const std::byte> head, std::uint64_t s
     if (auto description = format->sniff(file)) {
       out.kind = format->kind;
       out.description = std::move(*description);
-      return out;
+      break;
     }
+  }
+  // A safetensors header length's first bytes can spell a weak magic (1f 8b is gzip, 78 9c
+  // zlib: about 1 length in 8,000 does): a file whose header parses is safetensors first.
+  if (out.kind < InputKind::kSafetensors && out.kind != InputKind::kUnknown && open_file != nullptr &&
+      LooksLikeSafetensors(file.bytes, size) && SafetensorsHeaderParses(*open_file)) {
+    out.kind = InputKind::kSafetensors;
+    out.description = "a safetensors file";
   }
   return out;
 }
 
+bool SafetensorsHeaderParses(const RandomAccessFile& file) {
+  std::array<std::byte, 8> prefix{};
+  if (file.size() < 10 || !file.ReadAt(0, prefix)) return false;
+  std::uint64_t n = 0;
+  for (std::size_t i = 0; i < 8; ++i) n |= static_cast<std::uint64_t>(std::to_integer<unsigned>(prefix[i])) << (8 * i);
+  if (n < 2 || n > kMaxSafetensorsHeaderLength || n > file.size() - 8) return false;
+  std::string text(static_cast<std::size_t>(n), '\0');
+  if (!file.ReadAt(8, std::as_writable_bytes(std::span(text)))) return false;
+  json::Document doc(std::move(text));
+  return !json::Parse(doc).has_value() && doc.root().type() == json::Type::kObject;
+}
+
 namespace {
 
-constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kCompressedMagics{{
-    {std::string_view("\x1f\x8b", 2), "a gzip stream"},
-    {"BZh", "a bzip2 stream"},
+// Full signatures only (formats.md section 14): gzip with its deflate method byte; bzip2's
+// level digit is checked in SniffCompressed with its first block's magic.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 3> kCompressedMagics{{
+    {std::string_view("\x1f\x8b\x08", 3), "a gzip stream"},
     {std::string_view("\xfd"
                       "7zXZ\0",
                       6),
@@ -104,6 +126,7 @@ std::optional<std::string> SniffCompressed(const FileHead& head) {
   for (const auto& [magic, name] : kCompressedMagics) {
     if (StartsWith(head.bytes, magic)) return std::string(name);
   }
+  if (joblib::IsBzip2Signature(head.bytes)) return std::string("a bzip2 stream");
   return std::nullopt;
 }
 

@@ -40,4 +40,8 @@ IoResult<ClassifiedFile> ClassifyFile(const RandomAccessFile& file);
 /// N <= size - 8, and the header starts with '{' after JSON whitespace.
 bool LooksLikeSafetensors(std::span<const std::byte> head, std::uint64_t size);
 
+/// Whether `file`'s header (the N bytes after the length) parses as a JSON object: what makes
+/// a safetensors file win over a compression magic its header length happens to spell.
+bool SafetensorsHeaderParses(const RandomAccessFile& file);
+
 }  // namespace ckpt

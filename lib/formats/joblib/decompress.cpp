@@ -321,10 +321,18 @@ std::string_view CodecName(Codec codec) {
   return "";
 }
 
+bool IsBzip2Signature(std::span<const std::byte> head) {
+  // "BZh", the block size digit, then the first block's magic (pi's digits in BCD).
+  constexpr std::string_view kBlockMagic("\x31\x41\x59\x26\x53\x59", 6);
+  if (head.size() < 10 || !StartsWith(head, "BZh")) return false;
+  const auto level = std::to_integer<char>(head[3]);
+  return level >= '1' && level <= '9' && AsStringView(head.subspan(4, 6)) == kBlockMagic;
+}
+
 std::optional<Codec> CodecOf(std::span<const std::byte> head) {
   auto byte = [&](std::size_t i) { return i < head.size() ? std::to_integer<unsigned>(head[i]) : 0x100U; };
-  if (byte(0) == 0x1f && byte(1) == 0x8b) return Codec::kGzip;
-  if (StartsWith(head, "BZh") && byte(3) >= '1' && byte(3) <= '9') return Codec::kBz2;
+  if (byte(0) == 0x1f && byte(1) == 0x8b && byte(2) == 0x08) return Codec::kGzip;  // deflate: gzip's only method
+  if (IsBzip2Signature(head)) return Codec::kBz2;
   if (StartsWith(head, std::string_view("\xfd"
                                         "7zXZ\0",
                                         6))) {

@@ -28,6 +28,9 @@ std::string_view CodecName(Codec codec);
 /// row 5 (zlib: CM 8 and a valid FCHECK; lzma-alone: a dictionary size of 2^n or 2^n+2^(n-1)).
 std::optional<Codec> CodecOf(std::span<const std::byte> head);
 
+/// A bzip2 stream's full signature: "BZh", a level 1-9 and the first block's magic.
+bool IsBzip2Signature(std::span<const std::byte> head);
+
 /// One codec's decoder: Run() turns input into output until either runs out or a stream ends.
 class Decoder {
  public:
