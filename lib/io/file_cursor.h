@@ -2,6 +2,7 @@
 // GGUF) cursor. Every read is bounded by the range's end before anything is read.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -24,7 +25,9 @@ class FileCursor {
   /// The next n bytes, or nullopt when fewer remain before the end. The view holds until the
   /// next Take. Callers bound n first (it is buffered whole).
   IoResult<std::optional<std::string_view>> Take(std::uint64_t n) {
-    if (pos_ >= buffer_at_ && n <= buffer_at_ + buffer_.size() - pos_) {  // buffered: the per-opcode path
+    // Offsets are compared inside the buffer, never as sums: once a Skip has moved past the
+    // buffer, `buffer_at_ + size - pos_` would wrap and pass any n.
+    if (pos_ >= buffer_at_ && pos_ - buffer_at_ <= buffer_.size() && n <= buffer_.size() - (pos_ - buffer_at_)) {
       const std::string_view out(buffer_.data() + (pos_ - buffer_at_), static_cast<std::size_t>(n));
       pos_ += n;
       return std::optional<std::string_view>(out);
@@ -32,8 +35,8 @@ class FileCursor {
     return Refill(n);
   }
 
-  /// Moves past n bytes without reading them (n <= left()).
-  void Skip(std::uint64_t n) { pos_ += n; }
+  /// Moves past n bytes without reading them; never past the end.
+  void Skip(std::uint64_t n) { pos_ += std::min(n, left()); }
 
  private:
   IoResult<std::optional<std::string_view>> Refill(std::uint64_t n);

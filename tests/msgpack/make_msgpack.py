@@ -8,6 +8,9 @@ tests/rules/msgpack-invalid_test.cpp (formats.md section 8), into the directory 
   timestamp.msgpack    the same with a datetime, which msgpack-python writes as ext -1
   trailing.msgpack     flax_model.msgpack with bytes appended
   duplicate.msgpack    a map holding key 'w' twice (msgpack-python keeps the later)
+  large.msgpack        arrays the size real Flax checkpoints hold: a 200x200 float32 kernel (a
+                       160,000-byte bin, past the reader's 64 KiB buffer) followed by more arrays
+  long_bin.msgpack     {'a': 65,535 zero bytes, 'b': 1}: a bin ending on the buffer's edge
 
 Debian has no flax (nor jax): the ext hook below is flax/serialization.py's own layout
 (_ndarray_to_bytes, _msgpack_ext_pack, _chunk), with MAX_CHUNK_SIZE lowered to 64 bytes so a
@@ -81,3 +84,10 @@ duplicate = b"\x82" + msgpack.packb("w") + msgpack.packb(1) + msgpack.packb("w")
 with open(f"{out}/duplicate.msgpack", "wb") as f:
     f.write(duplicate)
 print("duplicate: w =", msgpack.unpackb(duplicate, raw=False)["w"])
+large = {"params": {"Dense_0": {"kernel": np.arange(40000, dtype=np.float32).reshape(200, 200),
+                                "bias": np.ones(200, dtype=np.float32)},
+                    "Dense_1": {"kernel": np.zeros((300, 100), dtype=np.float32)}}}
+with open(f"{out}/large.msgpack", "wb") as f:
+    f.write(to_bytes(large))
+with open(f"{out}/long_bin.msgpack", "wb") as f:
+    f.write(msgpack.packb({"a": b"\0" * 65535, "b": 1}, use_bin_type=True))

@@ -130,6 +130,23 @@ TEST_F(MsgpackFiles, AKeyWrittenTwiceIsRefusedAndMsgpackPythonTakesTheLater) {
   }
 }
 
+// Issue 46: arrays the size real Flax checkpoints hold. A skip past the reader's 64 KiB buffer
+// made its next read wrap around (SIGSEGV on a 200x200 float32 kernel followed by more
+// arrays), and a 65,535-byte bin was a false msgpack-invalid: both pass with every array listed.
+TEST_F(MsgpackFiles, ArraysPastTheReadersBufferPass) {
+  const std::vector<std::string> large = {"params.Dense_0.kernel F32 [200,200] ", "params.Dense_0.bias F32 [200] ",
+                                          "params.Dense_1.kernel F32 [300,100] "};
+  const AuditResult alone = Audit("large.msgpack");
+  EXPECT_TRUE(alone.findings.empty()) << Describe(alone);
+  EXPECT_EQ(TensorLines(alone.artifact.ListedWeightFiles()), large);
+  const AuditResult folder = AuditInFolder("large.msgpack");
+  EXPECT_EQ(VerdictOf(folder, Severity::kError), Verdict::kPass) << Describe(folder);
+  EXPECT_EQ(TensorLines(folder.artifact.ListedWeightFiles()), InFile(large, "flax_model.msgpack"));
+  const AuditResult long_bin = Audit("long_bin.msgpack");
+  EXPECT_TRUE(FindingsOf(long_bin, "msgpack-invalid").empty()) << Describe(long_bin);
+  EXPECT_EQ(VerdictOf(long_bin, Severity::kError), Verdict::kPass) << Describe(long_bin);
+}
+
 TEST(MsgpackBounds, AMillionNestedListsAndAHugeCountEndAtOnce) {
   TempDir dir;
   const fs::path deep = dir.path() / "deep.msgpack";

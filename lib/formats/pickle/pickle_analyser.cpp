@@ -775,7 +775,7 @@ class Analyser::Machine {
 IoResult<bool> Analyser::Machine::Fill(std::size_t n) {
   // The buffer holds [buffer_at_, buffer_at_ + size); refill from pos_ when short.
   const std::uint64_t have_end = buffer_at_ + buffer_.size();
-  if (pos_ >= buffer_at_ && pos_ + n <= have_end) return true;
+  if (pos_ >= buffer_at_ && pos_ <= have_end && n <= have_end - pos_) return true;
   if (n > end_ - pos_) return false;
   const std::uint64_t want = std::max<std::uint64_t>(n, std::min<std::uint64_t>(1 << 20, end_ - pos_));
   buffer_.resize(static_cast<std::size_t>(want));
