@@ -114,10 +114,12 @@
   X(index, index_total_size, "index-total-size", Checked) \
   X(index, index_wrong_shard, "index-wrong-shard", Checked) \
   X(input, input_compressed, "input-compressed", Read) \
+  X(input, input_hard_link, "input-hard-link", Checked) \
   X(input, input_kind_unexpected, "input-kind-unexpected", Checked) \
   X(input, input_name_mismatch, "input-name-mismatch", Read) \
   X(input, input_no_weights, "input-no-weights", Checked) \
   X(input, input_polyglot, "input-polyglot", Read) \
+  X(input, input_shard_alone, "input-shard-alone", Read) \
   X(input, input_unrecognised, "input-unrecognised", Read) \
   X(joblib, joblib_array_invalid, "joblib-array-invalid", Read) \
   X(joblib, joblib_compression_invalid, "joblib-compression-invalid", Read) \

@@ -50,5 +50,82 @@ TEST(OneMeaning, ASafetensorsHeaderLengthSpellingAMagicIsStillSafetensors) {
   EXPECT_EQ(InputKindName(AuditOneFile("model.bin", bz).artifact.kind), "compressed");
 }
 
+AuditResult AuditFolderOf(const Files& files) { return AuditInput(files, InputForm::kFolder, "model"); }
+
+// Issue 46: a weight-named file no reader recognises beside model.safetensors (an HTML error
+// page, an empty file, an LZ4 joblib) is refused as it is when alone, naming it; it passed as
+// an "other" file. A README beside the same weights stays quiet.
+TEST(OneMeaning, WeightNamedJunkInAFolderIsRefusedAsItIsAlone) {
+  Files files = ModelFolderSpec{}.Build();
+  files["pytorch_model.bin"] = "<!DOCTYPE html>\n<html><body>502 Bad Gateway</body></html>\n";
+  const AuditResult html = AuditFolderOf(files);
+  const auto unrecognised = FindingsOf(html, "input-unrecognised");
+  ASSERT_EQ(unrecognised.size(), 1U) << Describe(html);
+  EXPECT_EQ(unrecognised[0]->location.file, "pytorch_model.bin");
+  EXPECT_NE(unrecognised[0]->message.find("'pytorch_model.bin' is an HTML page"), std::string::npos)
+      << unrecognised[0]->message;
+  EXPECT_EQ(VerdictOf(html, Severity::kError), Verdict::kFail);
+  files["pytorch_model.bin"] = "";
+  const AuditResult empty = AuditFolderOf(files);
+  EXPECT_TRUE(HasFinding(empty, "input-unrecognised", "'pytorch_model.bin' is ")) << Describe(empty);
+  EXPECT_EQ(VerdictOf(empty, Severity::kError), Verdict::kFail);
+  files.erase("pytorch_model.bin");
+  files["model.joblib"] = std::string("\x04\x22\x4d\x18", 4) + std::string(40, '\x01');
+  const AuditResult lz4 = AuditFolderOf(files);
+  EXPECT_TRUE(HasFinding(lz4, "input-compressed", "'model.joblib' is an LZ4 frame, a compressed archive"))
+      << Describe(lz4);
+  files.erase("model.joblib");
+  files["README.md"] = "<!DOCTYPE html> is how the page starts.\n";
+  const AuditResult readme = AuditFolderOf(files);
+  EXPECT_EQ(ErrorCount(readme), 0U) << Describe(readme);
+}
+
+// Issue 46: inside a folder, a name that claims one format over content of another is
+// input-name-mismatch, as for a lone file; a .pkl holding a torch zip (fastai's export.pkl) is
+// one of the contents its name allows.
+TEST(OneMeaning, ANamesClaimIsComparedWithItsContentInsideAFolder) {
+  Files files = ModelFolderSpec{}.Build();
+  files["flax_model.msgpack"] = std::string("\x80\x02}q\x00.", 6);
+  const AuditResult mismatch = AuditFolderOf(files);
+  const auto found = FindingsOf(mismatch, "input-name-mismatch");
+  ASSERT_EQ(found.size(), 1U) << Describe(mismatch);
+  EXPECT_EQ(found[0]->location.file, "flax_model.msgpack");
+  EXPECT_NE(found[0]->message.find("'flax_model.msgpack' is named as a Flax msgpack checkpoint but is a Python pickle"),
+            std::string::npos)
+      << found[0]->message;
+  files.erase("flax_model.msgpack");
+  files["export.pkl"] = std::string("\x80\x02}q\x00.", 6);
+  EXPECT_TRUE(FindingsOf(AuditFolderOf(files), "input-name-mismatch").empty());
+}
+
+// Issue 46: the README's CI example audited each shard alone, so a model with a shard missing
+// passed. A shard given alone beside the index naming it is an error saying which folder to
+// audit; audited as a folder, the missing shard is found. A lone model.safetensors with no
+// index beside it stays quiet.
+TEST(OneMeaning, AShardGivenAloneSaysWhichFolderToAudit) {
+  TempDir dir;
+  ModelFolderSpec spec;
+  spec.shards = 2;
+  Files files = spec.Build();
+  files.erase("model-00002-of-00002.safetensors");
+  WriteFiles(files, dir.path() / "llama");
+  const AuditResult alone = AuditPath((dir.path() / "llama" / "model-00001-of-00002.safetensors").string(), {});
+  const auto found = FindingsOf(alone, "input-shard-alone");
+  ASSERT_EQ(found.size(), 1U) << Describe(alone);
+  EXPECT_NE(found[0]->message.find("'model-00001-of-00002.safetensors' is a shard of the model in '" +
+                                   (dir.path() / "llama").string() + "' ('model.safetensors.index.json' maps"),
+            std::string::npos)
+      << found[0]->message;
+  EXPECT_NE(found[0]->message.find("Audit the folder '" + (dir.path() / "llama").string() + "' instead."),
+            std::string::npos)
+      << found[0]->message;
+  EXPECT_EQ(VerdictOf(alone, Severity::kError), Verdict::kFail);
+  EXPECT_EQ(VerdictOf(AuditPath((dir.path() / "llama").string(), {}), Severity::kError), Verdict::kFail);
+  WriteFiles(ModelFolderSpec{}.Build(), dir.path() / "small");
+  const AuditResult single = AuditPath((dir.path() / "small" / "model.safetensors").string(), {});
+  EXPECT_TRUE(FindingsOf(single, "input-shard-alone").empty()) << Describe(single);
+  EXPECT_EQ(ErrorCount(single), 0U) << Describe(single);
+}
+
 }  // namespace
 }  // namespace ckpt::testing

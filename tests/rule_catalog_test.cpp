@@ -104,7 +104,8 @@ TEST(RuleCatalog, SeverityDefaults) {
                                                "keras-custom-object",
                                                "keras-metadata-invalid",
                                                "baseline-entry-expired",
-                                               "baseline-acceptance-void"};
+                                               "baseline-acceptance-void",
+                                               "input-hard-link"};
   for (const RuleEntry& entry : AllRules()) {
     const std::string_view id = entry.info->id;
     Severity expected = warnings.count(id) ? Severity::kWarning

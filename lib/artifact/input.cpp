@@ -10,6 +10,7 @@
 #include "lib/formats/format_table.h"
 #include "lib/formats/gguf/gguf_reader.h"
 #include "lib/formats/layout.h"
+#include "lib/formats/model_folder/model_folder_reader.h"
 #include "lib/formats/polyglot.h"
 #include "lib/formats/tar/tar_reader.h"
 #include "lib/formats/zip/zip_reader.h"
@@ -70,6 +71,52 @@ class NamedFilesSource final : public ArtifactSource {
   std::unique_ptr<ArtifactSource> folder_;
   std::vector<DirectoryEntry> entries_;
 };
+
+// A file given alone that its folder's context makes one part of a larger whole: a shard an
+// index beside it names, or a weight file of the Lensemble artifact whose header.json is
+// beside it (inputs.md section 4; issue 46: `paths: models/**/*.safetensors` passed a model
+// with a shard missing). Alone, the rest is never checked: an error saying which folder to
+// audit. Indexes are read for their weight_map only; their own faults are the folder's to report.
+IoResult<void> CheckShardAlone(const ArtifactSource& folder, const std::string& name, const std::string& path,
+                               DiagnosticSink& sink) {
+  constexpr std::uint64_t kMaxIndexBytes = 100'000'000;
+  auto entries = folder.List();
+  if (!entries) return entries.error();
+  std::string parent = std::filesystem::path(path).parent_path().string();
+  if (parent.empty()) parent = ".";
+  auto report = [&](const std::string& why) {
+    Location at;
+    at.byte_offset = 0;
+    sink.Report(Diag::kInputShardAlone, std::move(at),
+                QuoteForMessage(name) + " is " + why + ": audited alone, the rest of it is never checked (a missing " +
+                    "or replaced shard, a header that does not match). Audit the folder " + QuoteForMessage(parent) +
+                    " instead.");
+  };
+  bool lensemble_header = false;
+  for (const DirectoryEntry& e : *entries) {
+    if (e.kind != EntryKind::kRegular) continue;
+    lensemble_header |= e.name == kHeaderFileName;
+    if (!e.name.ends_with(".index.json") || e.size > kMaxIndexBytes) continue;
+    auto file = folder.Open(e.name);
+    if (!file) continue;  // unreadable: not this file's context to judge
+    DiagnosticList ignored;
+    auto index = ReadModelIndex(e.name, **file, ignored);
+    if (!index) return index.error();
+    if (!index->weight_map) continue;
+    const auto mapped = static_cast<std::size_t>(std::count_if(
+        index->weight_map->begin(), index->weight_map->end(),
+        [&](const ShardIndex::Mapping& m) { return m.file == name; }));
+    if (mapped > 0) {
+      report("a shard of the model in " + QuoteForMessage(parent) + " (" + QuoteForMessage(e.name) + " maps " +
+             std::to_string(mapped) + (mapped == 1 ? " tensor" : " tensors") + " to it)");
+      return {};
+    }
+  }
+  if (lensemble_header && IsWeightFileName(name)) {
+    report("a weight file of the Lensemble artifact in " + QuoteForMessage(parent) + " (its header.json is beside it)");
+  }
+  return {};
+}
 
 }  // namespace
 
@@ -166,6 +213,10 @@ OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink, const r
     in.tool_error = Describe("cannot open the folder of " + path, folder.error());
     return in;
   }
+  if (auto checked = CheckShardAlone(**folder, name, path, sink); !checked) {
+    in.tool_error = Describe("cannot read the folder of " + path, checked.error());
+    return in;
+  }
   return OpenFileInput(path, std::move(*folder), name, std::move(in), sink);
 }
 
@@ -185,15 +236,7 @@ OpenedInput OpenFileInput(const std::string& path, std::unique_ptr<ArtifactSourc
   const ClassifiedFile& classified = *classified_or;
   in.kind = classified.kind;
   in.description = classified.description;
-  Location at_start;  // the input file itself: an empty name
-  at_start.byte_offset = 0;
-  if (const NameClaim* claim = ClaimOfName(name); claim != nullptr && !claim->kinds.Has(classified.kind)) {
-    sink.Report(
-        Diag::kInputNameMismatch, at_start,
-        QuoteForMessage(name) + " is named as " + std::string(claim->format) + " but is " +
-            (classified.description.empty() ? std::string("no format the audit recognises") : classified.description) +
-            ": tools that trust the extension are fooled.");
-  }
+  CheckNameClaim(name, classified.kind, classified.description, "", sink);
   const InputFormat& format = FormatOf(classified.kind);
   switch (format.opening) {
     case InputOpening::kTar: {

@@ -112,6 +112,20 @@ std::optional<WeightFile> AnalysePickleFamily(const ArtifactSource& source, cons
 // Everything of a model folder besides its weight files (read already): its links, shard
 // indexes and configuration, and what every other file is.
 
+// Places the diagnostics a refusal reports about "the input" at the folder's file it judged.
+class LocatingSink final : public DiagnosticSink {
+ public:
+  LocatingSink(DiagnosticSink& next, std::string file) : next_(next), file_(std::move(file)) {}
+  void Report(Diag kind, Location location, std::string message) override {
+    if (location.file.empty()) location.file = file_;
+    next_.Report(kind, std::move(location), std::move(message));
+  }
+
+ private:
+  DiagnosticSink& next_;
+  std::string file_;
+};
+
 // Passes every diagnostic on but one kind (a lone file's "audit the folder" that a folder resolves).
 class DroppingSink final : public DiagnosticSink {
  public:
@@ -149,6 +163,35 @@ void ResolveClaims(const std::string& path, const ArtifactSource& source, ModelF
   }
 }
 
+// Files whose names say a loader opens them and that no reader reads (an HTML error page, an
+// empty or LZ4 file) are refused as each would be alone, unless a model claims them as its own.
+// A Git LFS pointer (a clone without `git lfs pull`) is the cause to name, not "no weight file".
+void RefuseUnreadable(const std::vector<std::pair<std::string, ClassifiedFile>>& unreadable, const ModelFolder& model,
+                      DiagnosticSink& sink) {
+  for (const auto& [name, classified] : unreadable) {
+    const auto item = std::lower_bound(model.inventory.begin(), model.inventory.end(), name,
+                                       [](const InventoryItem& i, const std::string& n) { return i.name < n; });
+    if (item != model.inventory.end() && item->name == name && item->kind == InventoryClass::kExternalData) continue;
+    if (classified.refused_format != nullptr &&
+        classified.refused_format->refused == Diag::kWeightsFormatGitLfsPointer) {
+      Location at;
+      at.file = name;
+      at.byte_offset = 0;
+      sink.Report(Diag::kWeightsFormatGitLfsPointer, std::move(at),
+                  QuoteForMessage(name) + " is " + classified.description + "; " + std::string(kGitLfsPointerRemedy) +
+                      ".");
+      continue;
+    }
+    LocatingSink located(sink, name);
+    FormatOf(classified.kind)
+        .refusal(name,
+                 classified.kind == InputKind::kUnknown && classified.refused_format == nullptr
+                     ? std::string()
+                     : classified.description,
+                 located);
+  }
+}
+
 void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, DiagnosticSink& sink,
                            std::vector<std::string>& tool_errors) {
   ModelFolder& model = artifact.model.emplace();
@@ -177,6 +220,7 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
     if (auto it = blob_of.find(f.name); it != blob_of.end()) f.blob_digest = it->second;
   }
   std::vector<WeightFile> gguf_files;                                 // split sets are checked once all are read
+  std::vector<std::pair<std::string, ClassifiedFile>> unreadable;     // loader-named, no reader reads it
   std::vector<std::pair<std::size_t, const InputFormat*>> resolvers;  // analysed files that name others
   for (const DirectoryEntry& entry : artifact.entries) {
     if (entry.kind == EntryKind::kOther) model.special_files.push_back(entry.name);
@@ -227,16 +271,15 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
         !checked && checked.error().value() != kFileChangedErrno) {
       tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, checked.error()));
     }
-    // A weight file that is still a Git LFS pointer (a clone without `git lfs pull`) is the
-    // cause to name, not "no weight file": its name says a loader would open it.
-    if (item.kind == InventoryClass::kData && LoaderForName(entry.name) && classified->refused_format != nullptr &&
-        classified->refused_format->refused == Diag::kWeightsFormatGitLfsPointer) {
-      Location at;
-      at.file = entry.name;
-      at.byte_offset = 0;
-      sink.Report(Diag::kWeightsFormatGitLfsPointer, std::move(at),
-                  QuoteForMessage(entry.name) + " is " + classified->description + "; " +
-                      std::string(kGitLfsPointerRemedy) + ".");
+    // A file whose name says a loader opens it is judged as it would be alone (formats.md
+    // section 14): content its name does not claim is input-name-mismatch, and content no
+    // reader can read (an HTML error page, an empty or LZ4 file) is refused as it would be,
+    // never listed as an "other" file. A Git LFS pointer (a clone without `git lfs pull`) is
+    // the cause to name, not "no weight file".
+    // Refusals wait for the claims: a model's external data may have any name (weights.bin).
+    CheckNameClaim(entry.name, classified->kind, classified->description, entry.name, sink);
+    if (LoaderOpensByName(entry.name) && FormatOf(classified->kind).opening == InputOpening::kRefused) {
+      unreadable.push_back({entry.name, *classified});
       item.description = classified->description;
     }
     if (item.kind == InventoryClass::kArchive && IsTorchZip(**file)) {
@@ -292,6 +335,7 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
   ResolveClaims(artifact.path, source, model, resolvers, sink, tool_errors);
   std::sort(model.inventory.begin(), model.inventory.end(),
             [](const InventoryItem& a, const InventoryItem& b) { return a.name < b.name; });
+  RefuseUnreadable(unreadable, model, sink);
 }
 
 }  // namespace

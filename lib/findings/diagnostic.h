@@ -77,6 +77,7 @@ namespace ckpt {
   X(InputCompressed)                 \
   X(InputNameMismatch)               \
   X(InputPolyglot)                   \
+  X(InputShardAlone)                 \
   X(InputUnrecognised)               \
   X(JoblibArrayInvalid)              \
   X(JoblibCompressionInvalid)        \

@@ -42,8 +42,21 @@ enum class InputOpening : std::uint8_t {
   kRefused,     ///< not read: its refusal is the finding
 };
 
-/// The container a file of the kind is to its own loaders (inputs.md 1a).
-enum class PolyglotContainer : std::uint8_t { kNone, kSafetensors, kZip, kPickle, kNumpy, kGguf, kTar, kHdf5 };
+/// The container a file of the kind is to its own loaders (inputs.md 1a, formats.md section
+/// 14): every kind a file can be has one; kNone is for kinds refused for what they are
+/// (unknown, compressed) and for directories.
+enum class PolyglotContainer : std::uint8_t {
+  kNone,
+  kSafetensors,
+  kZip,
+  kPickle,
+  kNumpy,
+  kGguf,
+  kTar,
+  kHdf5,
+  kOnnx,
+  kMsgpack
+};
 
 struct InputFormat {
   InputKind kind;

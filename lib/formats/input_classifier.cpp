@@ -113,13 +113,15 @@ namespace {
 
 // Full signatures only (formats.md section 14): gzip with its deflate method byte; bzip2's
 // level digit is checked in SniffCompressed with its first block's magic.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 3> kCompressedMagics{{
+// An LZ4 frame is what joblib writes with compress="lz4": refused like the rest (formats.md 14).
+constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kCompressedMagics{{
     {std::string_view("\x1f\x8b\x08", 3), "a gzip stream"},
     {std::string_view("\xfd"
                       "7zXZ\0",
                       6),
      "an xz stream"},
     {std::string_view("\x28\xb5\x2f\xfd", 4), "a zstd stream"},
+    {std::string_view("\x04\x22\x4d\x18", 4), "an LZ4 frame"},
 }};
 
 std::optional<std::string> SniffCompressed(const FileHead& head) {
@@ -157,7 +159,7 @@ void RefuseUnknown(const std::string& name, const std::string& description, Diag
 
 }  // namespace
 
-// gzip, bzip2, xz or zstd: refused until decompressed.
+// gzip, bzip2, xz, zstd or LZ4: refused until decompressed.
 const InputFormat formats::kCompressedFormat{
     .kind = InputKind::kCompressed,
     .sniff = &SniffCompressed,

@@ -7,7 +7,9 @@
 #include "lib/formats/format_table.h"
 #include "lib/formats/hdf5/hdf5.h"
 #include "lib/formats/input_classifier.h"
+#include "lib/formats/layout.h"
 #include "lib/formats/pickle/pickle_analyser.h"
+#include "lib/formats/tar/tar_reader.h"
 #include "lib/formats/zip/zip_reader.h"
 
 namespace ckpt {
@@ -36,6 +38,10 @@ std::string_view ContainerName(Container c) {
       return "a tar archive";
     case Container::kHdf5:
       return "an HDF5 file";
+    case Container::kOnnx:
+      return "an ONNX model";
+    case Container::kMsgpack:
+      return "a msgpack file";
     case Container::kNone:
       break;
   }
@@ -113,11 +119,15 @@ std::optional<NamedLoader> LoaderForName(std::string_view name) {
   auto ends = [&](std::string_view suffix) { return base.size() > suffix.size() && base.ends_with(suffix); };
   if (ends(".bin") || ends(".pt") || ends(".pth") || ends(".ckpt")) return NamedLoader::kTorch;
   if (ends(".npy") || ends(".npz")) return NamedLoader::kNumpy;
-  if (ends(".pkl") || ends(".joblib")) return NamedLoader::kPickle;
+  if (ends(".pkl") || ends(".pickle") || ends(".joblib")) return NamedLoader::kPickle;
   if (ends(".safetensors")) return NamedLoader::kSafetensors;
   if (ends(".gguf")) return NamedLoader::kGguf;
   if (ends(".h5") || ends(".hdf5")) return NamedLoader::kHdf5;
   return std::nullopt;
+}
+
+bool LoaderOpensByName(std::string_view name) {
+  return LoaderForName(name).has_value() || ClaimOfName(name) != nullptr;
 }
 
 IoResult<void> CheckPolyglot(const RandomAccessFile& file, const std::string& display,
@@ -125,6 +135,17 @@ IoResult<void> CheckPolyglot(const RandomAccessFile& file, const std::string& di
   auto classified = ClassifyFile(file);
   if (!classified) return classified.error();
   return CheckPolyglot(file, classified->kind, display, loader, sink);
+}
+
+void CheckNameClaim(std::string_view name, InputKind content, const std::string& description,
+                    const std::string& display, DiagnosticSink& sink) {
+  const NameClaim* claim = ClaimOfName(name);
+  if (claim == nullptr || claim->kinds.Has(content)) return;
+  FileReporter(display, sink)(
+      Diag::kInputNameMismatch, 0,
+      QuoteForMessage(name) + " is named as " + std::string(claim->format) + " but is " +
+          (description.empty() ? std::string("no format the audit recognises") : description) +
+          ": tools that trust the extension are fooled.");
 }
 
 IoResult<void> CheckPolyglotHead(const RandomAccessFile& file, const std::string& display, DiagnosticSink& sink) {
@@ -156,7 +177,8 @@ IoResult<void> CheckPolyglot(const RandomAccessFile& file, InputKind kind, const
   const FileReporter report(display, sink);
   const std::string shown = display.empty() ? "The file" : QuoteForMessage(display);
   const std::string what(ContainerName(content));
-
+  // Every second reading is looked for whatever the file's kind and size (formats.md section
+  // 14): the first found is reported.
   if (content != Container::kZip && StartsWith(head, kZipLocalMagic)) {
     report(Diag::kInputPolyglot, 0,
            shown + " is " + what +
@@ -172,6 +194,32 @@ IoResult<void> CheckPolyglot(const RandomAccessFile& file, InputKind kind, const
       report(Diag::kInputPolyglot, **end,
              shown + " is " + what + " and also a zip archive: an end record at byte " + std::to_string(**end) +
                  " points at a central directory, which zipfile and miniz list.");
+      return {};
+    }
+  }
+  if (content != Container::kTar && IsTarHeader(head)) {
+    report(Diag::kInputPolyglot, 0,
+           shown + " is " + what +
+               " and also a tar archive: its first 512 bytes are a tar header with a valid checksum, which GNU "
+               "tar and tarfile extract.");
+    return {};
+  }
+  if (content != Container::kSafetensors && LooksLikeSafetensors(head, file.size()) &&
+      SafetensorsHeaderParses(file)) {
+    report(Diag::kInputPolyglot, 0,
+           shown + " is " + what +
+               " and also a safetensors file: its first 8 bytes are a header length whose header parses, which "
+               "the safetensors reader loads.");
+    return {};
+  }
+  // A zip is read as a zip by every loader that also reads HDF5 by content (Keras tries the
+  // zip first; h5py opens a file by its name, checked below), so a zip's stored members may
+  // hold the signature by chance.
+  if (content != Container::kHdf5 && content != Container::kZip) {
+    if (auto at = hdf5::FindHdf5Signature(file)) {
+      report(Diag::kInputPolyglot, *at,
+             shown + " is " + what + " and also an HDF5 file: the HDF5 signature at byte " + std::to_string(*at) +
+                 " (a user block before it) is where h5py.is_hdf5 and Keras's legacy loader find one.");
       return {};
     }
   }

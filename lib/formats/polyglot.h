@@ -28,6 +28,10 @@ enum class NamedLoader : std::uint8_t { kTorch, kNumpy, kPickle, kSafetensors, k
 /// `*.joblib`: joblib/pickle; `*.safetensors`; `*.gguf`; `*.h5`, `*.hdf5`: h5py. Nothing for other names.
 std::optional<NamedLoader> LoaderForName(std::string_view name);
 
+/// Whether a loader opens a file by its name: LoaderForName's names, every extension a format
+/// claims (ClaimOfName: .keras, .onnx, .msgpack, .nemo, ...) and `.pickle`.
+bool LoaderOpensByName(std::string_view name);
+
 /// Checks `file` (shown as `display`; "" for the input file itself), whose kind by content
 /// (ClassifyFile) is `content`, for a second reading; with `loader`, also reads it as that
 /// loader would. An I/O failure is the error.
@@ -36,6 +40,12 @@ IoResult<void> CheckPolyglot(const RandomAccessFile& file, InputKind content, co
 /// The same for a file not classified yet.
 IoResult<void> CheckPolyglot(const RandomAccessFile& file, const std::string& display,
                              std::optional<NamedLoader> loader, DiagnosticSink& sink);
+
+/// A file named `name` whose extension claims a kind (ClaimOfName) and whose content is
+/// another (`content`, called `description` by recognition): input-name-mismatch, located at
+/// `display` ("" for the input file itself). Tools that trust the extension are fooled.
+void CheckNameClaim(std::string_view name, InputKind content, const std::string& description,
+                    const std::string& display, DiagnosticSink& sink);
 
 /// What a structure-only read of a remote file can check (`--no-hash`, remote.md section 7:
 /// nothing past the first read and the header is transferred): a zip local header at byte 0.

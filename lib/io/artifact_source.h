@@ -21,7 +21,8 @@ enum class EntryKind { kRegular, kDirectory, kSymlink, kOther };
 struct DirectoryEntry {
   std::string name;  ///< exactly as stored (may hold any bytes but '/' and NUL)
   EntryKind kind = EntryKind::kOther;
-  std::uint64_t size = 0;  ///< regular files only
+  std::uint64_t size = 0;   ///< regular files only
+  std::uint64_t links = 1;  ///< hard links of a regular file (st_nlink; 1 where a source cannot tell)
 };
 
 /// What a file was when the audit admitted it. A verdict is bound to these values: a file

@@ -272,6 +272,7 @@ IoResult<std::vector<DirectoryEntry>> DirectorySource::List() const {
       if (S_ISREG(st.st_mode)) {
         entry.kind = EntryKind::kRegular;
         entry.size = static_cast<std::uint64_t>(st.st_size);
+        entry.links = static_cast<std::uint64_t>(st.st_nlink);
       } else if (S_ISDIR(st.st_mode)) {
         entry.kind = EntryKind::kDirectory;
       } else if (S_ISLNK(st.st_mode)) {

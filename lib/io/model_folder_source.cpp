@@ -76,7 +76,7 @@ void ModelFolderSource::Walk() {
         AddLink(*folder.dir, folder.path, e.name);
         continue;
       }
-      entries_.push_back({path, e.kind, e.size});
+      entries_.push_back({path, e.kind, e.size, e.links});
       if (e.kind != EntryKind::kDirectory) continue;
       auto sub = folder.dir->OpenSubdirectory(e.name);
       if (!sub) {

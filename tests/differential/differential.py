@@ -334,7 +334,9 @@ def make_seeds(args, work, judge):
     seeds.append(path("array.npy"))
     artifact = os.path.join(work, "artifact")
     subprocess.run([args.make_artifact, artifact, "4", "64"], check=True, capture_output=True)
-    seeds.append(os.path.join(artifact, "weights.safetensors"))
+    # Copied out of its artifact: given alone beside its header.json it is input-shard-alone.
+    shutil.copy(os.path.join(artifact, "weights.safetensors"), path("weights.safetensors"))
+    seeds.append(path("weights.safetensors"))
     for fmt, name in ((tarfile.PAX_FORMAT, "pax"), (tarfile.GNU_FORMAT, "gnu"), (tarfile.USTAR_FORMAT, "ustar")):
         with tarfile.open(path("tarfile-%s.tar" % name), "w", format=fmt) as t:
             for member in sorted(os.listdir(artifact)):

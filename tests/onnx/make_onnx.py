@@ -18,9 +18,15 @@
   dotted.onnx          external data at ".weights.data": 'weights.data' to onnx 1.12, which
                        strips leading dots, '.weights.data' to later loaders
   both.onnx            a tensor with external data that also carries raw_data
+  keras_polyglot.onnx  model.onnx whose last field (a metadata_props value) holds a Keras zip
+                       whose config imports from os: onnx.load reads an ONNX model, zipfile
+                       (and so Keras) a .keras archive. Both readings are checked here.
 """
+import io
+import json
 import os
 import sys
+import zipfile
 
 import numpy as np
 import onnx
@@ -116,3 +122,26 @@ both = onnx.load(os.path.join(out, "external.onnx"), load_external_data=False)
 both.graph.initializer[0].raw_data = np.zeros(12, dtype=np.float32).tobytes()
 with open(os.path.join(out, "both.onnx"), "wb") as f:  # onnx.save would move raw_data into weights.data
     f.write(both.SerializeToString())
+
+
+def varint(n):
+    out = b""
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        if not n:
+            return out + bytes([byte])
+        out += bytes([byte | 0x80])
+
+
+keras_zip = io.BytesIO()
+with zipfile.ZipFile(keras_zip, "w") as z:
+    z.writestr("metadata.json", json.dumps({"keras_version": "3.3.3"}))
+    z.writestr("config.json", json.dumps({"module": "os", "class_name": "system", "config": {},
+                                          "registered_name": "system"}))
+    z.writestr("model.weights.h5", b"")
+entry = b"\x0a\x01k\x12" + varint(len(keras_zip.getvalue())) + keras_zip.getvalue()
+polyglot = base().SerializeToString() + b"\x72" + varint(len(entry)) + entry  # field 14: metadata_props
+with open(os.path.join(out, "keras_polyglot.onnx"), "wb") as f:
+    f.write(polyglot)
+assert onnx.load(os.path.join(out, "keras_polyglot.onnx")).metadata_props[0].key == "k"
+assert zipfile.ZipFile(os.path.join(out, "keras_polyglot.onnx")).namelist()[1] == "config.json"

@@ -205,5 +205,29 @@ TEST_F(OnnxFiles, LocationsLoadersReadDifferentlyAndDoubleDataFail) {
                          "checker refuses it, and loaders disagree on which data they use."));
 }
 
+// Issue 46, fail-open 4: a folder's model.keras that is ONNX by its first bytes and a Keras zip
+// (config importing from os) by its end. The polyglot check runs for kinds with no container
+// of their own, and a name is compared with the content inside a folder as for a lone file.
+TEST_F(OnnxFiles, AnOnnxModelThatIsAlsoAKerasZipIsRefused) {
+  const fs::path folder = dir_->path() / "folder-keras-polyglot";
+  fs::create_directories(folder);
+  WriteText(folder / "config.json", R"({"model_type": "bert"})");
+  fs::copy_file(dir_->path() / "keras_polyglot.onnx", folder / "model.keras", fs::copy_options::overwrite_existing);
+  const AuditResult in_folder = AuditPath(folder.string(), {});
+  const auto polyglot = FindingsOf(in_folder, "input-polyglot");
+  ASSERT_EQ(polyglot.size(), 1U) << Describe(in_folder);
+  EXPECT_NE(polyglot[0]->message.find("'model.keras' is an ONNX model and also a zip archive: an end record at byte"),
+            std::string::npos)
+      << polyglot[0]->message;
+  EXPECT_EQ(polyglot[0]->location.file, "model.keras");
+  EXPECT_TRUE(HasFinding(in_folder, "input-name-mismatch",
+                         "'model.keras' is named as a Keras v3 archive but is an ONNX model"))
+      << Describe(in_folder);
+  EXPECT_EQ(VerdictOf(in_folder, Severity::kError), Verdict::kFail);
+  // Alone, under either name.
+  EXPECT_TRUE(HasFinding(Audit("keras_polyglot.onnx"), "input-polyglot", "is an ONNX model and also a zip archive"));
+  // Near miss: the same model without the zip, named model.onnx in a folder, passes (above).
+}
+
 }  // namespace
 }  // namespace ckpt::testing

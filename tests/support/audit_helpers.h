@@ -20,7 +20,8 @@ AuditResult AuditFiles(const Files& files, const AuditOptions& policy = {},
                        const std::vector<std::string>& replaced_on_open = {});
 
 /// Writes a test input under `dir`: for kMemory and kFolder, `files` (and `entries`) in
-/// dir/input_name; for kFile, the one file `files` holds. Returns the path to audit.
+/// dir/input_name; for kFile, the one file `files` holds. Returns the path to audit. An entry
+/// of kind kRegular names a file of `files` that gets a second hard link outside the folder.
 std::filesystem::path WriteInput(const Files& files, InputForm form, const std::string& input_name,
                                  const std::vector<std::pair<std::string, EntryKind>>& entries,
                                  const std::filesystem::path& dir);

@@ -1258,6 +1258,30 @@ std::vector<FireCase> AllFireCases() {
     });
   }
 
+  {
+    // The first of two shards given alone, the index naming it beside it (the Action's old
+    // `paths: models/**/*.safetensors`): which folder to audit is the finding.
+    FireCase fc{"input-shard-alone", CI, "a shard given alone beside its index", [] {
+                  ModelFolderSpec spec;
+                  spec.shards = 2;
+                  spec.config = false;
+                  return spec.Build();
+                }};
+    fc.form = InputForm::kFile;
+    c.push_back(std::move(fc));
+  }
+
+  {
+    FireCase fc{"input-hard-link", CI, "a shard hard-linked from outside the folder", [] {
+                  ModelFolderSpec spec;
+                  spec.shards = 2;
+                  return spec.Build();
+                }};
+    fc.form = InputForm::kFolder;
+    fc.entries = {{"model-00002-of-00002.safetensors", EntryKind::kRegular}};
+    c.push_back(std::move(fc));
+  }
+
   return c;
 }
 

@@ -1030,6 +1030,35 @@ std::vector<NearMiss> AllNearMisses() {
     folder_near("onnx-external-data-range", "./data/weights.bin of 8 bytes", "./data/weights.bin", "data/weights.bin");
   }
 
+  {
+    // The same shard beside an index of another model's shards (a folder holding two models).
+    NearMiss miss{"input-shard-alone", "an index beside it that names other files", [] {
+                    ModelFolderSpec spec;
+                    spec.shards = 2;
+                    spec.config = false;
+                    Files files = spec.Build();
+                    std::string& index = files.at("model.safetensors.index.json");
+                    for (std::size_t at = index.find("model-0"); at != std::string::npos;
+                         at = index.find("model-0", at)) {
+                      index.replace(at, 7, "other-0");
+                    }
+                    return files;
+                  }};
+    miss.form = InputForm::kFile;
+    n.push_back(std::move(miss));
+  }
+
+  {
+    // The same folder written as files of its own (the symlinks of a hub cache are judged apart).
+    NearMiss miss{"input-hard-link", "the same shards, each file with one link", [] {
+                    ModelFolderSpec spec;
+                    spec.shards = 2;
+                    return spec.Build();
+                  }};
+    miss.form = InputForm::kFolder;
+    n.push_back(std::move(miss));
+  }
+
   return n;
 }
 

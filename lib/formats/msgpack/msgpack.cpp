@@ -712,7 +712,7 @@ const InputFormat formats::kMsgpackFormat{
     .layout = &kSingleFileLayout,
     .read = &msgpack::ReadMsgpack,
     .inventory = &msgpack::MsgpackInInventory,
-    .container = PolyglotContainer::kNone,
+    .container = PolyglotContainer::kMsgpack,
     .pickle_family = false,
     .refusal = nullptr,
     .resolve_in_folder = nullptr,

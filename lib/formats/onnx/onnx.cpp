@@ -623,7 +623,7 @@ const InputFormat formats::kOnnxFormat{
     .layout = &kSingleFileLayout,
     .read = &ReadOnnx,
     .inventory = &OnnxInInventory,
-    .container = PolyglotContainer::kNone,
+    .container = PolyglotContainer::kOnnx,
     .pickle_family = false,
     .refusal = nullptr,
     .resolve_in_folder = &ResolveOnnxExternalData,

@@ -697,6 +697,17 @@ class TarReader {
 
 bool HasTarMagic(std::span<const std::byte> head) { return MagicOf(head) != Magic::kNone; }
 
+bool IsTarHeader(std::span<const std::byte> head) {
+  if (head.size() < kTarBlock || MagicOf(head) == Magic::kNone) return false;
+  Block block{};
+  std::copy_n(head.begin(), kTarBlock, block.begin());
+  const auto [unsigned_sum, signed_sum] = ChecksumsOf(block);
+  NumericError error = NumericError::kNone;
+  const std::uint64_t stored = ParseNumeric(FieldText(block, kChecksum), error);
+  return error == NumericError::kNone &&
+         (stored == unsigned_sum || static_cast<std::int64_t>(stored) == signed_sum);
+}
+
 IoResult<TarIndex> ReadTar(const RandomAccessFile& file, DiagnosticSink& sink, TarNesting nesting) {
   return TarReader(file, sink, nesting).Read();
 }

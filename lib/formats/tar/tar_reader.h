@@ -19,6 +19,9 @@ inline constexpr std::uint64_t kTarBlock = 512;
 /// True when `head` (at least 263 bytes of a file) carries a tar magic at offset 257:
 /// POSIX `ustar\0` + `00`, or GNU `ustar  \0`.
 [[nodiscard]] bool HasTarMagic(std::span<const std::byte> head);
+/// True when `head`'s first 512 bytes are a tar header GNU tar and tarfile would read: a tar
+/// magic and a checksum that matches (the unsigned sum, or old Sun tar's signed one).
+[[nodiscard]] bool IsTarHeader(std::span<const std::byte> head);
 
 struct TarMember {
   std::string name;        ///< as the archive names it (pax path, GNU long name, or ustar prefix/name)
