@@ -94,6 +94,50 @@ Measured BestOfThree(const std::vector<Command>& commands, int max_exit) {
 
 std::string SiblingTool(const char* name) { return (fs::path(CKPT_AUDIT_BIN).parent_path() / name).string(); }
 
+// The reference for work on two cores, measured beside the run it judges: `openssl dgst
+// -sha256` over `first` alone (one stream) and over `first` and `second` at once, in two
+// processes (two streams). On some 2-core machines two SHA-256 streams run at 1.3x one, not
+// 2x (shared execution units): every bound on two-core work is a ratio to this, never a
+// fraction of the core count. Each side is a list of files one process hashes in turn.
+struct TwoStreams {
+  double one_stream = 0;   ///< seconds: the first list, one process
+  double two_streams = 0;  ///< seconds: both lists at once, two processes
+  /// What two streams cost against one: 1.0 where cores scale, about 1.5 where two run at 1.3x.
+  [[nodiscard]] double Cost() const { return two_streams / one_stream; }
+};
+
+TwoStreams MeasureTwoStreams(const std::vector<std::string>& first, const std::vector<std::string>& second) {
+  std::vector<std::string> dgst_first = {"dgst", "-sha256"};
+  dgst_first.insert(dgst_first.end(), first.begin(), first.end());
+  std::vector<std::string> dgst_second = {"dgst", "-sha256"};
+  dgst_second.insert(dgst_second.end(), second.begin(), second.end());
+  BestOfThree({{"/usr/bin/openssl", dgst_first}, {"/usr/bin/openssl", dgst_second}}, 0);  // warm the page cache
+  TwoStreams streams;
+  streams.one_stream = BestOfThree({{"/usr/bin/openssl", dgst_first}}, 0).seconds;
+  streams.two_streams = BestOfThree({{"/usr/bin/openssl", dgst_first}, {"/usr/bin/openssl", dgst_second}}, 0).seconds;
+  std::cout << "reference: openssl dgst -sha256, one stream " << streams.one_stream << " s, two streams at once "
+            << streams.two_streams << " s (two cost " << streams.Cost() << "x one: the cores scale "
+            << 2 / streams.Cost() << "x)\n";
+  return streams;
+}
+
+void RequireOpenssl() {
+  if (std::system("openssl version >/dev/null 2>&1") != 0) CKPT_MISSING_PREREQUISITE() << "openssl is missing";
+}
+
+// The files of artifacts `inputs` that hold bytes (weights and headers), split in two halves.
+std::pair<std::vector<std::string>, std::vector<std::string>> FilesInHalves(const std::vector<std::string>& inputs) {
+  std::vector<std::string> files;
+  for (const std::string& input : inputs) {
+    for (const auto& entry : fs::directory_iterator(input)) {
+      if (entry.is_regular_file()) files.push_back(entry.path().string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  const auto middle = files.begin() + static_cast<std::ptrdiff_t>(files.size() / 2);
+  return {std::vector<std::string>(files.begin(), middle), std::vector<std::string>(middle, files.end())};
+}
+
 // Item 9: a header.json of one huge array, at the 100,000,000-byte limit: peak RSS at most
 // 4x the JSON plus 64 MiB (was 6.9 GB and 51 s for 99 MB), and quick.
 TEST(Perf, HugeJsonArrayHeaderHasBoundedMemory) {
@@ -199,8 +243,12 @@ TEST(Perf, SarifCostsAboutWhatJsonCosts) {
   best_of_three("json");  // warm the page cache
   const double json = best_of_three("json");
   const double sarif = best_of_three("sarif");
-  std::cout << "256 MiB: --format json " << json << " s, --format sarif " << sarif << " s (" << sarif / json << "x)\n";
-  EXPECT_LT(sarif, 1.6 * json);
+  RequireOpenssl();
+  const std::string weights = (dir.path() / "a" / "weights.safetensors").string();
+  const TwoStreams reference = MeasureTwoStreams({weights}, {weights});
+  std::cout << "256 MiB: --format json " << json << " s, --format sarif " << sarif << " s (" << sarif / json
+            << "x; two streams of the same bytes cost " << reference.Cost() << "x one)\n";
+  EXPECT_LT(sarif / json, 1.25 * std::max(1.0, reference.Cost()));
 }
 
 // Issue 14, acceptance 3: --jobs 2 audits several large inputs on both cores (each audit on
@@ -223,8 +271,13 @@ TEST(Perf, JobsTwoAuditsEightArtifactsOnBothCores) {
   run("1", one_report);  // warm the page cache
   const double one = run("1", one_report);
   const double two = run("2", two_report);
-  std::cout << "8 x 128 MiB: --jobs 1 " << one << " s, --jobs 2 " << two << " s (" << one / two << "x faster)\n";
-  EXPECT_GT(one / two, 1.5);
+  RequireOpenssl();
+  const auto [first_half, second_half] = FilesInHalves(inputs);
+  const TwoStreams reference = MeasureTwoStreams(first_half, second_half);
+  std::cout << "8 x 128 MiB: --jobs 1 " << one << " s, --jobs 2 " << two << " s (" << one / two
+            << "x faster); two openssl dgst over 4 artifacts each at once " << reference.two_streams << " s (--jobs 2 "
+            << two / reference.two_streams << "x that)\n";
+  EXPECT_LE(two / reference.two_streams, 1.15);
   std::ifstream a(one_report, std::ios::binary);
   std::ifstream b(two_report, std::ios::binary);
   const std::string first((std::istreambuf_iterator<char>(a)), std::istreambuf_iterator<char>());
@@ -248,7 +301,7 @@ double OpensslSha256Rate() {
 // openssl speed in the same run. A thread spinning for its turn instead of sleeping gained 2-3%
 // idle but doubled two audits run at once, and cost 15-30% even yielding: not done.
 TEST(Perf, OneAuditRunsAtTheSha256Limit) {
-  if (std::system("openssl version >/dev/null 2>&1") != 0) CKPT_MISSING_PREREQUISITE() << "openssl is missing";
+  RequireOpenssl();
   TempDir dir;
   const std::string artifact = (dir.path() / "a").string();
   ASSERT_EQ(std::system((SiblingTool("ckpt-make-artifact") + " " + artifact + " 1 1073741824 >/dev/null").c_str()), 0);
@@ -265,9 +318,11 @@ TEST(Perf, OneAuditRunsAtTheSha256Limit) {
   EXPECT_LT(measured.peak_rss_mib, 64.0);
 }
 
-// Issue 31, item 3: ckpt-chain --jobs 2 on 40 x 16 MiB rounds against --jobs 1 (goal 1.9x;
-// measured 1.90x on an idle 2-core VM, where --jobs 1 already hashes at the SHA-256 limit on
-// two threads taking turns; the margin is for a busy machine), with identical reports.
+// Issue 31, item 3: ckpt-chain --jobs 2 on 40 x 16 MiB rounds, against the reference of two
+// `openssl dgst -sha256` processes hashing half the rounds each at once (issue 46: never a
+// fraction of the core count; two streams run at 1.3x one on some 2-core machines). Measured
+// 1.09-1.20x that here: the chain also opens, reads and judges 40 headers and sets up a ring per
+// round, which openssl does not. Reports identical for --jobs 1 and 2.
 TEST(Perf, ChainJobsTwoOnFortyRounds) {
   TempDir dir;
   const std::string history = (dir.path() / "h").string();
@@ -281,9 +336,18 @@ TEST(Perf, ChainJobsTwoOnFortyRounds) {
   run("1", one_report);  // warm the page cache
   const Measured one = run("1", one_report);
   const Measured two = run("2", two_report);
+  RequireOpenssl();
+  std::vector<std::string> rounds;
+  for (const auto& entry : fs::directory_iterator(history)) {
+    if (entry.is_directory()) rounds.push_back(entry.path().string());
+  }
+  const auto [first_half, second_half] = FilesInHalves(rounds);
+  const TwoStreams reference = MeasureTwoStreams(first_half, second_half);
   std::cout << "40 x 16 MiB: --jobs 1 " << one.seconds << " s, --jobs 2 " << two.seconds << " s ("
-            << one.seconds / two.seconds << "x), peak " << two.peak_rss_mib << " MiB\n";
-  EXPECT_GE(one.seconds / two.seconds, 1.7);
+            << one.seconds / two.seconds << "x); two openssl dgst over 20 rounds each at once "
+            << reference.two_streams << " s (--jobs 2 " << two.seconds / reference.two_streams << "x that), peak "
+            << two.peak_rss_mib << " MiB\n";
+  EXPECT_LE(two.seconds / reference.two_streams, 1.35);
   std::ifstream a(one_report, std::ios::binary);
   std::ifstream b(two_report, std::ios::binary);
   const std::string first((std::istreambuf_iterator<char>(a)), std::istreambuf_iterator<char>());
@@ -320,9 +384,14 @@ TEST(Perf, AModelFolderHashesItsShardsOnEveryCore) {
   audit(folder.string(), "2", report);
   const Measured one_file = audit(file, "2", report);
   const Measured two_files = audit(folder.string(), "2", report);
+  RequireOpenssl();
+  const TwoStreams reference = MeasureTwoStreams({(folder / "model-00001-of-00002.safetensors").string()},
+                                                 {(folder / "model-00002-of-00002.safetensors").string()});
   std::cout << "1 GiB as one file " << one_file.seconds << " s, as 2 shards of a model folder " << two_files.seconds
-            << " s (" << two_files.seconds / one_file.seconds << "x), peak " << two_files.peak_rss_mib << " MiB\n";
-  EXPECT_LE(two_files.seconds / one_file.seconds, 0.6);
+            << " s (" << two_files.seconds / one_file.seconds << "x); two openssl dgst of the shards at once "
+            << reference.two_streams << " s (the folder " << two_files.seconds / reference.two_streams
+            << "x that), peak " << two_files.peak_rss_mib << " MiB\n";
+  EXPECT_LE(two_files.seconds / reference.two_streams, 1.10);
   EXPECT_LT(two_files.peak_rss_mib, 64.0);
   // The same report whatever the number of workers.
   const std::string one_report = (dir.path() / "one.json").string();
@@ -351,12 +420,16 @@ TEST(Perf, ConvertingCostsAboutACopyAndAHash) {
     std::filesystem::remove(output);
     return RunTogether({{SiblingTool("ckpt-convert"), {input, "-o", output}}});
   };
+  // The same work done by standard tools: a copy, then what the conversion hashes, on the
+  // cores it uses: two streams of the input at once (its digest on one core, the tensors'
+  // on the other), then the output read back as two half streams.
   auto baseline = [&] {
     std::filesystem::remove(copy);
     const Measured cp = RunTogether({{"/bin/cp", {input, copy}}});
-    // One SHA-256 pass at the hardware's pace (coreutils' sha256sum does not use SHA-NI).
-    const Measured sha = RunTogether({{"/usr/bin/openssl", {"dgst", "-sha256", input}}});
-    return cp.seconds + sha.seconds;
+    // coreutils' sha256sum does not use SHA-NI: openssl dgst runs at the hardware's pace.
+    const Measured both = RunTogether(
+        {{"/usr/bin/openssl", {"dgst", "-sha256", input}}, {"/usr/bin/openssl", {"dgst", "-sha256", copy}}});
+    return cp.seconds + 1.5 * both.seconds;
   };
   convert();  // warm the page cache
   double best_convert = 1e9;
@@ -369,9 +442,9 @@ TEST(Perf, ConvertingCostsAboutACopyAndAHash) {
     peak_rss = std::max(peak_rss, m.peak_rss_mib);
     best_baseline = std::min(best_baseline, baseline());
   }
-  std::cout << "1 GiB torch zip: ckpt-convert " << best_convert << " s, cp + openssl dgst -sha256 " << best_baseline
-            << " s (" << best_convert / best_baseline << "x), peak RSS " << peak_rss << " MiB\n";
-  EXPECT_LT(best_convert, 1.6 * best_baseline);  // measured 1.0-1.1x on an idle 2-core machine
+  std::cout << "1 GiB torch zip: ckpt-convert " << best_convert << " s, cp + 1.5 x two openssl dgst -sha256 at once "
+            << best_baseline << " s (" << best_convert / best_baseline << "x), peak RSS " << peak_rss << " MiB\n";
+  EXPECT_LE(best_convert / best_baseline, 1.25);
   EXPECT_LT(peak_rss, 64.0);
 }
 
@@ -387,7 +460,7 @@ TEST(Perf, ConvertingCostsAboutACopyAndAHash) {
 // idle 2-core VM: ckpt-diff 0.98-1.08x the two openssl dgst, which are themselves 1.15-1.35x the
 // speed limit (printed). The bounds leave room for a busy machine.
 TEST(Perf, DiffCostsWhatHashingBothRoundsCosts) {
-  if (std::system("openssl version >/dev/null 2>&1") != 0) CKPT_MISSING_PREREQUISITE() << "openssl is missing";
+  RequireOpenssl();
   TempDir dir;
   const std::string history = (dir.path() / "h").string();
   constexpr std::uint64_t kRoundBytes = std::uint64_t{512} << 20;
@@ -441,8 +514,11 @@ TEST(Perf, TarCostsWhatTheDirectoryCosts) {
             << as_tar.seconds / directory.seconds << "x), tar --format sarif " << sarif.seconds << " s ("
             << sarif.seconds / as_tar.seconds << "x), peak RSS " << std::max(as_tar.peak_rss_mib, sarif.peak_rss_mib)
             << " MiB\n";
+  RequireOpenssl();
+  const std::string weights = (dir.path() / "a" / "weights.safetensors").string();
+  const TwoStreams reference = MeasureTwoStreams({weights}, {weights});
   EXPECT_LT(as_tar.seconds, 1.4 * directory.seconds);
-  EXPECT_LT(sarif.seconds, 1.6 * as_tar.seconds);
+  EXPECT_LT(sarif.seconds / as_tar.seconds, 1.25 * std::max(1.0, reference.Cost()));
   EXPECT_LT(std::max(as_tar.peak_rss_mib, sarif.peak_rss_mib), 32.0);
 }
 
