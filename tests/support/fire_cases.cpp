@@ -1189,6 +1189,8 @@ std::vector<FireCase> AllFireCases() {
     };
     keras_case("keras-module-unsafe", "os.system as a function (CVE-2025-1550)",
                R"({"module": "os", "class_name": "function", "config": "system", "registered_name": "function"})");
+    keras_case("keras-module-unsafe", "exec as a function of builtins",
+               R"({"module": "builtins", "class_name": "function", "config": "exec", "registered_name": "function"})");
     keras_case(
         "keras-function-unsafe", "keras.utils.get_file (CVE-2025-8747)",
         R"({"module": "keras.utils", "class_name": "function", "config": "get_file", "registered_name": "get_file"})");

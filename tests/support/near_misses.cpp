@@ -935,6 +935,9 @@ std::vector<NearMiss> AllNearMisses() {
     };
     keras_near("keras-module-unsafe", "every module in keras", "");
     keras_near(
+        "keras-module-unsafe", "relu of builtins (a Keras activation found by name)",
+        R"({"module": "keras.layers", "class_name": "Dense", "config": {"name": "d", "units": 1, "activation": {"module": "builtins", "class_name": "function", "config": "relu", "registered_name": "function"}}, "registered_name": null})");
+    keras_near(
         "keras-function-unsafe", "gelu of keras.activations",
         R"({"module": "keras.layers", "class_name": "Activation", "config": {"name": "act", "activation": {"module": "keras.activations", "class_name": "function", "config": "gelu", "registered_name": "gelu"}}, "registered_name": null})");
     keras_near(

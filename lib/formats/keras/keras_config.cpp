@@ -245,6 +245,15 @@ class ConfigWalker {
     const auto config = object.FindString("config");
     const std::string name = config.value_or(registered.value_or(""));
     if (IsBuiltinFunction(module, name)) return;
+    if (module == "builtins") {
+      // Keras looks a name under `builtins` up among its own built-ins first; any other name
+      // falls through to importing Python's builtins module (formats.md section 14).
+      Report(Diag::kKerasModuleUnsafe, object,
+             "The config refers to function " + QuoteForMessage(name, 80) + " of module 'builtins' in " + where +
+                 ": it is no Keras activation, loss or metric, so Keras before 3.9 takes it from Python's builtins "
+                 "(exec, eval, getattr: CVE-2025-1550), and loading the file can run code.");
+      return;
+    }
     Report(Diag::kKerasFunctionUnsafe, object,
            "The config refers to function " + QuoteForMessage(name, 80) + " of module " + QuoteForMessage(module, 80) +
                " in " + where +
