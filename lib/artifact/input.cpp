@@ -9,6 +9,7 @@
 #include "lib/core/text.h"
 #include "lib/formats/format_table.h"
 #include "lib/formats/gguf/gguf_reader.h"
+#include "lib/formats/input_classifier.h"
 #include "lib/formats/layout.h"
 #include "lib/formats/model_folder/model_folder_reader.h"
 #include "lib/formats/polyglot.h"
@@ -312,7 +313,9 @@ std::vector<std::string> Snapshots(const fs::path& repo) {
   return out;
 }
 
-bool HoldsSafetensorsOutside(const fs::path& folder, const std::vector<std::string>& rounds) {
+// Whether the folder holds files a loader opens by name besides its rounds: then it is a
+// model of its own too, and audited as one.
+bool HoldsWeightsOutside(const fs::path& folder, const std::vector<std::string>& rounds) {
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(folder, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
@@ -321,21 +324,25 @@ bool HoldsSafetensorsOutside(const fs::path& folder, const std::vector<std::stri
       if (it->is_directory()) it.disable_recursion_pending();
       continue;
     }
-    if (it->path().extension() == ".safetensors") return true;
+    if (LoaderOpensByName(it->path().filename().string())) return true;
   }
   return false;
 }
 
 }  // namespace
 
-bool IsTarFile(const std::filesystem::path& file) {
+bool IsLensembleTarFile(const std::filesystem::path& file) {
   auto folder = DirectorySource::OpenDirectory(file.parent_path().empty() ? "." : file.parent_path().string());
   if (!folder) return false;
   auto opened = (*folder)->Open(file.filename().string());
   if (!opened) return false;
   std::array<std::byte, kClassifyLength> head{};
   const auto length = static_cast<std::size_t>(std::min<std::uint64_t>((*opened)->size(), head.size()));
-  return (*opened)->ReadAt(0, std::span(head).first(length)) && HasTarMagic(std::span(head).first(length));
+  if (!(*opened)->ReadAt(0, std::span(head).first(length)) || !HasTarMagic(std::span(head).first(length))) {
+    return false;
+  }
+  auto classified = ClassifyFile(**opened);
+  return classified && classified->kind == InputKind::kLensembleTar;
 }
 
 std::vector<std::string> ExpandInputPath(const std::string& path) {
@@ -354,7 +361,7 @@ std::vector<std::string> ExpandInputPath(const std::string& path) {
     if (IsDirectory(e.path()) && entry.starts_with("models--") && IsDirectory(e.path() / "snapshots")) {
       for (std::string& s : Snapshots(e.path())) repos.push_back(std::move(s));
     } else if ((IsDirectory(e.path()) && fs::exists(e.path() / "header.json", ec)) ||
-               (fs::is_regular_file(fs::symlink_status(e.path(), ec)) && IsTarFile(e.path()))) {
+               (fs::is_regular_file(fs::symlink_status(e.path(), ec)) && IsLensembleTarFile(e.path()))) {
       rounds.push_back(e.path().string());  // a Lensemble round: a directory or a tar
     }
   }
@@ -363,7 +370,7 @@ std::vector<std::string> ExpandInputPath(const std::string& path) {
   if (!repos.empty()) return repos;
   if (rounds.empty()) return {path};
   std::vector<std::string> out;
-  if (HoldsSafetensorsOutside(dir, rounds)) out.push_back(path);
+  if (HoldsWeightsOutside(dir, rounds)) out.push_back(path);
   out.insert(out.end(), rounds.begin(), rounds.end());
   return out;
 }

@@ -44,14 +44,16 @@ struct OpenedInput {
 /// A remote argument (https://, http:// to loopback, hf://) is opened over HTTP with `remote`.
 OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink, const remote::RemoteOptions& remote = {});
 
-/// True when the regular file at `file` is a tar by content (its magic, never its name).
-/// Opened like any input file: without following a final symlink, never blocking on a FIFO.
-bool IsTarFile(const std::filesystem::path& file);
+/// True when the regular file at `file` is a Lensemble artifact tar by content (the format
+/// table's recognition: a tar that is not a NeMo archive; never its name). Opened like any
+/// input file: without following a final symlink, never blocking on a FIFO.
+bool IsLensembleTarFile(const std::filesystem::path& file);
 
 /// The audits one command-line path stands for (inputs.md section 4): a hub root or a
 /// `models--ORG--NAME` folder stands for each of its `snapshots/REV`; a folder of Lensemble
-/// rounds (sub-folders holding header.json, tars) for each round, plus the folder itself
-/// when it also holds safetensors files of its own; anything else for itself.
+/// rounds (sub-folders holding header.json, artifact tars) for each round, plus the folder
+/// itself when it also holds files a loader opens by name (weights of its own); anything
+/// else for itself (a folder holding a .nemo archive is a model folder).
 std::vector<std::string> ExpandInputPath(const std::string& path);
 
 }  // namespace ckpt

@@ -66,7 +66,7 @@ Discovery DiscoverArtifacts(const std::vector<std::string>& roots, bool find_env
       add_envelope(root);
       continue;
     }
-    if (status.type() == fs::file_type::regular && IsTarFile(root)) {
+    if (status.type() == fs::file_type::regular && IsLensembleTarFile(root)) {
       add(root);
       continue;
     }
@@ -99,7 +99,7 @@ Discovery DiscoverArtifacts(const std::vector<std::string>& roots, bool find_env
       if (it->is_regular_file(type_ec)) {
         if (find_envelopes) {
           if (NamedLikeEnvelope(it->path())) add_envelope(it->path());
-        } else if (IsTarFile(it->path())) {
+        } else if (IsLensembleTarFile(it->path())) {
           add(it->path());
         }
         continue;
