@@ -1,7 +1,6 @@
 #include "engine/audit.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <functional>
 #include <thread>
 #include <tuple>
@@ -200,12 +199,11 @@ AuditResult FinishAudit(AuditSession& session) {
   }
   result.findings = std::move(sink.findings());
   result.dropped = sink.dropped();
-  if (artifact.kind == InputKind::kGguf && artifact.weights.size() > 1) {
-    // A split set given by its first part: its parts are files of that part's folder, so a
-    // finding about a part names the part there, never "part/part".
-    const std::string folder = std::filesystem::path(artifact.path).parent_path().string();
+  if (!artifact.files_root.empty()) {
+    // Files named in another folder than the input path (a GGUF split set given by its first
+    // part): a finding about one names it there, never "part/part".
     for (Finding& f : result.findings) {
-      if (!f.location.file.empty() && f.location.artifact.empty()) f.location.artifact = folder.empty() ? "." : folder;
+      if (!f.location.file.empty() && f.location.artifact.empty()) f.location.artifact = artifact.files_root;
     }
   }
   if (policy.gate != nullptr) ApplyGateToAudit(*policy.gate, artifact, result.findings, result.dropped, artifact.path);

@@ -343,7 +343,7 @@ namespace {
 // SARIF artifacts[]: every file the audit read whole, with the digest it computed while
 // reading (reports never touch the disk).
 void AddDigests(SarifInput& input, const Artifact& artifact) {
-  const std::string& root = artifact.path;
+  const std::string& root = artifact.FilesRoot();
   std::optional<std::string> container;
   if (artifact.container) {
     container = artifact.container->first;

@@ -31,7 +31,7 @@ std::string Short(const std::string& hash) { return EscapeForDisplay(hash.size()
 std::string FindingLine(const std::string& artifact_path, const Finding& f, bool color) {
   const Palette p{color};
   // A location in another file than the input's (a signed statement) names its own root.
-  std::string location = FormatLocation(f.location.artifact.empty() ? artifact_path : f.location.artifact, f.location);
+  std::string location = FormatLocation(artifact_path, f.location);
   std::string line = location.empty() ? "" : EscapeForDisplay(location) + ": ";
   line += std::string(p.For(f.severity())) + std::string(SeverityName(f.severity())) + std::string(p.reset()) + ": " +
           EscapeForDisplay(f.message) + " [" + std::string(f.rule->id) + " " + std::string(CodeName(f.rule->code)) +
@@ -121,7 +121,7 @@ std::string ThresholdText(FailThreshold threshold) {
 }
 
 std::string FormatLocation(const std::string& artifact_path, const Location& location) {
-  std::string out = artifact_path;
+  std::string out = location.artifact.empty() ? artifact_path : location.artifact;
   if (!location.file.empty()) out += (out.empty() || out.back() == '/' ? "" : "/") + location.file;
   if (location.line) {
     out += ":" + std::to_string(*location.line) + ":" + std::to_string(location.column.value_or(1));

@@ -43,7 +43,8 @@ std::string PadToColumns(std::string text, std::size_t width);
 /// "fail-on error", or for --fail-on none a note that the run was not gating.
 std::string ThresholdText(FailThreshold threshold);
 
-/// "dir/header.json:12:5" or "dir/weights.safetensors@1234" or "dir/file".
+/// "dir/header.json:12:5" or "dir/weights.safetensors@1234" or "dir/file"; the location's own
+/// artifact, when it names one, over `artifact_path`.
 std::string FormatLocation(const std::string& artifact_path, const Location& location);
 
 void WriteTextReport(std::ostream& out, std::span<const AuditResult> results, const ReportContext& context);

@@ -11,6 +11,8 @@
 #include "engine/audit.h"
 #include "engine/diff_run.h"
 #include "lib/formats/gguf/gguf_reader.h"
+#include "reports/sarif_report.h"
+#include "reports/text_report.h"
 #include "tests/support/audit_helpers.h"
 #include "tests/support/gguf_builder.h"
 
@@ -132,6 +134,21 @@ TEST(Gguf, ASplitSetIsCheckedWholeFromItsFirstPartOrItsFolder) {
     EXPECT_TRUE(f.location.file.starts_with("model-0000")) << f.location.file;
   }
   EXPECT_GT(located, 0U) << Describe(missing);
+  // Every report joins a part's name to the first part's folder (issue 46: SARIF artifacts[]
+  // and the HTML page still said "part/part"); digests are recorded to be listed.
+  AuditOptions digests;
+  digests.digest_files = true;
+  const AuditResult listed = AuditPath((dir.path() / "model-00001-of-00003.gguf").string(), digests);
+  reports::SarifOptions sarif_options;
+  sarif_options.source_root = dir.path();
+  std::ostringstream sarif;
+  reports::WriteSarif(sarif, reports::SarifFromAudit(std::span(&listed, 1), Severity::kError), sarif_options,
+                      reports::ReportContext{});
+  EXPECT_EQ(sarif.str().find(".gguf/model-"), std::string::npos) << sarif.str();
+  EXPECT_NE(sarif.str().find(R"("uri": "model-00002-of-00003.gguf")"), std::string::npos) << sarif.str();
+  for (const Finding& f : listed.findings) {
+    EXPECT_EQ(reports::FormatLocation(listed.artifact.path, f.location).find(".gguf/"), std::string::npos);
+  }
   const AuditResult folder = AuditPath(dir.path().string(), AuditOptions{});
   EXPECT_TRUE(HasFinding(folder, "gguf-split-incomplete", "is missing"));
 }

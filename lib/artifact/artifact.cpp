@@ -143,10 +143,11 @@ bool PathBefore(std::string_view a, std::string_view b) {
 
 std::vector<const WeightFile*> Artifact::ListedWeightFiles() const {
   std::vector<const WeightFile*> out;
-  out.reserve(weights.size() + (model ? model->analysed.size() : 0));
+  out.reserve(weights.size() + (model ? model->analysed.size() + model->other_weights.size() : 0));
   for (const WeightFile& wf : weights) out.push_back(&wf);
   if (model) {
     for (const WeightFile& wf : model->analysed) out.push_back(&wf);
+    for (const WeightFile& wf : model->other_weights) out.push_back(&wf);
   }
   return out;
 }

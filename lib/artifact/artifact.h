@@ -276,8 +276,9 @@ struct ModelFolder {
   /// Files read by their own format (.npz, msgpack, ...: formats.md section 11), closed after
   /// reading: their tensors join the folder's list, each named with its file.
   std::vector<WeightFile> analysed;
-  /// With AuditOptions::keep_all_weight_files: the pickle-based and GGUF weight files, open,
-  /// with their tensors (the safetensors files are the artifact's `weights`).
+  /// The pickle-based and GGUF weight files with their tensors, which join the folder's list
+  /// (the safetensors files are the artifact's `weights`): open with
+  /// AuditOptions::keep_all_weight_files (a diff compares their bytes), else facts only.
   std::vector<WeightFile> other_weights;
 };
 
@@ -354,6 +355,10 @@ struct RemoteInput {
 
 struct Artifact {
   std::string path;  ///< as given on the command line
+  /// The folder its files are named in when that is not `path` itself: a GGUF split set given
+  /// by its first part names its parts in that part's folder. Empty: `path`.
+  std::string files_root;
+  [[nodiscard]] const std::string& FilesRoot() const { return files_root.empty() ? path : files_root; }
   InputKind kind = InputKind::kLensemble;
   /// The file the input's files are members of (a tar), for reports.
   std::optional<std::pair<std::string, std::uint64_t>> container;  ///< its path and size

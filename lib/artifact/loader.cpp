@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <filesystem>
 #include <map>
 #include <tuple>
 
@@ -301,7 +302,10 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
         for (const StoredTensor& t : read->tensors) tensors.push_back(t.name);
         std::sort(tensors.begin(), tensors.end());  // looked up by the index rules
         model.pickle_tensors.emplace(entry.name, std::move(tensors));
-        if (artifact.policy.keep_all_weight_files) model.other_weights.push_back(std::move(*read));
+        // Its tensors join the folder's list (formats.md section 11); the file stays open only
+        // for a diff, which compares its bytes.
+        if (!artifact.policy.keep_all_weight_files) read->file.reset();
+        model.other_weights.push_back(std::move(*read));
       }
     } else if (item.kind == InventoryClass::kProgram || item.kind == InventoryClass::kAnalysedWeights) {
       // Read by its format for its findings (formats.md section 11); a program lists no tensor.
@@ -329,9 +333,7 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
     model.inventory.push_back(std::move(item));
   }
   CheckGgufSets(gguf_files, sink);
-  if (artifact.policy.keep_all_weight_files) {
-    for (WeightFile& wf : gguf_files) model.other_weights.push_back(std::move(wf));
-  }
+  for (WeightFile& wf : gguf_files) model.other_weights.push_back(std::move(wf));
   ResolveClaims(artifact.path, source, model, resolvers, sink, tool_errors);
   std::sort(model.inventory.begin(), model.inventory.end(),
             [](const InventoryItem& a, const InventoryItem& b) { return a.name < b.name; });
@@ -417,6 +419,10 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
   }
   if (kind == InputKind::kGguf && !artifact.weights.empty()) {
     CheckGgufSets(artifact.weights, sink);
+    if (artifact.weights.size() > 1) {  // a split set: its parts are files of the first part's folder
+      artifact.files_root = std::filesystem::path(display_path).parent_path().string();
+      if (artifact.files_root.empty()) artifact.files_root = ".";
+    }
   }
   if (kind == InputKind::kModelFolder) {
     LoadModelFolderExtras(artifact, source, sink, tool_errors);

@@ -1,5 +1,8 @@
 // pickle-format-note: A pickle-based file, even a clean one, is a note recommending safetensors.
 // Checked on the artifact model after reading.
+#include <set>
+#include <string_view>
+
 #include "rules/catalog.h"
 #include "rules/rule_helpers.h"
 
@@ -31,9 +34,16 @@ void Check(const Artifact& artifact, FindingSink& sink) {
                 (file.empty() ? std::string("This file") : QuoteForMessage(file)) + " is " + what +
                     ": pickle-based format, prefer safetensors (loading it runs whatever it names).");
   };
+  // A folder's pickle-based files are noted once, by their inventory line below.
+  std::set<std::string_view> in_inventory;
+  if (artifact.model) {
+    for (const InventoryItem& item : artifact.model->inventory) {
+      if (item.kind == InventoryClass::kPickleFamily) in_inventory.insert(item.name);
+    }
+  }
   for (const WeightFile* listed : artifact.ListedWeightFiles()) {
     const WeightFile& wf = *listed;
-    if (!wf.pickle) continue;
+    if (!wf.pickle || in_inventory.contains(wf.name)) continue;
     const std::string& c = wf.pickle->container;
     note(wf.name, c == "torch-zip"      ? "a torch.save checkpoint (zip)"
                   : c == "torch-legacy" ? "a torch.save checkpoint (legacy format)"

@@ -148,7 +148,16 @@ TEST_F(JoblibFiles, ACleanJoblibInAModelFolderIsAPickleFamilyFile) {
   const AuditResult result = AuditInFolder("arrays.xz");
   EXPECT_TRUE(HasFinding(result, "pickle-format-note", "'arrays.xz' is a joblib file (xz-compressed pickle)"))
       << Describe(result);
+  EXPECT_EQ(FindingsOf(result, "pickle-format-note").size(), 1U) << Describe(result);  // noted once
   EXPECT_EQ(VerdictOf(result, Severity::kError), Verdict::kPass) << Describe(result);
+  // Issue 46: its arrays join the folder's tensor list, each named with its file.
+  std::vector<std::string> listed;
+  for (const WeightFile* wf : result.artifact.ListedWeightFiles()) {
+    for (const StoredTensor& t : wf->tensors) listed.push_back(wf->name + ": " + t.name + " " + t.dtype);
+  }
+  for (const std::string expected : {"arrays.xz: w F32", "arrays.xz: b I64", "arrays.xz: f F64"}) {
+    EXPECT_NE(std::find(listed.begin(), listed.end(), expected), listed.end()) << expected;
+  }
 }
 
 // Issue 46, fail-open 1: numpy ignores a fixed-size dtype's size field, so joblib reads 8 bytes a

@@ -10,6 +10,7 @@
 
 #include "engine/audit.h"
 #include "engine/verdict.h"
+#include "lib/artifact/input.h"
 #include "tests/support/artifact_builder.h"
 #include "tests/support/audit_helpers.h"
 #include "tests/support/prerequisite.h"
@@ -69,6 +70,10 @@ TEST_F(NemoFiles, AnArchiveAsNemoWritesItPassesWithItsCheckpointsTensors) {
             "prefer safetensors (loading it runs whatever it names).");
   const AuditResult folder = AuditInFolder("clean.nemo");
   EXPECT_EQ(VerdictOf(folder, Severity::kError), Verdict::kPass) << Describe(folder);
+  // Issue 46: a folder holding a .nemo (a tar) is a model folder, not a folder of Lensemble
+  // rounds: the command line audits the folder, README and all, not the archive alone.
+  const std::string holding = (dir_->path() / "folder-clean.nemo").string();
+  EXPECT_EQ(ExpandInputPath(holding), std::vector<std::string>{holding});
   EXPECT_EQ(TensorNames(folder),
             (std::vector<std::string>{"encoder.weight F32 model.nemo", "decoder.bias F32 model.nemo"}));
   EXPECT_TRUE(HasFinding(folder, "pickle-format-note", "'model.nemo' is a NeMo archive")) << Describe(folder);
