@@ -4,8 +4,9 @@
 // pipe) and reads one answer from standard output: a 4-byte big-endian length and a JSON
 // document of at most 64 MiB. The helper limits itself before touching the input (the audit
 // sets the same limits on it from outside), empties its environment before libhdf5 reads it,
-// turns plugin loading off, and opens the bytes as a file image with the core driver: no path
-// is ever opened. It reads metadata only (links, object headers, dataset types, shapes,
+// turns plugin loading off, and opens the bytes as a file image with the core driver; once the
+// bytes are in memory it installs a seccomp filter (seccomp_filter.h), so no path is ever
+// opened, no process made, no socket reached, whoever runs it. It reads metadata only (links, object headers, dataset types, shapes,
 // layouts, filters, a few root attributes), never dataset data.
 //
 //   ckpt-h5probe SIZE   (SIZE: how many bytes standard input holds)
@@ -30,7 +31,15 @@
 #include <string_view>
 #include <vector>
 
+#include "apps/ckpt-h5probe/seccomp_filter.h"
 #include "lib/formats/hdf5/h5probe_limits.h"
+#if defined(CKPT_H5PROBE_TEST_HOOKS)
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+
+#include <csignal>
+#endif
 
 namespace {
 
@@ -438,6 +447,39 @@ boost::json::object Probe(void* bytes, std::uint64_t size) {
   return answer;
 }
 
+#if defined(CKPT_H5PROBE_TEST_HOOKS)
+// The test build's hook (ckpt-h5probe-hooked, never installed): after the filter is in place,
+// an image whose bytes after the HDF5 signature say "try-CALL" makes that call, so a test
+// proves each refusal from inside the helper. A call that kills never returns; one that
+// survives exits 22. A read-only open must fail with ENOENT: exit 21 when it does.
+void TryWhatTheImageAsks(const void* image, std::uint64_t size) {
+  const std::string_view bytes(static_cast<const char*>(image), static_cast<std::size_t>(std::min<std::uint64_t>(size, 64)));
+  if (bytes.size() < 12 || bytes.substr(8, 4) != "try-") return;
+  const std::string_view call = bytes.substr(12, bytes.find('\0', 12) == std::string_view::npos
+                                                      ? std::string_view::npos
+                                                      : bytes.find('\0', 12) - 12);
+  if (call.starts_with("open-read")) {
+    const int fd = ::open("/etc/hostname", O_RDONLY | O_CLOEXEC);
+    std::_Exit(fd < 0 && errno == ENOENT ? 21 : 20);
+  }
+  if (call.starts_with("open-write")) (void)::open("/tmp/ckpt-h5probe-hook", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  if (call.starts_with("socket")) (void)::socket(AF_INET, SOCK_STREAM, 0);
+  if (call.starts_with("execve")) {
+    std::array<char*, 2> argv{const_cast<char*>("/bin/true"), nullptr};
+    std::array<char*, 1> envp{nullptr};
+    (void)::execve("/bin/true", argv.data(), envp.data());
+  }
+  if (call.starts_with("fork")) {
+    if (::fork() == 0) std::_Exit(0);
+  }
+  if (call.starts_with("clone")) (void)::syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+  if (call.starts_with("write-other")) (void)::write(5, "x", 1);
+  if (call.starts_with("kill-other")) (void)::kill(1, 0);
+  if (call.starts_with("mmap-file")) (void)::mmap(nullptr, 4096, PROT_READ, MAP_PRIVATE, STDIN_FILENO, 0);
+  std::_Exit(22);
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -464,6 +506,11 @@ int main(int argc, char** argv) {
     image = std::malloc(static_cast<std::size_t>(size));
     if (image == nullptr || !ReadExactly(STDIN_FILENO, static_cast<char*>(image), size)) return 3;
   }
+  // From here on only what reading the image and answering need (seccomp_filter.h).
+  if (!ckpt::h5probe::InstallSeccompFilter()) return 2;
+#if defined(CKPT_H5PROBE_TEST_HOOKS)
+  TryWhatTheImageAsks(image, size);
+#endif
   const std::string document = boost::json::serialize(Probe(image, size));
   if (document.size() > kMaxAnswerBytes) return 4;
   const auto length = static_cast<std::uint32_t>(document.size());

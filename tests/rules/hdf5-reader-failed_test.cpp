@@ -9,8 +9,12 @@
 // closed.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <boost/json/serialize.hpp>
 #include <chrono>
+#include <csignal>
+#include <iostream>
 #include <filesystem>
 #include <fstream>
 
@@ -225,6 +229,70 @@ TEST(Hdf5Isolation, AMissingHelperIsAFindingNotAPass) {
                                        ShellQuote(input.string()) + " 2>&1");
   EXPECT_EQ(run.exit_code, 1) << run.output;
   EXPECT_NE(run.output.find("could not be started (No such file or directory)"), std::string::npos) << run.output;
+}
+
+// Issue 46 item 4: the real helper filters its own system calls (seccomp, no new privileges)
+// once the file is in memory. Its test build (ckpt-h5probe-hooked) makes the call an image asks
+// for after the filter is in place: each one reading never needs kills it with SIGSYS, whoever
+// runs it (the CI runs as root, where RLIMIT_NPROC does not bind); an open for reading fails
+// with ENOENT (exit 21). The same build reads a real Keras HDF5 file as the shipped one does.
+int RunHooked(const std::string& call, const fs::path& dir) {
+  const fs::path image = dir / ("try-" + call + ".h5");
+  std::ofstream(image, std::ios::binary) << std::string("\x89HDF\r\n\x1a\n", 8) << "try-" << call
+                                         << std::string(64, '\0');
+  const CommandResult run = RunCommand(ShellQuote(CKPT_H5PROBE_HOOKED) + " " +
+                                       std::to_string(fs::file_size(image)) + " < " + ShellQuote(image.string()) +
+                                       " > /dev/null 2>&1; echo $?");
+  return std::stoi(run.output);
+}
+
+TEST_F(Hdf5Files, TheHelperRefusesEverySystemCallReadingNeverNeeds) {
+  const TempDir dir;
+  std::cout << "helper run as uid " << ::geteuid() << "\n";
+  for (const std::string call :
+       {"open-write", "socket", "execve", "fork", "clone", "write-other", "kill-other", "mmap-file"}) {
+    EXPECT_EQ(RunHooked(call, dir.path()), 128 + SIGSYS) << call << " was not refused by the filter";
+  }
+  EXPECT_FALSE(fs::exists("/tmp/ckpt-h5probe-hook"));
+  EXPECT_EQ(RunHooked("open-read", dir.path()), 21) << "a read-only open must fail with ENOENT";
+  EXPECT_EQ(RunHooked("nothing", dir.path()), 22);  // near miss: the hook itself survives an allowed path
+  // The filter leaves libhdf5 what it needs: a real file read by the hooked build answers as
+  // the shipped helper does.
+  const fs::path real = dir_->path() / "keras2_model.h5";
+  const std::string size = std::to_string(fs::file_size(real));
+  const CommandResult shipped = RunCommand(ShellQuote(fs::path(CKPT_AUDIT_BIN).parent_path() / "ckpt-h5probe") + " " +
+                                           size + " < " + ShellQuote(real.string()) + " | tail -c +5");
+  const CommandResult hooked =
+      RunCommand(ShellQuote(CKPT_H5PROBE_HOOKED) + " " + size + " < " + ShellQuote(real.string()) + " | tail -c +5");
+  EXPECT_NE(shipped.output.find(R"("status":"ok")"), std::string::npos) << shipped.output;
+  EXPECT_EQ(hooked.output, shipped.output);
+}
+
+// Through the audit, a helper the filter killed is hdf5-reader-failed naming the filter.
+TEST(Hdf5Isolation, AHelperKilledByItsFilterIsAFinding) {
+  const TempDir dir;
+  const fs::path input = dir.path() / "model.h5";
+  std::ofstream(input, std::ios::binary) << std::string("\x89HDF\r\n\x1a\n", 8) << "try-socket" << std::string(64, '\0');
+  const CommandResult run = RunCommand("CKPT_H5PROBE=" + ShellQuote(CKPT_H5PROBE_HOOKED) + " " +
+                                       ShellQuote(CKPT_AUDIT_BIN) + " " + ShellQuote(input.string()) + " 2>&1");
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_NE(run.output.find("was killed by signal SIGSYS (its seccomp filter: the file made it attempt a system call "
+                            "reading never needs)"),
+            std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("[hdf5-reader-failed CHECKPOINT_INTEGRITY]"), std::string::npos) << run.output;
+}
+
+// libhdf5's core driver tries to open the image's label as a file in the working directory: a
+// file of that name there changed the answer ("file already exists"). The filter makes every
+// open for reading fail, so the file's own bytes are what is read.
+TEST_F(Hdf5Files, AFileNamedLikeTheImageInTheWorkingDirectoryChangesNothing) {
+  const TempDir cwd;
+  fs::copy_file(dir_->path() / "keras2_model.h5", cwd.path() / "ckpt-h5probe-image");
+  const CommandResult run = RunCommand("cd " + ShellQuote(cwd.path().string()) + " && " + ShellQuote(CKPT_AUDIT_BIN) +
+                                       " " + ShellQuote((dir_->path() / "keras2_model.h5").string()) + " 2>&1");
+  EXPECT_EQ(run.output.find("hdf5-reader-failed"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("1 passed"), std::string::npos) << run.output;
 }
 
 }  // namespace

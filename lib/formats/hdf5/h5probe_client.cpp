@@ -81,6 +81,7 @@ std::string SignalName(int signal) {
   if (signal == SIGXFSZ) name += " (it tried to write a file)";
   if (signal == SIGSEGV || signal == SIGBUS) name += " (a memory fault)";
   if (signal == SIGABRT) name += " (it aborted, as it does when its 2 GiB address-space limit refuses memory)";
+  if (signal == SIGSYS) name += " (its seccomp filter: the file made it attempt a system call reading never needs)";
   return name;
 }
 
