@@ -148,6 +148,23 @@ std::string DtypeToken(hid_t type) {
       if (named) return "BOOL";
     }
   }
+  if (type_class == H5T_COMPOUND && H5Tget_nmembers(type) == 2 && (size == 8 || size == 16)) {
+    // h5py stores numpy complex as a compound {r, i} of two floats and reads it back as complex.
+    char* name0 = H5Tget_member_name(type, 0);
+    char* name1 = H5Tget_member_name(type, 1);
+    const bool named =
+        name0 != nullptr && name1 != nullptr && std::string_view(name0) == "r" && std::string_view(name1) == "i";
+    H5free_memory(name0);
+    H5free_memory(name1);
+    const std::string part = size == 8 ? "F32" : "F64";
+    bool parts = named && H5Tget_member_offset(type, 0) == 0 && H5Tget_member_offset(type, 1) == size / 2;
+    for (unsigned i = 0; parts && i < 2; ++i) {
+      const hid_t member = H5Tget_member_type(type, i);
+      parts = member >= 0 && DtypeToken(member) == part;
+      if (member >= 0) H5Tclose(member);
+    }
+    if (parts) return size == 8 ? "C64" : "C128";
+  }
   return "OTHER";
 }
 

@@ -41,8 +41,9 @@ std::string_view BuiltinFilterName(std::int64_t id) {
 }
 
 bool IsListedToken(std::string_view token) {
-  static constexpr std::array<std::string_view, 13> kTokens{"F16", "BF16", "F32", "F64", "I8",  "U8",  "I16",
-                                                            "U16", "I32",  "U32", "I64", "U64", "BOOL"};
+  // C64 and C128: h5py's complex, a compound {r, i} of two floats (formats.md section 13).
+  static constexpr std::array<std::string_view, 15> kTokens{"F16", "BF16", "F32", "F64", "I8",   "U8",  "I16", "U16",
+                                                            "I32", "U32",  "I64", "U64", "BOOL", "C64", "C128"};
   for (std::string_view t : kTokens) {
     if (t == token) return true;
   }
