@@ -64,6 +64,19 @@ lacks pinned_ok.log "[hash-unexpected"
 run nohash PATHS=models/a/round NO_HASH=true
 has nohash.log "[hash-not-verified"
 
+# Issue 46: shards picked one by one by a glob are each refused, naming the folder to audit;
+# the README's example (model folders whole, `models/*/`) audits the folder.
+cp -r "$source_dir/fixtures/vectors/v1-sharded" models/sharded
+rm models/sharded/weights-00001-of-00003.safetensors  # a shard missing: shard by shard it passed
+run shards PATHS='models/sharded/*.safetensors'
+has shards.output "exit-code=1"
+has shards.log "[input-shard-alone"
+has shards.log "Audit the folder 'models/sharded' instead."
+run folders PATHS='models/sharded/'
+has folders.output "exit-code=1"
+lacks folders.log "[input-shard-alone"
+has folders.log "models/sharded/: FAIL"
+
 # Bad inputs are errors that say why, exit 2, nothing audited.
 if run none PATHS='models/**/*.gguf'; then fail "a glob matching nothing passed"; fi
 has none.log "paths: 'models/**/*.gguf' matches nothing"
