@@ -314,7 +314,8 @@ TEST(Diff, HashingAndComparingReadEachByteOnce) {
           const std::uint64_t size = std::filesystem::file_size(entry.path());
           // The head and the tail zip readers search, and the HDF5 signature's 8 bytes at 0,
           // 512, 1024, ... where h5py looks for one (formats.md section 14).
-          polyglot_search += 1024 + std::min<std::uint64_t>(size, kZipSearchWindow) + 8 * (2 + std::bit_width(size / 512));
+          polyglot_search +=
+              1024 + std::min<std::uint64_t>(size, kZipSearchWindow) + 8 * (2 + std::bit_width(size / 512));
         }
       }
     }

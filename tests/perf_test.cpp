@@ -344,9 +344,9 @@ TEST(Perf, ChainJobsTwoOnFortyRounds) {
   const auto [first_half, second_half] = FilesInHalves(rounds);
   const TwoStreams reference = MeasureTwoStreams(first_half, second_half);
   std::cout << "40 x 16 MiB: --jobs 1 " << one.seconds << " s, --jobs 2 " << two.seconds << " s ("
-            << one.seconds / two.seconds << "x); two openssl dgst over 20 rounds each at once "
-            << reference.two_streams << " s (--jobs 2 " << two.seconds / reference.two_streams << "x that), peak "
-            << two.peak_rss_mib << " MiB\n";
+            << one.seconds / two.seconds << "x); two openssl dgst over 20 rounds each at once " << reference.two_streams
+            << " s (--jobs 2 " << two.seconds / reference.two_streams << "x that), peak " << two.peak_rss_mib
+            << " MiB\n";
   EXPECT_LE(two.seconds / reference.two_streams, 1.35);
   std::ifstream a(one_report, std::ios::binary);
   std::ifstream b(two_report, std::ios::binary);
@@ -655,8 +655,8 @@ TEST(Perf, TorchCheckpointStructureReadsOnlyThePickleAndTheDirectory) {
 // beside it. Small fixtures hid a crash on every real Flax checkpoint.
 TEST(Perf, RealShapedCheckpointsPassAtHashingSpeed) {
   TempDir dir;
-  const CommandResult made = RunCommand("/usr/bin/python3 tests/real_shapes/make_large.py " +
-                                        ShellQuote(dir.path().string()) + " 2>&1");
+  const CommandResult made =
+      RunCommand("/usr/bin/python3 tests/real_shapes/make_large.py " + ShellQuote(dir.path().string()) + " 2>&1");
   if (made.exit_code != 0) CKPT_MISSING_PREREQUISITE() << "make_large.py (numpy, msgpack, joblib): " << made.output;
   for (const char* name : {"flax_model.msgpack", "model.npz", "model.joblib"}) {
     const std::string file = (dir.path() / name).string();
@@ -734,12 +734,30 @@ TEST(Perf, HostilePicklesEndWithinASecondAndTheirMemoryBound) {
   // Issue 46: 16,000 tied tensors under an 8 KiB memoized key: 128 MiB of names from a
   // 100 KB pickle (it peaked at 396 MB).
   write("tied-tensors.pt", [](std::ofstream& o) {
-    const std::string tensor =
-        pk::Cat({pk::Global("torch._utils", "_rebuild_tensor_v2"), pk::kMark, pk::kMark, pk::Str("storage"),
-                 pk::Global("torch", "FloatStorage"), pk::Str("0"), pk::Str("cpu"), pk::Int(1), pk::kTuple,
-                 pk::kBinPersId, pk::Int(0), pk::kMark, pk::Int(1), pk::kTuple, pk::kMark, pk::Int(1), pk::kTuple,
-                 pk::kNewFalse, pk::Global("collections", "OrderedDict"), pk::kEmptyTuple, pk::kReduce, pk::kTuple,
-                 pk::kReduce, pk::BinPut(0)});
+    const std::string tensor = pk::Cat({pk::Global("torch._utils", "_rebuild_tensor_v2"),
+                                        pk::kMark,
+                                        pk::kMark,
+                                        pk::Str("storage"),
+                                        pk::Global("torch", "FloatStorage"),
+                                        pk::Str("0"),
+                                        pk::Str("cpu"),
+                                        pk::Int(1),
+                                        pk::kTuple,
+                                        pk::kBinPersId,
+                                        pk::Int(0),
+                                        pk::kMark,
+                                        pk::Int(1),
+                                        pk::kTuple,
+                                        pk::kMark,
+                                        pk::Int(1),
+                                        pk::kTuple,
+                                        pk::kNewFalse,
+                                        pk::Global("collections", "OrderedDict"),
+                                        pk::kEmptyTuple,
+                                        pk::kReduce,
+                                        pk::kTuple,
+                                        pk::kReduce,
+                                        pk::BinPut(0)});
     std::string p = pk::Proto(2) + pk::kEmptyDict + pk::Str(std::string(8192, 'k')) + pk::kEmptyDict + pk::kMark;
     for (int i = 0; i < 16000; ++i) p += pk::Int(i) + (i == 0 ? tensor : pk::BinGet(0));
     p += pk::kSetItems + pk::kSetItem;
@@ -756,15 +774,15 @@ TEST(Perf, HostilePicklesEndWithinASecondAndTheirMemoryBound) {
     }
     o << pk::TorchZip(p + pk::kStop, {});
   });
-  for (const char* name : {"dup-storm.pkl", "deep.pkl", "huge-length.pkl", "huge-length.pt", "value-storm.pkl",
-                           "list-storm.pkl", "tuple-storm.pkl", "put-storm.pkl", "laughs.pt", "tied-tensors.pt",
-                           "tied.pt"}) {
+  for (const char* name :
+       {"dup-storm.pkl", "deep.pkl", "huge-length.pkl", "huge-length.pt", "value-storm.pkl", "list-storm.pkl",
+        "tuple-storm.pkl", "put-storm.pkl", "laughs.pt", "tied-tensors.pt", "tied.pt"}) {
     const Measured m =
         RunAudit({"--format", "json", "-o", (dir.path() / "report").string(), (dir.path() / name).string()});
     const double pickle_mib = static_cast<double>(std::filesystem::file_size(dir.path() / name)) / (1 << 20);
     const double bound = 64.0 + 16 * pickle_mib;
-    std::cout << name << ": " << m.seconds << " s, peak RSS " << m.peak_rss_mib << " MiB (bound " << bound
-              << " MiB)" << std::endl;
+    std::cout << name << ": " << m.seconds << " s, peak RSS " << m.peak_rss_mib << " MiB (bound " << bound << " MiB)"
+              << std::endl;
     EXPECT_EQ(m.exit_code, 1) << name;
     EXPECT_LT(m.seconds, 1.0) << name;
     EXPECT_LT(m.peak_rss_mib, bound) << name;

@@ -6,8 +6,9 @@
 // sets the same limits on it from outside), empties its environment before libhdf5 reads it,
 // turns plugin loading off, and opens the bytes as a file image with the core driver; once the
 // bytes are in memory it installs a seccomp filter (seccomp_filter.h), so no path is ever
-// opened, no process made, no socket reached, whoever runs it. It reads metadata only (links, object headers, dataset types, shapes,
-// layouts, filters, a few root attributes), never dataset data.
+// opened, no process made, no socket reached, whoever runs it. It reads metadata only (links,
+// object headers, dataset types, shapes, layouts, filters, a few root attributes), never
+// dataset data.
 //
 //   ckpt-h5probe SIZE   (SIZE: how many bytes standard input holds)
 //
@@ -470,11 +471,11 @@ boost::json::object Probe(void* bytes, std::uint64_t size) {
 // proves each refusal from inside the helper. A call that kills never returns; one that
 // survives exits 22. A read-only open must fail with ENOENT: exit 21 when it does.
 void TryWhatTheImageAsks(const void* image, std::uint64_t size) {
-  const std::string_view bytes(static_cast<const char*>(image), static_cast<std::size_t>(std::min<std::uint64_t>(size, 64)));
+  const std::string_view bytes(static_cast<const char*>(image),
+                               static_cast<std::size_t>(std::min<std::uint64_t>(size, 64)));
   if (bytes.size() < 12 || bytes.substr(8, 4) != "try-") return;
-  const std::string_view call = bytes.substr(12, bytes.find('\0', 12) == std::string_view::npos
-                                                      ? std::string_view::npos
-                                                      : bytes.find('\0', 12) - 12);
+  const std::string_view call = bytes.substr(
+      12, bytes.find('\0', 12) == std::string_view::npos ? std::string_view::npos : bytes.find('\0', 12) - 12);
   if (call.starts_with("open-read")) {
     const int fd = ::open("/etc/hostname", O_RDONLY | O_CLOEXEC);
     std::_Exit(fd < 0 && errno == ENOENT ? 21 : 20);

@@ -32,7 +32,9 @@ constexpr std::uint32_t kNumberAt = offsetof(struct seccomp_data, nr);
 constexpr std::uint32_t kArchAt = offsetof(struct seccomp_data, arch);
 // The low 32 bits of argument i (little-endian on both architectures): descriptors, flags
 // and pids are 32-bit values.
-constexpr std::uint32_t ArgumentAt(unsigned i) { return offsetof(struct seccomp_data, args) + 8 * i; }
+constexpr std::uint32_t ArgumentAt(std::uint32_t i) {
+  return static_cast<std::uint32_t>(offsetof(struct seccomp_data, args)) + std::uint32_t{8} * i;
+}
 
 // The program, built as straight-line checks that each end in a return: no jump crosses
 // another check, so no jump offset depends on what else is admitted.

@@ -104,9 +104,9 @@ IoResult<void> CheckShardAlone(const ArtifactSource& folder, const std::string& 
     auto index = ReadModelIndex(e.name, **file, ignored);
     if (!index) return index.error();
     if (!index->weight_map) continue;
-    const auto mapped = static_cast<std::size_t>(std::count_if(
-        index->weight_map->begin(), index->weight_map->end(),
-        [&](const ShardIndex::Mapping& m) { return m.file == name; }));
+    const auto mapped =
+        static_cast<std::size_t>(std::count_if(index->weight_map->begin(), index->weight_map->end(),
+                                               [&](const ShardIndex::Mapping& m) { return m.file == name; }));
     if (mapped > 0) {
       report("a shard of the model in " + QuoteForMessage(parent) + " (" + QuoteForMessage(e.name) + " maps " +
              std::to_string(mapped) + (mapped == 1 ? " tensor" : " tensors") + " to it)");

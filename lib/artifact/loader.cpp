@@ -178,9 +178,9 @@ void RefuseUnreadable(const std::vector<std::pair<std::string, ClassifiedFile>>&
       Location at;
       at.file = name;
       at.byte_offset = 0;
-      sink.Report(Diag::kWeightsFormatGitLfsPointer, std::move(at),
-                  QuoteForMessage(name) + " is " + classified.description + "; " + std::string(kGitLfsPointerRemedy) +
-                      ".");
+      sink.Report(
+          Diag::kWeightsFormatGitLfsPointer, std::move(at),
+          QuoteForMessage(name) + " is " + classified.description + "; " + std::string(kGitLfsPointerRemedy) + ".");
       continue;
     }
     LocatingSink located(sink, name);

@@ -141,11 +141,10 @@ void CheckNameClaim(std::string_view name, InputKind content, const std::string&
                     const std::string& display, DiagnosticSink& sink) {
   const NameClaim* claim = ClaimOfName(name);
   if (claim == nullptr || claim->kinds.Has(content)) return;
-  FileReporter(display, sink)(
-      Diag::kInputNameMismatch, 0,
-      QuoteForMessage(name) + " is named as " + std::string(claim->format) + " but is " +
-          (description.empty() ? std::string("no format the audit recognises") : description) +
-          ": tools that trust the extension are fooled.");
+  FileReporter(display, sink)(Diag::kInputNameMismatch, 0,
+                              QuoteForMessage(name) + " is named as " + std::string(claim->format) + " but is " +
+                                  (description.empty() ? std::string("no format the audit recognises") : description) +
+                                  ": tools that trust the extension are fooled.");
 }
 
 IoResult<void> CheckPolyglotHead(const RandomAccessFile& file, const std::string& display, DiagnosticSink& sink) {
@@ -204,8 +203,7 @@ IoResult<void> CheckPolyglot(const RandomAccessFile& file, InputKind kind, const
                "tar and tarfile extract.");
     return {};
   }
-  if (content != Container::kSafetensors && LooksLikeSafetensors(head, file.size()) &&
-      SafetensorsHeaderParses(file)) {
+  if (content != Container::kSafetensors && LooksLikeSafetensors(head, file.size()) && SafetensorsHeaderParses(file)) {
     report(Diag::kInputPolyglot, 0,
            shown + " is " + what +
                " and also a safetensors file: its first 8 bytes are a header length whose header parses, which "

@@ -34,8 +34,7 @@ void Check(const Artifact& artifact, FindingSink& sink) {
     sink.Report(kRule, FileLocation(entry.name),
                 QuoteForMessage(entry.name) + " has " + std::to_string(entry.links) +
                     " hard links: the same file is reachable by " + std::to_string(entry.links - 1) +
-                    (entry.links == 2 ? " other path" : " other paths") +
-                    ", which can change it after the audit.");
+                    (entry.links == 2 ? " other path" : " other paths") + ", which can change it after the audit.");
   }
 }
 

@@ -8,15 +8,14 @@
 // also checks from inside that its environment is empty, its limits pinned and its descriptors
 // closed.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <boost/json/serialize.hpp>
 #include <chrono>
 #include <csignal>
-#include <iostream>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
 #include "engine/audit.h"
 #include "tests/support/audit_helpers.h"
@@ -240,9 +239,8 @@ int RunHooked(const std::string& call, const fs::path& dir) {
   const fs::path image = dir / ("try-" + call + ".h5");
   std::ofstream(image, std::ios::binary) << std::string("\x89HDF\r\n\x1a\n", 8) << "try-" << call
                                          << std::string(64, '\0');
-  const CommandResult run = RunCommand(ShellQuote(CKPT_H5PROBE_HOOKED) + " " +
-                                       std::to_string(fs::file_size(image)) + " < " + ShellQuote(image.string()) +
-                                       " > /dev/null 2>&1; echo $?");
+  const CommandResult run = RunCommand(ShellQuote(CKPT_H5PROBE_HOOKED) + " " + std::to_string(fs::file_size(image)) +
+                                       " < " + ShellQuote(image.string()) + " > /dev/null 2>&1; echo $?");
   return std::stoi(run.output);
 }
 
@@ -272,7 +270,8 @@ TEST_F(Hdf5Files, TheHelperRefusesEverySystemCallReadingNeverNeeds) {
 TEST(Hdf5Isolation, AHelperKilledByItsFilterIsAFinding) {
   const TempDir dir;
   const fs::path input = dir.path() / "model.h5";
-  std::ofstream(input, std::ios::binary) << std::string("\x89HDF\r\n\x1a\n", 8) << "try-socket" << std::string(64, '\0');
+  std::ofstream(input, std::ios::binary) << std::string("\x89HDF\r\n\x1a\n", 8) << "try-socket"
+                                         << std::string(64, '\0');
   const CommandResult run = RunCommand("CKPT_H5PROBE=" + ShellQuote(CKPT_H5PROBE_HOOKED) + " " +
                                        ShellQuote(CKPT_AUDIT_BIN) + " " + ShellQuote(input.string()) + " 2>&1");
   EXPECT_EQ(run.exit_code, 1) << run.output;

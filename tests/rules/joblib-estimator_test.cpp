@@ -211,8 +211,9 @@ TEST_F(JoblibFiles, TheOldZfFormatIsReadAndJudged) {
   EXPECT_EQ(clean.findings[0].message,
             "This file is a joblib file: pickle-based format, prefer safetensors (loading it runs whatever it names).");
   EXPECT_EQ(VerdictOf(clean, Severity::kError), Verdict::kPass);
-  EXPECT_TRUE(HasFinding(AuditInFolder("clean.zf"), "pickle-format-note",
-                         "'clean.zf' is a joblib file (the ZF format of joblib before 0.9.3: a zlib-compressed pickle)"));
+  EXPECT_TRUE(
+      HasFinding(AuditInFolder("clean.zf"), "pickle-format-note",
+                 "'clean.zf' is a joblib file (the ZF format of joblib before 0.9.3: a zlib-compressed pickle)"));
   EXPECT_FALSE(fs::exists(marker_));
 }
 

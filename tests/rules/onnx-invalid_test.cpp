@@ -220,8 +220,8 @@ TEST_F(OnnxFiles, AnOnnxModelThatIsAlsoAKerasZipIsRefused) {
             std::string::npos)
       << polyglot[0]->message;
   EXPECT_EQ(polyglot[0]->location.file, "model.keras");
-  EXPECT_TRUE(HasFinding(in_folder, "input-name-mismatch",
-                         "'model.keras' is named as a Keras v3 archive but is an ONNX model"))
+  EXPECT_TRUE(
+      HasFinding(in_folder, "input-name-mismatch", "'model.keras' is named as a Keras v3 archive but is an ONNX model"))
       << Describe(in_folder);
   EXPECT_EQ(VerdictOf(in_folder, Severity::kError), Verdict::kFail);
   // Alone, under either name.

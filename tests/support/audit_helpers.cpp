@@ -34,7 +34,9 @@ std::filesystem::path WriteInput(const Files& files, InputForm form, const std::
     } else if (kind == EntryKind::kOther) {
       if (::mkfifo((root / entry).c_str(), 0600) != 0) throw std::runtime_error("mkfifo failed");
     } else if (kind == EntryKind::kRegular) {  // a second hard link, outside the folder, to a file written
-      std::filesystem::create_hard_link(root / entry, dir / (input_name + "-" + entry + ".elsewhere"));
+      std::string elsewhere = input_name;
+      elsewhere.append("-").append(entry).append(".elsewhere");
+      std::filesystem::create_hard_link(root / entry, dir / elsewhere);
     }
   }
   return root;

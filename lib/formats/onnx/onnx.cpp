@@ -244,15 +244,16 @@ class ModelWalker {
   // The nodes of a graph or a function body, in topological order: their operators, inputs,
   // the tensors in their attributes (a Constant's value and sparse_value among them) and
   // their subgraphs.
-  void Nodes(const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, Scope& defined,
-             const std::string& shown, std::size_t depth) {
+  void Nodes(const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, Scope& defined, const std::string& shown,
+             std::size_t depth) {
     for (int i = 0; i < nodes.size() && !stopped_; ++i) {
       const onnx::NodeProto& node = nodes.Get(i);
       if (node.domain() == "ai.onnx.contrib" && node.op_type() == "PyOp") {
         Report(Diag::kOnnxPythonOp, "Node " + std::to_string(i) + " of " + shown +
                                         " is an ai.onnx.contrib PyOp: onnxruntime-extensions runs a Python "
                                         "function for it when the model runs.");
-      } else if (!IsStandardDomain(node.domain()) && !local_functions_.contains(std::pair<std::string, std::string>(node.domain(), node.op_type()))) {
+      } else if (!IsStandardDomain(node.domain()) &&
+                 !local_functions_.contains(std::pair<std::string, std::string>(node.domain(), node.op_type()))) {
         auto& ops = custom_[node.domain()];
         if (ops.size() < 8) ops.insert(node.op_type());
       }
@@ -381,8 +382,8 @@ class ModelWalker {
     }
     const std::string where = location.value_or(std::string());
     if (auto reason = EscapeReason(where)) {
-      Report(Diag::kOnnxExternalDataEscape, "The external data location of tensor " + QuoteForMessage(name, 80) +
-                                                ", " + QuoteForMessage(where, 120) + ", " + *reason + ".");
+      Report(Diag::kOnnxExternalDataEscape, "The external data location of tensor " + QuoteForMessage(name, 80) + ", " +
+                                                QuoteForMessage(where, 120) + ", " + *reason + ".");
       return;
     }
     if (facts_.external.size() < kMaxInitializers) {

@@ -813,8 +813,8 @@ bool Analyser::Machine::ChargeText(std::uint64_t n, std::uint64_t at) {
     b.exceeded = true;
     a_.Report(Diag::kPickleBudgetExceeded, at,
               "The pickle asks for " + std::to_string(n) + " more bytes of strings (" + std::to_string(b.text_bytes) +
-                  " so far) at byte " + std::to_string(at) +
-                  ", past the budget of " + DescribeByteLimit(b.max_text_bytes) + " per file: analysis stops here.");
+                  " so far) at byte " + std::to_string(at) + ", past the budget of " +
+                  DescribeByteLimit(b.max_text_bytes) + " per file: analysis stops here.");
     return false;
   }
   b.text_bytes += n;
@@ -828,8 +828,8 @@ bool Analyser::Machine::ChargeValue() {
     b.exceeded = true;
     a_.Report(Diag::kPickleBudgetExceeded, op_at_,
               "The pickle makes more than " + DescribeLimit(b.max_values) +
-                  " values (pushes, DUP, GET and memo copies) by byte " +
-                  std::to_string(op_at_) + " (an expansion attack?): analysis stops here.");
+                  " values (pushes, DUP, GET and memo copies) by byte " + std::to_string(op_at_) +
+                  " (an expansion attack?): analysis stops here.");
     return false;
   }
   return true;
@@ -1573,7 +1573,8 @@ std::optional<ValueId> Analyser::Machine::BuildJoblibArray(ValueId state) {
   if (dt.conflicting_elsize) {
     ArrayInvalid("whose dtype " + Quoted(dt.Descr(), 40) + " has the size field " +
                  std::to_string(*dt.conflicting_elsize) + " in its state: numpy ignores it and reads " +
-                 std::to_string(dt.itemsize) + "-byte items, so the bytes after the array are not where the field says");
+                 std::to_string(dt.itemsize) +
+                 "-byte items, so the bytes after the array are not where the field says");
     // Read on where joblib reads: what follows the array is still judged.
   }
   if (dt.holds_objects) {
@@ -1583,9 +1584,10 @@ std::optional<ValueId> Analyser::Machine::BuildJoblibArray(ValueId state) {
     const bool inside_frame = frame_end_ != 0 && pos_ < frame_end_;
     const std::uint64_t nested_at = inside_frame ? frame_end_ : pos_;
     if (inside_frame) {
-      FrameInvalid(op_at_, OpName() + " builds a joblib object array inside its FRAME (up to byte " +
-                               std::to_string(frame_end_) + "): joblib's pickle.load reads the array's pickle from byte " +
-                               std::to_string(frame_end_) + ", after the frame, not from byte " + std::to_string(pos_) + ".");
+      FrameInvalid(op_at_,
+                   OpName() + " builds a joblib object array inside its FRAME (up to byte " +
+                       std::to_string(frame_end_) + "): joblib's pickle.load reads the array's pickle from byte " +
+                       std::to_string(frame_end_) + ", after the frame, not from byte " + std::to_string(pos_) + ".");
     }
     Machine nested(a_, file_, nested_at, end_, JoblibFindClass(false));
     auto run = nested.Run();
@@ -2498,8 +2500,8 @@ std::vector<NamedTensor> Analyser::ListTensors(ValueId root, std::uint64_t offse
         } else {
           std::string name = spell(f.path);
           auto& same_hash = listed[std::hash<std::string>{}(name)];
-          const auto same = std::find_if(same_hash.begin(), same_hash.end(),
-                                         [&](std::uint32_t i) { return out[i].name == name; });
+          const auto same =
+              std::find_if(same_hash.begin(), same_hash.end(), [&](std::uint32_t i) { return out[i].name == name; });
           if (same == same_hash.end()) {
             same_hash.push_back(static_cast<std::uint32_t>(out.size()));
             out.push_back({std::move(name), v.aux});

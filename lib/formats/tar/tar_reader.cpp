@@ -704,8 +704,7 @@ bool IsTarHeader(std::span<const std::byte> head) {
   const auto [unsigned_sum, signed_sum] = ChecksumsOf(block);
   NumericError error = NumericError::kNone;
   const std::uint64_t stored = ParseNumeric(FieldText(block, kChecksum), error);
-  return error == NumericError::kNone &&
-         (stored == unsigned_sum || static_cast<std::int64_t>(stored) == signed_sum);
+  return error == NumericError::kNone && (stored == unsigned_sum || static_cast<std::int64_t>(stored) == signed_sum);
 }
 
 IoResult<TarIndex> ReadTar(const RandomAccessFile& file, DiagnosticSink& sink, TarNesting nesting) {
