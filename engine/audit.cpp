@@ -143,7 +143,8 @@ std::unique_ptr<AuditSession> BeginAudit(const std::string& display_path, const 
   return session;
 }
 
-std::unique_ptr<AuditSession> BeginAuditPath(const std::string& path, const AuditOptions& policy) {
+std::unique_ptr<AuditSession> BeginAuditPath(const std::string& path, const AuditOptions& policy,
+                                             const SourceWrapper& wrap) {
   auto session = std::make_unique<AuditSession>();
   session->policy = policy;
   Artifact& artifact = session->result.artifact;
@@ -166,6 +167,15 @@ std::unique_ptr<AuditSession> BeginAuditPath(const std::string& path, const Audi
     return session;
   }
   session->owned_source = std::move(input.source);
+  if (wrap) {
+    std::string refusal;
+    session->owned_source = wrap(std::move(session->owned_source), refusal);
+    if (!refusal.empty()) {
+      session->result.tool_errors.push_back(refusal);
+      session->unreadable = true;
+      return session;
+    }
+  }
   session->remote = input.remote;
   LoadInto(*session, shown, *session->owned_source, input.kind);
   if (input.container) session->result.artifact.container = std::pair(input.container->name, input.container->size);
@@ -274,6 +284,10 @@ AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource&
 
 AuditResult AuditPath(const std::string& path, const AuditOptions& policy) {
   return HashAndFinish(*BeginAuditPath(path, policy));
+}
+
+AuditResult AuditPathThrough(const std::string& path, const AuditOptions& policy, const SourceWrapper& wrap) {
+  return HashAndFinish(*BeginAuditPath(path, policy, wrap));
 }
 
 }  // namespace ckpt

@@ -18,6 +18,11 @@
 
 namespace ckpt {
 
+/// Wraps the source an input path opened as (verify-then-load's hold reads every file through
+/// its copy); setting `refusal` stops the audit with it as a tool error.
+using SourceWrapper =
+    std::function<std::unique_ptr<ArtifactSource>(std::unique_ptr<ArtifactSource> source, std::string& refusal)>;
+
 /// Audits the artifact that `source` exposes; `display_path` names it in reports. Weight
 /// files are closed when it returns.
 AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource& source, const AuditOptions& policy);
@@ -26,6 +31,8 @@ AuditResult AuditArtifact(const std::string& display_path, const ArtifactSource&
 /// safetensors file, a model folder, or a refused file) and audits it. A path that cannot
 /// be opened is a tool error.
 AuditResult AuditPath(const std::string& path, const AuditOptions& policy);
+/// AuditPath reading the input's files through `wrap`'s source.
+AuditResult AuditPathThrough(const std::string& path, const AuditOptions& policy, const SourceWrapper& wrap);
 
 /// An audit in phases, for callers that read the tensor bytes themselves (ckpt-diff's fused
 /// pass): BeginAudit loads the artifact and plans its hash; the caller hashes (or not) and
@@ -44,7 +51,8 @@ struct AuditSession {
 };
 std::unique_ptr<AuditSession> BeginAudit(const std::string& display_path, const ArtifactSource& source,
                                          const AuditOptions& policy, InputKind kind = InputKind::kLensemble);
-std::unique_ptr<AuditSession> BeginAuditPath(const std::string& path, const AuditOptions& policy);
+std::unique_ptr<AuditSession> BeginAuditPath(const std::string& path, const AuditOptions& policy,
+                                             const SourceWrapper& wrap = nullptr);
 void RecordContentHash(AuditSession& session, const IoResult<std::string>& hash);
 /// DigestWeightFiles for a session, its CRC-32 mismatches reported as its findings.
 void DigestSessionFiles(AuditSession& session);
