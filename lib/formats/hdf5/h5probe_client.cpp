@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <span>
 #include <thread>
 #include <utility>
@@ -227,9 +228,23 @@ IoResult<Exchange> Converse(const RandomAccessFile& file, Fd& feed, Fd& answer, 
 
 }  // namespace
 
+namespace {
+std::mutex g_fallback_mutex;
+std::string g_fallback;  // NOLINT(cppcoreguidelines-avoid-non-const-global-variables): set once by an embedder
+}  // namespace
+
+void SetProbeFallback(std::string path) {
+  const std::scoped_lock lock(g_fallback_mutex);
+  g_fallback = std::move(path);
+}
+
 std::string ProbePath() {
   if (const char* configured = std::getenv("CKPT_H5PROBE"); configured != nullptr && configured[0] != '\0') {
     return configured;
+  }
+  {
+    const std::scoped_lock lock(g_fallback_mutex);
+    if (!g_fallback.empty()) return g_fallback;
   }
   std::error_code error;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);

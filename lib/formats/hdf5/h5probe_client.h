@@ -27,8 +27,12 @@ struct ProbeOutcome {
 };
 
 /// Where the helper is: $CKPT_H5PROBE when set (packagers, and tests that substitute a helper
-/// that misbehaves), else ckpt-h5probe beside the running executable.
+/// that misbehaves), else the embedder's SetProbeFallback, else ckpt-h5probe beside the
+/// running executable.
 std::string ProbePath();
+/// Where the helper is for a library loaded into another program (the Python module, whose
+/// executable is the interpreter): its own installed or built helper.
+void SetProbeFallback(std::string path);
 
 /// Runs the helper on `file`'s bytes. The error is an I/O failure of the audit reading `file`.
 IoResult<ProbeOutcome> RunProbe(const RandomAccessFile& file);
