@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <boost/json/parse.hpp>
+#include <filesystem>
 
 #include "lib/core/checked_math.h"
 #include "lib/formats/dtype.h"
@@ -134,10 +135,16 @@ MappedBytes::~MappedBytes() {
   if (address_ != nullptr) ::munmap(address_, size_);
 }
 
-std::vector<HeldFileInfo> VerifiedCheckpoint::Files() const {
+std::vector<HeldFileInfo> VerifiedCheckpoint::Files() {
   const std::scoped_lock lock(mutex_);
   std::vector<HeldFileInfo> files;
-  for (const auto& [name, held] : files_) files.push_back({name, held.identity.size, held.sha256});
+  for (auto& [name, held] : files_) {
+    // The SHA-256 of a sealed copy the audit did not digest, read back from it when asked.
+    if (!held.sha256 && held.file.copy && held.file.copy->sealed() && held.file.origin) {
+      held.sha256 = DigestOfCopy(*held.file.copy, *held.file.origin);
+    }
+    files.push_back({name, held.identity.size, held.sha256});
+  }
   return files;
 }
 
@@ -307,9 +314,10 @@ std::unique_ptr<VerifiedCheckpoint> OpenVerified(const std::string& path, const 
   AuditOptions policy = options.audit;
   if (hold == HoldMode::kLazy) {
     policy.compute_hash = false;  // the structure only: each file is checked against its digest when read
-  } else if (hold != HoldMode::kNone) {
-    policy.digest_files = true;  // every file read whole, its SHA-256 from the held bytes
   }
+  // Not digest_files: a Lensemble round's content hash already reads every tensor byte (a
+  // second SHA-256 stream would cost 1.2x), other kinds are hashed as files anyway; a file
+  // the audit did not read whole is never handed out, and Files() digests the held bytes.
   std::shared_ptr<HoldingSource::Registry> registry;
   const SourceWrapper wrap = [&](std::unique_ptr<ArtifactSource> source, std::string& refusal) {
     std::shared_ptr<const ArtifactSource> inner(std::move(source));
@@ -341,6 +349,9 @@ std::unique_ptr<VerifiedCheckpoint> OpenVerified(const std::string& path, const 
     if (f.sha256) digests[f.name] = *f.sha256;
   }
   vc->source_ = registry->inner;
+  // A file given alone is its source's one file, named "": it is held by its own name.
+  const std::string lone_name = std::filesystem::path(path).filename().string();
+  auto shown = [&lone_name](const std::string& name) { return name.empty() ? lone_name : name; };
   const std::scoped_lock lock(registry->mutex);
   for (auto& [name, file] : registry->files) {
     if (!file.origin) continue;
@@ -353,21 +364,20 @@ std::unique_ptr<VerifiedCheckpoint> OpenVerified(const std::string& path, const 
       held.file.copy.reset();
     } else if (hold == HoldMode::kMemfd) {
       if (!file.copy->complete()) continue;  // not read whole by the audit: never handed out
-      if (!held.sha256) held.sha256 = DigestOfCopy(*file.copy, *file.origin);
       if (auto sealed = file.copy->Seal(); !sealed)
         return cannot("cannot seal the copy of '" + name + "': " + sealed.error().message());
-      held.file.origin.reset();
     } else {  // lazy
-      auto expected = options.expected_files.find(name);
+      auto expected = options.expected_files.find(shown(name));
       if (expected != options.expected_files.end()) held.expected_sha256 = expected->second;
       if (!held.expected_sha256 && !file.copy->complete()) {
-        return cannot("hold 'lazy' has no trusted digest for '" + name +
+        return cannot("hold 'lazy' has no trusted digest for '" + shown(name) +
                       "', which the structure audit did not read whole: give its SHA-256 in expected_files");
       }
     }
-    vc->files_.emplace(name, std::move(held));
+    vc->files_.emplace(shown(name), std::move(held));
   }
   ListRawTensors(vc->result_.artifact, vc->tensors_);
+  for (TensorView& t : vc->tensors_) t.file = shown(t.file);
   for (std::size_t i = 0; i < vc->tensors_.size(); ++i) vc->tensor_index_.emplace(vc->tensors_[i].name, i);
   vc->holds_ = true;
   return vc;

@@ -102,7 +102,8 @@ class VerifiedCheckpoint {
   [[nodiscard]] bool holds() const { return holds_; }
   /// Why the input could not be audited or held (the tool errors), when it could not.
   [[nodiscard]] const std::vector<std::string>& tool_errors() const { return result_.tool_errors; }
-  [[nodiscard]] std::vector<HeldFileInfo> Files() const;
+  /// Each held file with the SHA-256 of its held bytes (computed from the copy when the audit did not).
+  [[nodiscard]] std::vector<HeldFileInfo> Files();
   /// The Lensemble header migrated to the current schema, from the bytes the audit read.
   [[nodiscard]] const std::optional<boost::json::object>& header() const { return header_; }
   /// The tensors with a raw view, in report order.

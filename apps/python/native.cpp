@@ -76,7 +76,7 @@ class Checkpoint {
     if (!vc_->header()) return py::none();
     return py::str(boost::json::serialize(*vc_->header()));
   }
-  [[nodiscard]] py::list files() const {
+  [[nodiscard]] py::list files() {
     py::list out;
     for (const ckpt::HeldFileInfo& f : vc_->Files()) {
       py::dict file;

@@ -161,7 +161,8 @@ class VerifiedCheckpoint:
         header = native.header_json()
         self.header = None if header is None else json.loads(header)
         self.tensors = native.tensors()
-        self._views = weakref.WeakSet()
+        # Weak references, never a set: a read-only memoryview hashes its whole content.
+        self._views = []
 
     @property
     def files(self):
@@ -178,7 +179,7 @@ class VerifiedCheckpoint:
             view = memoryview(self._native.buffer(file))
         except _native.Refused as error:
             raise _refused(error) from None
-        self._views.add(view)
+        self._remember(view)
         return view
 
     def tensor(self, name):
@@ -189,7 +190,7 @@ class VerifiedCheckpoint:
             raise _refused(error) from None
         whole = self.buffer(info["file"])
         data = whole[info["offset"]:info["offset"] + info["length"]]
-        self._views.add(data)
+        self._remember(data)
         return TensorView(info, data)
 
     def fd_path(self, file):
@@ -200,12 +201,21 @@ class VerifiedCheckpoint:
         except _native.Refused as error:
             raise _refused(error) from None
 
+    def _remember(self, view):
+        if len(self._views) > 64 and len(self._views) & (len(self._views) - 1) == 0:
+            self._views = [ref for ref in self._views if ref() is not None]
+        self._views.append(weakref.ref(view))
+
     def close(self):
-        for view in list(self._views):
+        for ref in self._views:
+            view = ref()
+            if view is None:
+                continue
             try:
                 view.release()
             except BufferError:
                 pass  # exported to an array that keeps the mapping alive
+        self._views = []
         self._native.close()
 
     def __enter__(self):
@@ -247,7 +257,7 @@ def open_verified(path, expected_hash=None, hold="memfd", **options):
         extents = {t["name"]: t for t in native.tensors()}
         for tensor in report.get("tensors", []):
             extent = extents.get(tensor.get("name"))
-            if extent is not None and extent["file"] == tensor.get("file"):
+            if extent is not None:
                 tensor["offset"] = extent["offset"]
                 tensor["length"] = extent["length"]
         return VerifiedCheckpoint(native, report, hold)
@@ -272,7 +282,8 @@ def load_checkpoint(artifact_dir, expected_hash=None, framework="numpy", **optio
     with vc:
         tensors = {}
         viewable = {t["name"] for t in vc.tensors}
-        needs_loader = sorted({t["file"] for t in vc.report.get("tensors", []) if t.get("name") not in viewable})
+        lone = os.path.basename(os.fspath(artifact_dir).rstrip("/"))
+        needs_loader = sorted({t["file"] or lone for t in vc.report.get("tensors", []) if t.get("name") not in viewable})
         if needs_loader and framework != "torch":
             raise InputError(
                 f"{', '.join(needs_loader)}: tensors stored for their own loader, not as raw bytes; use "
