@@ -33,10 +33,10 @@ bool SameLocalFile(const FileIdentity& a, const FileIdentity& b) {
 }
 
 template <class T>
-Accessed<T> Refuse(AccessError error, std::string message) {
+Accessed<T> Refuse(AccessError error, const std::string& message) {
   Accessed<T> refused;
   refused.error = error;
-  refused.message = std::move(message);
+  refused.message = message;
   return refused;
 }
 

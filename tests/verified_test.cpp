@@ -51,7 +51,7 @@ bool HasRule(const AuditResult& r, std::string_view id) {
 fs::path MakeArtifact(const fs::path& dir, std::size_t count, std::uint64_t bytes_each, std::uint32_t shards = 0) {
   ArtifactSpec spec = ArtifactSpec::Uniform(count, bytes_each);
   spec.shards = shards;
-  const fs::path root = dir / "round";
+  fs::path root = dir / "round";
   testing::WriteFiles(spec.Build(), root);
   return root;
 }
@@ -247,6 +247,7 @@ TEST(VerifiedOpen, AccessAfterCloseIsRefusedAndReadersMayRunAtOnce) {
   auto vc = OpenVerified(root.string(), {});
   ASSERT_TRUE(vc->holds());
   std::vector<std::thread> readers;
+  readers.reserve(8);
   std::atomic<int> wrong{0};
   for (int t = 0; t < 8; ++t) {
     readers.emplace_back([&] {
