@@ -464,6 +464,17 @@ void VerifyModelSignature(const std::string& model, const VerifyModelSignatureOp
   facts.resources = manifest->resources.size();
   facts.root_known = true;
   facts.root_digest = manifest->root_digest;
+  if (options.signed_digests != nullptr) {
+    if (manifest->method != oms::SerializationMethod::kFiles || manifest->hash != oms::HashType::kSha256) {
+      audited.tool_errors.push_back("the model signature " + QuoteForMessage(options.signature) + " signs " +
+                                    (manifest->method == oms::SerializationMethod::kFiles ? "files" : "shards") +
+                                    " with " + std::string(oms::HashTypeName(manifest->hash)) +
+                                    ": hold 'lazy' checks whole files by SHA-256 only");
+      return;
+    }
+    for (const oms::Resource& r : manifest->resources) (*options.signed_digests)[r.path] = ToHex(r.digest);
+    return finish();
+  }
 
   std::vector<std::string> ignore = BaseIgnores(model, options.signature, options.ignore_paths);
   for (const std::string& entry : manifest->ignore_paths) {

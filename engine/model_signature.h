@@ -4,6 +4,7 @@
 // byte-stable for one input and one key.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,11 @@ struct VerifyModelSignatureOptions {
   ModelSignatureTrust trust;
   std::vector<std::string> ignore_paths;  ///< --ignore-path, normalized, relative to MODEL
   unsigned jobs = 1;
+  /// Verify the bundle and its statement only, not the files (verify-then-load's lazy hold
+  /// checks each file against its signed digest when it is first read): the signed SHA-256
+  /// of each whole file go to `signed_digests` (a shards statement, or BLAKE2b digests, are
+  /// a tool error: the lazy hold cannot check them).
+  std::map<std::string, std::string>* signed_digests = nullptr;
 };
 
 /// Verifies the signature of the model at `model` (whose audit is `audited`, with the

@@ -303,8 +303,10 @@ std::unique_ptr<VerifiedCheckpoint> OpenVerified(const std::string& path, const 
     return cannot("hold '" + std::string(HoldModeName(hold)) +
                   "' needs sealed memfds (Linux 3.17 and later), which this system does not give");
   }
-  if (hold == HoldMode::kLazy && options.expected_files.empty()) {
-    return cannot("hold 'lazy' needs a trusted SHA-256 for each file it reads on demand (expected_files)");
+  if (hold == HoldMode::kLazy && options.expected_files.empty() && !options.model_signature) {
+    return cannot(
+        "hold 'lazy' needs a trusted SHA-256 for each file it reads on demand (expected_files, or a verified "
+        "model signature)");
   }
   for (const auto& [name, digest] : options.expected_files) {
     if (!IsSha256Hex(digest)) return cannot("the digest given for '" + name + "' is not 64 lowercase hex digits");
@@ -314,6 +316,8 @@ std::unique_ptr<VerifiedCheckpoint> OpenVerified(const std::string& path, const 
   AuditOptions policy = options.audit;
   if (hold == HoldMode::kLazy) {
     policy.compute_hash = false;  // the structure only: each file is checked against its digest when read
+  } else if (options.model_signature) {
+    policy.digest_files = true;  // the signature's file digests come from the audit's own reads
   }
   // Not digest_files: a Lensemble round's content hash already reads every tensor byte (a
   // second SHA-256 stream would cost 1.2x), other kinds are hashed as files anyway; a file
@@ -339,6 +343,20 @@ std::unique_ptr<VerifiedCheckpoint> OpenVerified(const std::string& path, const 
     return std::unique_ptr<ArtifactSource>(std::move(holding));
   };
   vc->result_ = hold == HoldMode::kNone ? AuditPath(path, policy) : AuditPathThrough(path, policy, wrap);
+  std::map<std::string, std::string> trusted = options.expected_files;
+  if (options.model_signature && vc->result_.tool_errors.empty()) {
+    VerifyModelSignatureOptions signature = *options.model_signature;
+    std::map<std::string, std::string> signed_digests;
+    if (hold == HoldMode::kLazy) signature.signed_digests = &signed_digests;
+    VerifyModelSignature(path, signature, policy, vc->result_);
+    for (const auto& [name, digest] : signed_digests) {
+      auto given = trusted.emplace(name, digest);
+      if (!given.second && given.first->second != digest) {
+        vc->result_.tool_errors.push_back("the digest given for '" + name +
+                                          "' is not the one its verified model signature signs");
+      }
+    }
+  }
   vc->verdict_ = VerdictOf(vc->result_, options.fail_on);
   if (vc->verdict_ != Verdict::kPass) return vc;
   vc->header_ = MigratedHeader(vc->result_.artifact);
@@ -367,8 +385,8 @@ std::unique_ptr<VerifiedCheckpoint> OpenVerified(const std::string& path, const 
       if (auto sealed = file.copy->Seal(); !sealed)
         return cannot("cannot seal the copy of '" + name + "': " + sealed.error().message());
     } else {  // lazy
-      auto expected = options.expected_files.find(shown(name));
-      if (expected != options.expected_files.end()) held.expected_sha256 = expected->second;
+      auto expected = trusted.find(shown(name));
+      if (expected != trusted.end()) held.expected_sha256 = expected->second;
       if (!held.expected_sha256 && !file.copy->complete()) {
         return cannot("hold 'lazy' has no trusted digest for '" + shown(name) +
                       "', which the structure audit did not read whole: give its SHA-256 in expected_files");

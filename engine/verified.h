@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/audit.h"
+#include "engine/model_signature.h"
 #include "engine/verdict.h"
 #include "lib/io/held_copy.h"
 
@@ -38,6 +39,9 @@ struct VerifyOptions {
   std::optional<std::uint64_t> max_hold_bytes;  ///< default DefaultMaxHoldBytes()
   /// lazy: the trusted SHA-256 (64 hex) of each file by its name in the input.
   std::map<std::string, std::string> expected_files;
+  /// --verify-model-signature: the model's model.sig verified beside the audit (its findings
+  /// are the audit's); with hold lazy, its signed file digests are the trusted ones.
+  std::optional<VerifyModelSignatureOptions> model_signature;
 };
 
 /// Why an access was refused.

@@ -8,10 +8,16 @@
 #include <pybind11/stl.h>
 
 #include <boost/json/serialize.hpp>
+#include <filesystem>
 
 #include "engine/gate.h"
+#include "engine/model_signature.h"
 #include "engine/verified.h"
 #include "lib/formats/hdf5/h5probe_client.h"
+#include "lib/oms/keys.h"
+#include "lib/oms/model_files.h"
+#include "lib/oms/trusted_root.h"
+#include "lib/oms/x509_path.h"
 #include "reports/json_report.h"
 
 namespace py = pybind11;
@@ -134,10 +140,76 @@ class Checkpoint {
   std::shared_ptr<const ckpt::ResolvedGate> gate_;  ///< the audit's policy points into it
 };
 
+// The model signature options, checked as ckpt-audit checks --verify-model-signature's.
+struct SignatureArguments {
+  std::optional<std::string> signature;  ///< "" for MODEL/model.sig
+  std::optional<std::string> trusted_key;
+  std::vector<std::string> trusted_cert_chains;
+  std::optional<std::string> sigstore_trusted_root;
+  std::string identity;
+  std::string issuer;
+  std::vector<std::string> ignore_paths;
+};
+
+std::optional<ckpt::VerifyModelSignatureOptions> SignatureOptions(const std::string& model,
+                                                                  const SignatureArguments& args) {
+  if (!args.signature) return std::nullopt;
+  ckpt::VerifyModelSignatureOptions options;
+  std::error_code ec;
+  if (args.signature->empty()) {
+    if (!std::filesystem::is_directory(model, ec)) {
+      throw py::value_error("the model is a file: name its signature with model_signature=PATH");
+    }
+    options.signature = (std::filesystem::path(model) / "model.sig").string();
+    options.default_signature = true;
+  } else {
+    options.signature = *args.signature;
+  }
+  for (const std::string& p : args.ignore_paths) {
+    auto normalized = ckpt::oms::NormalizeIgnorePath(p);
+    if (!normalized) throw py::value_error("ignore_paths: '" + p + "' is not a '/'-separated path inside the model");
+    options.ignore_paths.push_back(*normalized);
+  }
+  const int trusts =
+      (args.trusted_key ? 1 : 0) + (args.trusted_cert_chains.empty() ? 0 : 1) + (args.sigstore_trusted_root ? 1 : 0);
+  if (trusts != 1) {
+    throw py::value_error(
+        "a model signature needs one trust: trusted_key, trusted_cert_chain or sigstore_trusted_root with identity "
+        "and issuer");
+  }
+  if (args.sigstore_trusted_root) {
+    if (args.identity.empty() || args.issuer.empty()) {
+      throw py::value_error("sigstore_trusted_root needs identity and issuer");
+    }
+    auto root = ckpt::oms::LoadTrustedRootFile(*args.sigstore_trusted_root);
+    if (auto* error = std::get_if<std::string>(&root)) throw py::value_error("sigstore_trusted_root: " + *error);
+    options.trust.method = ckpt::ModelSignatureTrust::Method::kSigstore;
+    options.trust.root = std::move(std::get<ckpt::oms::TrustedRoot>(root));
+    options.trust.identity = args.identity;
+    options.trust.issuer = args.issuer;
+  } else if (args.trusted_key) {
+    auto key = ckpt::oms::LoadPublicKeyFile(*args.trusted_key);
+    if (auto* error = std::get_if<ckpt::oms::KeyError>(&key)) throw py::value_error("trusted_key: " + error->message);
+    options.trust.method = ckpt::ModelSignatureTrust::Method::kKey;
+    options.trust.key = std::get<ckpt::oms::PublicKey>(key);
+  } else {
+    options.trust.method = ckpt::ModelSignatureTrust::Method::kCertificate;
+    for (const std::string& pem : args.trusted_cert_chains) {
+      auto certificates = ckpt::oms::LoadCertificatesPem(pem);
+      if (auto* error = std::get_if<std::string>(&certificates)) throw py::value_error("trusted_cert_chain: " + *error);
+      for (std::string& der : std::get<std::vector<std::string>>(certificates)) {
+        options.trust.certificates.push_back(std::move(der));
+      }
+    }
+  }
+  return options;
+}
+
 Checkpoint Open(const std::string& path, const std::string& hold, const std::optional<std::string>& expected_hash,
                 const std::string& fail_on, const std::optional<std::uint64_t>& max_hold_bytes,
                 const std::map<std::string, std::string>& expected_files, const std::optional<std::string>& policy,
-                const std::optional<std::string>& baseline, const std::vector<std::string>& allow_groups) {
+                const std::optional<std::string>& baseline, const std::vector<std::string>& allow_groups,
+                const SignatureArguments& signature) {
   ckpt::VerifyOptions options;
   if (!ckpt::ParseHoldMode(hold, options.hold)) {
     throw py::value_error("hold must be 'memfd', 'fd', 'lazy' or 'none', not '" + hold + "'");
@@ -160,6 +232,7 @@ Checkpoint Open(const std::string& path, const std::string& hold, const std::opt
     options.audit.gate = &gate->gate;
     options.audit.digest_files = options.audit.digest_files || !gate->acceptances.empty();
   }
+  options.model_signature = SignatureOptions(path, signature);
   std::unique_ptr<VerifiedCheckpoint> vc;
   {
     const py::gil_scoped_release unlocked;
@@ -201,8 +274,17 @@ PYBIND11_MODULE(_native, m) {
       .def("fd_path", &Checkpoint::fd_path)
       .def("close", &Checkpoint::close)
       .def_property_readonly("closed", &Checkpoint::closed);
+  py::class_<SignatureArguments>(m, "SignatureArguments")
+      .def(py::init<>())
+      .def_readwrite("signature", &SignatureArguments::signature)
+      .def_readwrite("trusted_key", &SignatureArguments::trusted_key)
+      .def_readwrite("trusted_cert_chains", &SignatureArguments::trusted_cert_chains)
+      .def_readwrite("sigstore_trusted_root", &SignatureArguments::sigstore_trusted_root)
+      .def_readwrite("identity", &SignatureArguments::identity)
+      .def_readwrite("issuer", &SignatureArguments::issuer)
+      .def_readwrite("ignore_paths", &SignatureArguments::ignore_paths);
   m.def("open", &Open, py::arg("path"), py::arg("hold"), py::arg("expected_hash"), py::arg("fail_on"),
         py::arg("max_hold_bytes"), py::arg("expected_files"), py::arg("policy"), py::arg("baseline"),
-        py::arg("allow_groups"));
+        py::arg("allow_groups"), py::arg("signature"));
   m.def("sealed_memory_available", &ckpt::SealedMemoryAvailable);
 }

@@ -236,6 +236,31 @@ class Lazy(Base):
         self.assertIn("sha256:" + sha256(b"another file"), str(raised.exception))
         print(f"lazy: {at_open} bytes read at open, {for_first} for a 16 MiB shard", file=sys.stderr)
 
+    def test_a_verified_model_signature_gives_the_trusted_digests(self):
+        root = make_artifact(self.path("round"), 4, 1 << 20, 2)
+        key, public, bundle = self.path("k.pem"), self.path("k.pub"), self.path("round.sig")
+        subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key],
+                       check=True, capture_output=True)
+        subprocess.run(["openssl", "pkey", "-in", key, "-pubout", "-out", public], check=True, capture_output=True)
+        subprocess.run([os.path.join(TOOLS, "ckpt-audit"), "--sign-model", key, "--model-signature-out", bundle, root],
+                       check=True, capture_output=True)
+        shard = "weights-00000-of-00002.safetensors"
+        with ckpt_audit.open_verified(root, hold="lazy", model_signature=bundle, trusted_key=public) as vc:
+            self.assertTrue(vc.report["model_signature"]["verified"])
+            self.assertEqual(bytes(vc.buffer(shard)), read(os.path.join(root, shard)))
+        with open(os.path.join(root, shard), "r+b") as f:
+            f.seek(-1, os.SEEK_END)
+            f.write(b"\x07")
+        with ckpt_audit.open_verified(root, hold="lazy", model_signature=bundle, trusted_key=public) as vc:
+            with self.assertRaises(ckpt_audit.CheckpointIntegrityError) as raised:
+                vc.buffer(shard)
+            self.assertIn("does not match its trusted digest", str(raised.exception))
+        with self.assertRaises(ckpt_audit.CheckpointIntegrityError) as raised:
+            ckpt_audit.open_verified(root, model_signature=bundle, trusted_key=public)
+        self.assertIn("oms-digest-mismatch", [f["rule"] for f in raised.exception.findings])
+        with self.assertRaises(ValueError):
+            ckpt_audit.open_verified(root, model_signature=bundle)  # no trust given
+
     def test_lazy_without_digests_is_an_input_error(self):
         with self.assertRaises(ckpt_audit.InputError):
             ckpt_audit.open_verified(make_artifact(self.path("round")), hold="lazy")

@@ -50,14 +50,30 @@ class ClosedError(AuditError, ValueError):
     """An access after close()."""
 
 
-_OPTION_NAMES = ("fail_on", "max_hold_bytes", "expected_files", "policy", "baseline", "allow_groups")
+_OPTION_NAMES = ("fail_on", "max_hold_bytes", "expected_files", "policy", "baseline", "allow_groups",
+                 "model_signature", "trusted_key", "trusted_cert_chain", "sigstore_trusted_root", "identity", "issuer",
+                 "ignore_paths")
+
+
+def _path(value):
+    return None if value is None else os.fspath(value)
 
 
 def _open(path, hold, expected_hash=None, fail_on="error", max_hold_bytes=None, expected_files=None, policy=None,
-          baseline=None, allow_groups=()):
+          baseline=None, allow_groups=(), model_signature=None, trusted_key=None, trusted_cert_chain=(),
+          sigstore_trusted_root=None, identity="", issuer="", ignore_paths=()):
+    signature = _native.SignatureArguments()
+    if model_signature is not None and model_signature is not False:
+        signature.signature = "" if model_signature is True else os.fspath(model_signature)
+    signature.trusted_key = _path(trusted_key)
+    chains = [trusted_cert_chain] if isinstance(trusted_cert_chain, (str, os.PathLike)) else list(trusted_cert_chain)
+    signature.trusted_cert_chains = [os.fspath(c) for c in chains]
+    signature.sigstore_trusted_root = _path(sigstore_trusted_root)
+    signature.identity = identity
+    signature.issuer = issuer
+    signature.ignore_paths = list(ignore_paths)
     native = _native.open(os.fspath(path), hold, expected_hash, fail_on, max_hold_bytes, dict(expected_files or {}),
-                          None if policy is None else os.fspath(policy),
-                          None if baseline is None else os.fspath(baseline), list(allow_groups))
+                          _path(policy), _path(baseline), list(allow_groups), signature)
     report = json.loads(native.report_json(fail_on))
     if native.verdict == "error":
         raise InputError("; ".join(native.tool_errors) or "the input could not be audited")
@@ -236,7 +252,9 @@ def verify(artifact_dir, expected_hash=None, **options):
 
     Raises CheckpointIntegrityError on any finding at or above ``fail_on`` (default "error"),
     including ``hash-unexpected`` when ``expected_hash`` differs; InputError when it cannot
-    be audited. Options: fail_on, policy, baseline, allow_groups."""
+    be audited. Options: fail_on, policy, baseline, allow_groups, and the model signature's
+    (model_signature=True for MODEL/model.sig or a path, with trusted_key, trusted_cert_chain or
+    sigstore_trusted_root + identity + issuer; ignore_paths)."""
     _check_options(options)
     native, report = _open(artifact_dir, "none", expected_hash, **options)
     header = native.header_json()
@@ -249,8 +267,9 @@ def open_verified(path, expected_hash=None, hold="memfd", **options):
     hold: "memfd" (default: each file read once into a sealed memfd while it is hashed),
     "fd" (the audited descriptors kept, each access re-checks the file), "lazy" (structure
     audited now, each file read and checked against ``expected_files={name: sha256}`` on
-    first access). Options: fail_on, max_hold_bytes, expected_files, policy, baseline,
-    allow_groups."""
+    first access; or the signed digests of a verified model_signature). Options: fail_on,
+    max_hold_bytes, expected_files, policy, baseline, allow_groups, and the model signature's
+    (see verify)."""
     _check_options(options)
     native, report = _open(path, hold, expected_hash, **options)
     try:
