@@ -271,6 +271,24 @@ InputSubjects SubjectsOfAudit(const AuditResult& result) {
   return {std::move(files.files), std::move(files.error)};
 }
 
+std::variant<std::map<std::string, std::string>, std::string> VerifiedSubjectDigests(const std::string& envelope_path,
+                                                                                     const attest::PublicKey& key) {
+  FindingSink sink;
+  auto opened = OpenSigned(envelope_path, key, sink, &attest::ParseAuditStatement);
+  if (opened.tool_error) return *opened.tool_error;
+  if (!opened.statement || opened.signature != VerificationFacts::Signature::kVerified) {
+    return "the statement " + envelope_path + " is not verified by the trusted key" +
+           (sink.findings().empty() ? std::string() : ": " + sink.findings().front().message);
+  }
+  if (opened.statement->predicate.verdict != "pass") {
+    return "the statement " + envelope_path + " signs the verdict '" + opened.statement->predicate.verdict +
+           "', not pass";
+  }
+  std::map<std::string, std::string> digests;
+  for (const attest::Subject& subject : opened.statement->subjects) digests[subject.name] = subject.sha256;
+  return digests;
+}
+
 AuditResult VerifyAttestation(const std::string& envelope_path, const attest::PublicKey& key,
                               const std::string& input_path, const AuditOptions& options) {
   AuditResult result;

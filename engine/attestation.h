@@ -3,8 +3,10 @@
 // the attest-* and derivation-* rules, so every report format shows which check failed.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "engine/gate.h"
@@ -44,6 +46,12 @@ InputSubjects SubjectsOfAudit(const AuditResult& result);
 /// tool_errors when a file cannot be read.
 AuditResult VerifyAttestation(const std::string& envelope_path, const attest::PublicKey& key,
                               const std::string& input_path, const AuditOptions& options = {});
+
+/// verify-then-load's lazy hold: each subject's SHA-256 by name, from our audit statement at
+/// `envelope_path` once its signature verified against `key` and its signed verdict is pass;
+/// else why not (the first finding's message). The files themselves are not read here.
+std::variant<std::map<std::string, std::string>, std::string> VerifiedSubjectDigests(const std::string& envelope_path,
+                                                                                     const attest::PublicKey& key);
 
 /// --verify-derivation: the record at `record_path` against `key`, the safetensors
 /// `output_path` and, when given, the checkpoint it was derived from.

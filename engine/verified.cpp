@@ -303,10 +303,10 @@ std::unique_ptr<VerifiedCheckpoint> OpenVerified(const std::string& path, const 
     return cannot("hold '" + std::string(HoldModeName(hold)) +
                   "' needs sealed memfds (Linux 3.17 and later), which this system does not give");
   }
-  if (hold == HoldMode::kLazy && options.expected_files.empty() && !options.model_signature) {
+  if (hold == HoldMode::kLazy && options.expected_files.empty() && !options.model_signature && !options.statement) {
     return cannot(
-        "hold 'lazy' needs a trusted SHA-256 for each file it reads on demand (expected_files, or a verified "
-        "model signature)");
+        "hold 'lazy' needs a trusted SHA-256 for each file it reads on demand (expected_files, a verified model "
+        "signature or a verified audit statement)");
   }
   for (const auto& [name, digest] : options.expected_files) {
     if (!IsSha256Hex(digest)) return cannot("the digest given for '" + name + "' is not 64 lowercase hex digits");
@@ -344,18 +344,28 @@ std::unique_ptr<VerifiedCheckpoint> OpenVerified(const std::string& path, const 
   };
   vc->result_ = hold == HoldMode::kNone ? AuditPath(path, policy) : AuditPathThrough(path, policy, wrap);
   std::map<std::string, std::string> trusted = options.expected_files;
+  auto trust = [&vc, &trusted](const std::string& name, const std::string& digest, const char* source) {
+    auto given = trusted.emplace(name, digest);
+    if (!given.second && given.first->second != digest) {
+      vc->result_.tool_errors.push_back("the digest given for '" + name + "' is not the one its " + source + " signs");
+    }
+  };
+  if (options.statement && hold == HoldMode::kLazy && vc->result_.tool_errors.empty()) {
+    auto subjects = VerifiedSubjectDigests(options.statement->envelope, options.statement->key);
+    if (auto* error = std::get_if<std::string>(&subjects)) {
+      vc->result_.tool_errors.push_back(*error);
+    } else {
+      for (const auto& [name, digest] : std::get<std::map<std::string, std::string>>(subjects)) {
+        trust(name, digest, "verified audit statement");
+      }
+    }
+  }
   if (options.model_signature && vc->result_.tool_errors.empty()) {
     VerifyModelSignatureOptions signature = *options.model_signature;
     std::map<std::string, std::string> signed_digests;
     if (hold == HoldMode::kLazy) signature.signed_digests = &signed_digests;
     VerifyModelSignature(path, signature, policy, vc->result_);
-    for (const auto& [name, digest] : signed_digests) {
-      auto given = trusted.emplace(name, digest);
-      if (!given.second && given.first->second != digest) {
-        vc->result_.tool_errors.push_back("the digest given for '" + name +
-                                          "' is not the one its verified model signature signs");
-      }
-    }
+    for (const auto& [name, digest] : signed_digests) trust(name, digest, "verified model signature");
   }
   vc->verdict_ = VerdictOf(vc->result_, options.fail_on);
   if (vc->verdict_ != Verdict::kPass) return vc;

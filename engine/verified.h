@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/attestation.h"
 #include "engine/audit.h"
 #include "engine/model_signature.h"
 #include "engine/verdict.h"
@@ -42,6 +43,13 @@ struct VerifyOptions {
   /// --verify-model-signature: the model's model.sig verified beside the audit (its findings
   /// are the audit's); with hold lazy, its signed file digests are the trusted ones.
   std::optional<VerifyModelSignatureOptions> model_signature;
+  /// Hold lazy: our audit statement (--attest's envelope) and the key that must have signed it;
+  /// its subjects' SHA-256 are trusted digests when it verifies and signs a pass.
+  struct SignedStatement {
+    std::string envelope;
+    attest::PublicKey key;
+  };
+  std::optional<SignedStatement> statement;
 };
 
 /// Why an access was refused.

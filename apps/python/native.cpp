@@ -149,6 +149,8 @@ struct SignatureArguments {
   std::string identity;
   std::string issuer;
   std::vector<std::string> ignore_paths;
+  std::optional<std::string> attestation;      ///< our audit statement (hold lazy)
+  std::optional<std::string> attestation_key;  ///< the Ed25519 public key that must have signed it
 };
 
 std::optional<ckpt::VerifyModelSignatureOptions> SignatureOptions(const std::string& model,
@@ -233,6 +235,20 @@ Checkpoint Open(const std::string& path, const std::string& hold, const std::opt
     options.audit.digest_files = options.audit.digest_files || !gate->acceptances.empty();
   }
   options.model_signature = SignatureOptions(path, signature);
+  if (signature.attestation) {
+    if (options.hold != ckpt::HoldMode::kLazy) {
+      throw py::value_error(
+          "attestation gives hold='lazy' its digests (ckpt-audit --verify-attestation checks one "
+          "against the files)");
+    }
+    if (!signature.attestation_key) throw py::value_error("attestation needs attestation_key, the signer's public key");
+    auto key = ckpt::attest::LoadPublicKey(*signature.attestation_key);
+    if (auto* error = std::get_if<ckpt::attest::KeyError>(&key)) {
+      throw py::value_error("attestation_key: " + error->message);
+    }
+    options.statement =
+        ckpt::VerifyOptions::SignedStatement{*signature.attestation, std::get<ckpt::attest::PublicKey>(key)};
+  }
   std::unique_ptr<VerifiedCheckpoint> vc;
   {
     const py::gil_scoped_release unlocked;
@@ -282,7 +298,9 @@ PYBIND11_MODULE(_native, m) {
       .def_readwrite("sigstore_trusted_root", &SignatureArguments::sigstore_trusted_root)
       .def_readwrite("identity", &SignatureArguments::identity)
       .def_readwrite("issuer", &SignatureArguments::issuer)
-      .def_readwrite("ignore_paths", &SignatureArguments::ignore_paths);
+      .def_readwrite("ignore_paths", &SignatureArguments::ignore_paths)
+      .def_readwrite("attestation", &SignatureArguments::attestation)
+      .def_readwrite("attestation_key", &SignatureArguments::attestation_key);
   m.def("open", &Open, py::arg("path"), py::arg("hold"), py::arg("expected_hash"), py::arg("fail_on"),
         py::arg("max_hold_bytes"), py::arg("expected_files"), py::arg("policy"), py::arg("baseline"),
         py::arg("allow_groups"), py::arg("signature"));

@@ -261,6 +261,29 @@ class Lazy(Base):
         with self.assertRaises(ValueError):
             ckpt_audit.open_verified(root, model_signature=bundle)  # no trust given
 
+    def test_our_verified_audit_statement_gives_the_trusted_digests(self):
+        root = make_artifact(self.path("round"), 4, 1 << 20, 2)
+        key, public, envelope = self.path("ed.pem"), self.path("ed.pub"), self.path("round.dsse.json")
+        subprocess.run(["openssl", "genpkey", "-algorithm", "ed25519", "-out", key], check=True, capture_output=True)
+        subprocess.run(["openssl", "pkey", "-in", key, "-pubout", "-out", public], check=True, capture_output=True)
+        subprocess.run([os.path.join(TOOLS, "ckpt-audit"), "--attest", key, "--attestation-out", envelope, root],
+                       check=True, capture_output=True)
+        shard = "weights-00001-of-00002.safetensors"
+        with ckpt_audit.open_verified(root, hold="lazy", attestation=envelope, attestation_key=public) as vc:
+            self.assertEqual(bytes(vc.buffer(shard)), read(os.path.join(root, shard)))
+        with open(os.path.join(root, shard), "r+b") as f:
+            f.seek(-1, os.SEEK_END)
+            f.write(b"\x07")
+        with ckpt_audit.open_verified(root, hold="lazy", attestation=envelope, attestation_key=public) as vc:
+            with self.assertRaises(ckpt_audit.CheckpointIntegrityError):
+                vc.buffer(shard)
+        other = self.path("other.pub")
+        subprocess.run(["openssl", "genpkey", "-algorithm", "ed25519", "-out", self.path("o.pem")], check=True)
+        subprocess.run(["openssl", "pkey", "-in", self.path("o.pem"), "-pubout", "-out", other], check=True)
+        with self.assertRaises(ckpt_audit.InputError) as raised:
+            ckpt_audit.open_verified(root, hold="lazy", attestation=envelope, attestation_key=other)
+        self.assertIn("not verified by the trusted key", str(raised.exception))
+
     def test_lazy_without_digests_is_an_input_error(self):
         with self.assertRaises(ckpt_audit.InputError):
             ckpt_audit.open_verified(make_artifact(self.path("round")), hold="lazy")

@@ -52,7 +52,7 @@ class ClosedError(AuditError, ValueError):
 
 _OPTION_NAMES = ("fail_on", "max_hold_bytes", "expected_files", "policy", "baseline", "allow_groups",
                  "model_signature", "trusted_key", "trusted_cert_chain", "sigstore_trusted_root", "identity", "issuer",
-                 "ignore_paths")
+                 "ignore_paths", "attestation", "attestation_key")
 
 
 def _path(value):
@@ -61,7 +61,8 @@ def _path(value):
 
 def _open(path, hold, expected_hash=None, fail_on="error", max_hold_bytes=None, expected_files=None, policy=None,
           baseline=None, allow_groups=(), model_signature=None, trusted_key=None, trusted_cert_chain=(),
-          sigstore_trusted_root=None, identity="", issuer="", ignore_paths=()):
+          sigstore_trusted_root=None, identity="", issuer="", ignore_paths=(), attestation=None,
+          attestation_key=None):
     signature = _native.SignatureArguments()
     if model_signature is not None and model_signature is not False:
         signature.signature = "" if model_signature is True else os.fspath(model_signature)
@@ -72,6 +73,8 @@ def _open(path, hold, expected_hash=None, fail_on="error", max_hold_bytes=None, 
     signature.identity = identity
     signature.issuer = issuer
     signature.ignore_paths = list(ignore_paths)
+    signature.attestation = _path(attestation)
+    signature.attestation_key = _path(attestation_key)
     native = _native.open(os.fspath(path), hold, expected_hash, fail_on, max_hold_bytes, dict(expected_files or {}),
                           _path(policy), _path(baseline), list(allow_groups), signature)
     report = json.loads(native.report_json(fail_on))
@@ -267,7 +270,8 @@ def open_verified(path, expected_hash=None, hold="memfd", **options):
     hold: "memfd" (default: each file read once into a sealed memfd while it is hashed),
     "fd" (the audited descriptors kept, each access re-checks the file), "lazy" (structure
     audited now, each file read and checked against ``expected_files={name: sha256}`` on
-    first access; or the signed digests of a verified model_signature). Options: fail_on,
+    first access; or the signed digests of a verified model_signature, or the subjects of our
+    audit statement: attestation=ENVELOPE with attestation_key=PUB). Options: fail_on,
     max_hold_bytes, expected_files, policy, baseline, allow_groups, and the model signature's
     (see verify)."""
     _check_options(options)
