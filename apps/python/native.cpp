@@ -268,9 +268,13 @@ PYBIND11_MODULE(_native, m) {
   const std::string module_path =
       ::dladdr(reinterpret_cast<void*>(&AccessErrorName), &self) != 0 && self.dli_fname != nullptr ? self.dli_fname
                                                                                                    : "";
+  // Installed: PREFIX/lib/python3[.X]/dist-packages/ckpt_audit/_native.so, the helper PREFIX/bin.
   const std::string build_dir = CKPT_PYTHON_BUILD_DIR;
-  ckpt::hdf5::SetProbeFallback(module_path.starts_with(build_dir + "/") ? CKPT_PYTHON_PROBE_BUILT
-                                                                        : CKPT_PYTHON_PROBE_INSTALLED);
+  ckpt::hdf5::SetProbeFallback(module_path.starts_with(build_dir + "/")
+                                   ? std::string(CKPT_PYTHON_PROBE_BUILT)
+                                   : (std::filesystem::path(module_path).parent_path() / "../../../../bin/ckpt-h5probe")
+                                         .lexically_normal()
+                                         .string());
 
   py::class_<HeldBytes>(m, "HeldBytes", py::buffer_protocol()).def_buffer([](HeldBytes& held) {
     const std::span<const std::byte> bytes = held.mapping->bytes();

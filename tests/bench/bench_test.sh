@@ -18,7 +18,7 @@ grep -q '^| What | Tool | Instead | Ratio |$' "$work/out.txt"
 import json, sys
 run, committed = (json.load(open(p)) for p in sys.argv[1:3])
 ids = [f["id"] for f in run["figures"]]
-want = ["audit.speed_limit", "audit.openssl_dgst", "folder.openssl_dgst", "folder.one_file", "diff.speed_limit",
+want = ["audit.speed_limit", "audit.openssl_dgst", "load.audit", "folder.openssl_dgst", "folder.one_file", "diff.speed_limit",
         "diff.openssl_dgst", "diff.numpy", "pickle.pickletools", "pickle.load", "tar.tar_tvf", "zip.unzip_l",
         "remote.curl_sha256sum", "remote.curl_openssl", "kernel.sha256", "kernel.diff_stats"]
 assert ids == want, ids

@@ -47,6 +47,25 @@ for tool in "${tools[@]}"; do
     zsh -n "$tmp/prefix/share/zsh/vendor-completions/_$tool" || fail "_$tool is not valid zsh"
   fi
 done
+# The Python module (where it is built): importable by Debian's python3 from the prefix's
+# versioned dist-packages, auditing with the installed HDF5 helper.
+if [ -f "$build/python/ckpt_audit/__init__.py" ]; then
+  site=$(/usr/bin/python3 -c 'import sys; print(f"lib/python{sys.version_info[0]}.{sys.version_info[1]}/dist-packages")')
+  [ -f "$tmp/prefix/$site/ckpt_audit/__init__.py" ] || fail "cmake --install did not install $site/ckpt_audit"
+  "$build/bin/ckpt-make-artifact" "$tmp/round" 2 16 >/dev/null
+  PYTHONPATH="$tmp/prefix/$site" /usr/bin/python3 - "$tmp/round" "$tmp/prefix" <<'PY' || fail "the installed module does not verify"
+import sys, ckpt_audit
+assert ckpt_audit.__file__.startswith(sys.argv[2]), ckpt_audit.__file__
+tensors, header = ckpt_audit.load_checkpoint(sys.argv[1])
+assert len(tensors) == 2 and header["schema_version"] == 2, (tensors, header)
+import h5py, numpy, os
+h5 = os.path.join(os.path.dirname(sys.argv[1]), "model.h5")
+with h5py.File(h5, "w") as f:
+    f.create_dataset("dense/kernel", data=numpy.ones((2, 2), dtype=numpy.float32))
+report = ckpt_audit.verify(h5)  # read by the installed ckpt-h5probe
+assert [t["name"] for t in report["tensors"]] == ["dense/kernel"], report["tensors"]
+PY
+fi
 [ -f "$tmp/prefix/share/doc/ckpt-audit/copyright" ] || fail "the licence is not installed"
 grep -q "Apache License" "$tmp/prefix/share/doc/ckpt-audit/copyright" || fail "the licence is not Apache-2.0"
 
@@ -64,6 +83,13 @@ for tool in "${tools[@]}"; do
   done
 done
 grep -qx -- "./usr/share/doc/ckpt-audit/copyright" <<<"$contents" || fail "the package holds no copyright file"
+if [ -f "$build/python/ckpt_audit/__init__.py" ]; then
+  # Debian's python3 finds /usr/lib/python3/dist-packages.
+  grep -qx -- "./usr/lib/python3/dist-packages/ckpt_audit/__init__.py" <<<"$contents" ||
+    fail "the package does not hold the Python module in /usr/lib/python3/dist-packages"
+  grep -q -- "^./usr/lib/python3/dist-packages/ckpt_audit/_native\..*\.so$" <<<"$contents" ||
+    fail "the package does not hold the module's binding"
+fi
 [ "$(dpkg-deb -f "$deb" Version)" = "$version" ] || fail "the package version is not $version"
 depends=$(dpkg-deb -f "$deb" Depends)
 for library in libcrypto++8 libicu libboost-json libboost-program-options libstdc++6; do
