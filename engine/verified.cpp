@@ -264,10 +264,11 @@ Accessed<TensorView> VerifiedCheckpoint::Tensor(const std::string& name) {
     if (found == tensor_index_.end()) {
       for (const WeightFile& wf : result_.artifact.weights) {
         if (wf.FindTensor(name) != nullptr) {
+          const std::string& file = wf.name.empty() ? lone_name_ : wf.name;
           return Refuse<TensorView>(AccessError::kNoRawView,
-                                    "tensor '" + name + "' of '" + wf.name +
+                                    "tensor '" + name + "' of '" + file +
                                         "' is not stored as raw bytes: open the file with its loader at fd_path('" +
-                                        wf.name + "')");
+                                        file + "')");
         }
       }
       return Refuse<TensorView>(AccessError::kNoSuchTensor, "no tensor named '" + name + "'");
@@ -379,6 +380,7 @@ std::unique_ptr<VerifiedCheckpoint> OpenVerified(const std::string& path, const 
   vc->source_ = registry->inner;
   // A file given alone is its source's one file, named "": it is held by its own name.
   const std::string lone_name = std::filesystem::path(path).filename().string();
+  vc->lone_name_ = lone_name;
   auto shown = [&lone_name](const std::string& name) { return name.empty() ? lone_name : name; };
   const std::scoped_lock lock(registry->mutex);
   for (auto& [name, file] : registry->files) {

@@ -159,6 +159,7 @@ class VerifiedCheckpoint {
   bool closed_ = false;
   std::map<std::string, Held> files_;
   std::shared_ptr<const ArtifactSource> source_;  ///< the originals' source (fd, lazy)
+  std::string lone_name_;                         ///< a file given alone: its name (the audit calls its one file "")
 };
 
 /// Audits `path` and holds what passed (section 1). Never throws for bad input: a failing

@@ -16,6 +16,7 @@
 #include "lib/hashing/sha256.h"
 #include "lib/io/directory_source.h"
 #include "tests/support/artifact_builder.h"
+#include "tests/support/gguf_builder.h"
 
 namespace ckpt {
 namespace {
@@ -271,6 +272,31 @@ TEST(VerifiedOpen, AccessAfterCloseIsRefusedAndReadersMayRunAtOnce) {
   EXPECT_EQ(vc->Tensor(vc->tensors()[0].name).error, AccessError::kClosed);
   EXPECT_EQ(vc->FdPath("weights.safetensors").error, AccessError::kClosed);
   EXPECT_EQ(Text((*kept.value)->bytes()), original);  // a mapping taken before close lives while held
+}
+
+// Raw tensor views for every kind whose tensors sit as raw bytes: a GGUF file's F32 tensor is a
+// view; its quantised Q4_0 tensor is not (its bytes need ggml's dequantisation).
+TEST(VerifiedOpen, AGgufFilesUnquantisedTensorsAreViews) {
+  TempDir dir;
+  testing::gg::Spec spec;
+  spec.kvs = {testing::gg::Str("general.architecture", "llama")};
+  spec.tensors = {{"token_embd.weight", {4, 2}, 0, std::nullopt, std::nullopt},
+                  {"blk.0.attn_q.weight", {32, 2}, 2, std::nullopt, std::nullopt}};
+  const std::string bytes = testing::gg::Build(spec);
+  WriteFile(dir.path() / "model.gguf", bytes);
+  auto vc = OpenVerified((dir.path() / "model.gguf").string(), {});
+  ASSERT_TRUE(vc->holds()) << (vc->tool_errors().empty() ? "" : vc->tool_errors().front());
+  auto view = vc->Tensor("token_embd.weight");
+  ASSERT_TRUE(view) << view.message;
+  EXPECT_EQ(view.value->file, "model.gguf");
+  EXPECT_EQ(view.value->dtype, "F32");
+  EXPECT_EQ(view.value->length, 32U);
+  EXPECT_EQ(view.value->offset + view.value->length <= bytes.size(), true);
+  auto quantised = vc->Tensor("blk.0.attn_q.weight");
+  EXPECT_EQ(quantised.error, AccessError::kNoRawView);
+  EXPECT_EQ(quantised.message,
+            "tensor 'blk.0.attn_q.weight' of 'model.gguf' is not stored as raw bytes: open the file with its loader "
+            "at fd_path('model.gguf')");
 }
 
 }  // namespace
