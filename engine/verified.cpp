@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/json/parse.hpp>
 #include <filesystem>
 
@@ -262,16 +263,16 @@ Accessed<TensorView> VerifiedCheckpoint::Tensor(const std::string& name) {
     if (closed_) return Refuse<TensorView>(AccessError::kClosed, "the verified checkpoint is closed");
     auto found = tensor_index_.find(name);
     if (found == tensor_index_.end()) {
-      for (const WeightFile& wf : result_.artifact.weights) {
-        if (wf.FindTensor(name) != nullptr) {
-          const std::string& file = wf.name.empty() ? lone_name_ : wf.name;
-          return Refuse<TensorView>(AccessError::kNoRawView,
-                                    "tensor '" + name + "' of '" + file +
-                                        "' is not stored as raw bytes: open the file with its loader at fd_path('" +
-                                        file + "')");
-        }
+      const auto holder = std::ranges::find_if(
+          result_.artifact.weights, [&name](const WeightFile& wf) { return wf.FindTensor(name) != nullptr; });
+      if (holder == result_.artifact.weights.end()) {
+        return Refuse<TensorView>(AccessError::kNoSuchTensor, "no tensor named '" + name + "'");
       }
-      return Refuse<TensorView>(AccessError::kNoSuchTensor, "no tensor named '" + name + "'");
+      const std::string& file = holder->name.empty() ? lone_name_ : holder->name;
+      return Refuse<TensorView>(AccessError::kNoRawView, "tensor '" + name + "' of '" + file +
+                                                             "' is not stored as raw bytes: open the file with its "
+                                                             "loader at fd_path('" +
+                                                             file + "')");
     }
     const TensorView& view = tensors_[found->second];
     auto ready = Find(view.file);
