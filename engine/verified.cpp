@@ -1,7 +1,6 @@
 #include "engine/verified.h"
 
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,27 +10,10 @@
 #include "lib/core/checked_math.h"
 #include "lib/formats/dtype.h"
 #include "lib/hashing/sha256.h"
+#include "lib/io/directory_source.h"
 
 namespace ckpt {
 namespace {
-
-FileIdentity IdentityOfDescriptor(int fd, bool& ok) {
-  struct stat st {};
-  ok = ::fstat(fd, &st) == 0;
-  FileIdentity id;
-  id.device = static_cast<std::uint64_t>(st.st_dev);
-  id.inode = static_cast<std::uint64_t>(st.st_ino);
-  id.size = static_cast<std::uint64_t>(st.st_size);
-  id.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
-  id.ctime_ns = static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1'000'000'000 + st.st_ctim.tv_nsec;
-  return id;
-}
-
-// A local identity compares by what fstat gives (a remote file's validators are not a descriptor's).
-bool SameLocalFile(const FileIdentity& a, const FileIdentity& b) {
-  return a.device == b.device && a.inode == b.inode && a.size == b.size && a.mtime_ns == b.mtime_ns &&
-         a.ctime_ns == b.ctime_ns;
-}
 
 template <class T>
 Accessed<T> Refuse(AccessError error, const std::string& message) {
@@ -188,11 +170,12 @@ Accessed<VerifiedCheckpoint::Held*> VerifiedCheckpoint::Ready(Held& held, const 
       return Refuse<Held*>(AccessError::kNotHeld, "hold 'fd' keeps descriptors of local files only: '" + file +
                                                       "' is not one (use hold 'memfd')");
     }
-    bool ok = false;
-    const FileIdentity now = IdentityOfDescriptor(held.fd, ok);
-    if (!ok || !SameLocalFile(now, held.identity)) {
+    // A kept descriptor is a local file's: its admitted identity is fstat's, with no validators.
+    const std::optional<FileIdentity> now = IdentityOfDescriptor(held.fd);
+    if (!now || *now != held.identity) {
       return Refuse<Held*>(AccessError::kChanged, "'" + file + "' changed after the audit (" +
-                                                      DescribeIdentityChange(held.identity, now) +
+                                                      (now ? DescribeIdentityChange(held.identity, *now)
+                                                           : std::string("it can no longer be examined")) +
                                                       "): it is not the file that passed, and is not loaded");
     }
     return Give(&held);
@@ -228,24 +211,16 @@ Accessed<std::shared_ptr<const MappedBytes>> VerifiedCheckpoint::Buffer(const st
   Held& held = **found.value;
   if (hold_ == HoldMode::kFd) {
     // No mapping of a file others can truncate (a later access would fault): a copy read
-    // now, between two identity checks.
-    const int memfd = ::memfd_create("ckpt-fd-read", MFD_CLOEXEC);
-    if (memfd < 0) return Refuse<Result>(AccessError::kIo, "cannot read '" + file + "': out of memory");
-    std::vector<std::byte> chunk(std::size_t{1} << 20);
-    for (std::uint64_t at = 0; at < held.identity.size;) {
-      const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), held.identity.size - at));
-      const ssize_t got = ::pread(held.fd, chunk.data(), want, static_cast<off_t>(at));
-      if (got <= 0 || ::pwrite(memfd, chunk.data(), static_cast<std::size_t>(got), static_cast<off_t>(at)) != got) {
-        ::close(memfd);
-        return Refuse<Result>(AccessError::kChanged,
-                              "'" + file + "' could not be read whole: it changed after the audit");
-      }
-      at += static_cast<std::uint64_t>(got);
+    // now through the admitted file, between two identity checks.
+    auto copy = HeldCopy::Create(file, held.identity.size, held.identity);
+    if (!copy) return Refuse<Result>(AccessError::kIo, "cannot read '" + file + "': " + copy.error().message());
+    if (!(*copy)->Complete(*held.file.origin)) {
+      return Refuse<Result>(AccessError::kChanged,
+                            "'" + file + "' could not be read whole: it changed after the audit");
     }
     auto again = Ready(held, file);
-    auto mapped = again ? MappedBytes::Map(memfd, held.identity.size) : IoResult<Result>(boost::system::error_code());
-    ::close(memfd);
     if (!again) return Refuse<Result>(again.error, again.message);
+    auto mapped = MappedBytes::Map((*copy)->descriptor(), (*copy)->size());
     if (!mapped) return Refuse<Result>(AccessError::kIo, "cannot map '" + file + "': " + mapped.error().message());
     return Give(*mapped);
   }
@@ -385,7 +360,6 @@ std::unique_ptr<VerifiedCheckpoint> OpenVerified(const std::string& path, const 
   auto shown = [&lone_name](const std::string& name) { return name.empty() ? lone_name : name; };
   const std::scoped_lock lock(registry->mutex);
   for (auto& [name, file] : registry->files) {
-    if (!file.origin) continue;
     VerifiedCheckpoint::Held held;
     held.file = file;
     held.identity = file.origin->identity();

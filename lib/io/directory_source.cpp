@@ -237,6 +237,12 @@ void DescriptorPool::EvictLocked() {
 
 }  // namespace
 
+std::optional<FileIdentity> IdentityOfDescriptor(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return std::nullopt;
+  return IdentityOf(st);
+}
+
 std::uint64_t DirectorySource::FileOpenCount() { return g_file_opens.load(std::memory_order_relaxed); }
 std::uint64_t DirectorySource::BytesRead() { return g_bytes_read.load(std::memory_order_relaxed); }
 

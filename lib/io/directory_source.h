@@ -4,11 +4,16 @@
 // reopened by name on its next read and refused unless it is still the same file.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "lib/io/artifact_source.h"
 
 namespace ckpt {
+
+/// What fstat says of the open descriptor `fd` (the identity every local file is admitted
+/// with); nullopt when fstat fails.
+std::optional<FileIdentity> IdentityOfDescriptor(int fd);
 
 class DirectorySource final : public ArtifactSource {
  public:

@@ -213,10 +213,15 @@ IoResult<std::unique_ptr<RandomAccessFile>> HoldingSource::Open(const std::strin
   if (!opened) return opened.error();
   std::shared_ptr<const RandomAccessFile> origin(std::move(*opened));
   const std::scoped_lock lock(registry_->mutex);
-  HeldFile& held = registry_->files[name];
-  if (held.origin && held.origin->identity() != origin->identity()) return Error(kFileChangedErrno);
-  held.origin = origin;
-  if (copy_ && !held.copy) {
+  auto found = registry_->files.find(name);
+  if (found != registry_->files.end()) {
+    if (found->second.origin->identity() != origin->identity()) return Error(kFileChangedErrno);
+    found->second.origin = origin;
+    return std::make_unique<HeldRead>(found->second.copy, origin);
+  }
+  // Recorded only once its copy exists: every recorded file of a copying hold has one.
+  HeldFile held{nullptr, origin};
+  if (copy_) {
     const std::uint64_t size = origin->size();
     if (size > max_hold_bytes_ || registry_->held_bytes > max_hold_bytes_ - size) return Error(ENOMEM);
     auto made = HeldCopy::Create(name, size, origin->identity());
@@ -224,6 +229,7 @@ IoResult<std::unique_ptr<RandomAccessFile>> HoldingSource::Open(const std::strin
     held.copy = std::move(*made);
     registry_->held_bytes += size;
   }
+  registry_->files.emplace(name, held);
   return std::make_unique<HeldRead>(held.copy, origin);
 }
 

@@ -110,7 +110,7 @@ def _finding(f):
 
 
 def _refused(error):
-    kind, message = error.args[0] if len(error.args) == 1 and isinstance(error.args[0], tuple) else error.args
+    kind, message = error.args  # set by the binding: (kind, message)
     if kind == "closed":
         return ClosedError(message)
     if kind in ("changed", "digest_mismatch"):
