@@ -14,7 +14,9 @@ ReadRing::ReadRing(ExtentAt extent_at, std::size_t count, std::size_t window, st
       streams_(streams),
       readers_(readers),
       on_read_(std::move(on_read)),
-      buffer_(slots * window),
+      // Not zeroed: a window is seen only after a read filled it, and pages never read into
+      // are never touched (a small file in a 4 MiB ring costs what it reads, not 4 MiB).
+      buffer_(std::make_unique_for_overwrite<std::byte[]>(slots * window)),
       slots_(slots),
       processed_(streams, 0) {
   if (streams < 1 || streams > 2 || slots < streams || window == 0) throw std::invalid_argument("ReadRing shape");
@@ -68,7 +70,7 @@ bool ReadRing::Read(const Cursor& c) {
   const ReadExtent extent = extent_at_(c.extent);
   const std::size_t n = Length(c);
   const auto slot = static_cast<std::size_t>(c.index % slots_count_);
-  const std::span<std::byte> target = std::span(buffer_).subspan(slot * window_, n);
+  const std::span<std::byte> target = std::span(buffer_.get() + slot * window_, n);
   // One reading thread reads the extent front to back: a remote file streams it ahead.
   if (c.done == 0 && (readers_ == Readers::kOwnThread || streams_ == 1)) {
     extent.file->ExpectSequentialRead(extent.offset, extent.length);

@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -96,7 +97,7 @@ class ReadRing {
   std::size_t streams_;
   Readers readers_;
   Process on_read_;
-  std::vector<std::byte> buffer_;
+  std::unique_ptr<std::byte[]> buffer_;  // slots_count_ windows of window_ bytes
   std::vector<Slot> slots_;
   std::vector<std::uint64_t> processed_;  // per stream: windows it is done with
   std::mutex mutex_;
