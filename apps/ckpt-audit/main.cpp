@@ -20,6 +20,7 @@
 #include "lib/core/text.h"
 #include "lib/findings/gate.h"
 #include "lib/formats/format_table.h"
+#include "lib/formats/hdf5/h5probe_client.h"
 #include "lib/oms/model_files.h"
 #include "lib/oms/x509_path.h"
 #include "reports/ci_reports.h"
@@ -214,9 +215,21 @@ int main(int argc, char** argv) try {
       "inputs-from", po::value(&inputs_from)->value_name("FILE"),
       "also audit the paths listed in FILE, one per line; blank lines and lines starting with # are skipped (- "
       "reads standard input)");
+  ckpt::hdf5::ProbeTimes probe_times;
+  cli.options().add_options()("hdf5-cpu-limit", po::value(&probe_times.cpu_seconds)->value_name("S"),
+                              "lower the isolated HDF5 reader's CPU-time limit from 20 s to S (1-20)")(
+      "hdf5-wall-limit", po::value(&probe_times.wall_seconds)->value_name("S"),
+      "lower the isolated HDF5 reader's wall-clock limit from 60 s to S (1-60)");
   std::vector<std::string> artifacts;
   if (auto stop = cli.Parse(argc, argv, artifacts)) return *stop;
   if (jobs == 0 || jobs > 1024) return cli.UsageError("--jobs must be between 1 and 1024");
+  if (probe_times.cpu_seconds == 0 || probe_times.cpu_seconds > ckpt::hdf5::kPinnedCpuSeconds) {
+    return cli.UsageError("--hdf5-cpu-limit must be between 1 and 20");
+  }
+  if (probe_times.wall_seconds == 0 || probe_times.wall_seconds > ckpt::hdf5::kPinnedWallSeconds) {
+    return cli.UsageError("--hdf5-wall-limit must be between 1 and 60");
+  }
+  ckpt::hdf5::SetProbeTimes(probe_times);
   if (!ckpt::cli::Progress::ValidWhen(progress)) {
     return cli.UsageError("--progress must be auto, always or never, not '" + progress + "'");
   }

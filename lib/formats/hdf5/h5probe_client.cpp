@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -65,19 +66,19 @@ bool MakePipe(Fd& read_end, Fd& write_end) {
 }
 
 // The pinned limits, also applied by the helper to itself.
-bool LimitChild(pid_t pid, std::uint64_t size) {
+bool LimitChild(pid_t pid, std::uint64_t size, unsigned cpu_seconds) {
   bool all = true;
-  for (const ProbeLimit& limit : ProbeLimits(size)) {
+  for (const ProbeLimit& limit : ProbeLimits(size, cpu_seconds)) {
     const struct rlimit wanted { limit.soft, limit.hard };
     all &= ::prlimit(pid, static_cast<__rlimit_resource>(limit.resource), &wanted, nullptr) == 0;
   }
   return all;
 }
 
-std::string SignalName(int signal) {
+std::string SignalName(int signal, unsigned cpu_seconds) {
   const char* abbreviation = ::sigabbrev_np(signal);
   std::string name = abbreviation != nullptr ? "SIG" + std::string(abbreviation) : "number " + std::to_string(signal);
-  if (signal == SIGXCPU) name += " (its CPU-time limit of 20 s)";
+  if (signal == SIGXCPU) name += " (its CPU-time limit of " + std::to_string(cpu_seconds) + " s)";
   if (signal == SIGKILL) name += " (not by the audit: the CPU limit's hard second, or the system)";
   if (signal == SIGXFSZ) name += " (it tried to write a file)";
   if (signal == SIGSEGV || signal == SIGBUS) name += " (a memory fault)";
@@ -170,7 +171,7 @@ struct Exchange {
 // Feeds `file` (when `feed` is open) and collects the answer until the helper closes its end,
 // the answer passes its bound, or the deadline passes.
 IoResult<Exchange> Converse(const RandomAccessFile& file, Fd& feed, Fd& answer, Child& child,
-                            Clock::time_point deadline) {
+                            Clock::time_point deadline, unsigned wall_seconds) {
   Exchange out;
   std::vector<std::byte> chunk;
   std::size_t chunk_at = 0;
@@ -186,7 +187,7 @@ IoResult<Exchange> Converse(const RandomAccessFile& file, Fd& feed, Fd& answer, 
     if (left <= 0) {
       child.Kill();
       out.failure =
-          "did not answer within its wall-clock limit of " + std::to_string(kWallSeconds) + " s and was killed";
+          "did not answer within its wall-clock limit of " + std::to_string(wall_seconds) + " s and was killed";
       return out;
     }
     std::array<struct pollfd, 2> polled{{{answer.get(), POLLIN, 0}, {feed.get(), POLLOUT, 0}}};
@@ -231,7 +232,19 @@ IoResult<Exchange> Converse(const RandomAccessFile& file, Fd& feed, Fd& answer, 
 namespace {
 std::mutex g_fallback_mutex;
 std::string g_fallback;  // NOLINT(cppcoreguidelines-avoid-non-const-global-variables): set once by an embedder
+// NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables): set once by an embedder
+std::atomic<unsigned> g_cpu_seconds{kPinnedCpuSeconds};
+// NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables): set once by an embedder
+std::atomic<unsigned> g_wall_seconds{kPinnedWallSeconds};
 }  // namespace
+
+void SetProbeTimes(ProbeTimes times) {
+  const auto lowered = [](unsigned wanted, unsigned pinned) { return wanted == 0 || wanted > pinned ? pinned : wanted; };
+  g_cpu_seconds = lowered(times.cpu_seconds, kPinnedCpuSeconds);
+  g_wall_seconds = lowered(times.wall_seconds, kPinnedWallSeconds);
+}
+
+ProbeTimes CurrentProbeTimes() { return {g_cpu_seconds.load(), g_wall_seconds.load()}; }
 
 void SetProbeFallback(std::string path) {
   const std::scoped_lock lock(g_fallback_mutex);
@@ -253,6 +266,7 @@ std::string ProbePath() {
 }
 
 IoResult<ProbeOutcome> RunProbe(const RandomAccessFile& file) {
+  const ProbeTimes times = CurrentProbeTimes();
   ProbeOutcome outcome;
   const std::uint64_t size = file.size();
   Fd input(file.DuplicateDescriptor());
@@ -300,13 +314,13 @@ IoResult<ProbeOutcome> RunProbe(const RandomAccessFile& file) {
     outcome.failure = "could not be started (" + std::string(std::strerror(spawned)) + ")";
     return outcome;
   }
-  const Clock::time_point deadline = Clock::now() + std::chrono::seconds(kWallSeconds);
+  const Clock::time_point deadline = Clock::now() + std::chrono::seconds(times.wall_seconds);
   Child child(pid);
-  if (!LimitChild(pid, size)) {
+  if (!LimitChild(pid, size, times.cpu_seconds)) {
     outcome.failure = "could not be given its resource limits";
     return outcome;  // Child's destructor kills and reaps it
   }
-  auto exchange = Converse(file, feed, answer_read, child, deadline);
+  auto exchange = Converse(file, feed, answer_read, child, deadline, times.wall_seconds);
   if (!exchange) return exchange.error();
   feed.Close();
   answer_read.Close();
@@ -319,8 +333,8 @@ IoResult<ProbeOutcome> RunProbe(const RandomAccessFile& file) {
   if (WIFSIGNALED(status)) {
     outcome.failure =
         WTERMSIG(status) == SIGKILL && (timed_out || child.killed())
-            ? "did not finish within its wall-clock limit of " + std::to_string(kWallSeconds) + " s and was killed"
-            : "was killed by signal " + SignalName(WTERMSIG(status));
+            ? "did not finish within its wall-clock limit of " + std::to_string(times.wall_seconds) + " s and was killed"
+            : "was killed by signal " + SignalName(WTERMSIG(status), times.cpu_seconds);
     return outcome;
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {

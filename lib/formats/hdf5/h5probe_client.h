@@ -4,7 +4,7 @@
 // (prlimit) as it also sets them on itself; the bytes are the file's own read-only descriptor
 // when it is one local file, else they are written to it through a pipe (at most 4 GiB). Its
 // answer (a 4-byte big-endian length, then at most 64 MiB of JSON) is parsed strictly. After
-// 60 s of wall-clock time it is killed and reaped. Every way the helper can fail is an outcome
+// 60 s of wall-clock time (or the lower limit the embedder set) it is killed and reaped. Every way the helper can fail is an outcome
 // with a reason, never an exception: the caller reports it as a finding.
 #pragma once
 
@@ -19,7 +19,6 @@
 namespace ckpt::hdf5 {
 
 inline constexpr std::uint64_t kMaxPipedBytes = std::uint64_t{4} << 30;
-inline constexpr int kWallSeconds = 60;
 
 struct ProbeOutcome {
   std::optional<json::Document> answer;  ///< the helper's parsed answer, when it gave a well-formed one
@@ -33,6 +32,15 @@ std::string ProbePath();
 /// Where the helper is for a library loaded into another program (the Python module, whose
 /// executable is the interpreter): its own installed or built helper.
 void SetProbeFallback(std::string path);
+
+/// The helper's time limits for this process: at most the pinned ones (h5probe_limits.h); a
+/// value above them, or zero, keeps the pinned one.
+struct ProbeTimes {
+  unsigned cpu_seconds = kPinnedCpuSeconds;
+  unsigned wall_seconds = kPinnedWallSeconds;
+};
+void SetProbeTimes(ProbeTimes times);
+ProbeTimes CurrentProbeTimes();
 
 /// Runs the helper on `file`'s bytes. The error is an I/O failure of the audit reading `file`.
 IoResult<ProbeOutcome> RunProbe(const RandomAccessFile& file);
