@@ -873,5 +873,59 @@ TEST(Perf, MillionKeyValueGgufStaysWithinTenTimesItsSize) {
   }
 }
 
+// The fastest of five runs of `command` (a shell command), in seconds.
+double FastestOf5(const std::string& command) {
+  double best = 1e9;
+  for (int i = 0; i < 5; ++i) {
+    const auto start = Clock::now();
+    const CommandResult run = RunCommand(command);
+    best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
+    EXPECT_NE(run.exit_code, 127) << command << ": " << run.output;
+  }
+  return best;
+}
+
+// A joblib bz2 bomb (about 10 GB out of 11 KB) stops at its 64 MiB bound: the audit costs about
+// what decompressing 64 MiB of it costs Python's bz2 (JoblibFiles.ATenGigabyteBombStopsFastAndSmall
+// checks the finding).
+TEST(Perf, AJoblibBombStopsAtItsBound) {
+  TempDir dir;
+  const fs::path bomb = dir.path() / "bomb.bz2";
+  const CommandResult made = RunCommand(
+      "/usr/bin/python3 -c 'import bz2, sys\nzeros = bz2.compress(bytes(45_000_000), 9)\n"
+      "with open(sys.argv[1], \"wb\") as f:\n    f.write(bz2.compress(b\"\\x80\\x04\\x95\" + bytes(45_000_000), 9))\n"
+      "    f.write(zeros * 222)' " +
+      ShellQuote(bomb.string()) + " 2>&1");
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  const double reference = FastestOf5("/usr/bin/python3 -c 'import bz2, sys; bz2.open(sys.argv[1]).read(64 << 20)' " +
+                                      ShellQuote(bomb.string()));
+  const double audit = FastestOf5(ShellQuote(CKPT_AUDIT_BIN) + " -q " + ShellQuote(bomb.string()) + " >/dev/null");
+  std::cout << "bz2 bomb: audit " << audit << " s, Python bz2 reading 64 MiB of it " << reference << " s ("
+            << audit / reference << "x)" << std::endl;
+  EXPECT_LE(audit / reference, 2.0);
+}
+
+// A million nested msgpack lists and a map counting 2^32-1 entries stop at their head: auditing
+// both costs about what auditing a clean msgpack file of the same size costs
+// (MsgpackBounds.AMillionNestedListsAndAHugeCountEndAtOnce checks the findings).
+TEST(Perf, DeepAndHugeMsgpackStopAtTheirHead) {
+  TempDir dir;
+  const fs::path deep = dir.path() / "deep.msgpack";
+  std::ofstream(deep, std::ios::binary) << std::string("\x81\xa1" "a", 3) << std::string(1'000'000, '\x91') << "\xc0";
+  const fs::path counted = dir.path() / "counted.msgpack";
+  std::ofstream(counted, std::ios::binary) << std::string("\x81\xa1" "a" "\xdf\xff\xff\xff\xff\xa1" "b", 10);
+  // The reference: a clean file of the same size, {"a": <1,000,000 bytes of bin>}.
+  const fs::path clean = dir.path() / "clean.msgpack";
+  std::ofstream(clean, std::ios::binary) << std::string("\x81\xa1" "a" "\xc6\x00\x0f\x42\x40", 8)
+                                         << std::string(1'000'000, '\x01');
+  const std::string audit = ShellQuote(CKPT_AUDIT_BIN) + " -q ";
+  const double reference = FastestOf5(audit + ShellQuote(clean.string()) + " >/dev/null");
+  const double hostile =
+      FastestOf5(audit + ShellQuote(deep.string()) + " " + ShellQuote(counted.string()) + " >/dev/null");
+  std::cout << "deep + huge msgpack: " << hostile << " s, a clean file of the same size " << reference << " s ("
+            << hostile / reference << "x)" << std::endl;
+  EXPECT_LE(hostile / reference, 3.0);
+}
+
 }  // namespace
 }  // namespace ckpt::testing

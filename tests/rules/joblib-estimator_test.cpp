@@ -8,7 +8,6 @@
 // second. Each also inside a model folder.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -133,13 +132,10 @@ TEST_F(JoblibFiles, PayloadsFailAndNeverRun) {
 
 TEST_F(JoblibFiles, ATenGigabyteBombStopsFastAndSmall) {
   EXPECT_LT(fs::file_size(dir_->path() / "bomb.bz2"), 12'000U);
-  const auto start = std::chrono::steady_clock::now();
-  const AuditResult result = Audit("bomb.bz2");
-  const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const AuditResult result = Audit("bomb.bz2");  // how fast it stops: Perf.AJoblibBombStopsAtItsBound
   EXPECT_TRUE(HasFinding(result, "joblib-decompression-bomb",
                          "The bz2 stream decompresses past its bound: more than 67108864 bytes out"))
       << Describe(result);
-  EXPECT_LT(seconds, 5.0);  // about 0.3 s here; the bound is generous for a busy machine
   const AuditResult folder = AuditInFolder("bomb.bz2");
   EXPECT_TRUE(HasFinding(folder, "joblib-decompression-bomb", "decompresses past its bound")) << Describe(folder);
 }
