@@ -25,13 +25,33 @@ if(CKPT_SANITIZE)
   target_link_options(ckpt_warnings INTERFACE -fsanitize=address,undefined)
 endif()
 
-# ckpt_add_test(name SOURCES ... LABELS ...): a GoogleTest binary registered with CTest.
+# ckpt_add_test(name SOURCES ... LABELS ... [PER_CASE]): a GoogleTest binary registered with
+# CTest as one entry per test suite (cmake/CkptDiscoverSuites.cmake), so a suite pays for one
+# process and builds its fixtures once; PER_CASE keeps gtest_discover_tests' entry per case
+# (the perf checks, each retried on its own).
 function(ckpt_add_test name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;LABELS;LIBS" ${ARGN})
+  cmake_parse_arguments(ARG "PER_CASE" "" "SOURCES;LABELS;LIBS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ckpt::test_support ${ARG_LIBS} GTest::gtest GTest::gtest_main ckpt_warnings)
-  gtest_discover_tests(${name}
-    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
-    PROPERTIES LABELS "${ARG_LABELS}"
-    DISCOVERY_TIMEOUT 60)
+  if(ARG_PER_CASE)
+    gtest_discover_tests(${name}
+      WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+      PROPERTIES LABELS "${ARG_LABELS}"
+      DISCOVERY_TIMEOUT 60)
+    return()
+  endif()
+  set(ctest_file "${CMAKE_CURRENT_BINARY_DIR}/${name}_suites.cmake")
+  string(REPLACE ";" "," labels "${ARG_LABELS}")
+  add_custom_command(TARGET ${name} POST_BUILD
+    BYPRODUCTS "${ctest_file}"
+    COMMAND "${CMAKE_COMMAND}" -D "TEST_EXECUTABLE=$<TARGET_FILE:${name}>" -D "TEST_LABELS=${labels}"
+            -D "TEST_WORKING_DIR=${PROJECT_SOURCE_DIR}" -D "CTEST_FILE=${ctest_file}"
+            -P "${PROJECT_SOURCE_DIR}/cmake/CkptDiscoverSuites.cmake"
+    VERBATIM)
+  # CTest reads the suites once the binary exists; before it is built, one failing entry says so.
+  set(include_file "${CMAKE_CURRENT_BINARY_DIR}/${name}_include.cmake")
+  file(WRITE "${include_file}"
+       "if(EXISTS [=[${ctest_file}]=])\n  include([=[${ctest_file}]=])\nelse()\n"
+       "  add_test([=[${name}_NOT_BUILT]=] [=[${name}_NOT_BUILT]=])\nendif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${include_file}")
 endfunction()
