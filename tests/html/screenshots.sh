@@ -80,7 +80,8 @@ for name in ckpt-audit ckpt-diff ckpt-chain hostile-audit hostile-diff hostile-c
     echo "screenshots: $name logged a console message (above)" >&2
     failed=1
   fi
-  elements=$(dom "$out/$name.html" | grep -aoiE '<(script|img|iframe|object|embed)[ >]' || true)
+  dom "$out/$name.html" >"$work/$name.dom"  # read again below: a Chromium start costs seconds
+  elements=$(grep -aoiE '<(script|img|iframe|object|embed)[ >]' "$work/$name.dom" || true)
   if [[ -n "$elements" ]]; then
     echo "screenshots: $name's DOM holds elements no report writes: $elements" >&2
     failed=1
@@ -89,7 +90,7 @@ for name in ckpt-audit ckpt-diff ckpt-chain hostile-audit hostile-diff hostile-c
 done
 # What a reader sees first, as the browser built it: the chain page's story and its first
 # finding (the tampering at round 5, the root cause), and the diff page's gate marks.
-chain_dom=$(dom "$out/ckpt-chain.html")
+chain_dom=$(cat "$work/ckpt-chain.dom")
 story='round 39 does not trace to genesis: tampered at 5, gap at 13-14, fork at 21, tampered at 30.'
 if ! grep -qF "<b class=\"story\">$story</b>" <<<"$chain_dom"; then
   echo "screenshots: the chain page does not tell its story first" >&2
@@ -100,7 +101,7 @@ if [[ "$first" != "<code>hash-mismatch</code>" ]]; then
   echo "screenshots: the chain page's first finding is $first, not the root cause hash-mismatch" >&2
   failed=1
 fi
-if ! dom "$out/ckpt-diff.html" | grep -q '<tr class="gate">'; then
+if ! grep -q '<tr class="gate">' "$work/ckpt-diff.dom"; then
   echo "screenshots: the diff page marks no tensor that broke a gate" >&2
   failed=1
 fi
