@@ -188,6 +188,15 @@ start_nginx "$work" "$http"
 for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$plain/m.safetensors" && break; sleep 0.1; done
 
 audit() { "$bin"/ckpt-audit "$@"; }
+# nginx writes a request's log line once the response is sent, just after the client has it:
+# wait_for_log FILE PATTERN COUNT polls (at most 5 s) until COUNT lines match, never sleeps blind.
+wait_for_log() {
+  for _ in $(seq 100); do
+    [ "$(grep -c -- "$2" "$1" || true)" -ge "$3" ] && return 0
+    sleep 0.05
+  done
+}
+requests_of() { $py -c "import json,sys; print(json.load(open(sys.argv[1]))['artifacts'][0]['remote']['requests'])" "$1"; }
 # The same audit of the same bytes, local and remote: kind, verdict, findings, tensors, files.
 same() {
   local local_path=$1 url=$2
@@ -255,7 +264,7 @@ grep -q "pickle-" "$work"/out.txt || fail "evil.pkl: no pickle finding: $(cat "$
 echo "== --no-hash transfers headers only (access log)"
 : >"$work"/logs/plain.log
 audit --no-hash --format json "$base/big/" >"$work"/big.json || fail "big --no-hash did not pass"
-sleep 0.2
+wait_for_log "$work"/logs/plain.log "" "$(requests_of "$work"/big.json)"
 logged=$(awk '{s += $5} END {print s}' "$work"/logs/plain.log)
 reported=$($py -c "import json,sys; print(json.load(open(sys.argv[1]))['artifacts'][0]['remote']['bytes_transferred'])" "$work"/big.json)
 bound=$($py - "$www"/big <<'PY'
@@ -285,8 +294,8 @@ grep -q "were not read either" "$work"/big.json || fail "the warning does not sa
 
 echo "== a full audit transfers each byte once (plus the first read and the revalidation)"
 : >"$work"/logs/plain.log
-audit "$base/big/" >/dev/null || fail "big full audit did not pass"
-sleep 0.2
+audit --format json "$base/big/" >"$work"/big-full.json || fail "big full audit did not pass"
+wait_for_log "$work"/logs/plain.log "" "$(requests_of "$work"/big-full.json)"
 logged=$(awk '{s += $5} END {print s}' "$work"/logs/plain.log)
 total=$(du -cb "$www"/big/* | tail -1 | cut -f1)
 files=$(ls "$www"/big | wc -l)
@@ -346,7 +355,7 @@ rc=0
 start=$(date +%s)
 check_error "$base/busy/m.safetensors: HTTP 503" "$base/busy/m.safetensors"
 took=$(($(date +%s) - start))
-sleep 0.2
+wait_for_log "$work"/logs/plain.log "/busy/m.safetensors 503" 4
 tries=$(grep -c "/busy/m.safetensors 503" "$work"/logs/plain.log || true)
 [ "$tries" = 4 ] || fail "503 was asked $tries times, not 4 (3 retries)"
 [ "$took" -ge 2 ] || fail "503 retries did not wait for Retry-After ($took s)"
@@ -386,7 +395,7 @@ PY
 "$src"/tests/sarif/validate.sh "$work"/hub.sarif >"$work"/sarif-validate.txt 2>&1 ||
   fail "the hf:// SARIF report does not validate: $(tail -5 "$work"/sarif-validate.txt)"
 grep -q "hf://org/tiny@$commit/model.safetensors" "$work"/hub.sarif || fail "SARIF location is not the hf:// URL"
-sleep 0.2
+wait_for_log "$work"/logs/hub.log 'revision/main' 3
 [ "$(grep -c 'revision/main' "$work"/logs/hub.log)" = 3 ] || fail "the revision was not asked exactly once per run"
 grep -q 'cursor=2' "$work"/logs/hub.log || fail "the second listing page was not read"
 grep -q 'Bearer hf_SeCrEtToKeN' "$work"/logs/hub.log || fail "the Hub did not get the token"
@@ -427,7 +436,7 @@ HF_ENDPOINT=http://127.0.0.1:$hub "$bin"/ckpt-chain --inputs-from "$work"/hub-ro
 echo "== two hf:// inputs of one repository and REV resolve it once"
 : >"$work"/logs/hub.log
 HF_ENDPOINT=http://127.0.0.1:$hub audit hf://org/tiny@main hf://org/tiny@main >/dev/null 2>&1 || fail "two hf:// inputs"
-sleep 0.2
+wait_for_log "$work"/logs/hub.log 'revision/main' 1
 [ "$(grep -c 'revision/main' "$work"/logs/hub.log)" = 1 ] || fail "one repository and REV was resolved more than once"
 
 echo "== --attest names the redacted URLs and the digests read; --verify-attestation reads again"
