@@ -220,7 +220,7 @@ TEST_F(Gate, SuppressedFindingsStayInEveryReportAndDoNotCount) {
 }
 
 TEST_F(Gate, SarifWithSuppressionsPassesTheOfficialValidators) {
-  const fs::path validator = fs::absolute("tests/sarif/validate.sh");  // ../shared's validators, or the schema
+  const fs::path validator = fs::absolute("tests/sarif/validate.sh");  // the official validators
   Baseline(kAccepted);
   std::string files;
   for (const auto& [tool, run] : Tools()) {

@@ -1,8 +1,8 @@
 // SARIF 2.1.0: every catalog rule with full metadata; results positioned like the JSON
 // report; deterministic bytes; fingerprints that survive unrelated changes; a golden file;
-// and, where ../shared/tools/validate-sarif exists, zero errors and zero warnings from the
-// official schema, Microsoft's SARIF Multitool and GitHub's ingestion rules on what each
-// tool writes: a clean artifact, every audit rule firing, a broken chain, a diff with findings.
+// and zero errors and zero warnings (tests/sarif/validate.sh) from the official schema,
+// Microsoft's SARIF Multitool and GitHub's ingestion rules on what each tool writes: a clean
+// artifact, every audit rule firing, a broken chain, a diff with findings.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
