@@ -137,19 +137,10 @@ std::string ReadKinds() {
   return kinds;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) try {
-  ckpt::cli::CommonCli cli("ckpt-audit", {"text", "json", "sarif", "junit", "gitlab", "html", "markdown"}, kUsage);
+// Every option's value, as program_options fills it.
+struct AuditCli {
   std::vector<std::string> expect_hashes;
   std::vector<std::string> expect_kinds;
-  cli.options().add_options()(
-      "expect-kind", po::value(&expect_kinds)->value_name("KIND"),
-      ("the input must be of this kind (repeatable: " + ReadKinds() + "); any other is input-kind-unexpected").c_str())(
-      "expect-hash", po::value(&expect_hashes)->value_name("[PATH=]HEX"),
-      "the recomputed content hash must equal HEX (64 hex digits); with several artifacts, name each as "
-      "PATH=HEX (repeatable)")("no-hash",
-                               "check structure only; do not recompute the content hash (reported as a warning)");
   std::string attest_key;
   std::string attestation_out;
   std::string attestation_time;
@@ -157,22 +148,6 @@ int main(int argc, char** argv) try {
   std::string verify_derivation;
   std::string trusted_key;
   std::string derived_from;
-  cli.options().add_options()(
-      "attest", po::value(&attest_key)->value_name("KEY"),
-      "sign each audit with the Ed25519 private key in KEY (PEM, as openssl genpkey writes it)")(
-      "attestation-out", po::value(&attestation_out)->value_name("PATH"),
-      "where --attest writes: the envelope file for one input; for several, a folder receiving "
-      "<name>.audit.dsse.json each")(
-      "attestation-time", po::value(&attestation_time)->value_name("TIME")->implicit_value("now"),
-      "record when the audit ran (RFC 3339 UTC, or now); without it two runs sign identical statements")(
-      "verify-attestation", po::value(&verify_attestation)->value_name("ENVELOPE"),
-      "check a signed audit statement against INPUT as it is now (needs --trusted-key)")(
-      "verify-derivation", po::value(&verify_derivation)->value_name("RECORD"),
-      "check a signed derivation record against the safetensors OUTPUT (needs --trusted-key)")(
-      "trusted-key", po::value(&trusted_key)->value_name("PUB"),
-      "the signer's Ed25519 public key (PEM, as openssl pkey -pubout writes it)")(
-      "derived-from", po::value(&derived_from)->value_name("INPUT"),
-      "with --verify-derivation: also check the torch.save checkpoint the output was made from");
   std::string model_signature;
   std::vector<std::string> trusted_cert_chains;
   std::vector<std::string> ignore_paths;
@@ -181,108 +156,201 @@ int main(int argc, char** argv) try {
   std::string sigstore_root;
   std::string sigstore_identity;
   std::string sigstore_issuer;
-  cli.options().add_options()(
-      "verify-model-signature", po::value(&model_signature)->value_name("SIG")->implicit_value(""),
-      "also verify MODEL's OpenSSF Model Signing bundle (MODEL/model.sig, or SIG given as "
-      "--verify-model-signature=SIG) with --trusted-key, --trusted-cert-chain or --sigstore-trusted-root")(
-      "trusted-cert-chain", po::value(&trusted_cert_chains)->value_name("PEM"),
-      "with --verify-model-signature: root certificates (PEM) a certificate-method signature must chain to "
-      "(repeatable)")(
-      "sigstore-trusted-root", po::value(&sigstore_root)->value_name("FILE"),
-      "with --verify-model-signature: verify a keyless (Sigstore) signature offline against this trusted_root.json "
-      "or ClientTrustConfig (needs --identity and --issuer)")(
-      "identity", po::value(&sigstore_identity)->value_name("ID"),
-      "with --sigstore-trusted-root: the signer's identity, an email address or URI of the certificate")(
-      "issuer", po::value(&sigstore_issuer)->value_name("URL"),
-      "with --sigstore-trusted-root: the OIDC issuer the signer signed in at")(
-      "ignore-path", po::value(&ignore_paths)->value_name("P"),
-      "with --verify-model-signature or --sign-model: a path relative to MODEL that the signature leaves out "
-      "(repeatable; the audit still reads it)")(
-      "sign-model", po::value(&sign_model_key)->value_name("KEY"),
-      "sign the model folder with the ECDSA private key in KEY (PEM) when its audit passes")(
-      "model-signature-out", po::value(&model_signature_out)->value_name("PATH"),
-      "where --sign-model writes the bundle (e.g. MODEL/model.sig)");
-  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  unsigned jobs = std::max(1U, std::thread::hardware_concurrency());
   std::string progress = "auto";
   std::string inputs_from;
-  cli.options().add_options()("jobs,j", po::value(&jobs)->value_name("N"),
+  ckpt::hdf5::ProbeTimes probe_times;
+};
+
+void DeclareOptions(ckpt::cli::CommonCli& cli, AuditCli& o) {
+  cli.options().add_options()(
+      "expect-kind", po::value(&o.expect_kinds)->value_name("KIND"),
+      ("the input must be of this kind (repeatable: " + ReadKinds() + "); any other is input-kind-unexpected").c_str())(
+      "expect-hash", po::value(&o.expect_hashes)->value_name("[PATH=]HEX"),
+      "the recomputed content hash must equal HEX (64 hex digits); with several artifacts, name each as "
+      "PATH=HEX (repeatable)")("no-hash",
+                               "check structure only; do not recompute the content hash (reported as a warning)");
+  cli.options().add_options()(
+      "attest", po::value(&o.attest_key)->value_name("KEY"),
+      "sign each audit with the Ed25519 private key in KEY (PEM, as openssl genpkey writes it)")(
+      "attestation-out", po::value(&o.attestation_out)->value_name("PATH"),
+      "where --attest writes: the envelope file for one input; for several, a folder receiving "
+      "<name>.audit.dsse.json each")(
+      "attestation-time", po::value(&o.attestation_time)->value_name("TIME")->implicit_value("now"),
+      "record when the audit ran (RFC 3339 UTC, or now); without it two runs sign identical statements")(
+      "verify-attestation", po::value(&o.verify_attestation)->value_name("ENVELOPE"),
+      "check a signed audit statement against INPUT as it is now (needs --trusted-key)")(
+      "verify-derivation", po::value(&o.verify_derivation)->value_name("RECORD"),
+      "check a signed derivation record against the safetensors OUTPUT (needs --trusted-key)")(
+      "trusted-key", po::value(&o.trusted_key)->value_name("PUB"),
+      "the signer's Ed25519 public key (PEM, as openssl pkey -pubout writes it)")(
+      "derived-from", po::value(&o.derived_from)->value_name("INPUT"),
+      "with --verify-derivation: also check the torch.save checkpoint the output was made from");
+  cli.options().add_options()(
+      "verify-model-signature", po::value(&o.model_signature)->value_name("SIG")->implicit_value(""),
+      "also verify MODEL's OpenSSF Model Signing bundle (MODEL/model.sig, or SIG given as "
+      "--verify-model-signature=SIG) with --trusted-key, --trusted-cert-chain or --sigstore-trusted-root")(
+      "trusted-cert-chain", po::value(&o.trusted_cert_chains)->value_name("PEM"),
+      "with --verify-model-signature: root certificates (PEM) a certificate-method signature must chain to "
+      "(repeatable)")(
+      "sigstore-trusted-root", po::value(&o.sigstore_root)->value_name("FILE"),
+      "with --verify-model-signature: verify a keyless (Sigstore) signature offline against this trusted_root.json "
+      "or ClientTrustConfig (needs --identity and --issuer)")(
+      "identity", po::value(&o.sigstore_identity)->value_name("ID"),
+      "with --sigstore-trusted-root: the signer's identity, an email address or URI of the certificate")(
+      "issuer", po::value(&o.sigstore_issuer)->value_name("URL"),
+      "with --sigstore-trusted-root: the OIDC issuer the signer signed in at")(
+      "ignore-path", po::value(&o.ignore_paths)->value_name("P"),
+      "with --verify-model-signature or --sign-model: a path relative to MODEL that the signature leaves out "
+      "(repeatable; the audit still reads it)")(
+      "sign-model", po::value(&o.sign_model_key)->value_name("KEY"),
+      "sign the model folder with the ECDSA private key in KEY (PEM) when its audit passes")(
+      "model-signature-out", po::value(&o.model_signature_out)->value_name("PATH"),
+      "where --sign-model writes the bundle (e.g. MODEL/model.sig)");
+  cli.options().add_options()("jobs,j", po::value(&o.jobs)->value_name("N"),
                               "inputs audited in parallel (default: number of cores); the report order is the inputs'")(
-      "progress", po::value(&progress)->value_name("WHEN"),
+      "progress", po::value(&o.progress)->value_name("WHEN"),
       "auto|always|never: bytes read and throughput on standard error (auto: when it is a terminal)")(
       "quiet,q", "text report: only the inputs that fail (and passing inputs' warnings, a line each), and the summary")(
       "verbose,v", "text report: a block per input with its files, digests and tensors (also --inventory)")(
       "inventory", "the same as --verbose")(
-      "inputs-from", po::value(&inputs_from)->value_name("FILE"),
+      "inputs-from", po::value(&o.inputs_from)->value_name("FILE"),
       "also audit the paths listed in FILE, one per line; blank lines and lines starting with # are skipped (- "
       "reads standard input)");
-  ckpt::hdf5::ProbeTimes probe_times;
-  cli.options().add_options()("hdf5-cpu-limit", po::value(&probe_times.cpu_seconds)->value_name("S"),
+  cli.options().add_options()("hdf5-cpu-limit", po::value(&o.probe_times.cpu_seconds)->value_name("S"),
                               "lower the isolated HDF5 reader's CPU-time limit from 20 s to S (1-20)")(
-      "hdf5-wall-limit", po::value(&probe_times.wall_seconds)->value_name("S"),
+      "hdf5-wall-limit", po::value(&o.probe_times.wall_seconds)->value_name("S"),
       "lower the isolated HDF5 reader's wall-clock limit from 60 s to S (1-60)");
-  std::vector<std::string> artifacts;
-  if (auto stop = cli.Parse(argc, argv, artifacts)) return *stop;
-  if (jobs == 0 || jobs > 1024) return cli.UsageError("--jobs must be between 1 and 1024");
-  if (probe_times.cpu_seconds == 0 || probe_times.cpu_seconds > ckpt::hdf5::kPinnedCpuSeconds) {
-    return cli.UsageError("--hdf5-cpu-limit must be between 1 and 20");
-  }
-  if (probe_times.wall_seconds == 0 || probe_times.wall_seconds > ckpt::hdf5::kPinnedWallSeconds) {
-    return cli.UsageError("--hdf5-wall-limit must be between 1 and 60");
-  }
-  ckpt::hdf5::SetProbeTimes(probe_times);
-  if (!ckpt::cli::Progress::ValidWhen(progress)) {
-    return cli.UsageError("--progress must be auto, always or never, not '" + progress + "'");
-  }
-  if (cli.Has("inputs-from")) {
-    if (auto stop = cli.AppendInputList(inputs_from, artifacts)) return *stop;
-  }
+}
 
-  if (artifacts.empty()) return cli.UsageError("nothing to audit: give at least one ARTIFACT directory");
-
-  ckpt::AuditOptions policy;
-  policy.compute_hash = !cli.Has("no-hash");
-  for (const std::string& name : expect_kinds) {
-    auto kind = ckpt::InputKindFromName(name);
-    if (!kind) return cli.UsageError("--expect-kind '" + name + "' is not an input kind");
-    policy.expected_kinds.push_back(*kind);
-  }
-  if (auto stop = cli.ApplyAllowGroups(policy)) return *stop;
-  if (auto stop = cli.ApplyRemoteOptions(policy, artifacts)) return *stop;
-  ckpt::reports::ReportContext context = cli.Context();
-  context.quiet = cli.Has("quiet");
-  context.verbose = cli.Has("verbose") || cli.Has("inventory");
-  auto report_and_exit = [&](const std::vector<ckpt::AuditResult>& results) {
-    auto write_failed = cli.WriteReport([&](std::ostream& out, const std::string& format) {
-      ckpt::reports::ReportContext shown = context;
-      shown.color = shown.color && &out == &std::cout;  // colour only on the terminal
-      if (format == "json") {
-        ckpt::reports::WriteJsonReport(out, results, shown);
-      } else if (format == "sarif") {
-        ckpt::reports::WriteSarif(out, ckpt::reports::SarifFromAudit(results, shown.threshold), cli.sarif(), shown);
-      } else if (format == "junit") {
-        ckpt::reports::WriteAuditJunit(out, results, shown);
-      } else if (format == "gitlab") {
-        ckpt::reports::WriteAuditGitlab(out, results, shown);
-      } else if (format == "html") {
-        ckpt::reports::WriteAuditHtml(out, results, shown);
-      } else if (format == "markdown") {
-        ckpt::reports::WriteAuditMarkdown(out, results, shown);
-      } else {
-        ckpt::reports::WriteTextReport(out, results, shown);
-      }
-    });
-    if (write_failed) return *write_failed;
-    for (const auto& r : results) {
-      for (const auto& e : r.tool_errors) std::cerr << "ckpt-audit: " << e << "\n";
-    }
-    return ckpt::ExitCodeOf(results, context.threshold);
+// The writer table: each --format / --report format (in --help's order) and what writes it.
+using Writer = void (*)(std::ostream&, const std::vector<ckpt::AuditResult>&, const ckpt::cli::CommonCli&,
+                        const ckpt::reports::ReportContext&);
+struct WriterEntry {
+  const char* format;
+  Writer write;
+};
+const std::vector<WriterEntry>& Writers() {
+  static const std::vector<WriterEntry> writers = {
+      {"text", [](auto& out, const auto& results, const auto&,
+                  const auto& context) { ckpt::reports::WriteTextReport(out, results, context); }},
+      {"json", [](auto& out, const auto& results, const auto&,
+                  const auto& context) { ckpt::reports::WriteJsonReport(out, results, context); }},
+      {"sarif",
+       [](auto& out, const auto& results, const auto& cli, const auto& context) {
+         ckpt::reports::WriteSarif(out, ckpt::reports::SarifFromAudit(results, context.threshold), cli.sarif(),
+                                   context);
+       }},
+      {"junit", [](auto& out, const auto& results, const auto&,
+                   const auto& context) { ckpt::reports::WriteAuditJunit(out, results, context); }},
+      {"gitlab", [](auto& out, const auto& results, const auto&,
+                    const auto& context) { ckpt::reports::WriteAuditGitlab(out, results, context); }},
+      {"html", [](auto& out, const auto& results, const auto&,
+                  const auto& context) { ckpt::reports::WriteAuditHtml(out, results, context); }},
+      {"markdown", [](auto& out, const auto& results, const auto&,
+                      const auto& context) { ckpt::reports::WriteAuditMarkdown(out, results, context); }},
   };
+  return writers;
+}
 
-  // OpenSSF Model Signing: one local MODEL, audited, and its signature verified or written.
+std::vector<std::string> WriterNames() {
+  std::vector<std::string> names;
+  for (const WriterEntry& entry : Writers()) names.emplace_back(entry.format);
+  return names;
+}
+
+// Writes every report of `results`, says each input's tool errors, and returns the exit code.
+int ReportAndExit(const ckpt::cli::CommonCli& cli, const ckpt::reports::ReportContext& context,
+                  const std::vector<ckpt::AuditResult>& results) {
+  auto write_failed = cli.WriteReport([&](std::ostream& out, const std::string& format) {
+    ckpt::reports::ReportContext shown = context;
+    shown.color = shown.color && &out == &std::cout;  // colour only on the terminal
+    // CommonCli admits only the table's formats; the first (text) is the default.
+    const auto& writers = Writers();
+    const auto writer =
+        std::find_if(writers.begin(), writers.end(), [&](const WriterEntry& entry) { return format == entry.format; });
+    (writer != writers.end() ? *writer : writers.front()).write(out, results, cli, shown);
+  });
+  if (write_failed) return *write_failed;
+  for (const auto& r : results) {
+    for (const auto& e : r.tool_errors) std::cerr << "ckpt-audit: " << e << "\n";
+  }
+  return ckpt::ExitCodeOf(results, context.threshold);
+}
+
+void WarnIfReadableByOthers(const std::string& key) {
+  struct stat st {};
+  if (::stat(key.c_str(), &st) == 0 && (st.st_mode & (S_IRGRP | S_IROTH)) != 0) {
+    std::cerr << "ckpt-audit: warning: the private key '" << key
+              << "' is readable by others than its owner; chmod 600 it\n";
+  }
+}
+
+// Accepted findings as --write-baseline writes them: each with the path its report shows.
+std::optional<int> WriteBaseline(const ckpt::cli::CommonCli& cli, std::vector<ckpt::AuditResult>& results) {
+  std::vector<std::pair<ckpt::Finding*, std::string>> accepted;
+  for (ckpt::AuditResult& r : results) {
+    for (ckpt::Finding& f : r.findings) accepted.emplace_back(&f, ckpt::ReportedPath(r.artifact.path, f.location));
+  }
+  return cli.WriteBaseline(accepted);
+}
+
+// An expired baseline entry is reported once, with the first input.
+void AddExpiredEntries(const ckpt::cli::CommonCli& cli, ckpt::AuditResult& first) {
+  std::vector<ckpt::Finding> expired = cli.ExpiredEntryFindings();
+  first.findings.insert(first.findings.begin(), std::make_move_iterator(expired.begin()),
+                        std::make_move_iterator(expired.end()));
+}
+
+// The trust a model signature is verified with (exactly one of the three), or a usage error.
+std::optional<int> ReadModelTrust(const ckpt::cli::CommonCli& cli, const AuditCli& o,
+                                  ckpt::ModelSignatureTrust& trust) {
+  const int trusts = (cli.Has("trusted-key") ? 1 : 0) + (cli.Has("trusted-cert-chain") ? 1 : 0) +
+                     (cli.Has("sigstore-trusted-root") ? 1 : 0);
+  if (trusts != 1) {
+    return cli.UsageError(
+        "--verify-model-signature needs one trust: --trusted-key PUB, --trusted-cert-chain PEM or "
+        "--sigstore-trusted-root FILE --identity ID --issuer URL");
+  }
+  if (cli.Has("sigstore-trusted-root")) {
+    if (!cli.Has("identity") || !cli.Has("issuer") || o.sigstore_identity.empty() || o.sigstore_issuer.empty()) {
+      return cli.UsageError(
+          "--sigstore-trusted-root needs --identity ID and --issuer URL (who signed, and where "
+          "they signed in)");
+    }
+    auto root = ckpt::oms::LoadTrustedRootFile(o.sigstore_root);
+    if (auto* error = std::get_if<std::string>(&root)) {
+      return cli.UsageError("--sigstore-trusted-root '" + o.sigstore_root + "': " + *error);
+    }
+    trust.method = ckpt::ModelSignatureTrust::Method::kSigstore;
+    trust.root = std::move(std::get<ckpt::oms::TrustedRoot>(root));
+    trust.identity = o.sigstore_identity;
+    trust.issuer = o.sigstore_issuer;
+  } else if (cli.Has("trusted-key")) {
+    auto key = ckpt::oms::LoadPublicKeyFile(o.trusted_key);
+    if (auto* error = std::get_if<ckpt::oms::KeyError>(&key)) {
+      return cli.UsageError("--trusted-key '" + o.trusted_key + "': " + error->message);
+    }
+    trust.method = ckpt::ModelSignatureTrust::Method::kKey;
+    trust.key = std::get<ckpt::oms::PublicKey>(key);
+  } else {
+    trust.method = ckpt::ModelSignatureTrust::Method::kCertificate;
+    for (const std::string& pem : o.trusted_cert_chains) {
+      auto certificates = ckpt::oms::LoadCertificatesPem(pem);
+      if (auto* error = std::get_if<std::string>(&certificates)) {
+        return cli.UsageError("--trusted-cert-chain '" + pem + "': " + *error);
+      }
+      for (std::string& der : std::get<std::vector<std::string>>(certificates))
+        trust.certificates.push_back(std::move(der));
+    }
+  }
+  return std::nullopt;
+}
+
+// Which options go together: a usage error for a combination the modes do not take.
+std::optional<int> RefuseMismatchedOptions(const ckpt::cli::CommonCli& cli) {
   const bool verify_model = cli.Has("verify-model-signature");
   const bool sign_model = cli.Has("sign-model");
-  ckpt::VerifyModelSignatureOptions verify_model_options;
-  std::optional<ckpt::SignModelOptions> sign_model_options;
   if (cli.Has("trusted-cert-chain") && !verify_model) {
     return cli.UsageError("--trusted-cert-chain goes with --verify-model-signature");
   }
@@ -298,186 +366,122 @@ int main(int argc, char** argv) try {
   if (sign_model != cli.Has("model-signature-out")) {
     return cli.UsageError("--sign-model KEY and --model-signature-out PATH go together");
   }
-  if (verify_model || sign_model) {
-    const char* option = verify_model ? "--verify-model-signature" : "--sign-model";
-    if (verify_model && sign_model) return cli.UsageError("--verify-model-signature and --sign-model: give one");
-    if (cli.Has("verify-attestation") || cli.Has("verify-derivation") || cli.Has("attest")) {
-      return cli.UsageError(std::string(option) +
-                            " cannot be combined with --attest or --verify-attestation/-derivation");
-    }
-    if (artifacts.size() != 1) return cli.UsageError(std::string(option) + " checks one MODEL");
-    const std::string& model = artifacts.front();
-    if (ckpt::remote::IsRemoteArgument(model)) {
-      return cli.UsageError(std::string(option) + " reads a local MODEL (download it first)");
-    }
-    std::error_code ec;
-    const bool model_is_folder = std::filesystem::is_directory(model, ec);
-    if (!std::filesystem::exists(model, ec)) return cli.UsageError("'" + model + "' does not exist");
-    std::vector<std::string> normalized_ignores;
-    for (const std::string& p : ignore_paths) {
-      auto normalized = ckpt::oms::NormalizeIgnorePath(p);
-      if (!normalized) {
-        return cli.UsageError("--ignore-path '" + p +
-                              "' must be a path relative to MODEL, '/'-separated, without a leading '/' or '..'");
-      }
-      normalized_ignores.push_back(*normalized);
-    }
-    if (!policy.compute_hash) return cli.UsageError(std::string(option) + " needs every file hashed: drop --no-hash");
-    policy.digest_files = true;  // the signature's file digests come from the audit's own reads
-    if (verify_model) {
-      verify_model_options.jobs = jobs;
-      verify_model_options.ignore_paths = normalized_ignores;
-      if (model_signature.empty()) {
-        if (!model_is_folder) {
-          return cli.UsageError("MODEL is a file: name its signature with --verify-model-signature=SIG");
-        }
-        verify_model_options.signature = (std::filesystem::path(model) / "model.sig").string();
-        verify_model_options.default_signature = true;
-      } else {
-        verify_model_options.signature = model_signature;
-        if (!std::filesystem::exists(model_signature, ec)) {
-          return cli.UsageError("the model signature '" + model_signature + "' does not exist");
-        }
-      }
-      const int trusts = (cli.Has("trusted-key") ? 1 : 0) + (cli.Has("trusted-cert-chain") ? 1 : 0) +
-                         (cli.Has("sigstore-trusted-root") ? 1 : 0);
-      if (trusts != 1) {
-        return cli.UsageError(
-            "--verify-model-signature needs one trust: --trusted-key PUB, --trusted-cert-chain PEM or "
-            "--sigstore-trusted-root FILE --identity ID --issuer URL");
-      }
-      if (cli.Has("sigstore-trusted-root")) {
-        if (!cli.Has("identity") || !cli.Has("issuer") || sigstore_identity.empty() || sigstore_issuer.empty()) {
-          return cli.UsageError(
-              "--sigstore-trusted-root needs --identity ID and --issuer URL (who signed, and where "
-              "they signed in)");
-        }
-        auto root = ckpt::oms::LoadTrustedRootFile(sigstore_root);
-        if (auto* error = std::get_if<std::string>(&root)) {
-          return cli.UsageError("--sigstore-trusted-root '" + sigstore_root + "': " + *error);
-        }
-        verify_model_options.trust.method = ckpt::ModelSignatureTrust::Method::kSigstore;
-        verify_model_options.trust.root = std::move(std::get<ckpt::oms::TrustedRoot>(root));
-        verify_model_options.trust.identity = sigstore_identity;
-        verify_model_options.trust.issuer = sigstore_issuer;
-      } else if (cli.Has("trusted-key")) {
-        auto key = ckpt::oms::LoadPublicKeyFile(trusted_key);
-        if (auto* error = std::get_if<ckpt::oms::KeyError>(&key)) {
-          return cli.UsageError("--trusted-key '" + trusted_key + "': " + error->message);
-        }
-        verify_model_options.trust.method = ckpt::ModelSignatureTrust::Method::kKey;
-        verify_model_options.trust.key = std::get<ckpt::oms::PublicKey>(key);
-      } else {
-        verify_model_options.trust.method = ckpt::ModelSignatureTrust::Method::kCertificate;
-        for (const std::string& pem : trusted_cert_chains) {
-          auto certificates = ckpt::oms::LoadCertificatesPem(pem);
-          if (auto* error = std::get_if<std::string>(&certificates)) {
-            return cli.UsageError("--trusted-cert-chain '" + pem + "': " + *error);
-          }
-          for (std::string& der : std::get<std::vector<std::string>>(certificates)) {
-            verify_model_options.trust.certificates.push_back(std::move(der));
-          }
-        }
-      }
-    } else {
-      if (!model_is_folder) return cli.UsageError("--sign-model signs a model folder; '" + model + "' is not one");
-      if (cli.Has("trusted-key")) return cli.UsageError("--trusted-key is for verifying, not --sign-model");
-      auto key = ckpt::oms::LoadPrivateKeyFile(sign_model_key);
-      if (auto* error = std::get_if<ckpt::oms::KeyError>(&key)) {
-        return cli.UsageError("--sign-model '" + sign_model_key + "': " + error->message);
-      }
-      struct stat st {};
-      if (::stat(sign_model_key.c_str(), &st) == 0 && (st.st_mode & (S_IRGRP | S_IROTH)) != 0) {
-        std::cerr << "ckpt-audit: warning: the private key '" << sign_model_key
-                  << "' is readable by others than its owner; chmod 600 it\n";
-      }
-      sign_model_options.emplace();
-      sign_model_options->key = std::get<ckpt::oms::PrivateKey>(key);
-      sign_model_options->output = model_signature_out;
-      sign_model_options->ignore_paths = normalized_ignores;
-      sign_model_options->jobs = jobs;
-    }
-    ckpt::AuditOptions own = policy;
-    if (!expect_hashes.empty()) {
-      std::string hex = expect_hashes.front().substr(expect_hashes.front().rfind('=') + 1);
-      if (expect_hashes.size() != 1 || !ckpt::NormalizeHex(hex, 64, 64)) {
-        return cli.UsageError("--expect-hash needs 64 hexadecimal digits, once for one MODEL");
-      }
-      own.expected_hash = hex;
-    }
-    std::vector<ckpt::AuditResult> results(1);
-    {
-      ckpt::cli::Progress shown("ckpt-audit", progress, 1);
-      results[0] = ckpt::AuditPath(model, own);
-      shown.InputDone();
-    }
-    std::vector<ckpt::Finding> expired = cli.ExpiredEntryFindings();
-    results[0].findings.insert(results[0].findings.begin(), std::make_move_iterator(expired.begin()),
-                               std::make_move_iterator(expired.end()));
-    if (verify_model && results[0].tool_errors.empty()) {
-      ckpt::VerifyModelSignature(model, verify_model_options, own, results[0]);
-    }
-    std::vector<std::pair<ckpt::Finding*, std::string>> accepted;
-    for (ckpt::Finding& f : results[0].findings)
-      accepted.emplace_back(&f, ckpt::ReportedPath(results[0].artifact.path, f.location));
-    if (auto failed = cli.WriteBaseline(accepted)) return *failed;
-    const int code = report_and_exit(results);
-    if (!sign_model || code != 0) return code;
-    const ckpt::SignedModel signed_model = ckpt::SignModel(model, *sign_model_options, results[0]);
-    if (signed_model.error) {
-      std::cerr << "ckpt-audit: no signature written: " << *signed_model.error << "\n";
-      return ckpt::kExitToolError;
-    }
-    return cli.WriteFileAtomically(model_signature_out, signed_model.bundle) ? 0 : ckpt::kExitToolError;
-  }
+  return std::nullopt;
+}
 
-  // Verifying a statement or a record: one input, no audit.
-  const bool verifying = cli.Has("verify-attestation") || cli.Has("verify-derivation");
-  if (cli.Has("verify-attestation") && cli.Has("verify-derivation")) {
-    return cli.UsageError("--verify-attestation and --verify-derivation check different things: give one");
-  }
-  if (cli.Has("trusted-key") && !verifying) {
-    return cli.UsageError("--trusted-key is for --verify-attestation or --verify-derivation (ckpt-chain takes it too)");
-  }
-  if (cli.Has("derived-from") && !cli.Has("verify-derivation")) {
-    return cli.UsageError("--derived-from goes with --verify-derivation");
-  }
-  if (verifying) {
-    if (!cli.Has("trusted-key")) return cli.UsageError("verifying needs the signer's public key: --trusted-key PUB");
-    if (cli.Has("attest")) return cli.UsageError("--attest signs an audit; it cannot be combined with verifying");
-    if (artifacts.size() != 1) {
-      return cli.UsageError(cli.Has("verify-attestation") ? "--verify-attestation checks one INPUT"
-                                                          : "--verify-derivation checks one OUTPUT");
+// OpenSSF Model Signing: one local MODEL, audited, and its signature verified or written.
+int RunModelSigning(const ckpt::cli::CommonCli& cli, const AuditCli& o, ckpt::AuditOptions policy,
+                    const std::string& model, const ckpt::reports::ReportContext& context) {
+  const bool verify_model = cli.Has("verify-model-signature");
+  const std::string option = verify_model ? "--verify-model-signature" : "--sign-model";
+  if (ckpt::remote::IsRemoteArgument(model)) return cli.UsageError(option + " reads a local MODEL (download it first)");
+  std::error_code ec;
+  const bool model_is_folder = std::filesystem::is_directory(model, ec);
+  if (!std::filesystem::exists(model, ec)) return cli.UsageError("'" + model + "' does not exist");
+  std::vector<std::string> ignores;
+  for (const std::string& p : o.ignore_paths) {
+    auto normalized = ckpt::oms::NormalizeIgnorePath(p);
+    if (!normalized) {
+      return cli.UsageError("--ignore-path '" + p +
+                            "' must be a path relative to MODEL, '/'-separated, without a leading '/' or '..'");
     }
-    auto key = ckpt::attest::LoadPublicKey(trusted_key);
-    if (auto* error = std::get_if<ckpt::attest::KeyError>(&key)) {
-      return cli.UsageError("--trusted-key '" + trusted_key + "': " + error->message);
-    }
-    const auto& public_key = std::get<ckpt::attest::PublicKey>(key);
-    std::vector<ckpt::AuditResult> results;
-    if (cli.Has("verify-attestation")) {
-      policy.file_jobs = jobs;  // the input's files, hashed on every core
-      results.push_back(ckpt::VerifyAttestation(verify_attestation, public_key, artifacts.front(), policy));
+    ignores.push_back(*normalized);
+  }
+  if (!policy.compute_hash) return cli.UsageError(option + " needs every file hashed: drop --no-hash");
+  policy.digest_files = true;  // the signature's file digests come from the audit's own reads
+  ckpt::VerifyModelSignatureOptions verify_options;
+  ckpt::SignModelOptions sign_options;
+  if (verify_model) {
+    verify_options.jobs = o.jobs;
+    verify_options.ignore_paths = ignores;
+    if (o.model_signature.empty()) {
+      if (!model_is_folder)
+        return cli.UsageError("MODEL is a file: name its signature with --verify-model-signature=SIG");
+      verify_options.signature = (std::filesystem::path(model) / "model.sig").string();
+      verify_options.default_signature = true;
     } else {
-      results.push_back(ckpt::VerifyDerivationRecord(
-          verify_derivation, public_key, artifacts.front(),
-          cli.Has("derived-from") ? std::optional<std::string>(derived_from) : std::nullopt));
+      verify_options.signature = o.model_signature;
+      if (!std::filesystem::exists(o.model_signature, ec)) {
+        return cli.UsageError("the model signature '" + o.model_signature + "' does not exist");
+      }
     }
-    return report_and_exit(results);
-  }
-  {  // a hub root, a models--ORG--NAME folder or a folder of rounds stands for several audits
-    std::vector<std::string> expanded;
-    for (const std::string& path : artifacts) {
-      for (std::string& one : ckpt::ExpandInputPath(path)) expanded.push_back(std::move(one));
+    if (auto stop = ReadModelTrust(cli, o, verify_options.trust)) return *stop;
+  } else {
+    if (!model_is_folder) return cli.UsageError("--sign-model signs a model folder; '" + model + "' is not one");
+    if (cli.Has("trusted-key")) return cli.UsageError("--trusted-key is for verifying, not --sign-model");
+    auto key = ckpt::oms::LoadPrivateKeyFile(o.sign_model_key);
+    if (auto* error = std::get_if<ckpt::oms::KeyError>(&key)) {
+      return cli.UsageError("--sign-model '" + o.sign_model_key + "': " + error->message);
     }
-    artifacts = std::move(expanded);
+    WarnIfReadableByOthers(o.sign_model_key);
+    sign_options.key = std::get<ckpt::oms::PrivateKey>(key);
+    sign_options.output = o.model_signature_out;
+    sign_options.ignore_paths = ignores;
+    sign_options.jobs = o.jobs;
   }
+  if (!o.expect_hashes.empty()) {
+    std::string hex = o.expect_hashes.front().substr(o.expect_hashes.front().rfind('=') + 1);
+    if (o.expect_hashes.size() != 1 || !ckpt::NormalizeHex(hex, 64, 64)) {
+      return cli.UsageError("--expect-hash needs 64 hexadecimal digits, once for one MODEL");
+    }
+    policy.expected_hash = hex;
+  }
+  std::vector<ckpt::AuditResult> results(1);
+  {
+    ckpt::cli::Progress shown("ckpt-audit", o.progress, 1);
+    results[0] = ckpt::AuditPath(model, policy);
+    shown.InputDone();
+  }
+  AddExpiredEntries(cli, results[0]);
+  if (verify_model && results[0].tool_errors.empty()) {
+    ckpt::VerifyModelSignature(model, verify_options, policy, results[0]);
+  }
+  if (auto failed = WriteBaseline(cli, results)) return *failed;
+  const int code = ReportAndExit(cli, context, results);
+  if (verify_model || code != 0) return code;
+  const ckpt::SignedModel signed_model = ckpt::SignModel(model, sign_options, results[0]);
+  if (signed_model.error) {
+    std::cerr << "ckpt-audit: no signature written: " << *signed_model.error << "\n";
+    return ckpt::kExitToolError;
+  }
+  return cli.WriteFileAtomically(o.model_signature_out, signed_model.bundle) ? 0 : ckpt::kExitToolError;
+}
 
-  // --expect-hash pins one artifact's hash: bare HEX only when there is one artifact.
-  std::vector<std::optional<std::string>> pinned(artifacts.size());
-  for (const std::string& value : expect_hashes) {
-    if (!policy.compute_hash)
+// Verifying a statement or a record: one input, no audit of its own.
+int RunVerification(const ckpt::cli::CommonCli& cli, const AuditCli& o, ckpt::AuditOptions policy,
+                    const std::vector<std::string>& inputs, const ckpt::reports::ReportContext& context) {
+  if (!cli.Has("trusted-key")) return cli.UsageError("verifying needs the signer's public key: --trusted-key PUB");
+  if (cli.Has("attest")) return cli.UsageError("--attest signs an audit; it cannot be combined with verifying");
+  if (inputs.size() != 1) {
+    return cli.UsageError(cli.Has("verify-attestation") ? "--verify-attestation checks one INPUT"
+                                                        : "--verify-derivation checks one OUTPUT");
+  }
+  auto key = ckpt::attest::LoadPublicKey(o.trusted_key);
+  if (auto* error = std::get_if<ckpt::attest::KeyError>(&key)) {
+    return cli.UsageError("--trusted-key '" + o.trusted_key + "': " + error->message);
+  }
+  const auto& public_key = std::get<ckpt::attest::PublicKey>(key);
+  std::vector<ckpt::AuditResult> results;
+  if (cli.Has("verify-attestation")) {
+    policy.file_jobs = o.jobs;  // the input's files, hashed on every core
+    results.push_back(ckpt::VerifyAttestation(o.verify_attestation, public_key, inputs.front(), policy));
+  } else {
+    results.push_back(ckpt::VerifyDerivationRecord(
+        o.verify_derivation, public_key, inputs.front(),
+        cli.Has("derived-from") ? std::optional<std::string>(o.derived_from) : std::nullopt));
+  }
+  return ReportAndExit(cli, context, results);
+}
+
+// --expect-hash pins one artifact's hash: bare HEX only when there is one artifact.
+std::optional<int> PinHashes(const ckpt::cli::CommonCli& cli, const AuditCli& o, const ckpt::AuditOptions& policy,
+                             const std::vector<std::string>& artifacts,
+                             std::vector<std::optional<std::string>>& pinned) {
+  pinned.assign(artifacts.size(), std::nullopt);
+  for (const std::string& value : o.expect_hashes) {
+    if (!policy.compute_hash) {
       return cli.UsageError("--expect-hash needs the hash, so it cannot be combined with --no-hash");
+    }
     const std::size_t eq = value.rfind('=');
     std::string hex = eq == std::string::npos ? value : value.substr(eq + 1);
     if (!ckpt::NormalizeHex(hex, 64, 64)) return cli.UsageError("--expect-hash needs 64 hexadecimal digits");
@@ -499,72 +503,110 @@ int main(int argc, char** argv) try {
     }
     if (!found) return cli.UsageError("--expect-hash names '" + path + "', which is not one of the artifacts");
   }
-  // Signing: the key is read (and refused when malformed) before any audit runs.
-  std::optional<ckpt::attest::PrivateKey> signing_key;
-  ckpt::AttestOptions attest_options;
+  return std::nullopt;
+}
+
+// --attest: the key (refused when malformed) and where each statement goes, before any audit.
+struct Attesting {
+  std::optional<ckpt::attest::PrivateKey> key;
+  ckpt::AttestOptions options;
   std::vector<std::string> statement_paths;
+};
+std::optional<int> PrepareAttestation(const ckpt::cli::CommonCli& cli, const AuditCli& o,
+                                      const ckpt::reports::ReportContext& context,
+                                      const std::vector<std::string>& artifacts, ckpt::AuditOptions& policy,
+                                      Attesting& out) {
   if (cli.Has("attest") != cli.Has("attestation-out")) {
     return cli.UsageError("--attest KEY and --attestation-out PATH go together");
   }
   if (cli.Has("attestation-time") && !cli.Has("attest")) return cli.UsageError("--attestation-time goes with --attest");
-  if (cli.Has("attest") && !policy.compute_hash &&
-      std::any_of(artifacts.begin(), artifacts.end(),
-                  [](const std::string& a) { return ckpt::remote::IsRemoteArgument(a); })) {
+  if (!cli.Has("attest")) return std::nullopt;
+  if (!policy.compute_hash && std::any_of(artifacts.begin(), artifacts.end(),
+                                          [](const std::string& a) { return ckpt::remote::IsRemoteArgument(a); })) {
     return cli.UsageError(
         "--attest signs the digests of the bytes read, so it cannot be combined with --no-hash on a remote input");
   }
-  if (cli.Has("attest")) {
-    auto key = ckpt::attest::LoadPrivateKey(attest_key);
-    if (auto* error = std::get_if<ckpt::attest::KeyError>(&key)) {
-      return cli.UsageError("--attest '" + attest_key + "': " + error->message);
-    }
-    signing_key = std::get<ckpt::attest::PrivateKey>(key);
-    struct stat st {};
-    if (::stat(attest_key.c_str(), &st) == 0 && (st.st_mode & (S_IRGRP | S_IROTH)) != 0) {
-      std::cerr << "ckpt-audit: warning: the private key '" << attest_key
-                << "' is readable by others than its owner; chmod 600 it\n";
-    }
-    if (cli.Has("attestation-time")) {
-      attest_options.time = AttestationTime(attestation_time);
-      if (!attest_options.time) {
-        return cli.UsageError("--attestation-time needs now or a UTC time as YYYY-MM-DDTHH:MM:SSZ");
-      }
-    }
-    attest_options.threshold = context.threshold;
-    attest_options.gate = cli.gate();
-    policy.digest_files = true;  // the subjects' digests come from the audit's own reads
-    std::error_code ec;
-    const bool into_folder = artifacts.size() > 1 || std::filesystem::is_directory(attestation_out, ec);
-    if (auto refused = cli.RefuseInsideInputs(attestation_out, artifacts, "--attestation-out")) return *refused;
-    if (into_folder) {
-      std::filesystem::create_directories(attestation_out, ec);
-      if (ec || !std::filesystem::is_directory(attestation_out, ec)) {
-        return cli.UsageError("--attestation-out '" + attestation_out + "' is not a folder that can be written");
-      }
-      std::map<std::string, std::string> taken;
-      for (const std::string& input : artifacts) {
-        const std::string name = StatementName(input) + ".audit.dsse.json";
-        if (auto [it, fresh] = taken.emplace(name, input); !fresh) {
-          std::string message = "'" + it->second;
-          message.append("' and '").append(input).append("' would both be signed into ").append(name);
-          return cli.UsageError(message.append("; attest them in separate runs"));
-        }
-        statement_paths.push_back((std::filesystem::path(attestation_out) / name).string());
-      }
-    } else {
-      statement_paths.push_back(attestation_out);
-    }
+  auto key = ckpt::attest::LoadPrivateKey(o.attest_key);
+  if (auto* error = std::get_if<ckpt::attest::KeyError>(&key)) {
+    return cli.UsageError("--attest '" + o.attest_key + "': " + error->message);
   }
+  out.key = std::get<ckpt::attest::PrivateKey>(key);
+  WarnIfReadableByOthers(o.attest_key);
+  if (cli.Has("attestation-time")) {
+    out.options.time = AttestationTime(o.attestation_time);
+    if (!out.options.time) return cli.UsageError("--attestation-time needs now or a UTC time as YYYY-MM-DDTHH:MM:SSZ");
+  }
+  out.options.threshold = context.threshold;
+  out.options.gate = cli.gate();
+  policy.digest_files = true;  // the subjects' digests come from the audit's own reads
+  std::error_code ec;
+  const bool into_folder = artifacts.size() > 1 || std::filesystem::is_directory(o.attestation_out, ec);
+  if (auto refused = cli.RefuseInsideInputs(o.attestation_out, artifacts, "--attestation-out")) return *refused;
+  if (!into_folder) {
+    out.statement_paths.push_back(o.attestation_out);
+    return std::nullopt;
+  }
+  std::filesystem::create_directories(o.attestation_out, ec);
+  if (ec || !std::filesystem::is_directory(o.attestation_out, ec)) {
+    return cli.UsageError("--attestation-out '" + o.attestation_out + "' is not a folder that can be written");
+  }
+  std::map<std::string, std::string> taken;
+  for (const std::string& input : artifacts) {
+    const std::string name = StatementName(input) + ".audit.dsse.json";
+    if (auto [it, fresh] = taken.emplace(name, input); !fresh) {
+      std::string message = "'" + it->second;
+      message.append("' and '").append(input).append("' would both be signed into ").append(name);
+      return cli.UsageError(message.append("; attest them in separate runs"));
+    }
+    out.statement_paths.push_back((std::filesystem::path(o.attestation_out) / name).string());
+  }
+  return std::nullopt;
+}
 
+// Signs each audited input's statement: the exit code of a statement that could not be made.
+int SignStatements(const ckpt::cli::CommonCli& cli, const Attesting& attesting,
+                   const std::vector<ckpt::AuditResult>& results) {
+  int failed = 0;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const ckpt::AuditResult& r = results[i];
+    if (!r.tool_errors.empty()) {
+      std::cerr << "ckpt-audit: no statement for '" << r.artifact.path << "': it could not be audited\n";
+      continue;
+    }
+    ckpt::InputSubjects subjects = ckpt::SubjectsOfAudit(r);
+    if (subjects.error) {
+      std::cerr << "ckpt-audit: no statement for '" << r.artifact.path << "': " << *subjects.error << "\n";
+      failed = ckpt::kExitToolError;
+      continue;
+    }
+    const std::string payload = ckpt::AuditStatementPayload(r, subjects.subjects, attesting.options);
+    const std::string envelope = ckpt::attest::SignEnvelope(ckpt::attest::kInTotoPayloadType, payload, *attesting.key);
+    if (!cli.WriteFileAtomically(attesting.statement_paths[i], envelope)) failed = ckpt::kExitToolError;
+  }
+  return failed;
+}
+
+// The audits: every input (a hub root or folder of rounds stands for several), in parallel.
+int RunAudits(const ckpt::cli::CommonCli& cli, const AuditCli& o, ckpt::AuditOptions policy,
+              std::vector<std::string> artifacts, const ckpt::reports::ReportContext& context) {
+  std::vector<std::string> expanded;
+  for (const std::string& path : artifacts) {
+    for (std::string& one : ckpt::ExpandInputPath(path)) expanded.push_back(std::move(one));
+  }
+  artifacts = std::move(expanded);
+  std::vector<std::optional<std::string>> pinned;
+  if (auto stop = PinHashes(cli, o, policy, artifacts, pinned)) return *stop;
+  Attesting attesting;
+  if (auto stop = PrepareAttestation(cli, o, context, artifacts, policy, attesting)) return *stop;
   std::vector<ckpt::AuditResult> results(artifacts.size());
   {
-    ckpt::cli::Progress shown("ckpt-audit", progress, artifacts.size());
+    ckpt::cli::Progress shown("ckpt-audit", o.progress, artifacts.size());
     // Audits already run one per core: no read-ahead thread of their own then.
-    const bool overlap = jobs <= 1 || artifacts.size() <= 1;
+    const bool overlap = o.jobs <= 1 || artifacts.size() <= 1;
     // The cores inputs leave free hash the files of each input (a model folder's shards).
     const unsigned file_jobs = std::max<unsigned>(
-        1, jobs / static_cast<unsigned>(std::min<std::size_t>(artifacts.size(), std::max(1u, jobs))));
-    ckpt::ParallelFor(artifacts.size(), jobs, [&](std::size_t i) {
+        1, o.jobs / static_cast<unsigned>(std::min<std::size_t>(artifacts.size(), std::max(1U, o.jobs))));
+    ckpt::ParallelFor(artifacts.size(), o.jobs, [&](std::size_t i) {
       ckpt::AuditOptions own = policy;
       own.expected_hash = pinned[i];
       own.overlap_reads = overlap;
@@ -573,37 +615,74 @@ int main(int argc, char** argv) try {
       shown.InputDone();
     });
   }
-  // An expired baseline entry is reported once, with the first input.
-  std::vector<ckpt::Finding> expired = cli.ExpiredEntryFindings();
-  results.front().findings.insert(results.front().findings.begin(), std::make_move_iterator(expired.begin()),
-                                  std::make_move_iterator(expired.end()));
-
-  int signing_failed = 0;
-  if (signing_key) {
-    for (std::size_t i = 0; i < results.size(); ++i) {
-      const ckpt::AuditResult& r = results[i];
-      if (!r.tool_errors.empty()) {
-        std::cerr << "ckpt-audit: no statement for '" << r.artifact.path << "': it could not be audited\n";
-        continue;
-      }
-      ckpt::InputSubjects subjects = ckpt::SubjectsOfAudit(r);
-      if (subjects.error) {
-        std::cerr << "ckpt-audit: no statement for '" << r.artifact.path << "': " << *subjects.error << "\n";
-        signing_failed = ckpt::kExitToolError;
-        continue;
-      }
-      const std::string payload = ckpt::AuditStatementPayload(r, subjects.subjects, attest_options);
-      const std::string envelope = ckpt::attest::SignEnvelope(ckpt::attest::kInTotoPayloadType, payload, *signing_key);
-      if (!cli.WriteFileAtomically(statement_paths[i], envelope)) signing_failed = ckpt::kExitToolError;
-    }
-  }
-  std::vector<std::pair<ckpt::Finding*, std::string>> accepted;
-  for (ckpt::AuditResult& r : results) {
-    for (ckpt::Finding& f : r.findings) accepted.emplace_back(&f, ckpt::ReportedPath(r.artifact.path, f.location));
-  }
-  if (auto failed = cli.WriteBaseline(accepted)) return *failed;
-  const int code = report_and_exit(results);
+  AddExpiredEntries(cli, results.front());
+  const int signing_failed = attesting.key ? SignStatements(cli, attesting, results) : 0;
+  if (auto failed = WriteBaseline(cli, results)) return *failed;
+  const int code = ReportAndExit(cli, context, results);
   return code == ckpt::kExitToolError ? code : (signing_failed != 0 ? signing_failed : code);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  ckpt::cli::CommonCli cli("ckpt-audit", WriterNames(), kUsage);
+  AuditCli o;
+  DeclareOptions(cli, o);
+  std::vector<std::string> artifacts;
+  if (auto stop = cli.Parse(argc, argv, artifacts)) return *stop;
+  if (o.jobs == 0 || o.jobs > 1024) return cli.UsageError("--jobs must be between 1 and 1024");
+  if (o.probe_times.cpu_seconds == 0 || o.probe_times.cpu_seconds > ckpt::hdf5::kPinnedCpuSeconds) {
+    return cli.UsageError("--hdf5-cpu-limit must be between 1 and 20");
+  }
+  if (o.probe_times.wall_seconds == 0 || o.probe_times.wall_seconds > ckpt::hdf5::kPinnedWallSeconds) {
+    return cli.UsageError("--hdf5-wall-limit must be between 1 and 60");
+  }
+  ckpt::hdf5::SetProbeTimes(o.probe_times);
+  if (!ckpt::cli::Progress::ValidWhen(o.progress)) {
+    return cli.UsageError("--progress must be auto, always or never, not '" + o.progress + "'");
+  }
+  if (cli.Has("inputs-from")) {
+    if (auto stop = cli.AppendInputList(o.inputs_from, artifacts)) return *stop;
+  }
+  if (artifacts.empty()) return cli.UsageError("nothing to audit: give at least one ARTIFACT directory");
+
+  ckpt::AuditOptions policy;
+  policy.compute_hash = !cli.Has("no-hash");
+  for (const std::string& name : o.expect_kinds) {
+    auto kind = ckpt::InputKindFromName(name);
+    if (!kind) return cli.UsageError("--expect-kind '" + name + "' is not an input kind");
+    policy.expected_kinds.push_back(*kind);
+  }
+  if (auto stop = cli.ApplyAllowGroups(policy)) return *stop;
+  if (auto stop = cli.ApplyRemoteOptions(policy, artifacts)) return *stop;
+  ckpt::reports::ReportContext context = cli.Context();
+  context.quiet = cli.Has("quiet");
+  context.verbose = cli.Has("verbose") || cli.Has("inventory");
+  if (auto stop = RefuseMismatchedOptions(cli)) return *stop;
+
+  const bool verify_model = cli.Has("verify-model-signature");
+  const bool sign_model = cli.Has("sign-model");
+  if (verify_model || sign_model) {
+    const std::string option = verify_model ? "--verify-model-signature" : "--sign-model";
+    if (verify_model && sign_model) return cli.UsageError("--verify-model-signature and --sign-model: give one");
+    if (cli.Has("verify-attestation") || cli.Has("verify-derivation") || cli.Has("attest")) {
+      return cli.UsageError(option + " cannot be combined with --attest or --verify-attestation/-derivation");
+    }
+    if (artifacts.size() != 1) return cli.UsageError(option + " checks one MODEL");
+    return RunModelSigning(cli, o, policy, artifacts.front(), context);
+  }
+  const bool verifying = cli.Has("verify-attestation") || cli.Has("verify-derivation");
+  if (cli.Has("verify-attestation") && cli.Has("verify-derivation")) {
+    return cli.UsageError("--verify-attestation and --verify-derivation check different things: give one");
+  }
+  if (cli.Has("trusted-key") && !verifying) {
+    return cli.UsageError("--trusted-key is for --verify-attestation or --verify-derivation (ckpt-chain takes it too)");
+  }
+  if (cli.Has("derived-from") && !cli.Has("verify-derivation")) {
+    return cli.UsageError("--derived-from goes with --verify-derivation");
+  }
+  if (verifying) return RunVerification(cli, o, policy, artifacts, context);
+  return RunAudits(cli, o, policy, std::move(artifacts), context);
 } catch (const std::exception& e) {
   std::cerr << "ckpt-audit: internal error: " << e.what() << "\n";
   return ckpt::kExitToolError;
