@@ -180,31 +180,276 @@ AuditOptions InputPolicy(const ConvertOptions& options) {
   return policy;
 }
 
+// The output being written: a temporary file beside the destination, or a temporary folder
+// beside the artifact's, each renamed into place only once checked; removed unless kept.
+class Outputs {
+ public:
+  Outputs(const ConvertOptions& options, std::vector<OutputFile> files) : options_(options), files_(std::move(files)) {}
+  ~Outputs() {
+    if (options_.lensemble) {
+      for (int fd : fds_) ::close(fd);
+    }
+    std::error_code ec;
+    if (!kept_ && !folder_.empty()) fs::remove_all(folder_, ec);
+  }
+  Outputs(const Outputs&) = delete;
+  Outputs& operator=(const Outputs&) = delete;
+
+  // Creates every output file; the error says why not.
+  std::optional<std::string> Open() {
+    if (!options_.lensemble) {
+      single_.emplace(options_.output);
+      if (!single_->ok()) return "cannot write beside " + options_.output + ": " + std::strerror(errno);
+      fds_.push_back(single_->fd());
+      return std::nullopt;
+    }
+    const fs::path target(options_.lensemble->dir);
+    const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    std::string pattern = (parent / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      return "cannot write beside " + options_.lensemble->dir + ": " + std::strerror(errno);
+    }
+    folder_ = pattern;
+    for (const OutputFile& f : files_) {
+      const int fd = ::open((fs::path(folder_) / f.name).c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+      if (fd < 0) return "cannot write " + f.name + " in " + folder_ + ": " + std::strerror(errno);
+      fds_.push_back(fd);
+    }
+    return std::nullopt;
+  }
+  // Each file's length prefix and header, its size set; where each tensor goes.
+  bool WriteHeaders(std::size_t tensors) {
+    place_.assign(tensors, {-1, 0});
+    bool written = true;
+    for (std::size_t k = 0; k < files_.size(); ++k) {
+      const OutputFile& f = files_[k];
+      std::array<std::byte, 8> length{};
+      for (std::size_t i = 0; i < 8; ++i) length[i] = static_cast<std::byte>((f.header.size() >> (8 * i)) & 0xFF);
+      written = written && ::ftruncate(fds_[k], static_cast<off_t>(f.size)) == 0 && WriteAll(fds_[k], 0, length) &&
+                WriteAll(fds_[k], 8, std::as_bytes(std::span(f.header)));
+      for (std::size_t j = 0; j < f.tensors.size(); ++j) place_[f.tensors[j]] = {fds_[k], f.offsets[j]};
+    }
+    return written;
+  }
+  [[nodiscard]] fs::path PathOf(std::size_t k) const {
+    return options_.lensemble ? fs::path(folder_) / files_[k].name : fs::path(single_->path());
+  }
+  // Into place: never onto anything, not even an empty directory made meanwhile.
+  bool Place() {
+    if (!options_.lensemble) return single_->Keep();
+    for (int fd : fds_) ::fsync(fd);
+    const int error = PlaceNew(folder_, options_.lensemble->dir);
+    if (error != 0) {
+      errno = error;
+      return false;
+    }
+    kept_ = true;
+    ::chmod(options_.lensemble->dir.c_str(), 0755);
+    return true;
+  }
+
+  const std::vector<OutputFile>& files() const { return files_; }
+  const std::vector<int>& fds() const { return fds_; }
+  const std::string& folder() const { return folder_; }
+  const std::pair<int, std::uint64_t>& place(std::size_t tensor) const { return place_[tensor]; }
+
+ private:
+  const ConvertOptions& options_;
+  std::vector<OutputFile> files_;
+  std::optional<NewFileBeside> single_;
+  std::string folder_;
+  bool kept_ = false;
+  std::vector<int> fds_;
+  std::vector<std::pair<int, std::uint64_t>> place_;  // each tensor's file and absolute offset in it
+};
+
+// One read of the input: its SHA-256 behind, the copy into the outputs and each tensor's
+// SHA-256 ahead. False when the input could not be read; `written` false when the output could
+// not be written.
+bool CopyAndHash(AuditSession& session, WeightFile& wf, const convert::Plan& plan, const Outputs& outputs,
+                 bool digest_input, std::vector<std::string>& hashes, bool& written) {
+  std::vector<std::size_t> by_input(plan.tensors.size());
+  for (std::size_t i = 0; i < by_input.size(); ++i) by_input[i] = i;
+  std::sort(by_input.begin(), by_input.end(),
+            [&](std::size_t a, std::size_t b) { return plan.tensors[a].input_offset < plan.tensors[b].input_offset; });
+  std::vector<Sha256> running(plan.tensors.size());
+  // Tensors in input order, walked by each side with its own cursor: the reading side copies,
+  // the other hashes (the input's own SHA-256 beside it only when a record will name it).
+  auto walk = [&](std::size_t& next, std::uint64_t at, std::span<const std::byte> bytes, auto&& use) {
+    const std::uint64_t end = at + bytes.size();
+    for (std::size_t k = next; k < by_input.size(); ++k) {
+      const std::size_t index = by_input[k];
+      const convert::PlannedTensor& t = plan.tensors[index];
+      if (t.input_offset >= end) break;
+      const std::uint64_t from = std::max(at, t.input_offset);
+      const std::uint64_t to = std::min(end, t.input_offset + t.size);
+      if (from < to) {
+        use(index, from - t.input_offset,
+            bytes.subspan(static_cast<std::size_t>(from - at), static_cast<std::size_t>(to - from)));
+      }
+      if (t.input_offset + t.size <= end && k == next) ++next;
+    }
+  };
+  std::size_t next_copy = 0;
+  std::size_t next_hash = 0;
+  auto copy = [&](std::uint64_t at, std::span<const std::byte> bytes) {
+    walk(next_copy, at, bytes, [&](std::size_t index, std::uint64_t into, std::span<const std::byte> piece) {
+      const auto& [fd, offset] = outputs.place(index);
+      written = written && WriteAll(fd, offset + into, piece);
+    });
+  };
+  auto hash_tensors = [&](std::uint64_t at, std::span<const std::byte> bytes) {
+    walk(next_hash, at, bytes,
+         [&](std::size_t index, std::uint64_t, std::span<const std::byte> piece) { running[index].Update(piece); });
+  };
+  const bool read = DigestSessionFileWith(session, wf, copy, hash_tensors, digest_input);
+  hashes.resize(plan.tensors.size());
+  for (std::size_t i = 0; i < running.size(); ++i) hashes[i] = running[i].FinalHex();
+  return read;
+}
+
+// Reads the output back while it reaches the disk: the strict reader must pass every file, and
+// every tensor must hash to what was read from its record (tensors split over two threads).
+// With `whole_files`, each file's own SHA-256 too. False when anything differs.
+bool ReadBack(const convert::Plan& plan, const Outputs& outputs, const std::vector<std::string>& hashes,
+              bool whole_files, std::vector<std::string>& file_hashes) {
+  const std::vector<OutputFile>& files = outputs.files();
+  file_hashes.assign(files.size(), "");
+  std::thread syncer([&outputs] {
+    for (int fd : outputs.fds()) ::fsync(fd);
+  });
+  struct Join {
+    std::thread& thread;
+    ~Join() { thread.join(); }
+  } join_syncer{syncer};
+  bool valid = true;
+  for (std::size_t k = 0; valid && k < files.size(); ++k) {
+    const fs::path path = outputs.PathOf(k);
+    auto dir = DirectorySource::OpenDirectory(path.parent_path().string());
+    auto file = dir ? (*dir)->Open(path.filename().string()) : IoResult<std::unique_ptr<RandomAccessFile>>(dir.error());
+    DiagnosticList reader;
+    auto reread =
+        file ? AcceptedWeightFormat().read("output", std::move(*file), reader) : IoResult<WeightFile>(file.error());
+    valid = reread && reread->valid && reread->tensors.size() == files[k].tensors.size();
+    for (std::size_t j = 0; valid && j < files[k].tensors.size(); ++j) {
+      const convert::PlannedTensor& t = plan.tensors[files[k].tensors[j]];
+      const StoredTensor* s = reread->FindTensor(t.name);
+      valid = s != nullptr && s->dtype == t.dtype && s->shape == t.shape && s->data_offset == files[k].offsets[j];
+    }
+  }
+  if (!valid) return false;
+  std::vector<std::optional<std::string>> again(plan.tensors.size());
+  auto hash_some = [&](std::size_t part, std::size_t parts) {
+    std::vector<std::byte> buffer(1 << 20);
+    for (std::size_t i = part; i < plan.tensors.size(); i += parts) {
+      again[i] = HashRange(outputs.place(i).first, outputs.place(i).second, plan.tensors[i].size, buffer);
+    }
+  };
+  bool whole_ok = true;
+  if (whole_files) {  // the record names each output file by its SHA-256
+    std::thread tensors_thread([&] { hash_some(0, 1); });
+    std::vector<std::byte> buffer(1 << 20);
+    for (std::size_t k = 0; k < files.size(); ++k) {
+      auto whole = HashRange(outputs.fds()[k], 0, files[k].size, buffer);
+      whole_ok = whole_ok && whole.has_value();
+      if (whole) file_hashes[k] = *whole;
+    }
+    tensors_thread.join();
+  } else {
+    std::thread other([&] { hash_some(1, 2); });
+    hash_some(0, 2);
+    other.join();
+  }
+  for (std::size_t i = 0; valid && i < plan.tensors.size(); ++i) valid = again[i] && *again[i] == hashes[i];
+  return valid && whole_ok;
+}
+
+// A Lensemble artifact: its index and header.json, the content hash computed from the files as
+// written, then the whole artifact audited as ckpt-audit audits it. Sets the content hash and
+// (with a key) the record's subjects; the error says why the artifact is not kept.
+std::optional<std::vector<std::string>> FinishArtifact(const convert::Plan& plan, const ConvertOptions& options,
+                                                       const AuditOptions& policy, const Outputs& outputs,
+                                                       const std::vector<std::string>& file_hashes,
+                                                       std::int64_t input_mtime_ns, ConvertResult& out,
+                                                       std::vector<std::pair<std::string, std::string>>& subjects) {
+  const LensembleOutput& l = *options.lensemble;
+  const std::vector<OutputFile>& files = outputs.files();
+  const std::string created_at = l.created_at ? *l.created_at : Utc(input_mtime_ns / 1000000000);
+  std::vector<std::pair<std::string, std::string>> texts;
+  if (files.size() > 1) texts.emplace_back("weights.index.json", IndexJson(plan, files));
+  texts.emplace_back("header.json", HeaderJson(plan, l, files, std::string(64, '0'), created_at));
+  auto write_text = [&](const std::string& name, const std::string& text) {
+    std::ofstream f(fs::path(outputs.folder()) / name, std::ios::binary | std::ios::trunc);
+    f << text;
+    f.flush();
+    return static_cast<bool>(f);
+  };
+  bool ok = true;
+  for (const auto& [name, text] : texts) ok = ok && write_text(name, text);
+  std::optional<std::string> content_hash;
+  if (ok) {
+    std::unique_ptr<AuditSession> artifact = BeginAuditPath(outputs.folder(), AuditOptions{});
+    if (artifact->plan) {
+      auto hash = ComputeContentHash(*artifact->plan);
+      if (hash) content_hash = *hash;
+    }
+  }
+  ok = ok && content_hash && write_text("header.json", HeaderJson(plan, l, files, *content_hash, created_at));
+  AuditResult audited;
+  if (ok) {
+    AuditOptions strict;
+    strict.allowed_groups = l.groups;
+    strict.action_head_patterns = policy.action_head_patterns;
+    strict.expected_hash = content_hash;
+    audited = AuditPath(outputs.folder(), strict);
+  }
+  if (!ok || VerdictOf(audited, Severity::kError) != Verdict::kPass) {
+    std::vector<std::string> errors = {"the artifact written does not pass ckpt-audit: nothing is kept"};
+    for (const Finding& f : audited.findings) errors.push_back(f.message);
+    return errors;
+  }
+  out.content_hash = *content_hash;
+  if (options.key) {
+    for (std::size_t k = 0; k < files.size(); ++k) subjects.emplace_back(files[k].name, file_hashes[k]);
+    for (const auto& [name, text] : texts) {
+      Sha256 sha;
+      sha.Update(name == "header.json" ? HeaderJson(plan, l, files, *content_hash, created_at) : text);
+      subjects.emplace_back(name, sha.FinalHex());
+    }
+    std::sort(subjects.begin(), subjects.end());
+  }
+  return std::nullopt;
+}
+
+// The input audit's result once its session ends early (unreadable, refused, or not converted).
+ConvertResult Finished(AuditSession& session, ConvertResult out) {
+  if (!session.unreadable && !session.refused) {
+    out.input = FinishAudit(session);
+  } else {
+    out.input = std::move(session.result);
+    if (session.refused) {
+      out.input.findings = std::move(session.sink.findings());
+      out.input.dropped = session.sink.dropped();
+    }
+  }
+  return out;
+}
+
 ConvertResult ConvertSession(std::unique_ptr<AuditSession> session, const std::string& input,
                              const ConvertOptions& options) {
   ConvertResult out;
   const AuditOptions& policy = session->policy;
   AuditResult& result = session->result;
-  auto finish = [&]() -> ConvertResult {
-    if (!session->unreadable && !session->refused) {
-      out.input = FinishAudit(*session);
-    } else {
-      out.input = std::move(session->result);
-      if (session->refused) {
-        out.input.findings = std::move(session->sink.findings());
-        out.input.dropped = session->sink.dropped();
-      }
-    }
-    return std::move(out);
-  };
-  if (session->unreadable || session->refused) return finish();
+  if (session->unreadable || session->refused) return Finished(*session, std::move(out));
   const InputKind kind = result.artifact.kind;
   if (kind != InputKind::kTorchZip && kind != InputKind::kTorchLegacy && kind != InputKind::kPickle) {
     result.tool_errors.push_back(input + " is " + std::string(InputKindName(kind)) +
                                  ", not a torch.save checkpoint or pickle ckpt-convert converts");
-    return finish();
+    return Finished(*session, std::move(out));
   }
-  if (result.artifact.weights.size() != 1 || !result.artifact.weights.front().file) return finish();
+  if (result.artifact.weights.size() != 1 || !result.artifact.weights.front().file) {
+    return Finished(*session, std::move(out));
+  }
   WeightFile& wf = result.artifact.weights.front();
 
   // The analysis must pass before anything is written: what the readers found so far.
@@ -221,116 +466,22 @@ ConvertResult ConvertSession(std::unique_ptr<AuditSession> session, const std::s
   }
   std::optional<convert::Plan> plan = convert::PlanConversion(
       wf, refusals, rules_for_artifact ? &*rules_for_artifact : nullptr, options.select ? &*options.select : nullptr);
-  if (analysis_fails() || !plan) return finish();
-  const std::vector<OutputFile> files = LayOut(*plan, options.lensemble);
+  if (analysis_fails() || !plan) return Finished(*session, std::move(out));
 
-  // Where the output goes: a temporary file beside the destination, or a temporary folder
-  // beside the artifact's, each renamed into place only once checked.
-  std::optional<NewFileBeside> single;
-  std::string folder;  // the artifact's temporary folder
-  struct FolderGuard {
-    std::string* path;
-    bool kept = false;
-    ~FolderGuard() {
-      std::error_code ec;
-      if (!kept && !path->empty()) fs::remove_all(*path, ec);
-    }
-  } folder_guard{&folder};
-  std::vector<int> fds;
-  std::vector<std::unique_ptr<NewFileBeside>> opened;
-  if (options.lensemble) {
-    const fs::path target(options.lensemble->dir);
-    const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
-    std::string pattern = (parent / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      result.tool_errors.push_back("cannot write beside " + options.lensemble->dir + ": " + std::strerror(errno));
-      return finish();
-    }
-    folder = pattern;
-    for (const OutputFile& f : files) {
-      const int fd = ::open((fs::path(folder) / f.name).c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-      if (fd < 0) {
-        result.tool_errors.push_back("cannot write " + f.name + " in " + folder + ": " + std::strerror(errno));
-        for (int open_fd : fds) ::close(open_fd);
-        return finish();
-      }
-      fds.push_back(fd);
-    }
-  } else {
-    single.emplace(options.output);
-    if (!single->ok()) {
-      result.tool_errors.push_back("cannot write beside " + options.output + ": " + std::strerror(errno));
-      return finish();
-    }
-    fds.push_back(single->fd());
+  Outputs outputs(options, LayOut(*plan, options.lensemble));
+  if (auto error = outputs.Open()) {
+    result.tool_errors.push_back(*error);
+    return Finished(*session, std::move(out));
   }
-  struct FdCloser {
-    std::vector<int>* fds;
-    bool own;
-    ~FdCloser() {
-      if (own) {
-        for (int fd : *fds) ::close(fd);
-      }
-    }
-  } closer{&fds, options.lensemble.has_value()};
-
-  // Each tensor's file and absolute offset in it.
-  std::vector<std::pair<int, std::uint64_t>> place(plan->tensors.size());
-  bool written = true;
-  for (std::size_t k = 0; k < files.size(); ++k) {
-    const OutputFile& f = files[k];
-    std::array<std::byte, 8> length{};
-    for (std::size_t i = 0; i < 8; ++i) length[i] = static_cast<std::byte>((f.header.size() >> (8 * i)) & 0xFF);
-    written = written && ::ftruncate(fds[k], static_cast<off_t>(f.size)) == 0 && WriteAll(fds[k], 0, length) &&
-              WriteAll(fds[k], 8, std::as_bytes(std::span(f.header)));
-    for (std::size_t j = 0; j < f.tensors.size(); ++j) place[f.tensors[j]] = {fds[k], f.offsets[j]};
-  }
-
-  // One read of the input: its SHA-256 behind, the copy and the tensor hashes ahead.
-  std::vector<std::size_t> by_input(plan->tensors.size());
-  for (std::size_t i = 0; i < by_input.size(); ++i) by_input[i] = i;
-  std::sort(by_input.begin(), by_input.end(), [&](std::size_t a, std::size_t b) {
-    return plan->tensors[a].input_offset < plan->tensors[b].input_offset;
-  });
-  std::vector<std::string> hashes(plan->tensors.size());
-  std::vector<Sha256> running(plan->tensors.size());
-  // Tensors in input order, walked by each side with its own cursor: the reading side copies,
-  // the other hashes (the input's own SHA-256 beside it only when a record will name it).
-  auto walk = [&](std::size_t& next, std::uint64_t at, std::span<const std::byte> bytes, auto&& use) {
-    const std::uint64_t end = at + bytes.size();
-    for (std::size_t k = next; k < by_input.size(); ++k) {
-      const std::size_t index = by_input[k];
-      const convert::PlannedTensor& t = plan->tensors[index];
-      if (t.input_offset >= end) break;
-      const std::uint64_t from = std::max(at, t.input_offset);
-      const std::uint64_t to = std::min(end, t.input_offset + t.size);
-      if (from < to) {
-        use(index, from - t.input_offset,
-            bytes.subspan(static_cast<std::size_t>(from - at), static_cast<std::size_t>(to - from)));
-      }
-      if (t.input_offset + t.size <= end && k == next) ++next;
-    }
-  };
-  std::size_t next_copy = 0;
-  std::size_t next_hash = 0;
-  auto copy = [&](std::uint64_t at, std::span<const std::byte> bytes) {
-    walk(next_copy, at, bytes, [&](std::size_t index, std::uint64_t into, std::span<const std::byte> piece) {
-      written = written && WriteAll(place[index].first, place[index].second + into, piece);
-    });
-  };
-  auto hash_tensors = [&](std::uint64_t at, std::span<const std::byte> bytes) {
-    walk(next_hash, at, bytes,
-         [&](std::size_t index, std::uint64_t, std::span<const std::byte> piece) { running[index].Update(piece); });
-  };
-  const bool read = DigestSessionFileWith(*session, wf, copy, hash_tensors, options.key.has_value());
-  for (std::size_t i = 0; i < running.size(); ++i) hashes[i] = running[i].FinalHex();
-  if (!read) {
+  bool written = outputs.WriteHeaders(plan->tensors.size());
+  std::vector<std::string> hashes;
+  if (!CopyAndHash(*session, wf, *plan, outputs, options.key.has_value(), hashes, written)) {
     result.tool_errors.push_back("cannot read " + input);
-    return finish();
+    return Finished(*session, std::move(out));
   }
   if (!written) {
     result.tool_errors.push_back(std::string("cannot write the output: ") + std::strerror(errno));
-    return finish();
+    return Finished(*session, std::move(out));
   }
   // The input is judged on the bytes just read: the audit's own identity check (a file that
   // changed while read is layout-file-changed) and every rule.
@@ -338,116 +489,17 @@ ConvertResult ConvertSession(std::unique_ptr<AuditSession> session, const std::s
   out.input = FinishAudit(*session);
   if (VerdictOf(out.input, options.threshold) != Verdict::kPass) return out;
 
-  // Read the output back: the strict reader must pass every file, and every tensor must hash
-  // to what was read from its record (tensors split over two threads).
-  std::vector<std::string> file_hashes(files.size());
-  {
-    // The output reaches the disk while it is read back from the page cache.
-    std::thread syncer([&fds] {
-      for (int fd : fds) ::fsync(fd);
-    });
-    struct Join {
-      std::thread& thread;
-      ~Join() { thread.join(); }
-    } join_syncer{syncer};
-    bool valid = true;
-    for (std::size_t k = 0; valid && k < files.size(); ++k) {
-      const fs::path path = options.lensemble ? fs::path(folder) / files[k].name : fs::path(single->path());
-      auto dir = DirectorySource::OpenDirectory(path.parent_path().string());
-      auto file =
-          dir ? (*dir)->Open(path.filename().string()) : IoResult<std::unique_ptr<RandomAccessFile>>(dir.error());
-      DiagnosticList reader;
-      auto reread =
-          file ? AcceptedWeightFormat().read("output", std::move(*file), reader) : IoResult<WeightFile>(file.error());
-      valid = reread && reread->valid && reread->tensors.size() == files[k].tensors.size();
-      for (std::size_t j = 0; valid && j < files[k].tensors.size(); ++j) {
-        const convert::PlannedTensor& t = plan->tensors[files[k].tensors[j]];
-        const StoredTensor* s = reread->FindTensor(t.name);
-        valid = s != nullptr && s->dtype == t.dtype && s->shape == t.shape && s->data_offset == files[k].offsets[j];
-      }
-    }
-    std::vector<std::optional<std::string>> again(plan->tensors.size());
-    auto hash_some = [&](std::size_t part, std::size_t parts) {
-      std::vector<std::byte> buffer(1 << 20);
-      for (std::size_t i = part; i < plan->tensors.size(); i += parts) {
-        again[i] = HashRange(place[i].first, place[i].second, plan->tensors[i].size, buffer);
-      }
-    };
-    bool whole_ok = true;
-    if (valid) {
-      if (options.key) {  // the record names each output file by its SHA-256
-        std::thread tensors_thread([&] { hash_some(0, 1); });
-        std::vector<std::byte> buffer(1 << 20);
-        for (std::size_t k = 0; k < files.size(); ++k) {
-          auto whole = HashRange(fds[k], 0, files[k].size, buffer);
-          whole_ok = whole_ok && whole.has_value();
-          if (whole) file_hashes[k] = *whole;
-        }
-        tensors_thread.join();
-      } else {
-        std::thread other([&] { hash_some(1, 2); });
-        hash_some(0, 2);
-        other.join();
-      }
-    }
-    for (std::size_t i = 0; valid && i < plan->tensors.size(); ++i) valid = again[i] && *again[i] == hashes[i];
-    if (!valid || !whole_ok) {
-      out.input.tool_errors.push_back("the output read back is not what was written: nothing is kept");
-      return out;
-    }
-    if (!options.lensemble && options.key) out.output_sha256 = file_hashes.front();
+  std::vector<std::string> file_hashes;
+  if (!ReadBack(*plan, outputs, hashes, options.key.has_value(), file_hashes)) {
+    out.input.tool_errors.push_back("the output read back is not what was written: nothing is kept");
+    return out;
   }
-
-  // A Lensemble artifact: its index and header.json, the content hash computed from the
-  // files as written, then the whole artifact audited as ckpt-audit audits it.
+  if (!options.lensemble && options.key) out.output_sha256 = file_hashes.front();
   std::vector<std::pair<std::string, std::string>> subjects;  // name -> SHA-256 (records)
   if (options.lensemble) {
-    const LensembleOutput& l = *options.lensemble;
-    const std::string created_at =
-        l.created_at ? *l.created_at : Utc(static_cast<std::int64_t>(before.mtime_ns / 1000000000));
-    std::vector<std::pair<std::string, std::string>> texts;
-    if (files.size() > 1) texts.emplace_back("weights.index.json", IndexJson(*plan, files));
-    texts.emplace_back("header.json", HeaderJson(*plan, l, files, std::string(64, '0'), created_at));
-    auto write_text = [&](const std::string& name, const std::string& text) {
-      std::ofstream f(fs::path(folder) / name, std::ios::binary | std::ios::trunc);
-      f << text;
-      f.flush();
-      return static_cast<bool>(f);
-    };
-    bool ok = true;
-    for (const auto& [name, text] : texts) ok = ok && write_text(name, text);
-    std::optional<std::string> content_hash;
-    if (ok) {
-      std::unique_ptr<AuditSession> artifact = BeginAuditPath(folder, AuditOptions{});
-      if (artifact->plan) {
-        auto hash = ComputeContentHash(*artifact->plan);
-        if (hash) content_hash = *hash;
-      }
-    }
-    ok = ok && content_hash && write_text("header.json", HeaderJson(*plan, l, files, *content_hash, created_at));
-    AuditResult audited;
-    if (ok) {
-      AuditOptions strict;
-      strict.allowed_groups = l.groups;
-      strict.action_head_patterns = policy.action_head_patterns;
-      strict.expected_hash = content_hash;
-      audited = AuditPath(folder, strict);
-    }
-    if (!ok || VerdictOf(audited, Severity::kError) != Verdict::kPass) {
-      out.input.tool_errors.push_back("the artifact written does not pass ckpt-audit: nothing is kept");
-      for (const Finding& f : audited.findings) out.input.tool_errors.push_back(f.message);
+    if (auto errors = FinishArtifact(*plan, options, policy, outputs, file_hashes, before.mtime_ns, out, subjects)) {
+      for (std::string& e : *errors) out.input.tool_errors.push_back(std::move(e));
       return out;
-    }
-    out.content_hash = *content_hash;
-    if (options.key) {
-      std::vector<std::byte> buffer(1 << 20);
-      for (std::size_t k = 0; k < files.size(); ++k) subjects.emplace_back(files[k].name, file_hashes[k]);
-      for (const auto& [name, text] : texts) {
-        Sha256 sha;
-        sha.Update(name == "header.json" ? HeaderJson(*plan, l, files, *content_hash, created_at) : text);
-        subjects.emplace_back(name, sha.FinalHex());
-      }
-      std::sort(subjects.begin(), subjects.end());
     }
   } else if (options.key) {
     subjects.emplace_back(fs::path(options.output).filename().string(), out.output_sha256);
@@ -465,21 +517,7 @@ ConvertResult ConvertSession(std::unique_ptr<AuditSession> session, const std::s
       return out;
     }
   }
-  bool placed = false;
-  if (options.lensemble) {
-    for (int fd : fds) ::fsync(fd);
-    // Never onto anything, not even an empty directory made meanwhile.
-    const int error = PlaceNew(folder, options.lensemble->dir);
-    placed = error == 0;
-    if (!placed) errno = error;
-    if (placed) {
-      folder_guard.kept = true;
-      ::chmod(options.lensemble->dir.c_str(), 0755);
-    }
-  } else {
-    placed = single->Keep();
-  }
-  if (!placed) {
+  if (!outputs.Place()) {
     out.input.tool_errors.push_back("cannot move the output into place: " + std::string(std::strerror(errno)));
     return out;
   }
