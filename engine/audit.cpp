@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <functional>
-#include <thread>
-#include <tuple>
 
+#include "engine/audit_facts.h"
 #include "engine/gate.h"
 #include "lib/artifact/input.h"
 #include "lib/artifact/loader.h"
+#include "lib/core/parallel.h"
 #include "lib/core/text.h"
 #include "lib/formats/layout.h"
 #include "lib/hashing/content_hash.h"
@@ -19,47 +19,8 @@
 namespace ckpt {
 namespace {
 
-int FileRank(const std::string& file) {
-  if (file == kHeaderFileName) return 0;
-  if (file == kShardIndexFileName) return 1;
-  if (IsWeightFileName(file)) return 2;
-  return 3;
-}
-
 std::string Describe(const std::string& context, const boost::system::error_code& error) {
   return context + ": " + error.message();
-}
-
-// A remote input's report facts, once its last request (the revalidation) is done: the
-// input's own (also for one refused by content), then each file's from its source.
-void RecordRemoteFacts(Artifact& artifact, const remote::RemoteFacts& facts, const remote::RemoteSource* source) {
-  RemoteInput& input = artifact.remote.emplace();
-  input.url = facts.url;
-  input.scheme = facts.scheme;
-  input.endpoint = facts.endpoint;
-  input.revision = facts.revision;
-  input.commit = facts.commit;
-  input.listed = facts.listed;
-  input.bytes_transferred = facts.counters->bytes.load();
-  input.requests = facts.counters->requests.load();
-  if (source == nullptr) return;
-  // A single file is admitted as "" by its wrapper: its one remote file is the source's only one.
-  auto entries = source->List();
-  for (AdmittedFile& f : artifact.files) {
-    std::string name = f.name;
-    if (name.empty() && entries && entries->size() == 1) name = entries->front().name;
-    auto report = source->FileReport(name);
-    if (!report) continue;
-    RemoteFileFacts& r = f.remote.emplace();
-    r.url = report->url;
-    r.etag = report->etag;
-    r.last_modified = report->last_modified;
-    r.bytes_transferred = report->bytes_transferred;
-    if (const remote::ListedFile* listed = source->Listed(name)) {
-      r.lfs_oid = listed->lfs_oid;
-      r.git_oid = listed->git_oid;
-    }
-  }
 }
 
 // Reader diagnostics become findings under their rules as they arrive, so the per-rule
@@ -67,17 +28,6 @@ void RecordRemoteFacts(Artifact& artifact, const remote::RemoteFacts& facts, con
 using rules::RuleSink;
 
 }  // namespace
-
-void SortFindings(std::vector<Finding>& findings) {
-  std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
-    auto key = [](const Finding& f) {
-      const Location& l = f.location;
-      return std::tuple(static_cast<int>(f.rule->tier), FileRank(l.file), l.file, l.line.value_or(0),
-                        l.column.value_or(0), l.byte_offset.value_or(0));
-    };
-    return key(a) < key(b);
-  });
-}
 
 bool DigestSessionFileWith(AuditSession& session, const WeightFile& wf,
                            const std::function<void(std::uint64_t, std::span<const std::byte>)>& also,
@@ -209,13 +159,7 @@ AuditResult FinishAudit(AuditSession& session) {
   }
   result.findings = std::move(sink.findings());
   result.dropped = sink.dropped();
-  if (!artifact.files_root.empty()) {
-    // Files named in another folder than the input path (a GGUF split set given by its first
-    // part): a finding about one names it there, never "part/part".
-    for (Finding& f : result.findings) {
-      if (!f.location.file.empty() && f.location.artifact.empty()) f.location.artifact = artifact.files_root;
-    }
-  }
+  LocateInFilesRoot(artifact, result.findings);
   if (policy.gate != nullptr) ApplyGateToAudit(*policy.gate, artifact, result.findings, result.dropped, artifact.path);
   SortFindings(result.findings);
   if (policy.max_findings > 0 && result.findings.size() > policy.max_findings) {
@@ -259,18 +203,14 @@ AuditResult HashAndFinish(AuditSession& session) {
           DigestOtherFiles(artifact, *session.source, session.remote != nullptr);
         }
       };
-      std::thread digests;
-      if (digests_wanted && session.policy.compute_hash) {
-        if (session.policy.overlap_reads) {
-          digests = std::thread(digest_files);
-        } else {
-          digest_files();
+      // The digests beside the content hash on another core (when reads overlap), else first.
+      const bool digests = digests_wanted && session.policy.compute_hash;
+      ParallelFor(2, digests && session.policy.overlap_reads ? 2 : 1, [&](std::size_t part) {
+        if (part == 0 && digests) digest_files();
+        if (part == 1 && session.plan) {
+          RecordContentHash(session, ComputeContentHash(*session.plan, {}, 1 << 20, session.policy.overlap_reads));
         }
-      }
-      if (session.plan) {
-        RecordContentHash(session, ComputeContentHash(*session.plan, {}, 1 << 20, session.policy.overlap_reads));
-      }
-      if (digests.joinable()) digests.join();
+      });
     }
   }
   return FinishAudit(session);
