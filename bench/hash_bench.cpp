@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "engine/audit.h"
-#include "lib/artifact/loader.h"
-#include "lib/hashing/content_hash.h"
+#include "lib/digest/content_hash.h"
 #include "lib/hashing/sha256.h"
 #include "lib/io/directory_source.h"
+#include "lib/load/loader.h"
 #include "tests/support/artifact_builder.h"
 
 namespace {

@@ -7,7 +7,6 @@
 #include <map>
 
 #include "engine/audit.h"
-#include "lib/artifact/input.h"
 #include "lib/attest/derivation.h"
 #include "lib/attest/dsse.h"
 #include "lib/attest/input_files.h"
@@ -15,6 +14,7 @@
 #include "lib/hashing/sha256.h"
 #include "lib/io/directory_source.h"
 #include "lib/io/small_file.h"
+#include "lib/load/input.h"
 #include "rules/catalog.h"
 #include "rules/reader_rules.h"
 

@@ -5,14 +5,14 @@
 
 #include "engine/audit_facts.h"
 #include "engine/gate.h"
-#include "lib/artifact/input.h"
-#include "lib/artifact/loader.h"
 #include "lib/core/parallel.h"
 #include "lib/core/text.h"
+#include "lib/digest/content_hash.h"
+#include "lib/digest/whole_file_digest.h"
 #include "lib/formats/layout.h"
-#include "lib/hashing/content_hash.h"
-#include "lib/hashing/whole_file_digest.h"
 #include "lib/io/directory_source.h"
+#include "lib/load/input.h"
+#include "lib/load/loader.h"
 #include "rules/catalog.h"
 #include "rules/reader_rules.h"
 

@@ -1,4 +1,4 @@
-// The audit engine for one artifact: reads it (lib/artifact/loader.h), recomputes its
+// The audit engine for one artifact: reads it (lib/load/loader.h), recomputes its
 // content hash, runs every rule of the catalog and returns the findings in a stable order.
 #pragma once
 
@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "lib/artifact/audit_result.h"
-#include "lib/findings/diagnostic.h"
-#include "lib/hashing/content_hash.h"
-#include "lib/hashing/whole_file_digest.h"  // the digests a fused pass records
+#include "lib/digest/content_hash.h"
+#include "lib/digest/whole_file_digest.h"  // the digests a fused pass records
 #include "lib/io/artifact_source.h"
+#include "lib/model/audit_result.h"
+#include "lib/model/diagnostic.h"
 #include "lib/remote/remote_source.h"
 
 namespace ckpt {

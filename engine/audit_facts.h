@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "lib/artifact/artifact.h"
-#include "lib/findings/finding.h"
+#include "lib/model/artifact.h"
+#include "lib/model/finding.h"
 #include "lib/remote/remote_source.h"
 
 namespace ckpt {

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "engine/attestation.h"
-#include "lib/artifact/audit_result.h"
+#include "lib/model/audit_result.h"
 
 namespace ckpt {
 

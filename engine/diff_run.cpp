@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "engine/audit.h"
+#include "lib/gate/gate.h"
 #include "rules/catalog.h"
 
 namespace ckpt {

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "engine/verdict.h"
-#include "lib/artifact/artifact.h"
-#include "lib/findings/gate.h"
+#include "lib/gate/gate.h"
+#include "lib/model/artifact.h"
 
 namespace ckpt {
 

@@ -11,7 +11,7 @@
 #include "engine/audit.h"
 #include "lib/core/base64.h"
 #include "lib/core/text.h"
-#include "lib/findings/gate.h"
+#include "lib/gate/gate.h"
 #include "lib/hashing/sha256.h"
 #include "lib/io/small_file.h"
 #include "lib/json/json_writer.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/artifact/audit_result.h"
+#include "lib/model/audit_result.h"
 #include "lib/oms/keys.h"
 #include "lib/oms/trusted_root.h"
 

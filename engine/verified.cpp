@@ -8,9 +8,9 @@
 #include <filesystem>
 
 #include "lib/core/checked_math.h"
-#include "lib/formats/dtype.h"
 #include "lib/hashing/sha256.h"
 #include "lib/io/directory_source.h"
+#include "lib/model/dtype.h"
 
 namespace ckpt {
 namespace {

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "lib/core/text.h"
-#include "lib/findings/gate.h"
+#include "lib/gate/gate.h"
 #include "lib/hashing/sha256.h"
 #include "lib/remote/url.h"
 #include "reports/chain_reports.h"

@@ -7,7 +7,7 @@
 
 #include "engine/gate.h"
 #include "lib/core/text.h"
-#include "lib/findings/gate.h"
+#include "lib/gate/gate.h"
 #include "reports/json_pretty.h"
 
 namespace ckpt::reports {

@@ -14,7 +14,7 @@
 #include "engine/audit.h"
 #include "engine/chain_run.h"
 #include "engine/diff_run.h"
-#include "lib/hashing/file_digests.h"
+#include "lib/digest/file_digests.h"
 #include "reports/report_context.h"
 
 namespace ckpt::reports {

@@ -6,9 +6,9 @@
 #include <span>
 #include <string_view>
 
-#include "lib/artifact/artifact.h"
 #include "lib/chain/chain_graph.h"
-#include "lib/findings/finding.h"
+#include "lib/model/artifact.h"
+#include "lib/model/finding.h"
 #include "rules/rule_list.h"
 
 // A rule detected while a file is read: its RuleInfo only.

@@ -1,4 +1,4 @@
-// The one table from reader diagnostics (lib/findings/diagnostic.h) to catalog rules,
+// The one table from reader diagnostics (lib/model/diagnostic.h) to catalog rules,
 // generated from rules/rule_list.h: every rule of kind Read, ReadChecked, Attest or Convert,
 // in the list's order. The diagnostic list lives in lib (which may not include rules/), so
 // it is checked against the rule list name by name at compile time: the N-th diagnostic must
@@ -62,7 +62,7 @@ constexpr bool ListsAgree() {
 static_assert(std::size(kReaderRules) == static_cast<std::size_t>(Diag::kCount),
               "every reader diagnostic maps to exactly one rule");
 static_assert(ListsAgree(),
-              "lib/findings/diagnostic.h and the Read/ReadChecked/Attest/Convert rules of rules/rule_list.h "
+              "lib/model/diagnostic.h and the Read/ReadChecked/Attest/Convert rules of rules/rule_list.h "
               "differ: the N-th diagnostic must be the N-th such rule's id in CamelCase (scripts/new-rule adds both)");
 static_assert(IsCamelOf("HeaderNotUtf8", "header-not-utf8") && !IsCamelOf("HeaderNotUtf", "header-not-utf8"));
 

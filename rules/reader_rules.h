@@ -1,8 +1,8 @@
 // Which catalog rule reports each reader diagnostic.
 #pragma once
 
-#include "lib/findings/diagnostic.h"
-#include "lib/findings/finding.h"
+#include "lib/model/diagnostic.h"
+#include "lib/model/finding.h"
 
 namespace ckpt::rules {
 

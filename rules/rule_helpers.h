@@ -6,10 +6,10 @@
 #include <string_view>
 #include <vector>
 
-#include "lib/artifact/artifact.h"
 #include "lib/chain/chain_graph.h"
 #include "lib/core/text.h"
 #include "lib/json/json_value.h"
+#include "lib/model/artifact.h"
 
 namespace ckpt::rules {
 

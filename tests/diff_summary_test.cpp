@@ -15,7 +15,7 @@
 #include <sstream>
 
 #include "engine/diff_run.h"
-#include "lib/diff/rel_l2_limits.h"
+#include "lib/gate/rel_l2_limits.h"
 #include "reports/diff_reports.h"
 #include "tests/support/history_builder.h"
 #include "tests/support/process.h"

@@ -8,7 +8,7 @@
 
 #include "engine/audit.h"
 #include "engine/diff_run.h"
-#include "lib/artifact/input.h"
+#include "lib/load/input.h"
 #include "tests/support/artifact_builder.h"
 #include "tests/support/audit_helpers.h"
 #include "tests/support/model_folder_builder.h"

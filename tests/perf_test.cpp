@@ -911,12 +911,25 @@ TEST(Perf, AJoblibBombStopsAtItsBound) {
 TEST(Perf, DeepAndHugeMsgpackStopAtTheirHead) {
   TempDir dir;
   const fs::path deep = dir.path() / "deep.msgpack";
-  std::ofstream(deep, std::ios::binary) << std::string("\x81\xa1" "a", 3) << std::string(1'000'000, '\x91') << "\xc0";
+  std::ofstream(deep, std::ios::binary) << std::string(
+                                               "\x81\xa1"
+                                               "a",
+                                               3)
+                                        << std::string(1'000'000, '\x91') << "\xc0";
   const fs::path counted = dir.path() / "counted.msgpack";
-  std::ofstream(counted, std::ios::binary) << std::string("\x81\xa1" "a" "\xdf\xff\xff\xff\xff\xa1" "b", 10);
+  std::ofstream(counted, std::ios::binary) << std::string(
+      "\x81\xa1"
+      "a"
+      "\xdf\xff\xff\xff\xff\xa1"
+      "b",
+      10);
   // The reference: a clean file of the same size, {"a": <1,000,000 bytes of bin>}.
   const fs::path clean = dir.path() / "clean.msgpack";
-  std::ofstream(clean, std::ios::binary) << std::string("\x81\xa1" "a" "\xc6\x00\x0f\x42\x40", 8)
+  std::ofstream(clean, std::ios::binary) << std::string(
+                                                "\x81\xa1"
+                                                "a"
+                                                "\xc6\x00\x0f\x42\x40",
+                                                8)
                                          << std::string(1'000'000, '\x01');
   const std::string audit = ShellQuote(CKPT_AUDIT_BIN) + " -q ";
   const double reference = FastestOf5(audit + ShellQuote(clean.string()) + " >/dev/null");

@@ -10,7 +10,7 @@
 #include "engine/attestation.h"
 #include "engine/chain_run.h"
 #include "lib/core/text.h"
-#include "lib/findings/gate.h"
+#include "lib/gate/gate.h"
 #include "reports/chain_reports.h"
 #include "reports/ci_reports.h"
 #include "reports/html_report.h"

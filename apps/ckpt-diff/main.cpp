@@ -9,7 +9,7 @@
 #include "apps/common/cli.h"
 #include "engine/diff_run.h"
 #include "lib/core/text.h"
-#include "lib/findings/gate.h"
+#include "lib/gate/gate.h"
 #include "reports/ci_reports.h"
 #include "reports/diff_reports.h"
 #include "reports/html_report.h"

@@ -13,7 +13,7 @@
 
 #include "engine/gate.h"
 #include "engine/verdict.h"
-#include "lib/artifact/artifact.h"
+#include "lib/model/artifact.h"
 #include "reports/report_context.h"
 #include "reports/sarif_report.h"
 

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "lib/core/text.h"
-#include "lib/findings/gate.h"
+#include "lib/gate/gate.h"
 #include "lib/io/small_file.h"
 #include "lib/json/strict_parser.h"
 

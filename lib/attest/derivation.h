@@ -12,8 +12,8 @@
 
 #include "lib/attest/statement.h"
 #include "lib/convert/conversion_plan.h"
-#include "lib/findings/diagnostic.h"
 #include "lib/io/artifact_source.h"
+#include "lib/model/diagnostic.h"
 
 namespace ckpt::attest {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "lib/attest/ed25519.h"
-#include "lib/findings/diagnostic.h"
+#include "lib/model/diagnostic.h"
 
 namespace ckpt::attest {
 

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "lib/findings/diagnostic.h"
+#include "lib/model/diagnostic.h"
 
 namespace ckpt::attest {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "lib/artifact/audit_result.h"
 #include "lib/chain/chain_graph.h"
+#include "lib/model/audit_result.h"
 
 namespace ckpt {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "lib/artifact/artifact.h"
-#include "lib/findings/finding.h"
+#include "lib/model/artifact.h"
+#include "lib/model/finding.h"
 
 namespace ckpt {
 

@@ -6,8 +6,8 @@
 #include <set>
 #include <system_error>
 
-#include "lib/artifact/input.h"
 #include "lib/attest/dsse.h"
+#include "lib/load/input.h"
 #include "lib/remote/url.h"
 
 namespace ckpt {

@@ -8,9 +8,9 @@
 #include <thread>
 
 #include "lib/core/parallel.h"
-#include "lib/formats/dtype.h"
-#include "lib/hashing/content_hash.h"
+#include "lib/digest/content_hash.h"
 #include "lib/json/json_writer.h"
+#include "lib/model/dtype.h"
 
 namespace ckpt {
 namespace {

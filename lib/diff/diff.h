@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "lib/artifact/audit_result.h"
-#include "lib/diff/rel_l2_limits.h"
 #include "lib/diff/tensor_stats.h"
-#include "lib/hashing/content_hash.h"
+#include "lib/digest/content_hash.h"
+#include "lib/gate/rel_l2_limits.h"
+#include "lib/model/audit_result.h"
 
 namespace ckpt {
 

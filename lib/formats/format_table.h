@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "lib/artifact/artifact.h"
 #include "lib/core/input_kind.h"
-#include "lib/findings/diagnostic.h"
 #include "lib/formats/layout_profile.h"
 #include "lib/io/artifact_source.h"
+#include "lib/model/artifact.h"
+#include "lib/model/diagnostic.h"
 
 namespace ckpt {
 
@@ -58,32 +58,35 @@ enum class PolyglotContainer : std::uint8_t {
   kMsgpack
 };
 
+/// One entry per kind. Every column but the kind has a default (a single-file kind read by
+/// nothing, in no container, naming nothing beside it): an entry spells only what it differs in.
 struct InputFormat {
-  InputKind kind;
+  InputKind kind;  ///< the one column without a default
   /// What the file is ("a GGUF model file") when its head is this kind's; nullptr for kinds
   /// recognised otherwise (directories, the unknown). Tried in the list's order.
-  std::optional<std::string> (*sniff)(const FileHead& head);
-  InputOpening opening;
-  const LayoutProfile* layout;
+  std::optional<std::string> (*sniff)(const FileHead& head) = nullptr;
+  InputOpening opening = InputOpening::kSingleFile;
+  const LayoutProfile* layout = &kSingleFileLayout;
   /// Reads a weight file of this kind into the model; nullptr: not read as weights.
-  IoResult<WeightFile> (*read)(std::string name, std::unique_ptr<RandomAccessFile> file, DiagnosticSink& sink);
+  IoResult<WeightFile> (*read)(std::string name, std::unique_ptr<RandomAccessFile> file,
+                               DiagnosticSink& sink) = nullptr;
   /// Places a file of this kind in a model folder's inventory: its class and description,
   /// from its head and what recognition called it. nullptr: placed by its name instead.
-  void (*inventory)(std::span<const std::byte> head, const std::string& description, InventoryItem& item);
-  PolyglotContainer container;
-  bool pickle_family;  ///< analysed by the pickle analyser (inputs.md section 6)
+  void (*inventory)(std::span<const std::byte> head, const std::string& description, InventoryItem& item) = nullptr;
+  PolyglotContainer container = PolyglotContainer::kNone;
+  bool pickle_family = false;  ///< analysed by the pickle analyser (inputs.md section 6)
   /// InputOpening::kRefused: reports why an input file of this kind (named `name`, called
   /// `description` by recognition, which may be empty) is not read.
-  void (*refusal)(const std::string& name, const std::string& description, DiagnosticSink& sink);
+  void (*refusal)(const std::string& name, const std::string& description, DiagnosticSink& sink) = nullptr;
   /// In a model folder: resolves what a file of this kind names beside it (ONNX external data)
   /// against the folder's own files, reporting what is missing or out of range, and appends the
   /// folder paths it claims as part of the file to `claimed`. nullptr: the kind names nothing.
   /// The error is an I/O failure of the tool.
   IoResult<void> (*resolve_in_folder)(const WeightFile& file, const ArtifactSource& folder, DiagnosticSink& sink,
-                                      std::vector<std::string>& claimed);
+                                      std::vector<std::string>& claimed) = nullptr;
   /// What a lone file of the kind reports instead of that resolution ("audit the folder"):
   /// dropped when the file is read in a folder, which resolves it.
-  std::optional<Diag> lone_file_diagnostic;
+  std::optional<Diag> lone_file_diagnostic = std::nullopt;
 };
 
 /// The entry of `kind`.

@@ -4,10 +4,10 @@
 #include <array>
 #include <string_view>
 
+#include "lib/codec/decompress.h"
 #include "lib/core/byte_reader.h"
 #include "lib/core/text.h"
 #include "lib/formats/format_table.h"
-#include "lib/formats/joblib/decompress.h"
 #include "lib/formats/pickle/pickle_analyser.h"
 #include "lib/formats/safetensors/safetensors_reader.h"
 #include "lib/formats/tar/tar_reader.h"
@@ -128,7 +128,7 @@ std::optional<std::string> SniffCompressed(const FileHead& head) {
   for (const auto& [magic, name] : kCompressedMagics) {
     if (StartsWith(head.bytes, magic)) return std::string(name);
   }
-  if (joblib::IsBzip2Signature(head.bytes)) return std::string("a bzip2 stream");
+  if (codec::IsBzip2Signature(head.bytes)) return std::string("a bzip2 stream");
   return std::nullopt;
 }
 
@@ -165,28 +165,16 @@ const InputFormat formats::kCompressedFormat{
     .sniff = &SniffCompressed,
     .opening = InputOpening::kRefused,
     .layout = &kLensembleLayout,
-    .read = nullptr,
     .inventory = &CompressedInInventory,
-    .container = PolyglotContainer::kNone,
-    .pickle_family = false,
     .refusal = &RefuseCompressed,
-    .resolve_in_folder = nullptr,
-    .lone_file_diagnostic = std::nullopt,
 };
 
 // Everything else: refused, called by its refused-format label when it has one.
 const InputFormat formats::kUnknownFormat{
     .kind = InputKind::kUnknown,
-    .sniff = nullptr,
     .opening = InputOpening::kRefused,
     .layout = &kLensembleLayout,
-    .read = nullptr,
-    .inventory = nullptr,
-    .container = PolyglotContainer::kNone,
-    .pickle_family = false,
     .refusal = &RefuseUnknown,
-    .resolve_in_folder = nullptr,
-    .lone_file_diagnostic = std::nullopt,
 };
 
 }  // namespace ckpt

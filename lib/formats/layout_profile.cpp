@@ -52,16 +52,8 @@ const LayoutProfile kModelFolderLayout{"model-folder", "", "", &IsSafetensorsFil
 // The Lensemble artifact as a directory (artifact-format.md section 1): named by its entries.
 const InputFormat formats::kLensembleFormat{
     .kind = InputKind::kLensemble,
-    .sniff = nullptr,
     .opening = InputOpening::kDirectory,
     .layout = &kLensembleLayout,
-    .read = nullptr,
-    .inventory = nullptr,
-    .container = PolyglotContainer::kNone,
-    .pickle_family = false,
-    .refusal = nullptr,
-    .resolve_in_folder = nullptr,
-    .lone_file_diagnostic = std::nullopt,
 };
 
 const LayoutProfile& SelectLayoutProfile(InputKind kind) { return *FormatOf(kind).layout; }

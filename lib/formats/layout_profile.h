@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "lib/artifact/artifact.h"
 #include "lib/io/artifact_source.h"
+#include "lib/model/artifact.h"
 
 namespace ckpt {
 

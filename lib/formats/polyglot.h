@@ -12,8 +12,8 @@
 #include <string_view>
 
 #include "lib/core/input_kind.h"
-#include "lib/findings/diagnostic.h"
 #include "lib/io/artifact_source.h"
+#include "lib/model/diagnostic.h"
 
 namespace ckpt {
 

@@ -13,9 +13,9 @@
 #include <string>
 #include <string_view>
 
-#include "lib/artifact/artifact.h"
-#include "lib/findings/diagnostic.h"
 #include "lib/io/artifact_source.h"
+#include "lib/model/artifact.h"
+#include "lib/model/diagnostic.h"
 
 namespace ckpt {
 

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "lib/findings/diagnostic.h"
 #include "lib/json/json_value.h"
+#include "lib/model/diagnostic.h"
 
 namespace ckpt::oms {
 

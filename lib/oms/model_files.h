@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "lib/findings/diagnostic.h"
 #include "lib/io/artifact_source.h"
+#include "lib/model/diagnostic.h"
 #include "lib/oms/statement.h"
 
 namespace ckpt::oms {

@@ -1,6 +1,6 @@
 // header-dtype-invalid: Manifest dtype is not float32, bfloat16 or float16.
 // Checked here, after the artifact is read.
-#include "lib/formats/dtype.h"
+#include "lib/model/dtype.h"
 #include "rules/catalog.h"
 #include "rules/rule_helpers.h"
 

@@ -1,6 +1,6 @@
 // header-tensor-size-overflow: Manifest tensor size overflows 64 bits.
 // Checked here, after the artifact is read.
-#include "lib/formats/dtype.h"
+#include "lib/model/dtype.h"
 #include "rules/catalog.h"
 #include "rules/rule_helpers.h"
 

@@ -1,5 +1,5 @@
 // input-compressed: Compressed archive given as input.
-// Detected while reading, by lib/artifact/input.cpp.
+// Detected while reading, by lib/load/input.cpp.
 #include "rules/catalog.h"
 
 namespace ckpt::rules::input_compressed {

@@ -1,5 +1,5 @@
 // input-name-mismatch: File content differs from what its name claims.
-// Detected while reading, by lib/artifact/input.cpp.
+// Detected while reading, by lib/load/input.cpp.
 #include "rules/catalog.h"
 
 namespace ckpt::rules::input_name_mismatch {

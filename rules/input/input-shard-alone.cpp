@@ -1,5 +1,5 @@
 // input-shard-alone: A file given alone that its folder makes one part of a model.
-// Detected while reading, by lib/artifact/input.cpp.
+// Detected while reading, by lib/load/input.cpp.
 #include "rules/catalog.h"
 
 namespace ckpt::rules::input_shard_alone {

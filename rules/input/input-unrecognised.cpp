@@ -1,5 +1,5 @@
 // input-unrecognised: Input of no kind the audit recognises.
-// Detected while reading, by lib/artifact/input.cpp.
+// Detected while reading, by lib/load/input.cpp.
 #include "rules/catalog.h"
 
 namespace ckpt::rules::input_unrecognised {

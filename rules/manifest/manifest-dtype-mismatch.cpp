@@ -1,6 +1,6 @@
 // manifest-dtype-mismatch: Manifest dtype differs from the weight file.
 // Checked here, after the artifact is read.
-#include "lib/formats/dtype.h"
+#include "lib/model/dtype.h"
 #include "rules/catalog.h"
 #include "rules/rule_helpers.h"
 

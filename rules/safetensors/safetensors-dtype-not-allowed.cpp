@@ -1,6 +1,6 @@
 // safetensors-dtype-not-allowed: Valid safetensors dtype that an artifact may not hold.
 // Checked after reading, on each stored tensor's dtype.
-#include "lib/formats/dtype.h"
+#include "lib/model/dtype.h"
 #include "rules/catalog.h"
 #include "rules/rule_helpers.h"
 

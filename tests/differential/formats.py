@@ -890,9 +890,9 @@ BATCH = 64  # mutants audited by one ckpt-audit run
 
 def KerasBuiltins():
     """The names Keras 3 finds under module builtins (its activations, losses and metrics), as
-    the project pins them from Keras's source (lib/formats/keras/keras_api_table.inc)."""
+    the project pins them from Keras's source (lib/formats/keras_config/keras_api_table.inc)."""
     import re
-    with open(os.path.join(ROOT, "lib/formats/keras/keras_api_table.inc")) as f:
+    with open(os.path.join(ROOT, "lib/formats/keras_config/keras_api_table.inc")) as f:
         table = f.read()
     block = table[table.index("kKerasBuiltinFunctions[]"):]
     block = block[:block.index("};")]

@@ -14,7 +14,7 @@
 #include "lib/formats/format_table.h"
 #include "lib/formats/hdf5/hdf5.h"
 #include "lib/formats/input_classifier.h"
-#include "lib/formats/keras/keras_config.h"
+#include "lib/formats/keras_config/keras_config.h"
 #include "lib/io/memory_source.h"
 #include "lib/json/strict_parser.h"
 

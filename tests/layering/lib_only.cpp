@@ -3,15 +3,15 @@
 // definition on this link line and fails to link. See ARCHITECTURE.md.
 #include <iostream>
 
-#include "lib/artifact/loader.h"
 #include "lib/chain/chain_analysis.h"
 #include "lib/chain/discovery.h"
 #include "lib/core/unicode.h"
 #include "lib/diff/diff.h"
-#include "lib/hashing/content_hash.h"
+#include "lib/digest/content_hash.h"
 #include "lib/io/memory_source.h"
 #include "lib/json/json_writer.h"
 #include "lib/json/strict_parser.h"
+#include "lib/load/loader.h"
 
 int main() {
   ckpt::MemorySource source;

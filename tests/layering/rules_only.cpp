@@ -2,8 +2,8 @@
 // call from a rule into the engine, the reports or the apps fails to link here.
 #include <iostream>
 
-#include "lib/artifact/loader.h"
 #include "lib/io/memory_source.h"
+#include "lib/load/loader.h"
 #include "rules/catalog.h"
 #include "rules/reader_rules.h"
 

@@ -168,9 +168,9 @@ HelperRun RunWithStandIn(const std::string& word, const std::string& extra_env =
   const fs::path input = dir.path() / "model.h5";
   std::ofstream(input, std::ios::binary) << std::string("\x89HDF\r\n\x1a\n", 8) << word << std::string(64, '\0');
   const auto start = std::chrono::steady_clock::now();
-  const CommandResult run = RunCommand("CKPT_H5PROBE=" + ShellQuote(CKPT_H5PROBE_FAKE) + " " + extra_env + " " +
-                                       ShellQuote(CKPT_AUDIT_BIN) + " " + options + " " + ShellQuote(input.string()) +
-                                       " 2>&1");
+  const CommandResult run =
+      RunCommand("CKPT_H5PROBE=" + ShellQuote(CKPT_H5PROBE_FAKE) + " " + extra_env + " " + ShellQuote(CKPT_AUDIT_BIN) +
+                 " " + options + " " + ShellQuote(input.string()) + " 2>&1");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return {run.exit_code, run.output, seconds};
 }

@@ -10,7 +10,7 @@
 
 #include "engine/audit.h"
 #include "engine/verdict.h"
-#include "lib/artifact/input.h"
+#include "lib/load/input.h"
 #include "tests/support/artifact_builder.h"
 #include "tests/support/audit_helpers.h"
 #include "tests/support/prerequisite.h"

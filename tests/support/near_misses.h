@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/artifact/artifact.h"
+#include "lib/model/artifact.h"
 #include "tests/support/artifact_builder.h"
 
 namespace ckpt::testing {

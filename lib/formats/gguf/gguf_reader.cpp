@@ -665,14 +665,9 @@ const InputFormat formats::kGgufFormat{
     .kind = InputKind::kGguf,
     .sniff = &SniffGguf,
     .opening = InputOpening::kGgufSet,
-    .layout = &kSingleFileLayout,
     .read = &ReadGguf,
     .inventory = &GgufInInventory,
     .container = PolyglotContainer::kGguf,
-    .pickle_family = false,
-    .refusal = nullptr,
-    .resolve_in_folder = nullptr,
-    .lone_file_diagnostic = std::nullopt,
 };
 
 }  // namespace ckpt

@@ -239,7 +239,9 @@ std::atomic<unsigned> g_wall_seconds{kPinnedWallSeconds};
 }  // namespace
 
 void SetProbeTimes(ProbeTimes times) {
-  const auto lowered = [](unsigned wanted, unsigned pinned) { return wanted == 0 || wanted > pinned ? pinned : wanted; };
+  const auto lowered = [](unsigned wanted, unsigned pinned) {
+    return wanted == 0 || wanted > pinned ? pinned : wanted;
+  };
   g_cpu_seconds = lowered(times.cpu_seconds, kPinnedCpuSeconds);
   g_wall_seconds = lowered(times.wall_seconds, kPinnedWallSeconds);
 }
@@ -331,10 +333,10 @@ IoResult<ProbeOutcome> RunProbe(const RandomAccessFile& file) {
     return outcome;
   }
   if (WIFSIGNALED(status)) {
-    outcome.failure =
-        WTERMSIG(status) == SIGKILL && (timed_out || child.killed())
-            ? "did not finish within its wall-clock limit of " + std::to_string(times.wall_seconds) + " s and was killed"
-            : "was killed by signal " + SignalName(WTERMSIG(status), times.cpu_seconds);
+    outcome.failure = WTERMSIG(status) == SIGKILL && (timed_out || child.killed())
+                          ? "did not finish within its wall-clock limit of " + std::to_string(times.wall_seconds) +
+                                " s and was killed"
+                          : "was killed by signal " + SignalName(WTERMSIG(status), times.cpu_seconds);
     return outcome;
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {

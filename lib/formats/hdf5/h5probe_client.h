@@ -4,8 +4,8 @@
 // (prlimit) as it also sets them on itself; the bytes are the file's own read-only descriptor
 // when it is one local file, else they are written to it through a pipe (at most 4 GiB). Its
 // answer (a 4-byte big-endian length, then at most 64 MiB of JSON) is parsed strictly. After
-// 60 s of wall-clock time (or the lower limit the embedder set) it is killed and reaped. Every way the helper can fail is an outcome
-// with a reason, never an exception: the caller reports it as a finding.
+// 60 s of wall-clock time (or the lower limit the embedder set) it is killed and reaped. Every way the helper can fail
+// is an outcome with a reason, never an exception: the caller reports it as a finding.
 #pragma once
 
 #include <cstdint>

@@ -7,11 +7,11 @@
 
 #include "lib/core/byte_reader.h"
 #include "lib/core/text.h"
-#include "lib/formats/dtype.h"
 #include "lib/formats/format_table.h"
 #include "lib/formats/hdf5/h5probe_client.h"
-#include "lib/formats/keras/keras_config.h"
+#include "lib/formats/keras_config/keras_config.h"
 #include "lib/json/json_value.h"
+#include "lib/model/dtype.h"
 
 namespace ckpt {
 namespace hdf5 {
@@ -324,15 +324,9 @@ void Hdf5InInventory(std::span<const std::byte> /*head*/, const std::string& /*d
 const InputFormat formats::kHdf5Format{
     .kind = InputKind::kHdf5,
     .sniff = &SniffHdf5,
-    .opening = InputOpening::kSingleFile,
-    .layout = &kSingleFileLayout,
     .read = &ReadHdf5,
     .inventory = &Hdf5InInventory,
     .container = PolyglotContainer::kHdf5,
-    .pickle_family = false,
-    .refusal = nullptr,
-    .resolve_in_folder = nullptr,
-    .lone_file_diagnostic = std::nullopt,
 };
 
 }  // namespace ckpt

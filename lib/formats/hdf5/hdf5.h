@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "lib/artifact/artifact.h"
-#include "lib/findings/diagnostic.h"
 #include "lib/json/json_value.h"
+#include "lib/model/artifact.h"
+#include "lib/model/diagnostic.h"
 
 namespace ckpt::hdf5 {
 

@@ -3,7 +3,7 @@
 // joblib's compressors. Recognised by content: a compressed stream (joblib's own prefixes)
 // whose first decompressed bytes are a pickle, or a pickle that names the wrapper. Read with
 // the pickle analyser in joblib's policy (never unpickled); a compressed file is decompressed
-// under hard bounds first (lib/formats/joblib/decompress.h).
+// under hard bounds first (lib/codec/decompress.h).
 #include "lib/formats/joblib/joblib.h"
 
 #include <algorithm>
@@ -14,18 +14,18 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/codec/decompress.h"
 #include "lib/core/byte_reader.h"
 #include "lib/core/checked_math.h"
 #include "lib/core/text.h"
 #include "lib/formats/format_table.h"
-#include "lib/formats/joblib/decompress.h"
 #include "lib/formats/pickle/pickle_analyser.h"
 #include "lib/io/window_file.h"
 
 namespace ckpt {
 namespace {
 
-using joblib::Codec;
+using codec::Codec;
 
 bool StartsAsPickle(std::string_view bytes) {
   return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x80 && bytes[1] >= 2 && bytes[1] <= 5;
@@ -83,15 +83,15 @@ std::optional<std::string> SniffJoblib(const FileHead& head) {
   if (auto zfile = ParseZfileHeader(head.bytes)) {
     if (head.file == nullptr || zfile->stream_at >= head.file->size()) return std::nullopt;
     const WindowFile stream(*head.file, zfile->stream_at, head.file->size() - zfile->stream_at);
-    auto prefix = joblib::DecompressedPrefix(stream, Codec::kZlib, 2);
+    auto prefix = codec::DecompressedPrefix(stream, Codec::kZlib, 2);
     if (!prefix || !StartsAsPickle(*prefix)) return std::nullopt;
     return "a joblib file (the ZF format of joblib before 0.9.3: a zlib-compressed pickle)";
   }
-  if (auto codec = joblib::CodecOf(head.bytes)) {
+  if (auto codec = codec::CodecOf(head.bytes)) {
     if (head.file == nullptr) return std::nullopt;
-    auto prefix = joblib::DecompressedPrefix(*head.file, *codec, 2);
+    auto prefix = codec::DecompressedPrefix(*head.file, *codec, 2);
     if (!prefix || !StartsAsPickle(*prefix)) return std::nullopt;
-    return "a joblib file (" + std::string(joblib::CodecName(*codec)) + "-compressed pickle)";
+    return "a joblib file (" + std::string(codec::CodecName(*codec)) + "-compressed pickle)";
   }
   if (!StartsAsPickle(AsStringView(head.bytes)) || head.file == nullptr) return std::nullopt;
   auto names = NamesTheWrapper(*head.file);
@@ -105,9 +105,9 @@ std::string Ratio(std::uint64_t out, std::uint64_t in) {
 }
 
 // Reports what the measuring pass found wrong; true when the stream can be analysed.
-bool JudgeStream(const joblib::StreamFacts& facts, Codec codec, std::uint64_t size, const FileReporter& report) {
-  const std::string codec_name(joblib::CodecName(codec));
-  using Status = joblib::StreamFacts::Status;
+bool JudgeStream(const codec::StreamFacts& facts, Codec codec, std::uint64_t size, const FileReporter& report) {
+  const std::string codec_name(codec::CodecName(codec));
+  using Status = codec::StreamFacts::Status;
   switch (facts.status) {
     case Status::kBomb:
       report(Diag::kJoblibDecompressionBomb, 0,
@@ -181,7 +181,7 @@ IoResult<WeightFile> ReadJoblib(std::string name, std::unique_ptr<RandomAccessFi
   const auto length = static_cast<std::size_t>(std::min<std::uint64_t>(file->size(), head.size()));
   if (auto read = file->ReadAt(0, std::span(head).first(length)); !read) return read.error();
   const std::optional<ZfileHeader> zfile = ParseZfileHeader(std::span(head).first(length));
-  const std::optional<Codec> codec = zfile ? Codec::kZlib : joblib::CodecOf(std::span(head).first(length));
+  const std::optional<Codec> codec = zfile ? Codec::kZlib : codec::CodecOf(std::span(head).first(length));
   // A ZF file's zlib stream, read as a file of its own (offsets in findings count from it).
   std::unique_ptr<WindowFile> zfile_stream;
   if (zfile) zfile_stream = std::make_unique<WindowFile>(*file, zfile->stream_at, file->size() - zfile->stream_at);
@@ -190,8 +190,8 @@ IoResult<WeightFile> ReadJoblib(std::string name, std::unique_ptr<RandomAccessFi
   const RandomAccessFile* stream = file.get();
   bool readable = true;
   if (codec) {
-    facts->compression = zfile ? std::string("zf") : std::string(joblib::CodecName(*codec));
-    auto measured = joblib::Measure(compressed, *codec);
+    facts->compression = zfile ? std::string("zf") : std::string(codec::CodecName(*codec));
+    auto measured = codec::Measure(compressed, *codec);
     if (!measured) return measured.error();
     facts->decompressed_size = measured->produced;
     readable = JudgeStream(*measured, *codec, compressed.size(), report);
@@ -203,7 +203,7 @@ IoResult<WeightFile> ReadJoblib(std::string name, std::unique_ptr<RandomAccessFi
       readable = false;
     }
     if (readable) {
-      decompressed = joblib::DecompressedFile(compressed, *codec, std::move(*measured));
+      decompressed = codec::DecompressedFile(compressed, *codec, std::move(*measured));
       stream = decompressed.get();
     }
   }
@@ -242,15 +242,10 @@ void joblib::JoblibFacts::Describe(boost::json::object& fields) const {
 const InputFormat formats::kJoblibFormat{
     .kind = InputKind::kJoblib,
     .sniff = &SniffJoblib,
-    .opening = InputOpening::kSingleFile,
-    .layout = &kSingleFileLayout,
     .read = &ReadJoblib,
     .inventory = &JoblibInInventory,
     .container = PolyglotContainer::kPickle,
     .pickle_family = true,
-    .refusal = nullptr,
-    .resolve_in_folder = nullptr,
-    .lone_file_diagnostic = std::nullopt,
 };
 
 }  // namespace ckpt

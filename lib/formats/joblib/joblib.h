@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "lib/artifact/artifact.h"
+#include "lib/model/artifact.h"
 
 namespace ckpt::joblib {
 

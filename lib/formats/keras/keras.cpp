@@ -15,7 +15,7 @@
 #include "lib/formats/format_table.h"
 #include "lib/formats/hdf5/hdf5.h"
 #include "lib/formats/input_classifier.h"
-#include "lib/formats/keras/keras_config.h"
+#include "lib/formats/keras_config/keras_config.h"
 #include "lib/formats/zip/zip_inflate.h"
 #include "lib/formats/zip/zip_reader.h"
 #include "lib/io/window_file.h"
@@ -193,15 +193,9 @@ void KerasInInventory(std::span<const std::byte> /*head*/, const std::string& /*
 const InputFormat formats::kKerasFormat{
     .kind = InputKind::kKeras,
     .sniff = &SniffKeras,
-    .opening = InputOpening::kSingleFile,
-    .layout = &kSingleFileLayout,
     .read = &ReadKeras,
     .inventory = &KerasInInventory,
     .container = PolyglotContainer::kZip,
-    .pickle_family = false,
-    .refusal = nullptr,
-    .resolve_in_folder = nullptr,
-    .lone_file_diagnostic = std::nullopt,
 };
 
 }  // namespace ckpt

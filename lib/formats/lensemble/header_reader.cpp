@@ -3,9 +3,9 @@
 #include <algorithm>
 
 #include "lib/core/text.h"
-#include "lib/findings/diagnostic.h"
 #include "lib/formats/json_file_reader.h"
 #include "lib/formats/lensemble/header_schema.h"
+#include "lib/model/diagnostic.h"
 
 namespace ckpt {
 namespace {

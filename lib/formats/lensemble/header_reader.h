@@ -4,9 +4,9 @@
 // rules/header/ that run on the returned Header.
 #pragma once
 
-#include "lib/artifact/artifact.h"
-#include "lib/findings/diagnostic.h"
 #include "lib/io/artifact_source.h"
+#include "lib/model/artifact.h"
+#include "lib/model/diagnostic.h"
 
 namespace ckpt {
 

@@ -5,7 +5,7 @@
 #include <span>
 #include <string_view>
 
-#include "lib/artifact/artifact.h"
+#include "lib/model/artifact.h"
 
 namespace ckpt {
 

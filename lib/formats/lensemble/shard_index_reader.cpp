@@ -1,8 +1,8 @@
 #include "lib/formats/lensemble/shard_index_reader.h"
 
 #include "lib/core/text.h"
-#include "lib/findings/diagnostic.h"
 #include "lib/formats/json_file_reader.h"
+#include "lib/model/diagnostic.h"
 
 namespace ckpt {
 

@@ -168,16 +168,8 @@ IoResult<void> ReadModelConfig(const std::string& name, const RandomAccessFile& 
 // Any other directory: the Hugging Face layout (inputs.md section 4).
 const InputFormat formats::kModelFolderFormat{
     .kind = InputKind::kModelFolder,
-    .sniff = nullptr,
     .opening = InputOpening::kDirectory,
     .layout = &kModelFolderLayout,
-    .read = nullptr,
-    .inventory = nullptr,
-    .container = PolyglotContainer::kNone,
-    .pickle_family = false,
-    .refusal = nullptr,
-    .resolve_in_folder = nullptr,
-    .lone_file_diagnostic = std::nullopt,
 };
 
 }  // namespace ckpt

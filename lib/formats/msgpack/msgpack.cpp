@@ -11,9 +11,9 @@
 
 #include "lib/core/checked_math.h"
 #include "lib/core/text.h"
-#include "lib/formats/dtype.h"
 #include "lib/formats/format_table.h"
 #include "lib/io/file_cursor.h"
+#include "lib/model/dtype.h"
 
 namespace ckpt {
 namespace msgpack {
@@ -708,15 +708,9 @@ std::optional<std::string> Sniff(std::span<const std::byte> head) {
 const InputFormat formats::kMsgpackFormat{
     .kind = InputKind::kMsgpack,
     .sniff = &msgpack::SniffHead,
-    .opening = InputOpening::kSingleFile,
-    .layout = &kSingleFileLayout,
     .read = &msgpack::ReadMsgpack,
     .inventory = &msgpack::MsgpackInInventory,
     .container = PolyglotContainer::kMsgpack,
-    .pickle_family = false,
-    .refusal = nullptr,
-    .resolve_in_folder = nullptr,
-    .lone_file_diagnostic = std::nullopt,
 };
 
 }  // namespace ckpt

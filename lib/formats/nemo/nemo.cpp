@@ -384,15 +384,9 @@ void NemoInInventory(std::span<const std::byte> /*head*/, const std::string& /*d
 const InputFormat formats::kNemoFormat{
     .kind = InputKind::kNemo,
     .sniff = &SniffNemo,
-    .opening = InputOpening::kSingleFile,
-    .layout = &kSingleFileLayout,
     .read = &ReadNemo,
     .inventory = &NemoInInventory,
     .container = PolyglotContainer::kTar,
-    .pickle_family = false,
-    .refusal = nullptr,
-    .resolve_in_folder = nullptr,
-    .lone_file_diagnostic = std::nullopt,
 };
 
 }  // namespace ckpt

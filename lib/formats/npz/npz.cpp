@@ -129,15 +129,9 @@ void NpzInInventory(std::span<const std::byte> /*head*/, const std::string& /*de
 const InputFormat formats::kNpzFormat{
     .kind = InputKind::kNpz,
     .sniff = &SniffNpz,
-    .opening = InputOpening::kSingleFile,
-    .layout = &kSingleFileLayout,
     .read = &ReadNpz,
     .inventory = &NpzInInventory,
     .container = PolyglotContainer::kZip,
-    .pickle_family = false,
-    .refusal = nullptr,
-    .resolve_in_folder = nullptr,
-    .lone_file_diagnostic = std::nullopt,
 };
 
 }  // namespace ckpt

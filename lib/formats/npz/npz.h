@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "lib/artifact/artifact.h"
+#include "lib/model/artifact.h"
 
 namespace ckpt::npz {
 

@@ -620,13 +620,9 @@ void onnx_model::OnnxFacts::Describe(boost::json::object& fields) const {
 const InputFormat formats::kOnnxFormat{
     .kind = InputKind::kOnnx,
     .sniff = &SniffOnnx,
-    .opening = InputOpening::kSingleFile,
-    .layout = &kSingleFileLayout,
     .read = &ReadOnnx,
     .inventory = &OnnxInInventory,
     .container = PolyglotContainer::kOnnx,
-    .pickle_family = false,
-    .refusal = nullptr,
     .resolve_in_folder = &ResolveOnnxExternalData,
     .lone_file_diagnostic = Diag::kOnnxExternalDataUnread,
 };

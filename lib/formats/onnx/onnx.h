@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "lib/artifact/artifact.h"
+#include "lib/model/artifact.h"
 
 namespace ckpt::onnx_model {
 

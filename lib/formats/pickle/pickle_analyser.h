@@ -18,10 +18,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "lib/findings/diagnostic.h"
-#include "lib/formats/dtype.h"
 #include "lib/formats/pickle/pickle_policy.h"
 #include "lib/io/artifact_source.h"
+#include "lib/model/diagnostic.h"
+#include "lib/model/dtype.h"
 
 namespace ckpt::pickle {
 

@@ -8,13 +8,13 @@
 #include "lib/core/byte_reader.h"
 #include "lib/core/checked_math.h"
 #include "lib/core/text.h"
-#include "lib/findings/diagnostic.h"
-#include "lib/formats/dtype.h"
 #include "lib/formats/format_table.h"
 #include "lib/formats/input_classifier.h"
 #include "lib/formats/layout.h"
 #include "lib/formats/weight_formats.h"
 #include "lib/json/strict_parser.h"
+#include "lib/model/diagnostic.h"
+#include "lib/model/dtype.h"
 
 namespace ckpt {
 namespace {
@@ -427,15 +427,9 @@ std::optional<std::string> SniffSafetensors(const FileHead& head) {
 const InputFormat formats::kSafetensorsFormat{
     .kind = InputKind::kSafetensors,
     .sniff = &SniffSafetensors,
-    .opening = InputOpening::kSingleFile,
     .layout = &kSafetensorsFileLayout,
     .read = &ReadSafetensors,
-    .inventory = nullptr,
     .container = PolyglotContainer::kSafetensors,
-    .pickle_family = false,
-    .refusal = nullptr,
-    .resolve_in_folder = nullptr,
-    .lone_file_diagnostic = std::nullopt,
 };
 
 }  // namespace ckpt

@@ -6,9 +6,9 @@
 #include <memory>
 #include <string>
 
-#include "lib/artifact/artifact.h"
-#include "lib/findings/diagnostic.h"
 #include "lib/io/artifact_source.h"
+#include "lib/model/artifact.h"
+#include "lib/model/diagnostic.h"
 
 namespace ckpt {
 

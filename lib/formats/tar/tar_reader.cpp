@@ -731,13 +731,8 @@ const InputFormat formats::kLensembleTarFormat{
     .sniff = &SniffTar,
     .opening = InputOpening::kTar,
     .layout = &kLensembleLayout,
-    .read = nullptr,
     .inventory = &TarInInventory,
     .container = PolyglotContainer::kTar,
-    .pickle_family = false,
-    .refusal = nullptr,
-    .resolve_in_folder = nullptr,
-    .lone_file_diagnostic = std::nullopt,
 };
 
 }  // namespace ckpt

@@ -1,7 +1,7 @@
 // Tar reader (inputs.md section 2): the member table of an uncompressed ustar, pax or GNU
 // tar, read from its headers only (member data is never read here). Every refusal of the
 // section is its own diagnostic; the members that pass are the artifact's files, named
-// relative to the artifact root, and are read in place at their offsets (lib/io/tar_source.h).
+// relative to the artifact root, and are read in place at their offsets (lib/formats/tar/tar_source.h).
 #pragma once
 
 #include <cstdint>
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "lib/findings/diagnostic.h"
 #include "lib/io/artifact_source.h"
+#include "lib/model/diagnostic.h"
 
 namespace ckpt {
 

@@ -717,57 +717,37 @@ void TorchZipInInventory(std::span<const std::byte> head, const std::string& /*d
 const InputFormat formats::kTorchZipFormat{
     .kind = InputKind::kTorchZip,
     .sniff = &SniffTorchZip,
-    .opening = InputOpening::kSingleFile,
-    .layout = &kSingleFileLayout,
     .read = &ReadAs<InputKind::kTorchZip, &ReadTorchZip>,
     .inventory = &TorchZipInInventory,
     .container = PolyglotContainer::kZip,
     .pickle_family = true,
-    .refusal = nullptr,
-    .resolve_in_folder = nullptr,
-    .lone_file_diagnostic = std::nullopt,
 };
 
 const InputFormat formats::kTorchLegacyFormat{
     .kind = InputKind::kTorchLegacy,
     .sniff = &SniffTorchLegacy,
-    .opening = InputOpening::kSingleFile,
-    .layout = &kSingleFileLayout,
     .read = &ReadAs<InputKind::kTorchLegacy, &ReadTorchLegacy>,
     .inventory = &PickleInInventory,
     .container = PolyglotContainer::kPickle,
     .pickle_family = true,
-    .refusal = nullptr,
-    .resolve_in_folder = nullptr,
-    .lone_file_diagnostic = std::nullopt,
 };
 
 const InputFormat formats::kNumpyFormat{
     .kind = InputKind::kNumpy,
     .sniff = &SniffNumpy,
-    .opening = InputOpening::kSingleFile,
-    .layout = &kSingleFileLayout,
     .read = &ReadAs<InputKind::kNumpy, &ReadNpyFile>,
     .inventory = &PickleInInventory,
     .container = PolyglotContainer::kNumpy,
     .pickle_family = true,
-    .refusal = nullptr,
-    .resolve_in_folder = nullptr,
-    .lone_file_diagnostic = std::nullopt,
 };
 
 const InputFormat formats::kPickleFormat{
     .kind = InputKind::kPickle,
     .sniff = &SniffPickle,
-    .opening = InputOpening::kSingleFile,
-    .layout = &kSingleFileLayout,
     .read = &ReadAs<InputKind::kPickle, &ReadPlainPickle>,
     .inventory = &PickleInInventory,
     .container = PolyglotContainer::kPickle,
     .pickle_family = true,
-    .refusal = nullptr,
-    .resolve_in_folder = nullptr,
-    .lone_file_diagnostic = std::nullopt,
 };
 
 }  // namespace ckpt

@@ -11,10 +11,10 @@
 #include <string>
 #include <string_view>
 
-#include "lib/artifact/artifact.h"
 #include "lib/core/input_kind.h"
-#include "lib/findings/diagnostic.h"
 #include "lib/io/artifact_source.h"
+#include "lib/model/artifact.h"
+#include "lib/model/diagnostic.h"
 
 namespace ckpt {
 

@@ -172,29 +172,17 @@ void TorchscriptInInventory(std::span<const std::byte> /*head*/, const std::stri
 const InputFormat formats::kTorchscriptFormat{
     .kind = InputKind::kTorchscript,
     .sniff = &SniffTorchscript,
-    .opening = InputOpening::kSingleFile,
-    .layout = &kSingleFileLayout,
     .read = &ReadTorchscript,
     .inventory = &TorchscriptInInventory,
     .container = PolyglotContainer::kZip,
-    .pickle_family = false,
-    .refusal = nullptr,
-    .resolve_in_folder = nullptr,
-    .lone_file_diagnostic = std::nullopt,
 };
 
 const InputFormat formats::kTorchExportFormat{
     .kind = InputKind::kTorchExport,
     .sniff = &SniffTorchExport,
-    .opening = InputOpening::kSingleFile,
-    .layout = &kSingleFileLayout,
     .read = &ReadTorchExport,
     .inventory = &TorchscriptInInventory,
     .container = PolyglotContainer::kZip,
-    .pickle_family = false,
-    .refusal = nullptr,
-    .resolve_in_folder = nullptr,
-    .lone_file_diagnostic = std::nullopt,
 };
 
 }  // namespace ckpt

@@ -2,18 +2,18 @@
 
 #include <string>
 
+#include "lib/codec/decompress.h"
 #include "lib/core/text.h"
-#include "lib/formats/joblib/decompress.h"
 #include "lib/hashing/crc32.h"
 
 namespace ckpt {
 
 IoResult<std::unique_ptr<RandomAccessFile>> InflateZipMember(const RandomAccessFile& member_bytes, const ZipMember& m,
                                                              const FileReporter& report) {
-  auto facts = joblib::Measure(member_bytes, joblib::Codec::kRawDeflate);
+  auto facts = codec::Measure(member_bytes, codec::Codec::kRawDeflate);
   if (!facts) return facts.error();
   const std::string shown = QuoteForMessage(m.name);
-  using Status = joblib::StreamFacts::Status;
+  using Status = codec::StreamFacts::Status;
   if (facts->status != Status::kComplete) {
     report(Diag::kZipStructure, m.data_offset + facts->consumed,
            "Member " + shown + "'s deflate data " +
@@ -35,7 +35,7 @@ IoResult<std::unique_ptr<RandomAccessFile>> InflateZipMember(const RandomAccessF
            "Member " + shown + " inflates to bytes with CRC-32 " + Crc32Hex(facts->crc32) + ", not the " +
                Crc32Hex(m.crc32) + " its directory records: its bytes were changed after it was written.");
   }
-  return joblib::DecompressedFile(member_bytes, joblib::Codec::kRawDeflate, std::move(*facts));
+  return codec::DecompressedFile(member_bytes, codec::Codec::kRawDeflate, std::move(*facts));
 }
 
 }  // namespace ckpt

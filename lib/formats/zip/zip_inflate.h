@@ -5,9 +5,9 @@
 
 #include <memory>
 
-#include "lib/findings/diagnostic.h"
 #include "lib/formats/zip/zip_reader.h"
 #include "lib/io/artifact_source.h"
+#include "lib/model/diagnostic.h"
 
 namespace ckpt {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "lib/findings/diagnostic.h"
 #include "lib/io/artifact_source.h"
+#include "lib/model/diagnostic.h"
 
 namespace ckpt {
 

@@ -13,9 +13,9 @@
 #include <variant>
 #include <vector>
 
-#include "lib/diff/rel_l2_limits.h"
-#include "lib/findings/finding.h"
+#include "lib/gate/rel_l2_limits.h"
 #include "lib/json/strict_parser.h"
+#include "lib/model/finding.h"
 
 namespace ckpt {
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "lib/findings/finding.h"
+#include "lib/model/finding.h"
 
 namespace ckpt {
 

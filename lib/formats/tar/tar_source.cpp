@@ -1,4 +1,4 @@
-#include "lib/io/tar_source.h"
+#include "lib/formats/tar/tar_source.h"
 
 #include <algorithm>
 #include <cerrno>

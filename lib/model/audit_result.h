@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "lib/artifact/artifact.h"
-#include "lib/findings/finding.h"
-#include "lib/oms/signature_facts.h"
+#include "lib/model/artifact.h"
+#include "lib/model/finding.h"
+#include "lib/model/signature_facts.h"
 
 namespace ckpt {
 

@@ -1,4 +1,4 @@
-#include "lib/formats/dtype.h"
+#include "lib/model/dtype.h"
 
 #include <array>
 

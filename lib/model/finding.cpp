@@ -1,4 +1,4 @@
-#include "lib/findings/finding.h"
+#include "lib/model/finding.h"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "lib/findings/gate.h"
+#include "lib/gate/gate.h"
 
 #include <fnmatch.h>
 

@@ -1,4 +1,4 @@
-#include "lib/artifact/loader.h"
+#include "lib/load/loader.h"
 
 #include <algorithm>
 #include <array>

@@ -1,14 +1,14 @@
 // Reads the artifact an ArtifactSource exposes into the model: layout, header, index and
 // weight-file structure, with every file's identity. No hashing, no rules: what is wrong
-// in the bytes goes to a DiagnosticSink (lib/findings/diagnostic.h).
+// in the bytes goes to a DiagnosticSink (lib/model/diagnostic.h).
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "lib/artifact/artifact.h"
-#include "lib/findings/diagnostic.h"
 #include "lib/io/artifact_source.h"
+#include "lib/model/artifact.h"
+#include "lib/model/diagnostic.h"
 
 namespace ckpt {
 

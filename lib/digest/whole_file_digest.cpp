@@ -1,4 +1,4 @@
-#include "lib/hashing/whole_file_digest.h"
+#include "lib/digest/whole_file_digest.h"
 
 #include <zlib.h>
 

@@ -1,4 +1,4 @@
-#include "lib/diff/rel_l2_limits.h"
+#include "lib/gate/rel_l2_limits.h"
 
 #include <fnmatch.h>
 

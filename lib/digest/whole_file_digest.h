@@ -10,10 +10,10 @@
 #include <string_view>
 #include <vector>
 
-#include "lib/artifact/artifact.h"
-#include "lib/findings/diagnostic.h"
-#include "lib/hashing/content_hash.h"
+#include "lib/digest/content_hash.h"
 #include "lib/io/artifact_source.h"
+#include "lib/model/artifact.h"
+#include "lib/model/diagnostic.h"
 
 namespace ckpt {
 

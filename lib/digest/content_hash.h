@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "lib/artifact/artifact.h"
 #include "lib/hashing/sha256.h"
 #include "lib/io/artifact_source.h"
+#include "lib/model/artifact.h"
 
 namespace ckpt {
 

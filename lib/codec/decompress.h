@@ -1,4 +1,5 @@
-// The compressed streams joblib writes (formats.md section 3: zlib, gzip, bz2, xz, lzma-alone),
+// The one bounded decompressor (lib/codec, below io): the compressed streams joblib writes
+// (formats.md section 3: zlib, gzip, bz2, xz, lzma-alone) and zip's raw deflate members,
 // decompressed with Debian's zlib, libbz2 and liblzma under hard bounds: the output may not
 // pass 2^32 bytes nor max(64 MiB, 2,000 x the compressed size), a decoder may not take more
 // than 128 MiB, and the read ends the moment a bound is crossed. Output is never held whole:
@@ -16,7 +17,7 @@
 
 #include "lib/io/artifact_source.h"
 
-namespace ckpt::joblib {
+namespace ckpt::codec {
 
 /// kRawDeflate: a zip member's deflate data (method 8), never recognised on its own.
 enum class Codec : std::uint8_t { kZlib, kGzip, kBz2, kXz, kLzma, kRawDeflate };
@@ -88,4 +89,4 @@ IoResult<StreamFacts> Measure(const RandomAccessFile& file, Codec codec);
 /// analyser reads so); earlier bytes are gone and such a read is an error.
 std::unique_ptr<RandomAccessFile> DecompressedFile(const RandomAccessFile& file, Codec codec, StreamFacts facts);
 
-}  // namespace ckpt::joblib
+}  // namespace ckpt::codec

@@ -1,4 +1,4 @@
-#include "lib/hashing/content_hash.h"
+#include "lib/digest/content_hash.h"
 
 #include <algorithm>
 #include <cstring>
@@ -8,9 +8,9 @@
 
 #include "lib/core/checked_math.h"
 #include "lib/core/text.h"
-#include "lib/formats/dtype.h"
 #include "lib/hashing/sha256.h"
 #include "lib/io/read_ring.h"
+#include "lib/model/dtype.h"
 
 namespace ckpt {
 namespace {

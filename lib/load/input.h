@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "lib/core/input_kind.h"
-#include "lib/findings/diagnostic.h"
 #include "lib/formats/input_classifier.h"
 #include "lib/io/artifact_source.h"
+#include "lib/model/diagnostic.h"
 #include "lib/remote/remote_source.h"
 
 namespace ckpt {

@@ -12,14 +12,15 @@
 #include <string>
 #include <vector>
 
-#include "lib/findings/finding.h"
-#include "lib/findings/gate.h"
-#include "lib/formats/dtype.h"
 #include "lib/io/artifact_source.h"
 #include "lib/json/strict_parser.h"
+#include "lib/model/dtype.h"
+#include "lib/model/finding.h"
 #include "lib/remote/http_client.h"
 
 namespace ckpt {
+
+struct Gate;  // lib/gate/gate.h: the policy and baseline of a run, above this model
 
 /// A JSON file of the artifact with its text kept, so findings can give line and column.
 struct JsonFile {
@@ -284,7 +285,7 @@ struct ModelFolder {
 
 /// What one audit is asked to accept (artifact-format.md section 2 residency, an expected hash
 /// and kinds) and how it runs (hashing, digests, read overlap, the finding cap, the gate):
-/// the options of a run, not the --policy file (lib/findings/gate.h reads that).
+/// the options of a run, not the --policy file (lib/gate/gate.h reads that).
 struct AuditOptions {
   std::vector<std::string> allowed_groups{"encoder", "predictor"};
   std::vector<std::string> extra_allowed_groups;  ///< added by --allow-group: the report says so

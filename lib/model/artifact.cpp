@@ -1,4 +1,4 @@
-#include "lib/artifact/artifact.h"
+#include "lib/model/artifact.h"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "lib/formats/joblib/decompress.h"
+#include "lib/codec/decompress.h"
 
 #include <bzlib.h>
 #include <lzma.h>
@@ -13,7 +13,7 @@
 #include "lib/core/byte_reader.h"
 #include "lib/hashing/crc32.h"
 
-namespace ckpt::joblib {
+namespace ckpt::codec {
 namespace {
 
 constexpr std::size_t kChunk = std::size_t{1} << 20;
@@ -413,4 +413,4 @@ std::unique_ptr<RandomAccessFile> DecompressedFile(const RandomAccessFile& file,
   return std::make_unique<StreamedFile>(file, codec, facts.produced);
 }
 
-}  // namespace ckpt::joblib
+}  // namespace ckpt::codec

@@ -1,4 +1,4 @@
-#include "lib/formats/keras/keras_config.h"
+#include "lib/formats/keras_config/keras_config.h"
 
 #include <algorithm>
 #include <array>
@@ -15,7 +15,7 @@
 namespace ckpt::keras {
 namespace {
 
-#include "lib/formats/keras/keras_api_table.inc"
+#include "lib/formats/keras_config/keras_api_table.inc"
 
 constexpr std::size_t kMaxFindingsPerRule = 100;
 

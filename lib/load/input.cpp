@@ -1,4 +1,4 @@
-#include "lib/artifact/input.h"
+#include "lib/load/input.h"
 
 #include <sys/stat.h>
 
@@ -14,10 +14,10 @@
 #include "lib/formats/model_folder/model_folder_reader.h"
 #include "lib/formats/polyglot.h"
 #include "lib/formats/tar/tar_reader.h"
+#include "lib/formats/tar/tar_source.h"
 #include "lib/formats/zip/zip_reader.h"
 #include "lib/io/directory_source.h"
 #include "lib/io/model_folder_source.h"
-#include "lib/io/tar_source.h"
 
 namespace ckpt {
 namespace {

@@ -12,8 +12,8 @@
 #include <optional>
 #include <string>
 
-#include "lib/artifact/artifact.h"
-#include "lib/findings/diagnostic.h"
+#include "lib/model/artifact.h"
+#include "lib/model/diagnostic.h"
 
 namespace ckpt::keras {
 
