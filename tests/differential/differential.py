@@ -32,6 +32,8 @@ import random
 import shutil
 import struct
 import subprocess
+
+import batch_audit
 import sys
 import tarfile
 import tempfile
@@ -111,18 +113,7 @@ def audit(tool, path):
 
 
 def audit_many(tool, paths):
-    """Audits `paths` in one run (a process per file cost most of this test's time), one artifact
-    each in their order; a run that crashes or answers otherwise is redone a file at a time, so a
-    crash is still pinned to its file."""
-    run = subprocess.run([tool, "--format", "json", "--jobs", "1", *paths], capture_output=True, timeout=600)
-    if run.returncode in (0, 1):
-        try:
-            artifacts = json.loads(run.stdout).get("artifacts", [])
-        except ValueError:
-            artifacts = []
-        if len(artifacts) == len(paths):
-            return artifacts
-    return [audit(tool, path) for path in paths]
+    return batch_audit.audit_many(tool, paths, lambda path: audit(tool, path))
 
 
 TORCH_DTYPES = {}

@@ -47,6 +47,8 @@ import tempfile
 import zipfile
 import zlib
 
+import batch_audit
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
@@ -935,19 +937,7 @@ class Harness:
                                      "audit_listed": expected})
 
     def audit_many(self, paths):
-        """Audits `paths` in one run (a process per file cost most of this test's time), one
-        artifact each in their order; a run that crashes or answers otherwise is redone a file at
-        a time, so a crash is still pinned to its file."""
-        run = subprocess.run([self.args.audit, "--format", "json", "--jobs", "1", *paths], capture_output=True,
-                             timeout=600)
-        if run.returncode in (0, 1):
-            try:
-                artifacts = json.loads(run.stdout).get("artifacts", [])
-            except ValueError:
-                artifacts = []
-            if len(artifacts) == len(paths):
-                return artifacts
-        return [self.audit(path) for path in paths]
+        return batch_audit.audit_many(self.args.audit, paths, self.audit)
 
     def judge(self, fmt, path, how, extra_files=None):
         return self.judge_many(fmt, [(path, how, extra_files)])[0]
