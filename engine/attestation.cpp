@@ -384,7 +384,7 @@ AuditResult VerifyDerivationRecord(const std::string& record_path, const attest:
                                    const std::string& output_path, const std::optional<std::string>& input_path) {
   AuditResult result;
   result.artifact.path = output_path;
-  result.artifact.kind = InputKind::kSafetensors;
+  result.artifact.kind = kAcceptedWeightsKind;
   FindingSink sink;
   auto opened = OpenSigned(record_path, key, sink, &attest::ParseDerivationStatement);
   if (opened.tool_error) {

@@ -9,6 +9,7 @@
 #include "lib/core/text.h"
 #include "lib/digest/content_hash.h"
 #include "lib/digest/whole_file_digest.h"
+#include "lib/formats/format_table.h"
 #include "lib/formats/layout.h"
 #include "lib/io/directory_source.h"
 #include "lib/load/input.h"
@@ -154,8 +155,11 @@ AuditResult FinishAudit(AuditSession& session) {
   if (session.remote_facts) RecordRemoteFacts(artifact, *session.remote_facts, session.remote);
 
   FindingSink& sink = session.sink;
+  const InputFormat& format = FormatOf(artifact.kind);
+  const bool holds_pickles = format.pickle_family || format.holds_other_formats;
   for (const rules::RuleEntry& rule : rules::AllRules()) {
-    if (rule.check != nullptr && rule.info->inputs.Has(artifact.kind)) rule.check(artifact, sink);
+    const bool applies = rule.info->inputs.Has(artifact.kind) || (rule.info->pickle_inputs && holds_pickles);
+    if (rule.check != nullptr && applies) rule.check(artifact, sink);
   }
   result.findings = std::move(sink.findings());
   result.dropped = sink.dropped();

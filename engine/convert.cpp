@@ -18,6 +18,7 @@
 #include "lib/convert/conversion_plan.h"
 #include "lib/core/text.h"
 #include "lib/digest/content_hash.h"
+#include "lib/formats/format_table.h"
 #include "lib/formats/weight_formats.h"
 #include "lib/hashing/sha256.h"
 #include "lib/io/directory_source.h"
@@ -442,7 +443,8 @@ ConvertResult ConvertSession(std::unique_ptr<AuditSession> session, const std::s
   AuditResult& result = session->result;
   if (session->unreadable || session->refused) return Finished(*session, std::move(out));
   const InputKind kind = result.artifact.kind;
-  if (kind != InputKind::kTorchZip && kind != InputKind::kTorchLegacy && kind != InputKind::kPickle) {
+  const TorchLoads loads = FormatOf(kind).torch_loads;
+  if (loads != TorchLoads::kTorchSave && loads != TorchLoads::kPlainPickle) {
     result.tool_errors.push_back(input + " is " + std::string(InputKindName(kind)) +
                                  ", not a torch.save checkpoint or pickle ckpt-convert converts");
     return Finished(*session, std::move(out));

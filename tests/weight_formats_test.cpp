@@ -44,7 +44,7 @@ TEST(WeightFormats, RecognitionNamesEachRefusedKind) {
   const std::vector<Case> cases = {
       {"", "empty", "an empty file"},
       {std::string("\x80\x04\x95", 3), "pickle", "a Python pickle (protocol 4)"},
-      {std::string("PK\x03\x04rest", 8), "zip", "a zip archive (torch.save format)"},
+      {std::string("PK\x03\x04rest", 8), "torch-zip", "a zip archive (torch.save format)"},
       {std::string("\x93NUMPY\x01\x00", 8), "numpy", "a NumPy .npy array"},
       {std::string("GGUF\x03\x00\x00\x00", 8), "gguf", "a GGUF model file"},
       {"version https://git-lfs.github.com/spec/v1\n", "git-lfs-pointer",
@@ -54,7 +54,7 @@ TEST(WeightFormats, RecognitionNamesEachRefusedKind) {
   for (const Case& c : cases) {
     auto got = RecogniseRefusedFormat(Bytes(c.bytes), c.bytes.size());
     ASSERT_TRUE(got.has_value()) << c.format;
-    EXPECT_EQ(got->format->name, c.format);
+    EXPECT_EQ(got->name, c.format);
     EXPECT_EQ(got->description, c.description);
   }
   // Near misses: pickle protocol 1, "GGU", plain JSON.

@@ -8,6 +8,7 @@
 
 #include "lib/core/checked_math.h"
 #include "lib/core/text.h"
+#include "lib/formats/format_table.h"
 #include "lib/formats/input_classifier.h"
 #include "lib/formats/torch/torch_checkpoint.h"
 #include "lib/formats/weight_formats.h"
@@ -163,7 +164,7 @@ IoResult<void> CheckInput(const DerivationStatement& record, DerivationFile inpu
   auto classified = ClassifyFile(*input.file);
   if (!classified) return classified.error();
   const InputKind kind = classified->kind;
-  if (kind != InputKind::kTorchZip && kind != InputKind::kTorchLegacy) {
+  if (FormatOf(kind).torch_loads != TorchLoads::kTorchSave) {
     Report(
         sink, Diag::kDerivationInputMismatch, name, 0, std::nullopt,
         "The input is " +

@@ -45,6 +45,10 @@ enum class InputKind : std::uint8_t {
 #undef CKPT_INPUT_KIND_ENUM
 };
 
+/// The kind of the one accepted weight format: what a Lensemble artifact's weights and
+/// ckpt-convert's output are.
+inline constexpr InputKind kAcceptedWeightsKind = InputKind::kSafetensors;
+
 /// Every kind, in the table's order.
 inline constexpr std::array kAllInputKinds = {
 #define CKPT_INPUT_KIND_VALUE(Name, json) InputKind::k##Name,

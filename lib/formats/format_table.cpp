@@ -2,6 +2,9 @@
 
 #include <array>
 #include <stdexcept>
+#include <string>
+
+#include "lib/core/text.h"
 
 namespace ckpt {
 namespace {
@@ -21,5 +24,25 @@ const InputFormat& FormatOf(InputKind kind) {
 }
 
 std::span<const InputFormat* const> InputFormats() { return kFormats; }
+
+std::optional<NamedFormat> FormatNamedBy(std::string_view name) {
+  const std::string base = AsciiLower(name.substr(name.rfind('/') + 1));
+  for (const InputFormat* format : kFormats) {
+    for (const NameSuffix& suffix : format->names) {
+      if (base.size() > suffix.suffix.size() && base.ends_with(suffix.suffix)) return NamedFormat{&suffix, format};
+    }
+  }
+  return std::nullopt;
+}
+
+bool NameFits(const NamedFormat& named, InputKind content) {
+  const NameSuffix& suffix = *named.suffix;
+  if (suffix.claim.empty() || content == named.format->kind || suffix.also_fits.Has(content)) return true;
+  const InputFormat& actual = FormatOf(content);
+  if (suffix.also_fits_container != PolyglotContainer::kNone && actual.container == suffix.also_fits_container) {
+    return true;
+  }
+  return suffix.fits_refused && actual.opening == InputOpening::kRefused;
+}
 
 }  // namespace ckpt

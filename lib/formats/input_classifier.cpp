@@ -2,20 +2,44 @@
 
 #include <algorithm>
 #include <array>
+#include <stdexcept>
 #include <string_view>
 
-#include "lib/codec/decompress.h"
 #include "lib/core/byte_reader.h"
 #include "lib/core/text.h"
 #include "lib/formats/format_table.h"
-#include "lib/formats/pickle/pickle_analyser.h"
 #include "lib/formats/safetensors/safetensors_reader.h"
 #include "lib/formats/tar/tar_reader.h"
-#include "lib/formats/torch/torch_checkpoint.h"
 #include "lib/formats/zip/zip_reader.h"
 #include "lib/json/strict_parser.h"
 
 namespace ckpt {
+namespace {
+
+// The first of `formats` whose sniff matches the head (its description in `description`), or nullptr.
+const InputFormat* FirstSniffed(std::span<const InputFormat* const> formats, const FileHead& head,
+                                std::string& description) {
+  for (const InputFormat* format : formats) {
+    if (format->sniff == nullptr) continue;
+    if (auto found = format->sniff(head)) {
+      description = std::move(*found);
+      return format;
+    }
+  }
+  return nullptr;
+}
+
+// The entry a complete safetensors file belongs to (its container is safetensors).
+const InputFormat& SafetensorsEntry(std::size_t& position) {
+  const auto formats = InputFormats();
+  for (position = 0; position < formats.size(); ++position) {
+    if (formats[position]->container == PolyglotContainer::kSafetensors) return *formats[position];
+  }
+  throw std::logic_error("the format table has no safetensors entry");
+}
+
+}  // namespace
+
 IoResult<ClassifiedFile> ClassifyFile(const RandomAccessFile& file) {
   std::array<std::byte, kClassifyLength> head{};
   const auto length = static_cast<std::size_t>(std::min<std::uint64_t>(file.size(), head.size()));
@@ -27,31 +51,33 @@ IoResult<ClassifiedFile> ClassifyFile(const RandomAccessFile& file) {
     last = tail[0];
   }
   ClassifiedFile classified = ClassifyFileHead(std::span(head).first(length), file.size(), last, &file);
-  if (classified.kind == InputKind::kPickle && classified.description == kHeaderlessPickleDescription) {
-    constexpr std::uint64_t kSyntaxWalkBound = std::uint64_t{64} << 20;
-    auto parses = pickle::ParsesAsPickles(file, kSyntaxWalkBound);
-    if (!parses) return parses.error();
-    if (!*parses) {  // not a pickle: the kinds after it in the table may still claim it (msgpack, ONNX)
-      classified.kind = InputKind::kUnknown;
-      classified.description.clear();
-      const FileHead file_head{std::span(head).first(length), file.size(), last, &file};
-      const auto formats = InputFormats();
-      for (auto at = formats.begin() + static_cast<std::ptrdiff_t>(InputKind::kPickle) + 1; at != formats.end(); ++at) {
-        if ((*at)->sniff == nullptr) continue;
-        if (auto description = (*at)->sniff(file_head)) {
-          classified.kind = (*at)->kind;
-          classified.description = std::move(*description);
-          classified.refused_format = nullptr;
-          break;
-        }
-      }
-    }
+  const FileHead file_head{std::span(head).first(length), file.size(), last, &file};
+  const auto formats = InputFormats();
+  // A guess from the head alone is confirmed by its format; refuted, the kinds after it try.
+  for (;;) {
+    const auto at = std::find_if(formats.begin(), formats.end(),
+                                 [&](const InputFormat* format) { return format->kind == classified.kind; });
+    if (at == formats.end() || (*at)->confirm == nullptr) break;
+    auto confirmed = (*at)->confirm(classified.description, file);
+    if (!confirmed) return confirmed.error();
+    if (*confirmed) break;
+    classified.kind = InputKind::kUnknown;
+    classified.description.clear();
+    const auto after = formats.subspan(static_cast<std::size_t>(at - formats.begin()) + 1);
+    const InputFormat* next = FirstSniffed(after, file_head, classified.description);
+    if (next == nullptr) break;
+    classified.kind = next->kind;
+    classified.refused_as = std::nullopt;
   }
   if (classified.kind == InputKind::kUnknown && HasZipEndRecord(file)) {
     // A zip behind a prefix (junk, a spanning marker): torch's reader finds it from the end.
-    classified.kind = InputKind::kTorchZip;
-    classified.description = "a zip archive behind other bytes";
-    classified.refused_format = nullptr;
+    for (const InputFormat* format : formats) {
+      if (!format->claims_zip_from_end) continue;
+      classified.kind = format->kind;
+      classified.description = "a zip archive behind other bytes";
+      classified.refused_as = std::nullopt;
+      break;
+    }
   }
   return classified;
 }
@@ -76,22 +102,20 @@ ClassifiedFile ClassifyFileHead(std::span<const std::byte> head, std::uint64_t s
   // The label a weight-file diagnostic would give it (GGUF, the pickle family, an empty file,
   // a Git LFS pointer, an HTML page): an unknown input is called by it.
   if (auto refused = RecogniseRefusedFormat(file.bytes, size)) {
-    out.refused_format = refused->format;
+    out.refused_as = refused->refused;
     out.description = refused->description;
   }
-  for (const InputFormat* format : InputFormats()) {
-    if (format->sniff == nullptr) continue;
-    if (auto description = format->sniff(file)) {
-      out.kind = format->kind;
-      out.description = std::move(*description);
-      break;
-    }
-  }
+  const InputFormat* sniffed = FirstSniffed(InputFormats(), file, out.description);
+  if (sniffed != nullptr) out.kind = sniffed->kind;
   // A safetensors header length's first bytes can spell a weak magic (1f 8b is gzip, 78 9c
   // zlib: about 1 length in 8,000 does): a file whose header parses is safetensors first.
-  if (out.kind < InputKind::kSafetensors && out.kind != InputKind::kUnknown && open_file != nullptr &&
-      LooksLikeSafetensors(file.bytes, size) && SafetensorsHeaderParses(*open_file)) {
-    out.kind = InputKind::kSafetensors;
+  std::size_t safetensors_position = 0;
+  const InputFormat& safetensors = SafetensorsEntry(safetensors_position);
+  const auto before_safetensors = InputFormats().first(safetensors_position);
+  if (sniffed != nullptr && std::find(before_safetensors.begin(), before_safetensors.end(), sniffed) !=
+                                before_safetensors.end() &&
+      open_file != nullptr && LooksLikeSafetensors(file.bytes, size) && SafetensorsHeaderParses(*open_file)) {
+    out.kind = safetensors.kind;
     out.description = "a safetensors file";
   }
   return out;
@@ -111,40 +135,6 @@ bool SafetensorsHeaderParses(const RandomAccessFile& file) {
 
 namespace {
 
-// Full signatures only (formats.md section 14): gzip with its deflate method byte; bzip2's
-// level digit is checked in SniffCompressed with its first block's magic.
-// An LZ4 frame is what joblib writes with compress="lz4": refused like the rest (formats.md 14).
-constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kCompressedMagics{{
-    {std::string_view("\x1f\x8b\x08", 3), "a gzip stream"},
-    {std::string_view("\xfd"
-                      "7zXZ\0",
-                      6),
-     "an xz stream"},
-    {std::string_view("\x28\xb5\x2f\xfd", 4), "a zstd stream"},
-    {std::string_view("\x04\x22\x4d\x18", 4), "an LZ4 frame"},
-}};
-
-std::optional<std::string> SniffCompressed(const FileHead& head) {
-  for (const auto& [magic, name] : kCompressedMagics) {
-    if (StartsWith(head.bytes, magic)) return std::string(name);
-  }
-  if (codec::IsBzip2Signature(head.bytes)) return std::string("a bzip2 stream");
-  return std::nullopt;
-}
-
-void CompressedInInventory(std::span<const std::byte> /*head*/, const std::string& description, InventoryItem& item) {
-  item.kind = InventoryClass::kArchive;
-  item.description = description + " (compressed)";
-}
-
-void RefuseCompressed(const std::string& name, const std::string& description, DiagnosticSink& sink) {
-  Location at_start;  // the input file itself: an empty name
-  at_start.byte_offset = 0;
-  sink.Report(Diag::kInputCompressed, at_start,
-              QuoteForMessage(name) + " is " + description +
-                  ", a compressed archive: decompress it first (the audit reads uncompressed tars only).");
-}
-
 void RefuseUnknown(const std::string& name, const std::string& description, DiagnosticSink& sink) {
   Location at_start;
   at_start.byte_offset = 0;
@@ -158,16 +148,6 @@ void RefuseUnknown(const std::string& name, const std::string& description, Diag
 }
 
 }  // namespace
-
-// gzip, bzip2, xz, zstd or LZ4: refused until decompressed.
-const InputFormat formats::kCompressedFormat{
-    .kind = InputKind::kCompressed,
-    .sniff = &SniffCompressed,
-    .opening = InputOpening::kRefused,
-    .layout = &kLensembleLayout,
-    .inventory = &CompressedInInventory,
-    .refusal = &RefuseCompressed,
-};
 
 // Everything else: refused, called by its refused-format label when it has one.
 const InputFormat formats::kUnknownFormat{

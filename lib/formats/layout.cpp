@@ -1,9 +1,7 @@
 #include "lib/formats/layout.h"
 
-#include <array>
 #include <cstdio>
 
-#include "lib/core/text.h"
 
 namespace ckpt {
 namespace {
@@ -58,30 +56,6 @@ std::optional<std::string> PathEscapeReason(std::string_view name) {
 }
 
 bool ClaimsSafetensors(std::string_view name) { return name.ends_with(".safetensors"); }
-
-const NameClaim* ClaimOfName(std::string_view name) {
-  using K = InputKind;
-  static const std::array<NameClaim, 11> kClaims{{
-      {".safetensors", "safetensors", {K::kSafetensors}},
-      {".npz", "a NumPy .npz archive", {K::kNpz}},
-      // joblib.dump of objects without arrays is a plain pickle; joblib files are often .pkl,
-      // and torch.save writes .pkl files too (fastai's export.pkl is a torch zip).
-      {".joblib", "a joblib file", {K::kJoblib, K::kPickle}},
-      {".pkl", "a pickle", {K::kPickle, K::kJoblib, K::kTorchLegacy, K::kTorchZip}},
-      {".msgpack", "a Flax msgpack checkpoint", {K::kMsgpack}},
-      {".pt2", "a torch.export archive", {K::kTorchExport}},
-      {".onnx", "an ONNX model", {K::kOnnx}},
-      {".keras", "a Keras v3 archive", {K::kKeras}},
-      {".h5", "an HDF5 file", {K::kHdf5}},
-      {".hdf5", "an HDF5 file", {K::kHdf5}},
-      {".nemo", "a NeMo archive", {K::kNemo, K::kCompressed}},  // older NeMo wrote w:gz: refused as compressed
-  }};
-  const std::string lower = AsciiLower(name);
-  for (const NameClaim& claim : kClaims) {
-    if (lower.size() > claim.suffix.size() && lower.ends_with(claim.suffix)) return &claim;
-  }
-  return nullptr;
-}
 
 bool IsSafetensorsFileName(std::string_view name) {
   return ClaimsSafetensors(name) && name.size() > std::string_view(".safetensors").size();

@@ -6,7 +6,6 @@
 #include <string>
 #include <string_view>
 
-#include "lib/core/input_kind.h"
 
 namespace ckpt {
 
@@ -27,16 +26,6 @@ bool IsWeightFileName(std::string_view name);
 
 /// True when `name` ends in ".safetensors": what the name claims, not what the file is.
 bool ClaimsSafetensors(std::string_view name);
-/// What a file's extension claims it is (formats.md section 1: the extension never decides,
-/// but a name that says one kind over content of another fools tools that trust it).
-struct NameClaim {
-  std::string_view suffix;  ///< ".npz", matched without case
-  std::string_view format;  ///< what a message calls it: "safetensors", "a NumPy .npz archive"
-  InputKinds kinds;         ///< the kinds whose content the name fits
-};
-/// The claim `name`'s extension makes; nullptr for an extension that claims no kind.
-const NameClaim* ClaimOfName(std::string_view name);
-
 /// A model folder's weight file: "<stem>.safetensors" with a non-empty stem.
 bool IsSafetensorsFileName(std::string_view name);
 

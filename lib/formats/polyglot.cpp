@@ -7,7 +7,6 @@
 #include "lib/formats/format_table.h"
 #include "lib/formats/hdf5/hdf5.h"
 #include "lib/formats/input_classifier.h"
-#include "lib/formats/layout.h"
 #include "lib/formats/pickle/pickle_analyser.h"
 #include "lib/formats/tar/tar_reader.h"
 #include "lib/formats/zip/zip_reader.h"
@@ -115,20 +114,11 @@ IoResult<Container> ReadingOf(NamedLoader loader, const RandomAccessFile& file, 
 }  // namespace
 
 std::optional<NamedLoader> LoaderForName(std::string_view name) {
-  const std::string base = AsciiLower(name.substr(name.rfind('/') + 1));
-  auto ends = [&](std::string_view suffix) { return base.size() > suffix.size() && base.ends_with(suffix); };
-  if (ends(".bin") || ends(".pt") || ends(".pth") || ends(".ckpt")) return NamedLoader::kTorch;
-  if (ends(".npy") || ends(".npz")) return NamedLoader::kNumpy;
-  if (ends(".pkl") || ends(".pickle") || ends(".joblib")) return NamedLoader::kPickle;
-  if (ends(".safetensors")) return NamedLoader::kSafetensors;
-  if (ends(".gguf")) return NamedLoader::kGguf;
-  if (ends(".h5") || ends(".hdf5")) return NamedLoader::kHdf5;
-  return std::nullopt;
+  const auto named = FormatNamedBy(name);
+  return named ? named->suffix->loader : std::nullopt;
 }
 
-bool LoaderOpensByName(std::string_view name) {
-  return LoaderForName(name).has_value() || ClaimOfName(name) != nullptr;
-}
+bool LoaderOpensByName(std::string_view name) { return FormatNamedBy(name).has_value(); }
 
 IoResult<void> CheckPolyglot(const RandomAccessFile& file, const std::string& display,
                              std::optional<NamedLoader> loader, DiagnosticSink& sink) {
@@ -139,10 +129,10 @@ IoResult<void> CheckPolyglot(const RandomAccessFile& file, const std::string& di
 
 void CheckNameClaim(std::string_view name, InputKind content, const std::string& description,
                     const std::string& display, DiagnosticSink& sink) {
-  const NameClaim* claim = ClaimOfName(name);
-  if (claim == nullptr || claim->kinds.Has(content)) return;
+  const auto named = FormatNamedBy(name);
+  if (!named || NameFits(*named, content)) return;
   FileReporter(display, sink)(Diag::kInputNameMismatch, 0,
-                              QuoteForMessage(name) + " is named as " + std::string(claim->format) + " but is " +
+                              QuoteForMessage(name) + " is named as " + std::string(named->suffix->claim) + " but is " +
                                   (description.empty() ? std::string("no format the audit recognises") : description) +
                                   ": tools that trust the extension are fooled.");
 }

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "lib/core/input_kind.h"
+#include "lib/formats/format_table.h"
 #include "lib/io/artifact_source.h"
 #include "lib/model/diagnostic.h"
 
@@ -21,15 +22,11 @@ namespace ckpt {
 /// miniz and zipfile look for an end record (22 bytes and a comment of up to 65,535).
 inline constexpr std::uint64_t kZipSearchWindow = 65'557;
 
-/// The loader a file name selects in a model folder (transformers, diffusers, numpy, joblib).
-enum class NamedLoader : std::uint8_t { kTorch, kNumpy, kPickle, kSafetensors, kGguf, kHdf5 };
-
-/// `*.bin`, `*.pt`, `*.pth`, `*.ckpt`: torch.load; `*.npy`, `*.npz`: numpy.load; `*.pkl`,
-/// `*.joblib`: joblib/pickle; `*.safetensors`; `*.gguf`; `*.h5`, `*.hdf5`: h5py. Nothing for other names.
+/// The loader a model folder's file named `name` goes to (the format table's name columns:
+/// `*.bin` and `*.pt` to torch.load, `*.npz` to numpy.load, ...); nothing for other names.
 std::optional<NamedLoader> LoaderForName(std::string_view name);
 
-/// Whether a loader opens a file by its name: LoaderForName's names, every extension a format
-/// claims (ClaimOfName: .keras, .onnx, .msgpack, .nemo, ...) and `.pickle`.
+/// Whether a loader opens a file by its name: every extension a format owns.
 bool LoaderOpensByName(std::string_view name);
 
 /// Checks `file` (shown as `display`; "" for the input file itself), whose kind by content
@@ -41,7 +38,7 @@ IoResult<void> CheckPolyglot(const RandomAccessFile& file, InputKind content, co
 IoResult<void> CheckPolyglot(const RandomAccessFile& file, const std::string& display,
                              std::optional<NamedLoader> loader, DiagnosticSink& sink);
 
-/// A file named `name` whose extension claims a kind (ClaimOfName) and whose content is
+/// A file named `name` whose extension claims a kind (FormatNamedBy) and whose content is
 /// another (`content`, called `description` by recognition): input-name-mismatch, located at
 /// `display` ("" for the input file itself). Tools that trust the extension are fooled.
 void CheckNameClaim(std::string_view name, InputKind content, const std::string& description,

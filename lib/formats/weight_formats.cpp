@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "lib/core/byte_reader.h"
+#include "lib/formats/format_table.h"
 #include "lib/formats/safetensors/safetensors_reader.h"
 
 namespace ckpt {
@@ -28,29 +29,6 @@ std::optional<std::string> Empty(std::span<const std::byte>, std::uint64_t size)
   return std::nullopt;
 }
 
-std::optional<std::string> Pickle(std::span<const std::byte> head, std::uint64_t) {
-  const std::string_view text = Head(head);
-  if (text.size() < 2 || static_cast<unsigned char>(text[0]) != 0x80) return std::nullopt;
-  const auto protocol = static_cast<unsigned char>(text[1]);
-  if (protocol < 2 || protocol > 5) return std::nullopt;
-  return "a Python pickle (protocol " + std::to_string(protocol) + ")";
-}
-
-std::optional<std::string> Zip(std::span<const std::byte> head, std::uint64_t) {
-  if (!StartsWith(Head(head), std::string_view("PK\x03\x04", 4))) return std::nullopt;
-  return "a zip archive (torch.save format)";
-}
-
-std::optional<std::string> Numpy(std::span<const std::byte> head, std::uint64_t) {
-  if (!StartsWith(Head(head), "\x93NUMPY")) return std::nullopt;
-  return "a NumPy .npy array";
-}
-
-std::optional<std::string> Gguf(std::span<const std::byte> head, std::uint64_t) {
-  if (!StartsWith(Head(head), "GGUF")) return std::nullopt;
-  return "a GGUF model file";
-}
-
 std::optional<std::string> GitLfsPointer(std::span<const std::byte> head, std::uint64_t) {
   if (!StartsWith(Head(head), "version https://git-lfs")) return std::nullopt;
   return std::string(kGitLfsPointerDescription);
@@ -63,15 +41,12 @@ std::optional<std::string> Html(std::span<const std::byte> head, std::uint64_t) 
   return "an HTML page";
 }
 
-const std::array<WeightFormat, 8> kFormats{{
+const std::array<WeightFormat, 4> kFormats{{
     // Accepted: read into the model.
     {"safetensors", nullptr, &ReadSafetensors, Diag::kCount},
-    // Recognised, not accepted: named when a weight file fails to parse.
+    // Recognised, not accepted, and no input kind: named when a weight file fails to parse
+    // (the input kinds that are named there are the format table's refused_as_weights).
     {"empty", &Empty, nullptr, Diag::kWeightsFileEmpty},
-    {"pickle", &Pickle, nullptr, Diag::kWeightsFormatPickle},
-    {"zip", &Zip, nullptr, Diag::kWeightsFormatZip},
-    {"numpy", &Numpy, nullptr, Diag::kWeightsFormatNumpy},
-    {"gguf", &Gguf, nullptr, Diag::kWeightsFormatGguf},
     {"git-lfs-pointer", &GitLfsPointer, nullptr, Diag::kWeightsFormatGitLfsPointer},
     {"html", &Html, nullptr, Diag::kWeightsFormatHtml},
 }};
@@ -85,7 +60,16 @@ const WeightFormat& AcceptedWeightFormat() { return kFormats.front(); }
 std::optional<Recognised> RecogniseRefusedFormat(std::span<const std::byte> head, std::uint64_t size) {
   for (const WeightFormat& format : kFormats) {
     if (format.read != nullptr || format.recognise == nullptr) continue;
-    if (auto description = format.recognise(head, size)) return Recognised{&format, std::move(*description)};
+    if (auto description = format.recognise(head, size)) {
+      return Recognised{format.refused, format.name, std::move(*description)};
+    }
+  }
+  const FileHead file_head{head.first(std::min(head.size(), kSniffLength)), size, std::nullopt, nullptr};
+  for (const InputFormat* format : InputFormats()) {
+    if (!format->refused_as_weights || format->sniff == nullptr) continue;
+    if (auto description = format->sniff(file_head)) {
+      return Recognised{*format->refused_as_weights, InputKindName(format->kind), std::move(*description)};
+    }
   }
   return std::nullopt;
 }

@@ -1,9 +1,8 @@
-// The weight-format seam (bloaty's TryOpenELF -> TryOpenMachO chain, as a table): every
-// format a weight file can be in, what recognises it from its first bytes, and what reads
-// it into the format-neutral model (WeightFile: tensors with a Dtype and an absolute data
-// region). Adding a format is one reader file, one entry in weight_formats.cpp and its
-// rules. Formats recognised but not accepted (pickle, zip, NumPy, GGUF, LFS pointers, HTML,
-// empty files) have no reader: a file of that kind is reported with its own diagnostic.
+// Where weights belong (an artifact's weight files): the one accepted format (safetensors)
+// and what a file that fails to parse as it is named as instead: the input kinds whose format
+// table entry has refused_as_weights (pickle, torch zip, NumPy, GGUF), recognised by their
+// own sniffs, and the files that are no input kind (empty files, Git LFS pointers, HTML
+// pages), listed here. Each is reported with its own diagnostic.
 #pragma once
 
 #include <cstdint>
@@ -35,7 +34,7 @@ struct WeightFormat {
   Diag refused;
 };
 
-/// Every format, the accepted ones first, in the order they are tried.
+/// The accepted format, then the recognised-not-accepted files that are no input kind.
 std::span<const WeightFormat> WeightFormats();
 
 /// The format weight files of an artifact are read with (safetensors).
@@ -47,10 +46,12 @@ inline constexpr std::string_view kGitLfsPointerRemedy =
     "fetch the weights with git lfs pull (in GitHub Actions: actions/checkout with lfs: true), then audit again";
 
 struct Recognised {
-  const WeightFormat* format = nullptr;
+  Diag refused;           ///< the diagnostic for it where weights belong
+  std::string_view name;  ///< "empty", "git-lfs-pointer", "html" or the kind's JSON name ("pickle")
   std::string description;
 };
-/// The first recognised-not-accepted format these bytes are, if any. Recognition only ever
+/// The first recognised-not-accepted format these bytes are, if any: the files that are no
+/// input kind first, then the format table's kinds refused as weights. Recognition only ever
 /// labels a file that failed to parse: it never causes a failure (a valid safetensors file
 /// can start with the bytes of a pickle header).
 std::optional<Recognised> RecogniseRefusedFormat(std::span<const std::byte> head, std::uint64_t size);

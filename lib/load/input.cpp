@@ -283,7 +283,7 @@ OpenedInput OpenFileInput(const std::string& path, std::unique_ptr<ArtifactSourc
       // An unknown input is called by its refused-format label only (what else it may be, the
       // weights diagnostics say).
       format.refusal(name,
-                     classified.kind == InputKind::kUnknown && classified.refused_format == nullptr
+                     classified.kind == InputKind::kUnknown && !classified.refused_as
                          ? std::string()
                          : classified.description,
                      sink);

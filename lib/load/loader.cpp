@@ -173,8 +173,7 @@ void RefuseUnreadable(const std::vector<std::pair<std::string, ClassifiedFile>>&
     const auto item = std::lower_bound(model.inventory.begin(), model.inventory.end(), name,
                                        [](const InventoryItem& i, const std::string& n) { return i.name < n; });
     if (item != model.inventory.end() && item->name == name && item->kind == InventoryClass::kExternalData) continue;
-    if (classified.refused_format != nullptr &&
-        classified.refused_format->refused == Diag::kWeightsFormatGitLfsPointer) {
+    if (classified.refused_as == Diag::kWeightsFormatGitLfsPointer) {
       Location at;
       at.file = name;
       at.byte_offset = 0;
@@ -186,7 +185,7 @@ void RefuseUnreadable(const std::vector<std::pair<std::string, ClassifiedFile>>&
     LocatingSink located(sink, name);
     FormatOf(classified.kind)
         .refusal(name,
-                 classified.kind == InputKind::kUnknown && classified.refused_format == nullptr
+                 classified.kind == InputKind::kUnknown && !classified.refused_as
                      ? std::string()
                      : classified.description,
                  located);
@@ -417,7 +416,7 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
     // by name and checked against its identity when its bytes are hashed).
     artifact.weights.push_back(std::move(*weights));
   }
-  if (kind == InputKind::kGguf && !artifact.weights.empty()) {
+  if (FormatOf(kind).opening == InputOpening::kGgufSet && !artifact.weights.empty()) {
     CheckGgufSets(artifact.weights, sink);
     if (artifact.weights.size() > 1) {  // a split set: its parts are files of the first part's folder
       artifact.files_root = std::filesystem::path(display_path).parent_path().string();

@@ -56,6 +56,10 @@ struct RuleInfo {
   /// The inputs a rule checked on the model applies to (a Lensemble rule says nothing
   /// about a plain safetensors file). Rules reported by readers fire where their reader runs.
   InputKinds inputs = InputKinds::Lensemble();
+  /// Also every kind the pickle analyser reads and every container of other formats' files
+  /// (the format table's pickle_family and holds_other_formats): a rule never lists kinds of
+  /// another format's module.
+  bool pickle_inputs = false;
 };
 
 /// Where a finding points. `file` is relative to the artifact root.

@@ -18,7 +18,6 @@ const RuleInfo kRule{
         "Give the envelope the tool wrote (ckpt-audit --attest ... --attestation-out); re-run the audit "
         "to sign a new one.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::attest_envelope_invalid

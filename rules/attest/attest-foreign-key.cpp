@@ -18,7 +18,6 @@ const RuleInfo kRule{
         "Verify with the public key of the signer you trust (--trusted-key), or have the statement "
         "signed again with it.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::attest_foreign_key

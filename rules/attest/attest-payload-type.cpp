@@ -16,7 +16,6 @@ const RuleInfo kRule{
         "statement the tools verify, whatever it holds.",
     .remediation = "Sign an in-toto Statement v1 with payloadType application/vnd.in-toto+json.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::attest_payload_type

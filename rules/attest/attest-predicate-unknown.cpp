@@ -18,7 +18,6 @@ const RuleInfo kRule{
         "Verify audit statements with --verify-attestation or ckpt-chain, derivation records with "
         "--verify-derivation; upgrade the tool for a newer predicate version.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::attest_predicate_unknown

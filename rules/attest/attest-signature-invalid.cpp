@@ -18,7 +18,6 @@ const RuleInfo kRule{
         "Do not trust the statement; obtain the original envelope or audit the input again and sign a "
         "new one.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::attest_signature_invalid

@@ -17,7 +17,6 @@ const RuleInfo kRule{
         "something unreadable proves nothing.",
     .remediation = "Sign a statement written by ckpt-audit --attest (audited with the content hash recomputed).",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::attest_statement_invalid

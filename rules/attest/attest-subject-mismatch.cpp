@@ -16,7 +16,6 @@ const RuleInfo kRule{
         "given.",
     .remediation = "Audit the input as it is now and sign a new statement, or find out why its files changed.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::attest_subject_mismatch

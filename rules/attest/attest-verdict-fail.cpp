@@ -16,7 +16,6 @@ const RuleInfo kRule{
         "failed its audit.",
     .remediation = "Read the findings the statement lists, fix the input, audit it again and sign the new result.",
     .security = false,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::attest_verdict_fail

@@ -22,7 +22,6 @@ const RuleInfo kRule{
         "bytes can be compared.",
     .security = false,
     .tier = Tier::kConsequence,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::baseline_acceptance_void

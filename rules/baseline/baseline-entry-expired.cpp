@@ -18,7 +18,6 @@ const RuleInfo kRule{
         "Fix what the entry accepted, or renew it with a new expires date and a reason; remove entries "
         "that match nothing.",
     .security = false,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::baseline_entry_expired

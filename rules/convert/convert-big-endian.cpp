@@ -18,7 +18,6 @@ const RuleInfo kRule{
         "Save the checkpoint on a little-endian machine (or with torch's byteorder little), then convert "
         "it.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::convert_big_endian

@@ -17,7 +17,6 @@ const RuleInfo kRule{
         "Convert the tensor to a dtype safetensors names before saving, or keep it out of the converted "
         "output.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::convert_dtype_unsupported

@@ -18,7 +18,6 @@ const RuleInfo kRule{
         "Give the groups the artifact shares with --groups, or remove the tensor (and any action head) "
         "from the checkpoint first.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::convert_group_refused

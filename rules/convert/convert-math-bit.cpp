@@ -16,7 +16,6 @@ const RuleInfo kRule{
         "the tensor.",
     .remediation = "Materialise the tensor (tensor.resolve_conj().resolve_neg()) before saving, then convert.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::convert_math_bit

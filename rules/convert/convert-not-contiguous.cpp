@@ -16,7 +16,6 @@ const RuleInfo kRule{
         "be copied as a safetensors tensor.",
     .remediation = "Save tensor.contiguous() instead, then convert.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::convert_not_contiguous

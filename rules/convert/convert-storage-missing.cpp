@@ -15,7 +15,6 @@ const RuleInfo kRule{
         "hold), so there are no bytes to copy.",
     .remediation = "Save the checkpoint with its tensors materialised, then convert.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::convert_storage_missing

@@ -17,7 +17,6 @@ const RuleInfo kRule{
         "the other.",
     .remediation = "Save .clone() of one of the views (or of each), then convert.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::convert_views_overlap

@@ -16,7 +16,6 @@ const RuleInfo kRule{
         "file.",
     .remediation = "Give the checkpoint the conversion read, or convert the file you have again.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::derivation_input_mismatch

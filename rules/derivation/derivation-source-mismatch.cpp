@@ -16,7 +16,6 @@ const RuleInfo kRule{
         "record: the output does not hold what the input's storage held.",
     .remediation = "Convert the checkpoint again with ckpt-convert; do not use the output.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::derivation_source_mismatch

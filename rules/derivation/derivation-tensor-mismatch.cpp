@@ -16,7 +16,6 @@ const RuleInfo kRule{
         "file is not the one the record describes.",
     .remediation = "Use the output the conversion wrote, or convert again and sign a new record.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::derivation_tensor_mismatch

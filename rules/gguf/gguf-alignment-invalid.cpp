@@ -14,7 +14,6 @@ const RuleInfo kRule{
     .remediation = "Regenerate the file with a valid general.alignment (32 by default).",
     .security = false,
     .tier = Tier::kRootCause,
-    .inputs = InputKinds{InputKind::kGguf, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::gguf_alignment_invalid

@@ -17,7 +17,6 @@ const RuleInfo kRule{
     .remediation = "Review the template; replace it with the model's published one.",
     .security = true,
     .tier = Tier::kPrimary,
-    .inputs = InputKinds{InputKind::kGguf, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::gguf_chat_template

@@ -16,7 +16,6 @@ const RuleInfo kRule{
     .remediation = "Download or convert the file again.",
     .security = true,
     .tier = Tier::kPrimary,
-    .inputs = InputKinds{InputKind::kGguf, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::gguf_data_past_end

@@ -16,7 +16,6 @@ const RuleInfo kRule{
     .remediation = "Regenerate the file with one value per key.",
     .security = true,
     .tier = Tier::kPrimary,
-    .inputs = InputKinds{InputKind::kGguf, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::gguf_duplicate_key

@@ -14,7 +14,6 @@ const RuleInfo kRule{
     .remediation = "Regenerate the file with unique tensor names.",
     .security = true,
     .tier = Tier::kPrimary,
-    .inputs = InputKinds{InputKind::kGguf, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::gguf_duplicate_tensor

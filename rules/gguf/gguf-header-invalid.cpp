@@ -17,7 +17,6 @@ const RuleInfo kRule{
     .remediation = "Convert the model again with a current llama.cpp (convert_hf_to_gguf.py).",
     .security = false,
     .tier = Tier::kRootCause,
-    .inputs = InputKinds{InputKind::kGguf, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::gguf_header_invalid

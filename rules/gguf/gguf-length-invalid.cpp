@@ -18,7 +18,6 @@ const RuleInfo kRule{
     .remediation = "Download or convert the file again; a hostile count means the file must not be used.",
     .security = true,
     .tier = Tier::kRootCause,
-    .inputs = InputKinds{InputKind::kGguf, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::gguf_length_invalid

@@ -16,7 +16,6 @@ const RuleInfo kRule{
     .remediation = "Flatten the metadata value.",
     .security = false,
     .tier = Tier::kPrimary,
-    .inputs = InputKinds{InputKind::kGguf, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::gguf_nested_array

@@ -17,7 +17,6 @@ const RuleInfo kRule{
     .remediation = "Regenerate the file with gguf-py or llama.cpp.",
     .security = true,
     .tier = Tier::kPrimary,
-    .inputs = InputKinds{InputKind::kGguf, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::gguf_offset_invalid

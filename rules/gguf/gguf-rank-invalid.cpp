@@ -16,7 +16,6 @@ const RuleInfo kRule{
     .remediation = "Reshape the tensor to at most 4 dims.",
     .security = false,
     .tier = Tier::kRootCause,
-    .inputs = InputKinds{InputKind::kGguf, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::gguf_rank_invalid

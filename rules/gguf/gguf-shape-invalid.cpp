@@ -17,7 +17,6 @@ const RuleInfo kRule{
     .remediation = "Regenerate the file; quantize only tensors whose rows are a multiple of the block size.",
     .security = false,
     .tier = Tier::kPrimary,
-    .inputs = InputKinds{InputKind::kGguf, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::gguf_shape_invalid

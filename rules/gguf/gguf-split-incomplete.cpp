@@ -17,7 +17,6 @@ const RuleInfo kRule{
     .remediation = "Download every part of the split model, or merge it with llama-gguf-split --merge.",
     .security = false,
     .tier = Tier::kPrimary,
-    .inputs = InputKinds{InputKind::kGguf, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::gguf_split_incomplete

@@ -16,7 +16,6 @@ const RuleInfo kRule{
     .remediation = "Regenerate the split with llama-gguf-split.",
     .security = true,
     .tier = Tier::kPrimary,
-    .inputs = InputKinds{InputKind::kGguf, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::gguf_split_inconsistent

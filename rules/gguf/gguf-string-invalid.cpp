@@ -16,7 +16,6 @@ const RuleInfo kRule{
     .remediation = "Regenerate the file with gguf-py or llama.cpp.",
     .security = false,
     .tier = Tier::kPrimary,
-    .inputs = InputKinds{InputKind::kGguf, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::gguf_string_invalid

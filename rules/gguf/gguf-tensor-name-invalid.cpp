@@ -16,7 +16,6 @@ const RuleInfo kRule{
     .remediation = "Rename the tensor (at most 63 bytes of UTF-8).",
     .security = false,
     .tier = Tier::kPrimary,
-    .inputs = InputKinds{InputKind::kGguf, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::gguf_tensor_name_invalid

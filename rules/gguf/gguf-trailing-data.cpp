@@ -16,7 +16,6 @@ const RuleInfo kRule{
     .remediation = "Regenerate the file; remove what was appended.",
     .security = true,
     .tier = Tier::kPrimary,
-    .inputs = InputKinds{InputKind::kGguf, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::gguf_trailing_data

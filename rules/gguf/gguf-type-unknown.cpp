@@ -17,7 +17,6 @@ const RuleInfo kRule{
     .remediation = "Requantize the model with a current llama.cpp.",
     .security = false,
     .tier = Tier::kPrimary,
-    .inputs = InputKinds{InputKind::kGguf, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::gguf_type_unknown

@@ -16,7 +16,6 @@ const RuleInfo kRule{
     .remediation = "Regenerate the file with gguf-py or llama.cpp.",
     .security = false,
     .tier = Tier::kRootCause,
-    .inputs = InputKinds{InputKind::kGguf, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::gguf_value_type_invalid

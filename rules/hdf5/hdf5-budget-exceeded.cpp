@@ -16,7 +16,6 @@ const RuleInfo kRule{
         "stops there, so the file is not fully read and does not pass.",
     .remediation = "Split the file, or check why it holds so many objects.",
     .security = true,
-    .inputs = {InputKind::kHdf5, InputKind::kKeras, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::hdf5_budget_exceeded

@@ -17,7 +17,6 @@ const RuleInfo kRule{
         "controls that path. The audit never traverses it.",
     .remediation = "Copy the linked data into the file (h5py's copy) or remove the link.",
     .security = true,
-    .inputs = {InputKind::kHdf5, InputKind::kKeras, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::hdf5_external_link

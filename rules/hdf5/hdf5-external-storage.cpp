@@ -16,7 +16,6 @@ const RuleInfo kRule{
         "dataset opens them, outside the file audited.",
     .remediation = "Rewrite the dataset with its data inside the file.",
     .security = true,
-    .inputs = {InputKind::kHdf5, InputKind::kKeras, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::hdf5_external_storage

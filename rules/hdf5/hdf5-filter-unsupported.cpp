@@ -17,7 +17,6 @@ const RuleInfo kRule{
         "plugin.",
     .remediation = "Rewrite the dataset with a built-in filter such as deflate.",
     .security = true,
-    .inputs = {InputKind::kHdf5, InputKind::kKeras, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::hdf5_filter_unsupported

@@ -17,7 +17,6 @@ const RuleInfo kRule{
         "it either.",
     .remediation = "Re-export the file, or fetch it again if it was truncated in transfer.",
     .security = false,
-    .inputs = {InputKind::kHdf5, InputKind::kKeras, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::hdf5_invalid

@@ -20,7 +20,6 @@ const RuleInfo kRule{
         "Check that ckpt-h5probe is installed beside ckpt-audit; a file that crashes or stalls libhdf5 must not be "
         "loaded with h5py or Keras either.",
     .security = true,
-    .inputs = {InputKind::kHdf5, InputKind::kKeras, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::hdf5_reader_failed

@@ -16,7 +16,6 @@ const RuleInfo kRule{
         "it opens them, outside the file audited.",
     .remediation = "Materialise the virtual dataset into a regular one.",
     .security = true,
-    .inputs = {InputKind::kHdf5, InputKind::kKeras, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::hdf5_virtual_dataset

@@ -17,7 +17,6 @@ const RuleInfo kRule{
     .remediation = "Rename the file for what it is, or re-export it with safetensors.",
     .security = true,
     .tier = Tier::kRootCause,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::input_name_mismatch

@@ -21,7 +21,6 @@ const RuleInfo kRule{
         "built to be read two ways.",
     .security = true,
     .tier = Tier::kRootCause,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::input_polyglot

@@ -19,7 +19,6 @@ const RuleInfo kRule{
         "bytes, so the analysis stops there.",
     .remediation = "Write the file again with joblib.dump, or store the arrays as safetensors.",
     .security = true,
-    .inputs = {InputKind::kJoblib, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::joblib_array_invalid

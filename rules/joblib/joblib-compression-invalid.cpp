@@ -16,7 +16,6 @@ const RuleInfo kRule{
         "stream decodes to depends on the decoder and on how far it reads, so nothing in it is analysed.",
     .remediation = "Fetch or write the file again; joblib.dump writes complete streams.",
     .security = true,
-    .inputs = {InputKind::kJoblib, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::joblib_compression_invalid

@@ -17,7 +17,6 @@ const RuleInfo kRule{
         "read stops the moment the bound is crossed, so the audit stays fast and small.",
     .remediation = "Do not load it. Write real models uncompressed or with joblib's default compression.",
     .security = true,
-    .inputs = {InputKind::kJoblib, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::joblib_decompression_bomb

@@ -18,7 +18,6 @@ const RuleInfo kRule{
         "is only as safe as the scikit-learn installed, and trusts its publisher.",
     .remediation = "Prefer skops (skops.io), which loads only the types it is told to trust; pin scikit-learn.",
     .security = true,
-    .inputs = {InputKind::kJoblib, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::joblib_estimator

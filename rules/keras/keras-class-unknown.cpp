@@ -16,7 +16,6 @@ const RuleInfo kRule{
         "and take whatever the name holds there, so an internal helper could be reached as a class.",
     .remediation = "Use the class's public name, or register the class as a custom object.",
     .security = true,
-    .inputs = {InputKind::kKeras, InputKind::kHdf5, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::keras_class_unknown

@@ -17,7 +17,6 @@ const RuleInfo kRule{
         "config.",
     .remediation = "Rebuild the model from Keras layers, or load the wrapped model separately from a source you trust.",
     .security = true,
-    .inputs = {InputKind::kKeras, InputKind::kHdf5, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::keras_code_layer

@@ -17,7 +17,6 @@ const RuleInfo kRule{
         "an object at the root, and every class_name and module a string.",
     .remediation = "Re-save the model with Keras.",
     .security = false,
-    .inputs = {InputKind::kKeras, InputKind::kHdf5, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::keras_config_invalid

@@ -16,7 +16,6 @@ const RuleInfo kRule{
         "loader must supply its code as a custom object. That code is the user's, not the file's, but it runs on load.",
     .remediation = "Make sure the custom objects passed to load_model come from code you trust.",
     .security = true,
-    .inputs = {InputKind::kKeras, InputKind::kHdf5, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::keras_custom_object

@@ -18,7 +18,6 @@ const RuleInfo kRule{
         "built-in activations, losses and metrics, in their own module, are allowed.",
     .remediation = "Use a built-in activation, loss or metric, or register your own function in code you control.",
     .security = true,
-    .inputs = {InputKind::kKeras, InputKind::kHdf5, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::keras_function_unsafe

@@ -18,7 +18,6 @@ const RuleInfo kRule{
     .remediation =
         "Replace the Lambda layer with a built-in layer or a registered custom layer whose code you control.",
     .security = true,
-    .inputs = {InputKind::kKeras, InputKind::kHdf5, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::keras_lambda

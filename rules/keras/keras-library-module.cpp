@@ -16,7 +16,6 @@ const RuleInfo kRule{
         "installed. The object is accepted without being judged against Keras' own names.",
     .remediation = "Install the library from a source you trust before loading the model.",
     .security = false,
-    .inputs = {InputKind::kKeras, InputKind::kHdf5, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::keras_library_module

@@ -17,7 +17,6 @@ const RuleInfo kRule{
         "archive.",
     .remediation = "Remove the member, or re-save the model with Keras.",
     .security = true,
-    .inputs = {InputKind::kKeras, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::keras_member_unexpected

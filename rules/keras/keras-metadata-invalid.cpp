@@ -16,7 +16,6 @@ const RuleInfo kRule{
         "is unknown.",
     .remediation = "Re-save the model with Keras.",
     .security = false,
-    .inputs = {InputKind::kKeras, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::keras_metadata_invalid

@@ -20,7 +20,6 @@ const RuleInfo kRule{
         "Rebuild the model from Keras' own layers, or load it only with the custom objects you trust passed "
         "explicitly.",
     .security = true,
-    .inputs = {InputKind::kKeras, InputKind::kHdf5, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::keras_module_unsafe

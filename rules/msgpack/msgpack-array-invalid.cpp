@@ -17,7 +17,6 @@ const RuleInfo kRule{
         "up to the shape. Anything else fails flax.serialization.from_bytes, or reads as an array no writer produced.",
     .remediation = "Write the checkpoint again with flax.serialization.to_bytes, or convert it to safetensors.",
     .security = true,
-    .inputs = {InputKind::kMsgpack, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::msgpack_array_invalid

@@ -17,7 +17,6 @@ const RuleInfo kRule{
         "a model.",
     .remediation = "Split the checkpoint, or store it as safetensors.",
     .security = true,
-    .inputs = {InputKind::kMsgpack, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::msgpack_budget_exceeded

@@ -16,7 +16,6 @@ const RuleInfo kRule{
         "stack on deep nesting (a million levels fit in a few megabytes); the audit stops at 128 levels.",
     .remediation = "Write the state dict again with flax.serialization.to_bytes.",
     .security = true,
-    .inputs = {InputKind::kMsgpack, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::msgpack_depth_exceeded

@@ -17,7 +17,6 @@ const RuleInfo kRule{
     .remediation =
         "Write the checkpoint again with flax.serialization.to_bytes (a Python dict cannot hold a key twice).",
     .security = true,
-    .inputs = {InputKind::kMsgpack, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::msgpack_duplicate_key

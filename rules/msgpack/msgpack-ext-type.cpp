@@ -17,7 +17,6 @@ const RuleInfo kRule{
         "flax.serialization.from_bytes.",
     .remediation = "Write the checkpoint again with flax.serialization.to_bytes.",
     .security = true,
-    .inputs = {InputKind::kMsgpack, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::msgpack_ext_type

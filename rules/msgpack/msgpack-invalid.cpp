@@ -16,7 +16,6 @@ const RuleInfo kRule{
         "never-used byte 0xc1, a non-str map key or invalid UTF-8. Readers disagree on such bytes, or fail on them.",
     .remediation = "Write the checkpoint again with flax.serialization.to_bytes, or convert it to safetensors.",
     .security = true,
-    .inputs = {InputKind::kMsgpack, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::msgpack_invalid

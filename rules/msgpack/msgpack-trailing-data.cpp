@@ -17,7 +17,6 @@ const RuleInfo kRule{
         "payload.",
     .remediation = "Cut the file at the end of its object, or write it again.",
     .security = true,
-    .inputs = {InputKind::kMsgpack, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::msgpack_trailing_data

@@ -20,7 +20,6 @@ const RuleInfo kRule{
         "Save the model again with NeMo's save_to, or write the config as plain YAML without anchors, tags or repeated "
         "keys.",
     .security = true,
-    .inputs = {InputKind::kNemo, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::nemo_config_invalid

@@ -18,7 +18,6 @@ const RuleInfo kRule{
         "torch.optim.lr_scheduler and torch.utils.data are allowed.",
     .remediation = "Remove the target, or replace it with the NeMo or torch class it stands for.",
     .security = true,
-    .inputs = {InputKind::kNemo, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::nemo_target_unsafe

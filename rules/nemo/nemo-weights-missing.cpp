@@ -17,7 +17,6 @@ const RuleInfo kRule{
         "checked.",
     .remediation = "Save the model again with NeMo's save_to.",
     .security = true,
-    .inputs = {InputKind::kNemo, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::nemo_weights_missing

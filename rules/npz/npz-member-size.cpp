@@ -16,7 +16,6 @@ const RuleInfo kRule{
         "fail np.load; more are bytes no key names, which one reader ignores and another reads.",
     .remediation = "Write the archive again with numpy.savez.",
     .security = true,
-    .inputs = {InputKind::kNpz, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::npz_member_size

@@ -17,7 +17,6 @@ const RuleInfo kRule{
         "archive disagree on what it holds. The member is not read.",
     .remediation = "Write the archive again with numpy.savez, one root-level member per array.",
     .security = true,
-    .inputs = {InputKind::kNpz, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::npz_member_unexpected

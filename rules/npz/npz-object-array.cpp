@@ -18,7 +18,6 @@ const RuleInfo kRule{
     .remediation = "Store numeric arrays only (numpy.savez of non-object arrays), or use safetensors.",
     .security = true,
     .tier = Tier::kRootCause,
-    .inputs = {InputKind::kNpz, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::npz_object_array

@@ -16,8 +16,6 @@ const RuleInfo kRule{
     .remediation = "Save the array again with numpy.save, or better, with safetensors.",
     .security = false,
     .tier = Tier::kPrimary,
-    .inputs = InputKinds{InputKind::kTorchZip, InputKind::kTorchLegacy, InputKind::kPickle, InputKind::kJoblib,
-                         InputKind::kNumpy},
 };
 
 }  // namespace ckpt::rules::numpy_header_invalid

@@ -16,8 +16,6 @@ const RuleInfo kRule{
     .remediation = "Store numeric arrays only, or use safetensors.",
     .security = true,
     .tier = Tier::kRootCause,
-    .inputs = InputKinds{InputKind::kTorchZip, InputKind::kTorchLegacy, InputKind::kPickle, InputKind::kJoblib,
-                         InputKind::kNumpy},
 };
 
 }  // namespace ckpt::rules::numpy_object_array

@@ -17,7 +17,6 @@ const RuleInfo kRule{
         "statement can be read from it.",
     .remediation = "Obtain the bundle the signer published; re-sign the model if it was damaged.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::oms_bundle_invalid

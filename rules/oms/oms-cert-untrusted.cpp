@@ -19,7 +19,6 @@ const RuleInfo kRule{
     .remediation =
         "Give the root certificate the publisher's chain ends at; do not trust the model when the chain does not hold.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::oms_cert_untrusted

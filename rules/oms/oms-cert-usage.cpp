@@ -15,7 +15,6 @@ const RuleInfo kRule{
         "was not certified for signing.",
     .remediation = "Issue the signing certificate with digitalSignature or codeSigning and re-sign the model.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::oms_cert_usage

@@ -16,7 +16,6 @@ const RuleInfo kRule{
     .remediation =
         "Do not use the model; restore the file from the publisher, or have it signed again if the change is intended.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::oms_digest_mismatch

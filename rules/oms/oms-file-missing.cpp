@@ -14,7 +14,6 @@ const RuleInfo kRule{
         "A file the signed statement covers is not in the model folder: it was removed or renamed after signing.",
     .remediation = "Restore the file from the publisher's copy of the model.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::oms_file_missing

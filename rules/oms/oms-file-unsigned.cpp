@@ -15,7 +15,6 @@ const RuleInfo kRule{
         "was added after signing, and a loader may read it.",
     .remediation = "Remove the file, or have the publisher sign the folder as it is.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::oms_file_unsigned

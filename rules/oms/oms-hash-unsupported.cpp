@@ -16,7 +16,6 @@ const RuleInfo kRule{
         "compared with what was signed.",
     .remediation = "Re-sign the model with hash_type sha256.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::oms_hash_unsupported

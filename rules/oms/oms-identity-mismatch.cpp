@@ -18,7 +18,6 @@ const RuleInfo kRule{
         "Give the identity and issuer of the publisher you trust (for a GitHub workflow: its workflow URI and "
         "https://token.actions.githubusercontent.com); do not trust a model signed by anyone else.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::oms_identity_mismatch

@@ -15,7 +15,6 @@ const RuleInfo kRule{
         "Model Signing signs with; its signature cannot be verified as a model signature.",
     .remediation = "Issue the signing certificate for an ECDSA P-256/P-384/P-521 key and re-sign the model.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::oms_key_unsupported

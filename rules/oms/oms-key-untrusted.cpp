@@ -15,7 +15,6 @@ const RuleInfo kRule{
         "verify with the trusted key, is another key than --trusted-key: the model was signed by someone else.",
     .remediation = "Check that --trusted-key is the publisher's key; do not trust the model otherwise.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::oms_key_untrusted

@@ -15,7 +15,6 @@ const RuleInfo kRule{
         "writes and accepts for model signatures.",
     .remediation = "Re-sign the model with a current model_signing or ckpt-audit --sign-model.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::oms_media_type

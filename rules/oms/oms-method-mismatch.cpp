@@ -18,7 +18,6 @@ const RuleInfo kRule{
         "Verify with the trust method the signer used (key, certificate or Sigstore), or obtain a bundle signed that "
         "way.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::oms_method_mismatch

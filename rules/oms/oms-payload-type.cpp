@@ -15,7 +15,6 @@ const RuleInfo kRule{
         "in-toto statement, so it is not read as one.",
     .remediation = "Re-sign the model; a model signature's payload is an in-toto Statement v1.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::oms_payload_type

@@ -15,7 +15,6 @@ const RuleInfo kRule{
         "https://model_signing/Digests/v0.1: it is signed, but it says nothing the gate can compare with the model.",
     .remediation = "Verify the model with the model signature its publisher wrote, not another attestation.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::oms_predicate_unknown

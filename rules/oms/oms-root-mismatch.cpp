@@ -15,7 +15,6 @@ const RuleInfo kRule{
         "statement's resource list and its root disagree, so one of them was not what was signed as meant.",
     .remediation = "Re-sign the model; do not trust a statement whose root and resources disagree.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::oms_root_mismatch

@@ -19,7 +19,6 @@ const RuleInfo kRule{
         "Verify against the trusted root of the Sigstore instance that issued the certificate; do not trust the model "
         "when its certificate was not logged.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::oms_sct_invalid

@@ -16,7 +16,6 @@ const RuleInfo kRule{
         "payload or the signature was changed after signing.",
     .remediation = "Do not trust the model; obtain the original bundle, or have the publisher sign it again.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::oms_signature_invalid

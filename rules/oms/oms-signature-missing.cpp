@@ -17,7 +17,6 @@ const RuleInfo kRule{
         "Publish the model with its OpenSSF Model Signing bundle (model_signing sign, or ckpt-audit --sign-model), or "
         "name the bundle with --verify-model-signature=PATH.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::oms_signature_missing

@@ -15,7 +15,6 @@ const RuleInfo kRule{
         "or yield anything.",
     .remediation = "Remove it from the model folder.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::oms_special_file

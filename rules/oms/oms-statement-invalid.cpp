@@ -17,7 +17,6 @@ const RuleInfo kRule{
         "allow_symlinks not a boolean, or no resources.",
     .remediation = "Re-sign the model with a conforming signer.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::oms_statement_invalid

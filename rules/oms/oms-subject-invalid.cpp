@@ -15,7 +15,6 @@ const RuleInfo kRule{
         "this statement has none, several, or no sha256 digest.",
     .remediation = "Re-sign the model with a conforming signer.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::oms_subject_invalid

@@ -16,7 +16,6 @@ const RuleInfo kRule{
         "and a loader would follow it.",
     .remediation = "Replace the link with the file itself and re-sign, or remove it.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::oms_symlink

@@ -20,7 +20,6 @@ const RuleInfo kRule{
         "Verify against the trusted root the signer's Sigstore instance publishes; re-sign the model when the entry is "
         "missing or does not match. Do not trust the model meanwhile.",
     .security = true,
-    .inputs = InputKinds::All(),
 };
 
 }  // namespace ckpt::rules::oms_tlog_invalid

@@ -18,7 +18,6 @@ const RuleInfo kRule{
     .remediation =
         "Save the model with its weights as external data (onnx.save_model(..., save_as_external_data=True)).",
     .security = true,
-    .inputs = {InputKind::kOnnx, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::onnx_budget_exceeded

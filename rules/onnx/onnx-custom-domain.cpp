@@ -17,7 +17,6 @@ const RuleInfo kRule{
         "the model's publisher supplies.",
     .remediation = "Check where the custom operator library comes from, or export the model with standard operators.",
     .security = true,
-    .inputs = {InputKind::kOnnx, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::onnx_custom_domain

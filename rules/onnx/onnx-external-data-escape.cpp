@@ -19,7 +19,6 @@ const RuleInfo kRule{
         "Save the model again with its external data beside it (onnx.save_model(..., save_as_external_data=True, "
         "location='weights.data')).",
     .security = true,
-    .inputs = {InputKind::kOnnx, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::onnx_external_data_escape

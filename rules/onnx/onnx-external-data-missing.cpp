@@ -18,7 +18,6 @@ const RuleInfo kRule{
     .remediation =
         "Ship the external data file beside the model, as onnx.save_model(..., save_as_external_data=True) writes it.",
     .security = true,
-    .inputs = {InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::onnx_external_data_missing

@@ -17,7 +17,6 @@ const RuleInfo kRule{
         "bytes no writer gave the tensor.",
     .remediation = "Re-save the model with onnx.save_model, which writes the offsets and lengths of its data.",
     .security = true,
-    .inputs = {InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::onnx_external_data_range

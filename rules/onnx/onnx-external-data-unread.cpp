@@ -16,7 +16,6 @@ const RuleInfo kRule{
         "data it names was not read or hashed.",
     .remediation = "Audit the folder that holds the model and its external data.",
     .security = true,
-    .inputs = {InputKind::kOnnx, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::onnx_external_data_unread

@@ -17,7 +17,6 @@ const RuleInfo kRule{
         "(onnx.checker's topological check). Runtimes disagree on such models or refuse them.",
     .remediation = "Export the model again and run onnx.checker.check_model on it.",
     .security = true,
-    .inputs = {InputKind::kOnnx, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::onnx_invalid

@@ -16,7 +16,6 @@ const RuleInfo kRule{
         "model runs: loading the model with the extensions runs code the model names.",
     .remediation = "Replace the PyOp node with standard operators.",
     .security = true,
-    .inputs = {InputKind::kOnnx, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::onnx_python_op

@@ -17,7 +17,6 @@ const RuleInfo kRule{
         "tensors differently or past their end.",
     .remediation = "Export the model again.",
     .security = true,
-    .inputs = {InputKind::kOnnx, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::onnx_tensor_invalid

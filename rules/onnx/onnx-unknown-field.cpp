@@ -16,7 +16,6 @@ const RuleInfo kRule{
         "and ONNX 1.12's schema, cannot interpret.",
     .remediation = "Save the model again with the onnx package (onnx.save_model drops nothing it knows).",
     .security = true,
-    .inputs = {InputKind::kOnnx, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::onnx_unknown_field

@@ -16,8 +16,6 @@ const RuleInfo kRule{
     .remediation = "Convert the tensor to a supported dtype (and little-endian) before saving.",
     .security = false,
     .tier = Tier::kPrimary,
-    .inputs = InputKinds{InputKind::kTorchZip, InputKind::kTorchLegacy, InputKind::kPickle, InputKind::kJoblib,
-                         InputKind::kNumpy},
 };
 
 }  // namespace ckpt::rules::pickle_dtype_unsupported

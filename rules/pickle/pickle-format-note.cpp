@@ -21,8 +21,8 @@ const RuleInfo kRule{
     .remediation = "Convert the checkpoint to safetensors (ckpt-convert rebuilds it without running the pickle).",
     .security = false,
     .tier = Tier::kPrimary,
-    .inputs = InputKinds{InputKind::kTorchZip, InputKind::kTorchLegacy, InputKind::kPickle, InputKind::kNumpy,
-                         InputKind::kJoblib, InputKind::kNemo, InputKind::kModelFolder},
+    .inputs = {},
+    .pickle_inputs = true,
 };
 
 void Check(const Artifact& artifact, FindingSink& sink) {

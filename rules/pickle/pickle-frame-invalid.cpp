@@ -18,8 +18,6 @@ const RuleInfo kRule{
     .remediation = "Regenerate the file with pickle or torch.save, which never split an opcode across frames.",
     .security = true,
     .tier = Tier::kRootCause,
-    .inputs = InputKinds{InputKind::kLensemble, InputKind::kLensembleTar, InputKind::kModelFolder, InputKind::kTorchZip,
-                         InputKind::kTorchLegacy, InputKind::kPickle, InputKind::kNumpy},
 };
 
 }  // namespace ckpt::rules::pickle_frame_invalid

@@ -19,8 +19,6 @@ const RuleInfo kRule{
     .remediation = "Do not load the file. Re-export the weights with safetensors from a trusted source.",
     .security = true,
     .tier = Tier::kRootCause,
-    .inputs = InputKinds{InputKind::kTorchZip, InputKind::kTorchLegacy, InputKind::kPickle, InputKind::kJoblib,
-                         InputKind::kNumpy},
 };
 
 }  // namespace ckpt::rules::pickle_global_unsafe

@@ -16,8 +16,6 @@ const RuleInfo kRule{
     .remediation = "Treat the file as hostile: do not load it, and report where it came from.",
     .security = true,
     .tier = Tier::kRootCause,
-    .inputs = InputKinds{InputKind::kTorchZip, InputKind::kTorchLegacy, InputKind::kPickle, InputKind::kJoblib,
-                         InputKind::kNumpy},
 };
 
 }  // namespace ckpt::rules::pickle_scanner_import

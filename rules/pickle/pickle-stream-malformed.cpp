@@ -17,8 +17,6 @@ const RuleInfo kRule{
     .remediation = "Regenerate the file with torch.save, or better, with safetensors.",
     .security = false,
     .tier = Tier::kRootCause,
-    .inputs = InputKinds{InputKind::kTorchZip, InputKind::kTorchLegacy, InputKind::kPickle, InputKind::kJoblib,
-                         InputKind::kNumpy},
 };
 
 }  // namespace ckpt::rules::pickle_stream_malformed

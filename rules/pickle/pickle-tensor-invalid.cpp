@@ -17,8 +17,6 @@ const RuleInfo kRule{
     .remediation = "Convert the tensors to plain dense tensors and save them with safetensors.",
     .security = true,
     .tier = Tier::kPrimary,
-    .inputs = InputKinds{InputKind::kTorchZip, InputKind::kTorchLegacy, InputKind::kPickle, InputKind::kJoblib,
-                         InputKind::kNumpy},
 };
 
 }  // namespace ckpt::rules::pickle_tensor_invalid

@@ -17,8 +17,6 @@ const RuleInfo kRule{
     .remediation = "Save a flat state dict with str keys.",
     .security = false,
     .tier = Tier::kPrimary,
-    .inputs = InputKinds{InputKind::kTorchZip, InputKind::kTorchLegacy, InputKind::kPickle, InputKind::kJoblib,
-                         InputKind::kNumpy},
 };
 
 }  // namespace ckpt::rules::pickle_tensor_name

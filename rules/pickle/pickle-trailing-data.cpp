@@ -16,8 +16,6 @@ const RuleInfo kRule{
     .remediation = "Regenerate the file; remove what was appended.",
     .security = false,
     .tier = Tier::kPrimary,
-    .inputs = InputKinds{InputKind::kTorchZip, InputKind::kTorchLegacy, InputKind::kPickle, InputKind::kJoblib,
-                         InputKind::kNumpy},
 };
 
 }  // namespace ckpt::rules::pickle_trailing_data

@@ -18,8 +18,6 @@ const RuleInfo kRule{
     .remediation = "Regenerate the checkpoint with torch.save, or better, with safetensors.",
     .security = true,
     .tier = Tier::kPrimary,
-    .inputs = InputKinds{InputKind::kTorchZip, InputKind::kTorchLegacy, InputKind::kPickle, InputKind::kJoblib,
-                         InputKind::kNumpy},
 };
 
 }  // namespace ckpt::rules::torch_legacy_layout

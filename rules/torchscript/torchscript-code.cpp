@@ -19,7 +19,6 @@ const RuleInfo kRule{
     .remediation = "Ship torch.save(model.state_dict()) or safetensors, and rebuild the model from its source code.",
     .security = true,
     .tier = Tier::kRootCause,
-    .inputs = {InputKind::kTorchscript, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::torchscript_code

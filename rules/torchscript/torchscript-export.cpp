@@ -18,7 +18,6 @@ const RuleInfo kRule{
     .remediation = "Ship the state dict as safetensors and export the program where it is built.",
     .security = true,
     .tier = Tier::kRootCause,
-    .inputs = {InputKind::kTorchExport, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::torchscript_export

@@ -17,7 +17,6 @@ const RuleInfo kRule{
         "The member is named by its first bytes (ELF, PE or Mach-O), whatever its name says.",
     .remediation = "Never load a compiled package from an untrusted source; ship weights as safetensors.",
     .security = true,
-    .inputs = {InputKind::kTorchExport, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::torchscript_native_code

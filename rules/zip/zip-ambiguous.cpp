@@ -22,8 +22,6 @@ const RuleInfo kRule{
         "archive whose directory has more than one reading.",
     .security = true,
     .tier = Tier::kRootCause,
-    .inputs = InputKinds{InputKind::kTorchZip, InputKind::kTorchLegacy, InputKind::kPickle, InputKind::kJoblib,
-                         InputKind::kNumpy, InputKind::kModelFolder},
 };
 
 }  // namespace ckpt::rules::zip_ambiguous

@@ -17,8 +17,6 @@ const RuleInfo kRule{
     .remediation = "Regenerate the checkpoint with torch.save, or better, with safetensors.",
     .security = true,
     .tier = Tier::kRootCause,
-    .inputs = InputKinds{InputKind::kTorchZip, InputKind::kTorchLegacy, InputKind::kPickle, InputKind::kJoblib,
-                         InputKind::kNumpy},
 };
 
 }  // namespace ckpt::rules::zip_header_mismatch

@@ -1,6 +1,7 @@
 // Fuzz target: the readers of formats.md. The first byte picks the kind (0 joblib, 1 npz,
 // 2 TorchScript, 3 torch.export, 4 msgpack, 5 NeMo, 6 ONNX, 7 Keras, 8 an HDF5 helper answer,
-// 9 a Keras config); the rest is the file. Every sniff of the format table runs on it too.
+// 9 a Keras config; 0xff: the reader of the kind recognition gives it, so a new format's seed
+// needs no line here); the rest is the file. Every sniff of the format table runs on it too.
 // Nothing may crash, hang or grow past the readers' bounds (a decompression stops at its
 // bound), whatever the bytes. The HDF5 helper itself is libhdf5's, fuzzed upstream: here its
 // answers are (8), and a .keras weights member meets a helper that cannot start (quick, and a
@@ -29,10 +30,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       ckpt::InputKind::kJoblib,  ckpt::InputKind::kNpz,  ckpt::InputKind::kTorchscript, ckpt::InputKind::kTorchExport,
       ckpt::InputKind::kMsgpack, ckpt::InputKind::kNemo, ckpt::InputKind::kOnnx,        ckpt::InputKind::kKeras,
       ckpt::InputKind::kHdf5,    ckpt::InputKind::kKeras};
+  constexpr std::uint8_t kByRecognition = 0xff;
   const std::size_t pick = data[0] % std::size(kKinds);
-  const ckpt::InputKind kind = kKinds[pick];
+  ckpt::InputKind kind = kKinds[pick];
   const std::string body(reinterpret_cast<const char*>(data + 1), size - 1);
-  if (pick == 8 || pick == 9) {
+  if (data[0] != kByRecognition && (pick == 8 || pick == 9)) {
     ckpt::DiagnosticList sink;
     const ckpt::FileReporter report("model.bin", sink);
     if (pick == 9) {
@@ -48,9 +50,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   ckpt::MemorySource source;
   source.AddFile("model.bin", std::string(reinterpret_cast<const char*>(data + 1), size - 1));
   auto file = source.Open("model.bin");
-  (void)ckpt::ClassifyFile(**file);  // every sniff, with the file (zip directories, decompressed prefixes)
+  // Every sniff, with the file (zip directories, decompressed prefixes).
+  const auto classified = ckpt::ClassifyFile(**file);
+  if (data[0] == kByRecognition) {
+    if (!classified) return 0;
+    kind = classified->kind;
+  }
+  const auto read_kind = ckpt::FormatOf(kind).read;
+  if (read_kind == nullptr) return 0;
   ckpt::DiagnosticList sink;
-  auto read = ckpt::FormatOf(kind).read("model.bin", std::move(*file), sink);
+  auto read = read_kind("model.bin", std::move(*file), sink);
   if (read) {
     for (const ckpt::StoredTensor& t : read->tensors) {
       // A located tensor lies inside the file.

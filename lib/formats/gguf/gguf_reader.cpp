@@ -661,6 +661,10 @@ void GgufInInventory(std::span<const std::byte> /*head*/, const std::string& des
 }  // namespace
 
 // A GGUF file; its first split part stands for the set (inputs.md section 5).
+constexpr std::array<NameSuffix, 1> kGgufNames{{
+    {".gguf", NamedLoader::kGguf},
+}};
+
 const InputFormat formats::kGgufFormat{
     .kind = InputKind::kGguf,
     .sniff = &SniffGguf,
@@ -668,6 +672,8 @@ const InputFormat formats::kGgufFormat{
     .read = &ReadGguf,
     .inventory = &GgufInInventory,
     .container = PolyglotContainer::kGguf,
+    .names = kGgufNames,
+    .refused_as_weights = Diag::kWeightsFormatGguf,
 };
 
 }  // namespace ckpt

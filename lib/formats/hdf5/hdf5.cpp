@@ -321,12 +321,18 @@ void Hdf5InInventory(std::span<const std::byte> /*head*/, const std::string& /*d
 
 }  // namespace
 
+constexpr std::array<NameSuffix, 2> kHdf5Names{{
+    {".h5", NamedLoader::kHdf5, "an HDF5 file"},
+    {".hdf5", NamedLoader::kHdf5, "an HDF5 file"},
+}};
+
 const InputFormat formats::kHdf5Format{
     .kind = InputKind::kHdf5,
     .sniff = &SniffHdf5,
     .read = &ReadHdf5,
     .inventory = &Hdf5InInventory,
     .container = PolyglotContainer::kHdf5,
+    .names = kHdf5Names,
 };
 
 }  // namespace ckpt

@@ -239,6 +239,11 @@ void joblib::JoblibFacts::Describe(boost::json::object& fields) const {
   if (!compression.empty()) fields["compression"] = compression;
 }
 
+constexpr std::array<NameSuffix, 1> kJoblibNames{{
+    // joblib.dump of objects without arrays is a plain pickle: any pickle fits the name.
+    {".joblib", NamedLoader::kPickle, "a joblib file", {}, PolyglotContainer::kPickle},
+}};
+
 const InputFormat formats::kJoblibFormat{
     .kind = InputKind::kJoblib,
     .sniff = &SniffJoblib,
@@ -246,6 +251,7 @@ const InputFormat formats::kJoblibFormat{
     .inventory = &JoblibInInventory,
     .container = PolyglotContainer::kPickle,
     .pickle_family = true,
+    .names = kJoblibNames,
 };
 
 }  // namespace ckpt

@@ -4,6 +4,7 @@
 // (model.weights.h5 through the isolated HDF5 reader, model.weights.npz as an .npz) are listed,
 // and anything but assets/ is an unexpected member, sniffed for what it is. Members are read in
 // place, or inflated (bounded) when Keras deflated them; nothing is extracted.
+#include <array>
 #include <memory>
 #include <optional>
 #include <set>
@@ -16,6 +17,7 @@
 #include "lib/formats/hdf5/hdf5.h"
 #include "lib/formats/input_classifier.h"
 #include "lib/formats/keras_config/keras_config.h"
+#include "lib/formats/npz/npz.h"
 #include "lib/formats/zip/zip_inflate.h"
 #include "lib/formats/zip/zip_reader.h"
 #include "lib/io/window_file.h"
@@ -88,8 +90,8 @@ class KerasReader {
         valid &= reading->read;
         for (StoredTensor& t : reading->tensors) wf_.tensors.push_back(std::move(t));
       } else if (m.name == kWeightsNpz) {
-        auto weights = FormatOf(InputKind::kNpz)
-                           .read(wf_.name + "/" + m.name, std::make_unique<WindowFile>(bytes, 0, bytes.size()), sink_);
+        auto weights =
+            npz::ReadNpz(wf_.name + "/" + m.name, std::make_unique<WindowFile>(bytes, 0, bytes.size()), sink_);
         if (!weights) return weights.error();
         valid &= weights->valid;
         for (StoredTensor& t : weights->tensors) {
@@ -190,12 +192,17 @@ void KerasInInventory(std::span<const std::byte> /*head*/, const std::string& /*
 
 }  // namespace
 
+constexpr std::array<NameSuffix, 1> kKerasNames{{
+    {".keras", std::nullopt, "a Keras v3 archive"},
+}};
+
 const InputFormat formats::kKerasFormat{
     .kind = InputKind::kKeras,
     .sniff = &SniffKeras,
     .read = &ReadKeras,
     .inventory = &KerasInInventory,
     .container = PolyglotContainer::kZip,
+    .names = kKerasNames,
 };
 
 }  // namespace ckpt

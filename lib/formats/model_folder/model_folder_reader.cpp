@@ -139,7 +139,8 @@ InventoryItem ClassifyInventoryFile(const std::string& name, std::span<const std
     item.description = "a configuration file";
     return item;
   }
-  item.description = classified.kind == InputKind::kSafetensors ? "a safetensors file" : classified.description;
+  item.description = FormatOf(classified.kind).container == PolyglotContainer::kSafetensors ? "a safetensors file"
+                                                                                        : classified.description;
   return item;
 }
 
@@ -170,6 +171,7 @@ const InputFormat formats::kModelFolderFormat{
     .kind = InputKind::kModelFolder,
     .opening = InputOpening::kDirectory,
     .layout = &kModelFolderLayout,
+    .holds_other_formats = true,
 };
 
 }  // namespace ckpt

@@ -705,12 +705,17 @@ std::optional<std::string> Sniff(std::span<const std::byte> head) {
 
 }  // namespace msgpack
 
+constexpr std::array<NameSuffix, 1> kMsgpackNames{{
+    {".msgpack", std::nullopt, "a Flax msgpack checkpoint"},
+}};
+
 const InputFormat formats::kMsgpackFormat{
     .kind = InputKind::kMsgpack,
     .sniff = &msgpack::SniffHead,
     .read = &msgpack::ReadMsgpack,
     .inventory = &msgpack::MsgpackInInventory,
     .container = PolyglotContainer::kMsgpack,
+    .names = kMsgpackNames,
 };
 
 }  // namespace ckpt

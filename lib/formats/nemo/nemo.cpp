@@ -5,6 +5,7 @@
 // API (no recursion here, no aliases, anchors or tags, no duplicate keys) with every
 // `_target_` checked against the allowlist, and the checkpoint analysed in place as a torch
 // file. Nothing is extracted, unpickled or imported.
+#include <array>
 #include <yaml.h>
 
 #include <algorithm>
@@ -325,7 +326,7 @@ IoResult<WeightFile> ReadNemo(std::string name, std::unique_ptr<RandomAccessFile
     auto classified = ClassifyFile(*window);
     if (!classified) return classified.error();
     const InputFormat& format = FormatOf(classified->kind);
-    if (!format.pickle_family || classified->kind == InputKind::kJoblib) {
+    if (!format.pickle_family || format.torch_loads == TorchLoads::kNo) {
       Location at;
       at.file = member_name(kWeightsName);
       at.byte_offset = 0;
@@ -362,8 +363,7 @@ IoResult<WeightFile> ReadNemo(std::string name, std::unique_ptr<RandomAccessFile
     auto classified = ClassifyFile(*window);
     if (!classified) return classified.error();
     const InputFormat& format = FormatOf(classified->kind);
-    const bool program = classified->kind == InputKind::kTorchscript || classified->kind == InputKind::kTorchExport;
-    if (format.read == nullptr || (!format.pickle_family && !program)) continue;
+    if (format.read == nullptr || (!format.pickle_family && !format.program)) continue;
     auto read = format.read(member_name(m.entry_name), std::move(window), sink);
     if (!read) return read.error();
     valid = valid && read->valid;
@@ -381,12 +381,19 @@ void NemoInInventory(std::span<const std::byte> /*head*/, const std::string& /*d
 
 }  // namespace
 
+constexpr std::array<NameSuffix, 1> kNemoNames{{
+    // Older NeMo wrote w:gz archives, refused as compressed.
+    {".nemo", std::nullopt, "a NeMo archive", {}, PolyglotContainer::kNone, true},
+}};
+
 const InputFormat formats::kNemoFormat{
     .kind = InputKind::kNemo,
     .sniff = &SniffNemo,
     .read = &ReadNemo,
     .inventory = &NemoInInventory,
     .container = PolyglotContainer::kTar,
+    .names = kNemoNames,
+    .holds_other_formats = true,
 };
 
 }  // namespace ckpt

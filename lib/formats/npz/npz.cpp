@@ -1,5 +1,6 @@
 #include "lib/formats/npz/npz.h"
 
+#include <array>
 #include <map>
 #include <memory>
 #include <optional>
@@ -52,7 +53,16 @@ StoredTensor InArchive(StoredTensor t, const ZipMember& member) {
   return t;
 }
 
-IoResult<WeightFile> ReadNpz(std::string name, std::unique_ptr<RandomAccessFile> file, DiagnosticSink& sink) {
+
+// In a model folder an .npz is weights, analysed (formats.md section 11).
+void NpzInInventory(std::span<const std::byte> /*head*/, const std::string& /*description*/, InventoryItem& item) {
+  item.kind = InventoryClass::kAnalysedWeights;
+  item.description = "a NumPy .npz archive";
+}
+
+}  // namespace
+
+IoResult<WeightFile> npz::ReadNpz(std::string name, std::unique_ptr<RandomAccessFile> file, DiagnosticSink& sink) {
   WeightFile wf;
   wf.name = std::move(name);
   wf.size = file->size();
@@ -118,20 +128,18 @@ IoResult<WeightFile> ReadNpz(std::string name, std::unique_ptr<RandomAccessFile>
   return wf;
 }
 
-// In a model folder an .npz is weights, analysed (formats.md section 11).
-void NpzInInventory(std::span<const std::byte> /*head*/, const std::string& /*description*/, InventoryItem& item) {
-  item.kind = InventoryClass::kAnalysedWeights;
-  item.description = "a NumPy .npz archive";
-}
 
-}  // namespace
+constexpr std::array<NameSuffix, 1> kNpzNames{{
+    {".npz", NamedLoader::kNumpy, "a NumPy .npz archive"},
+}};
 
 const InputFormat formats::kNpzFormat{
     .kind = InputKind::kNpz,
     .sniff = &SniffNpz,
-    .read = &ReadNpz,
+    .read = &npz::ReadNpz,
     .inventory = &NpzInInventory,
     .container = PolyglotContainer::kZip,
+    .names = kNpzNames,
 };
 
 }  // namespace ckpt

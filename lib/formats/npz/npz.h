@@ -5,10 +5,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "lib/io/artifact_source.h"
 #include "lib/model/artifact.h"
+#include "lib/model/diagnostic.h"
 
 namespace ckpt::npz {
 
@@ -21,5 +24,8 @@ struct NpzFacts final : FormatFacts {
   };
   std::vector<Duplicate> duplicates;
 };
+
+/// Reads an .npz archive (its format table entry's reader; Keras reads its weights with it).
+IoResult<WeightFile> ReadNpz(std::string name, std::unique_ptr<RandomAccessFile> file, DiagnosticSink& sink);
 
 }  // namespace ckpt::npz

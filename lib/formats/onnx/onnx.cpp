@@ -617,6 +617,10 @@ void onnx_model::OnnxFacts::Describe(boost::json::object& fields) const {
   fields["opset_imports"] = std::move(opsets);
 }
 
+constexpr std::array<NameSuffix, 1> kOnnxNames{{
+    {".onnx", std::nullopt, "an ONNX model"},
+}};
+
 const InputFormat formats::kOnnxFormat{
     .kind = InputKind::kOnnx,
     .sniff = &SniffOnnx,
@@ -625,6 +629,7 @@ const InputFormat formats::kOnnxFormat{
     .container = PolyglotContainer::kOnnx,
     .resolve_in_folder = &ResolveOnnxExternalData,
     .lone_file_diagnostic = Diag::kOnnxExternalDataUnread,
+    .names = kOnnxNames,
 };
 
 }  // namespace ckpt

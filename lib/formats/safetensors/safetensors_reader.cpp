@@ -146,13 +146,13 @@ class Reader {
     if (const std::optional<Recognised> other = RecogniseRefusedFormat(head_, wf_.size)) {
       // The reason is left out: bytes of another format read as a safetensors length
       // give nonsense ("a header of 2336927755350992246 bytes") that only confuses.
-      Report(other->format->refused, At(0),
+      Report(other->refused, At(0),
              Shown() + " is " + other->description +
-                 (ClaimsSafetensors(wf_.name) && other->format->name != "git-lfs-pointer" &&
-                          other->format->name != "html" && other->format->name != "empty"
+                 (ClaimsSafetensors(wf_.name) && other->name != "git-lfs-pointer" &&
+                          other->name != "html" && other->name != "empty"
                       ? ", although its name says safetensors"
                       : ", not safetensors") +
-                 RemedyFor(other->format->name));
+                 RemedyFor(other->name));
       return;
     }
     Report(rule, At(offset), Shown() + " is not valid safetensors: " + reason + ".");
@@ -424,12 +424,17 @@ std::optional<std::string> SniffSafetensors(const FileHead& head) {
 
 }  // namespace
 
+constexpr std::array<NameSuffix, 1> kSafetensorsNames{{
+    {".safetensors", NamedLoader::kSafetensors, "safetensors"},
+}};
+
 const InputFormat formats::kSafetensorsFormat{
     .kind = InputKind::kSafetensors,
     .sniff = &SniffSafetensors,
     .layout = &kSafetensorsFileLayout,
     .read = &ReadSafetensors,
     .container = PolyglotContainer::kSafetensors,
+    .names = kSafetensorsNames,
 };
 
 }  // namespace ckpt

@@ -694,6 +694,14 @@ std::optional<std::string> SniffPickle(const FileHead& head) {
   return std::nullopt;
 }
 
+// A pickle guessed without a PROTO opcode is one when a syntax walk reaches its first STOP
+// (text that merely starts with an opcode letter is not).
+IoResult<bool> ConfirmPickle(const std::string& description, const RandomAccessFile& file) {
+  if (description != kHeaderlessPickleDescription) return true;
+  constexpr std::uint64_t kSyntaxWalkBound = std::uint64_t{64} << 20;
+  return pickle::ParsesAsPickles(file, kSyntaxWalkBound);
+}
+
 void PickleInInventory(std::span<const std::byte> /*head*/, const std::string& description, InventoryItem& item) {
   item.kind = InventoryClass::kPickleFamily;
   item.description = description;
@@ -714,13 +722,24 @@ void TorchZipInInventory(std::span<const std::byte> head, const std::string& /*d
 
 }  // namespace
 
+constexpr std::array<NameSuffix, 4> kTorchNames{{
+    {".bin", NamedLoader::kTorch},
+    {".pt", NamedLoader::kTorch},
+    {".pth", NamedLoader::kTorch},
+    {".ckpt", NamedLoader::kTorch},
+}};
+
 const InputFormat formats::kTorchZipFormat{
     .kind = InputKind::kTorchZip,
     .sniff = &SniffTorchZip,
+    .claims_zip_from_end = true,
     .read = &ReadAs<InputKind::kTorchZip, &ReadTorchZip>,
     .inventory = &TorchZipInInventory,
     .container = PolyglotContainer::kZip,
     .pickle_family = true,
+    .torch_loads = TorchLoads::kTorchSave,
+    .names = kTorchNames,
+    .refused_as_weights = Diag::kWeightsFormatZip,
 };
 
 const InputFormat formats::kTorchLegacyFormat{
@@ -730,7 +749,12 @@ const InputFormat formats::kTorchLegacyFormat{
     .inventory = &PickleInInventory,
     .container = PolyglotContainer::kPickle,
     .pickle_family = true,
+    .torch_loads = TorchLoads::kTorchSave,
 };
+
+constexpr std::array<NameSuffix, 1> kNumpyNames{{
+    {".npy", NamedLoader::kNumpy},
+}};
 
 const InputFormat formats::kNumpyFormat{
     .kind = InputKind::kNumpy,
@@ -739,15 +763,29 @@ const InputFormat formats::kNumpyFormat{
     .inventory = &PickleInInventory,
     .container = PolyglotContainer::kNumpy,
     .pickle_family = true,
+    .torch_loads = TorchLoads::kArray,
+    .names = kNumpyNames,
+    .refused_as_weights = Diag::kWeightsFormatNumpy,
 };
+
+constexpr std::array<NameSuffix, 2> kPickleNames{{
+    // joblib files are often .pkl, and torch.save writes .pkl files too (fastai's export.pkl is a
+    // torch zip).
+    {".pkl", NamedLoader::kPickle, "a pickle", {InputKind::kTorchZip}, PolyglotContainer::kPickle},
+    {".pickle", NamedLoader::kPickle},
+}};
 
 const InputFormat formats::kPickleFormat{
     .kind = InputKind::kPickle,
     .sniff = &SniffPickle,
+    .confirm = &ConfirmPickle,
     .read = &ReadAs<InputKind::kPickle, &ReadPlainPickle>,
     .inventory = &PickleInInventory,
     .container = PolyglotContainer::kPickle,
     .pickle_family = true,
+    .torch_loads = TorchLoads::kPlainPickle,
+    .names = kPickleNames,
+    .refused_as_weights = Diag::kWeightsFormatPickle,
 };
 
 }  // namespace ckpt

@@ -175,7 +175,12 @@ const InputFormat formats::kTorchscriptFormat{
     .read = &ReadTorchscript,
     .inventory = &TorchscriptInInventory,
     .container = PolyglotContainer::kZip,
+    .program = true,
 };
+
+constexpr std::array<NameSuffix, 1> kTorchExportNames{{
+    {".pt2", std::nullopt, "a torch.export archive"},
+}};
 
 const InputFormat formats::kTorchExportFormat{
     .kind = InputKind::kTorchExport,
@@ -183,6 +188,8 @@ const InputFormat formats::kTorchExportFormat{
     .read = &ReadTorchExport,
     .inventory = &TorchscriptInInventory,
     .container = PolyglotContainer::kZip,
+    .program = true,
+    .names = kTorchExportNames,
 };
 
 }  // namespace ckpt
