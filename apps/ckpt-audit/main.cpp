@@ -9,8 +9,10 @@
 #include <optional>
 #include <thread>
 
+#include "apps/common/audit_writers.h"
 #include "apps/common/cli.h"
 #include "apps/common/progress.h"
+#include "apps/common/writer_table.h"
 #include "engine/attestation.h"
 #include "engine/audit.h"
 #include "engine/model_signature.h"
@@ -223,54 +225,14 @@ void DeclareOptions(ckpt::cli::CommonCli& cli, AuditCli& o) {
       "lower the isolated HDF5 reader's wall-clock limit from 60 s to S (1-60)");
 }
 
-// The writer table: each --format / --report format (in --help's order) and what writes it.
-using Writer = void (*)(std::ostream&, const std::vector<ckpt::AuditResult>&, const ckpt::cli::CommonCli&,
-                        const ckpt::reports::ReportContext&);
-struct WriterEntry {
-  const char* format;
-  Writer write;
-};
-const std::vector<WriterEntry>& Writers() {
-  static const std::vector<WriterEntry> writers = {
-      {"text", [](auto& out, const auto& results, const auto&,
-                  const auto& context) { ckpt::reports::WriteTextReport(out, results, context); }},
-      {"json", [](auto& out, const auto& results, const auto&,
-                  const auto& context) { ckpt::reports::WriteJsonReport(out, results, context); }},
-      {"sarif",
-       [](auto& out, const auto& results, const auto& cli, const auto& context) {
-         ckpt::reports::WriteSarif(out, ckpt::reports::SarifFromAudit(results, context.threshold), cli.sarif(),
-                                   context);
-       }},
-      {"junit", [](auto& out, const auto& results, const auto&,
-                   const auto& context) { ckpt::reports::WriteAuditJunit(out, results, context); }},
-      {"gitlab", [](auto& out, const auto& results, const auto&,
-                    const auto& context) { ckpt::reports::WriteAuditGitlab(out, results, context); }},
-      {"html", [](auto& out, const auto& results, const auto&,
-                  const auto& context) { ckpt::reports::WriteAuditHtml(out, results, context); }},
-      {"markdown", [](auto& out, const auto& results, const auto&,
-                      const auto& context) { ckpt::reports::WriteAuditMarkdown(out, results, context); }},
-  };
-  return writers;
-}
-
-std::vector<std::string> WriterNames() {
-  std::vector<std::string> names;
-  for (const WriterEntry& entry : Writers()) names.emplace_back(entry.format);
-  return names;
-}
+// The writer table: every format of an audit (apps/common/audit_writers.h).
+using WriterEntry = ckpt::cli::AuditWriterEntry;
+std::span<const WriterEntry> Writers() { return ckpt::cli::AuditWriters(); }
 
 // Writes every report of `results`, says each input's tool errors, and returns the exit code.
 int ReportAndExit(const ckpt::cli::CommonCli& cli, const ckpt::reports::ReportContext& context,
                   const std::vector<ckpt::AuditResult>& results) {
-  auto write_failed = cli.WriteReport([&](std::ostream& out, const std::string& format) {
-    ckpt::reports::ReportContext shown = context;
-    shown.color = shown.color && &out == &std::cout;  // colour only on the terminal
-    // CommonCli admits only the table's formats; the first (text) is the default.
-    const auto& writers = Writers();
-    const auto writer =
-        std::find_if(writers.begin(), writers.end(), [&](const WriterEntry& entry) { return format == entry.format; });
-    (writer != writers.end() ? *writer : writers.front()).write(out, results, cli, shown);
-  });
+  auto write_failed = ckpt::cli::WriteReports<std::vector<ckpt::AuditResult>>(cli, context, Writers(), results);
   if (write_failed) return *write_failed;
   for (const auto& r : results) {
     for (const auto& e : r.tool_errors) std::cerr << "ckpt-audit: " << e << "\n";
@@ -625,7 +587,7 @@ int RunAudits(const ckpt::cli::CommonCli& cli, const AuditCli& o, ckpt::AuditOpt
 }  // namespace
 
 int main(int argc, char** argv) try {
-  ckpt::cli::CommonCli cli("ckpt-audit", WriterNames(), kUsage);
+  ckpt::cli::CommonCli cli("ckpt-audit", ckpt::cli::WriterNames<std::vector<ckpt::AuditResult>>(Writers()), kUsage);
   AuditCli o;
   DeclareOptions(cli, o);
   std::vector<std::string> artifacts;
