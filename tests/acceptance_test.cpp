@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "tests/support/artifact_builder.h"
+#include "tests/support/built_tools.h"
 #include "tests/support/pickle_builder.h"
 #include "tests/support/prerequisite.h"
 #include "tests/support/process.h"

@@ -18,6 +18,7 @@
 #include "lib/core/base64.h"
 #include "lib/hashing/sha256.h"
 #include "tests/support/artifact_builder.h"
+#include "tests/support/built_tools.h"
 #include "tests/support/history_builder.h"
 #include "tests/support/prerequisite.h"
 #include "tests/support/process.h"

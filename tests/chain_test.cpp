@@ -16,6 +16,7 @@
 #include "reports/chain_reports.h"
 #include "reports/text_report.h"
 #include "rules/catalog.h"
+#include "tests/support/built_tools.h"
 #include "tests/support/history_builder.h"
 #include "tests/support/prerequisite.h"
 #include "tests/support/process.h"

@@ -10,6 +10,7 @@
 
 #include "rules/catalog.h"
 #include "tests/support/artifact_builder.h"
+#include "tests/support/built_tools.h"
 #include "tests/support/model_folder_builder.h"
 #include "tests/support/prerequisite.h"
 #include "tests/support/process.h"

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "tests/support/artifact_builder.h"
+#include "tests/support/built_tools.h"
 #include "tests/support/history_builder.h"
 #include "tests/support/process.h"
 

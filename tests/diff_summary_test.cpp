@@ -17,6 +17,7 @@
 #include "engine/diff_run.h"
 #include "lib/gate/rel_l2_limits.h"
 #include "reports/diff_reports.h"
+#include "tests/support/built_tools.h"
 #include "tests/support/history_builder.h"
 #include "tests/support/process.h"
 

@@ -20,6 +20,7 @@
 #include "lib/io/directory_source.h"
 #include "reports/diff_reports.h"
 #include "rules/catalog.h"
+#include "tests/support/built_tools.h"
 #include "tests/support/history_builder.h"
 #include "tests/support/prerequisite.h"
 #include "tests/support/process.h"

@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "tests/support/artifact_builder.h"
+#include "tests/support/built_tools.h"
 #include "tests/support/history_builder.h"
 #include "tests/support/prerequisite.h"
 #include "tests/support/process.h"

@@ -17,6 +17,7 @@
 #include "lib/oms/transparency_log.h"
 #include "lib/oms/trusted_root.h"
 #include "tests/support/artifact_builder.h"
+#include "tests/support/built_tools.h"
 #include "tests/support/process.h"
 
 namespace ckpt::testing {

@@ -14,6 +14,7 @@
 #include "lib/oms/keys.h"
 #include "lib/oms/model_files.h"
 #include "tests/support/artifact_builder.h"
+#include "tests/support/built_tools.h"
 #include "tests/support/model_folder_builder.h"
 #include "tests/support/prerequisite.h"
 #include "tests/support/process.h"

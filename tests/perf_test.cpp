@@ -18,6 +18,7 @@
 #include "engine/chain_run.h"
 #include "tests/support/artifact_builder.h"
 #include "tests/support/audit_helpers.h"
+#include "tests/support/built_tools.h"
 #include "tests/support/gguf_builder.h"
 #include "tests/support/pickle_builder.h"
 #include "tests/support/prerequisite.h"

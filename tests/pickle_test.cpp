@@ -11,6 +11,7 @@
 #include "engine/audit.h"
 #include "tests/support/artifact_builder.h"
 #include "tests/support/audit_helpers.h"
+#include "tests/support/built_tools.h"
 #include "tests/support/prerequisite.h"
 
 namespace ckpt::testing {

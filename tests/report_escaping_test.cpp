@@ -11,6 +11,7 @@
 
 #include "lib/core/text.h"
 #include "tests/support/artifact_builder.h"
+#include "tests/support/built_tools.h"
 #include "tests/support/history_builder.h"
 #include "tests/support/process.h"
 

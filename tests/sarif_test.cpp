@@ -23,6 +23,7 @@
 #include "reports/sarif_report.h"
 #include "rules/catalog.h"
 #include "tests/support/audit_helpers.h"
+#include "tests/support/built_tools.h"
 #include "tests/support/fire_cases.h"
 #include "tests/support/golden_scenarios.h"
 #include "tests/support/history_builder.h"

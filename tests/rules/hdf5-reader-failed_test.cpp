@@ -19,6 +19,7 @@
 
 #include "engine/audit.h"
 #include "tests/support/audit_helpers.h"
+#include "tests/support/built_tools.h"
 #include "tests/support/prerequisite.h"
 #include "tests/support/process.h"
 

@@ -6,6 +6,7 @@
 
 #include "tests/support/artifact_builder.h"
 #include "tests/support/audit_helpers.h"
+#include "tests/support/built_tools.h"
 #include "tests/support/pickle_builder.h"
 #include "tests/support/process.h"
 

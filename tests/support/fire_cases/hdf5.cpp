@@ -1,4 +1,5 @@
 // Fire cases of the hdf5 rules: each input a rule fires on (tests/support/fire_cases.h).
+#include "tests/support/built_tools.h"
 #include "tests/support/fire_cases/fire_case_list.h"
 
 namespace ckpt::testing {
