@@ -112,8 +112,8 @@ ClassifiedFile ClassifyFileHead(std::span<const std::byte> head, std::uint64_t s
   std::size_t safetensors_position = 0;
   const InputFormat& safetensors = SafetensorsEntry(safetensors_position);
   const auto before_safetensors = InputFormats().first(safetensors_position);
-  if (sniffed != nullptr && std::find(before_safetensors.begin(), before_safetensors.end(), sniffed) !=
-                                before_safetensors.end() &&
+  if (sniffed != nullptr &&
+      std::find(before_safetensors.begin(), before_safetensors.end(), sniffed) != before_safetensors.end() &&
       open_file != nullptr && LooksLikeSafetensors(file.bytes, size) && SafetensorsHeaderParses(*open_file)) {
     out.kind = safetensors.kind;
     out.description = "a safetensors file";

@@ -19,8 +19,9 @@ inline constexpr std::size_t kClassifyLength = 512;
 
 struct ClassifiedFile {
   InputKind kind = InputKind::kUnknown;
-  std::string description;                       ///< "a gzip stream", "a Python pickle (protocol 4)"
-  std::optional<Diag> refused_as;  ///< for the pickle family, GGUF and the unknown: its label's diagnostic where weights belong
+  std::string description;  ///< "a gzip stream", "a Python pickle (protocol 4)"
+  std::optional<Diag>
+      refused_as;  ///< for the pickle family, GGUF and the unknown: its label's diagnostic where weights belong
 };
 
 /// Classifies a file from its first bytes (at most kClassifyLength), its size and, when the

@@ -6,7 +6,6 @@
 #include <string>
 #include <string_view>
 
-
 namespace ckpt {
 
 inline constexpr std::string_view kHeaderFileName = "header.json";

@@ -282,11 +282,10 @@ OpenedInput OpenFileInput(const std::string& path, std::unique_ptr<ArtifactSourc
     case InputOpening::kRefused:
       // An unknown input is called by its refused-format label only (what else it may be, the
       // weights diagnostics say).
-      format.refusal(name,
-                     classified.kind == InputKind::kUnknown && !classified.refused_as
-                         ? std::string()
-                         : classified.description,
-                     sink);
+      format.refusal(
+          name,
+          classified.kind == InputKind::kUnknown && !classified.refused_as ? std::string() : classified.description,
+          sink);
       return in;
     case InputOpening::kDirectory:
       break;

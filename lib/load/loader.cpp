@@ -184,11 +184,10 @@ void RefuseUnreadable(const std::vector<std::pair<std::string, ClassifiedFile>>&
     }
     LocatingSink located(sink, name);
     FormatOf(classified.kind)
-        .refusal(name,
-                 classified.kind == InputKind::kUnknown && !classified.refused_as
-                     ? std::string()
-                     : classified.description,
-                 located);
+        .refusal(
+            name,
+            classified.kind == InputKind::kUnknown && !classified.refused_as ? std::string() : classified.description,
+            located);
   }
 }
 

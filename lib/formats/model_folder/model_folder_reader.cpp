@@ -140,7 +140,7 @@ InventoryItem ClassifyInventoryFile(const std::string& name, std::span<const std
     return item;
   }
   item.description = FormatOf(classified.kind).container == PolyglotContainer::kSafetensors ? "a safetensors file"
-                                                                                        : classified.description;
+                                                                                            : classified.description;
   return item;
 }
 

@@ -5,10 +5,10 @@
 // API (no recursion here, no aliases, anchors or tags, no duplicate keys) with every
 // `_target_` checked against the allowlist, and the checkpoint analysed in place as a torch
 // file. Nothing is extracted, unpickled or imported.
-#include <array>
 #include <yaml.h>
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <optional>
 #include <set>

@@ -53,7 +53,6 @@ StoredTensor InArchive(StoredTensor t, const ZipMember& member) {
   return t;
 }
 
-
 // In a model folder an .npz is weights, analysed (formats.md section 11).
 void NpzInInventory(std::span<const std::byte> /*head*/, const std::string& /*description*/, InventoryItem& item) {
   item.kind = InventoryClass::kAnalysedWeights;
@@ -127,7 +126,6 @@ IoResult<WeightFile> npz::ReadNpz(std::string name, std::unique_ptr<RandomAccess
   wf.file = std::move(file);
   return wf;
 }
-
 
 constexpr std::array<NameSuffix, 1> kNpzNames{{
     {".npz", NamedLoader::kNumpy, "a NumPy .npz archive"},

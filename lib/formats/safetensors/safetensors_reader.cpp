@@ -148,8 +148,8 @@ class Reader {
       // give nonsense ("a header of 2336927755350992246 bytes") that only confuses.
       Report(other->refused, At(0),
              Shown() + " is " + other->description +
-                 (ClaimsSafetensors(wf_.name) && other->name != "git-lfs-pointer" &&
-                          other->name != "html" && other->name != "empty"
+                 (ClaimsSafetensors(wf_.name) && other->name != "git-lfs-pointer" && other->name != "html" &&
+                          other->name != "empty"
                       ? ", although its name says safetensors"
                       : ", not safetensors") +
                  RemedyFor(other->name));
