@@ -29,13 +29,15 @@ const InputFormat* FirstSniffed(std::span<const InputFormat* const> formats, con
   return nullptr;
 }
 
-// The entry a complete safetensors file belongs to (its container is safetensors).
-const InputFormat& SafetensorsEntry(std::size_t& position) {
-  const auto formats = InputFormats();
-  for (position = 0; position < formats.size(); ++position) {
-    if (formats[position]->container == PolyglotContainer::kSafetensors) return *formats[position];
-  }
-  throw std::logic_error("the format table has no safetensors entry");
+// The kind a complete safetensors file is (the entry whose container is safetensors).
+InputKind SafetensorsKind() {
+  static const InputKind kind = [] {
+    for (const InputFormat* format : InputFormats()) {
+      if (format->container == PolyglotContainer::kSafetensors) return format->kind;
+    }
+    throw std::logic_error("the format table has no safetensors entry");
+  }();
+  return kind;
 }
 
 }  // namespace
@@ -53,17 +55,15 @@ IoResult<ClassifiedFile> ClassifyFile(const RandomAccessFile& file) {
   ClassifiedFile classified = ClassifyFileHead(std::span(head).first(length), file.size(), last, &file);
   const FileHead file_head{std::span(head).first(length), file.size(), last, &file};
   const auto formats = InputFormats();
-  // A guess from the head alone is confirmed by its format; refuted, the kinds after it try.
-  for (;;) {
-    const auto at = std::find_if(formats.begin(), formats.end(),
-                                 [&](const InputFormat* format) { return format->kind == classified.kind; });
-    if (at == formats.end() || (*at)->confirm == nullptr) break;
-    auto confirmed = (*at)->confirm(classified.description, file);
+  // A guess from the head alone is confirmed by its format; refuted, the kinds after it in the
+  // list (which is in kind order: FormatOf checks) try.
+  while (FormatOf(classified.kind).confirm != nullptr) {
+    auto confirmed = FormatOf(classified.kind).confirm(classified.description, file);
     if (!confirmed) return confirmed.error();
     if (*confirmed) break;
+    const auto after = formats.subspan(static_cast<std::size_t>(classified.kind) + 1);
     classified.kind = InputKind::kUnknown;
     classified.description.clear();
-    const auto after = formats.subspan(static_cast<std::size_t>(at - formats.begin()) + 1);
     const InputFormat* next = FirstSniffed(after, file_head, classified.description);
     if (next == nullptr) break;
     classified.kind = next->kind;
@@ -109,13 +109,9 @@ ClassifiedFile ClassifyFileHead(std::span<const std::byte> head, std::uint64_t s
   if (sniffed != nullptr) out.kind = sniffed->kind;
   // A safetensors header length's first bytes can spell a weak magic (1f 8b is gzip, 78 9c
   // zlib: about 1 length in 8,000 does): a file whose header parses is safetensors first.
-  std::size_t safetensors_position = 0;
-  const InputFormat& safetensors = SafetensorsEntry(safetensors_position);
-  const auto before_safetensors = InputFormats().first(safetensors_position);
-  if (sniffed != nullptr &&
-      std::find(before_safetensors.begin(), before_safetensors.end(), sniffed) != before_safetensors.end() &&
-      open_file != nullptr && LooksLikeSafetensors(file.bytes, size) && SafetensorsHeaderParses(*open_file)) {
-    out.kind = safetensors.kind;
+  if (sniffed != nullptr && sniffed->kind < SafetensorsKind() && open_file != nullptr &&
+      LooksLikeSafetensors(file.bytes, size) && SafetensorsHeaderParses(*open_file)) {
+    out.kind = SafetensorsKind();
     out.description = "a safetensors file";
   }
   return out;
