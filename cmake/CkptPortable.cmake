@@ -4,6 +4,11 @@
 # so the tools run on each of them. ONNX's classes, which Debian ships only shared, are
 # generated here with protoc from the descriptor Debian's own libonnx_proto embeds (dumped by
 # a helper at build time), so they are the installed ones, byte for byte.
+#
+# Only the link differs from the ci tree: every source compiles with the ci tree's flags and
+# definitions (position-independent code, Boost's shared-variant definitions, which on ELF only
+# select an empty import attribute; ONNX's installed header, which the generated one must equal),
+# so a build after the ci tree's takes its objects from the compiler cache.
 set(portable_dir "/usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}")
 function(ckpt_static_archive target)
   set(paths "")
@@ -30,10 +35,15 @@ set_target_properties(BZip2::BZip2 PROPERTIES IMPORTED_LOCATION "${portable_dir}
                                              IMPORTED_LOCATION_RELEASE "${portable_dir}/libbz2.a")
 set_target_properties(LibLZMA::LibLZMA PROPERTIES IMPORTED_LOCATION "${portable_dir}/liblzma.a"
                                                  IMPORTED_LOCATION_RELEASE "${portable_dir}/liblzma.a")
+foreach(boost_library IN ITEMS json program_options container)
+  set_target_properties(Boost::${boost_library} PROPERTIES
+                        IMPORTED_LOCATION_RELEASE "${portable_dir}/libboost_${boost_library}.a")
+endforeach()
 set_target_properties(protobuf::libprotobuf PROPERTIES IMPORTED_LOCATION "${portable_dir}/libprotobuf.a"
                                                       IMPORTED_LOCATION_RELEASE "${portable_dir}/libprotobuf.a")
 
 find_program(CKPT_PROTOC protoc REQUIRED)
+find_file(ONNX_INCLUDE_HEADER onnx/onnx-ml.pb.h REQUIRED)
 set(onnx_gen "${CMAKE_BINARY_DIR}/onnx-static")
 add_executable(ckpt-onnx-descriptor cmake/onnx_descriptor.cpp)
 target_link_libraries(ckpt-onnx-descriptor PRIVATE "${portable_dir}/libonnx_proto.so" "${portable_dir}/libprotobuf.so")
@@ -44,11 +54,13 @@ add_custom_command(
   COMMAND $<TARGET_FILE:ckpt-onnx-descriptor> "${onnx_gen}/onnx-ml.desc"
   COMMAND ${CKPT_PROTOC} "--descriptor_set_in=${onnx_gen}/onnx-ml.desc" "--cpp_out=dllexport_decl=ONNX_API:${onnx_gen}"
           onnx/onnx-ml.proto
+  # The readers compile against the installed header: the generated classes must be its own.
+  COMMAND ${CMAKE_COMMAND} -E compare_files "${onnx_gen}/onnx/onnx-ml.pb.h" "${ONNX_INCLUDE_HEADER}"
   DEPENDS ckpt-onnx-descriptor
   COMMENT "Generating ONNX's classes from the descriptor libonnx_proto embeds")
 add_library(ckpt_onnx_proto_static STATIC "${onnx_gen}/onnx/onnx-ml.pb.cc")
-target_compile_definitions(ckpt_onnx_proto_static PUBLIC ONNX_ML=1 ONNX_NAMESPACE=onnx ONNX_API=)
-target_include_directories(ckpt_onnx_proto_static BEFORE PUBLIC "${onnx_gen}")
+target_compile_definitions(ckpt_onnx_proto_static PUBLIC ONNX_ML=1 ONNX_NAMESPACE=onnx PRIVATE ONNX_API=)
+target_include_directories(ckpt_onnx_proto_static BEFORE PRIVATE "${onnx_gen}")
 target_link_libraries(ckpt_onnx_proto_static PUBLIC protobuf::libprotobuf)
 set_target_properties(ckpt_onnx_proto_static PROPERTIES POSITION_INDEPENDENT_CODE ON)
 # Nothing above GLIBC_2.35: libstdc++'s one newer call (arc4random) is wrapped.

@@ -9,7 +9,8 @@ set -euo pipefail
 source_dir=$1
 build=$2/portable
 fail() { echo "portable_test: $*" >&2; exit 1; }
-cmake -S "$source_dir" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCKPT_PORTABLE=ON >/dev/null
+# Warnings as errors as in the ci tree: its flags, so the compiler cache serves the objects.
+cmake -S "$source_dir" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCKPT_PORTABLE=ON -DCKPT_WARNINGS_AS_ERRORS=ON >/dev/null
 cmake --build "$build" -j "$(nproc)" >/dev/null
 rm -f "$build"/ckpt-audit-*.tar.gz
 (cd "$build" && cpack -G TGZ >/dev/null)
