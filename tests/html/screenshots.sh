@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Renders the HTML report of each tool in headless Chromium and takes a screenshot of each,
+# Renders the HTML report of each tool in headless Chromium (one browser for every page,
+# tests/html/chromium_pages.py) and takes a screenshot of each,
 # so anyone can look at them:
 #   tests/html/screenshots.sh [BIN_DIR] [OUT_DIR]
 # BIN_DIR holds the built tools (default build/ci/bin), OUT_DIR receives <page>.html and
@@ -52,35 +53,40 @@ page ckpt-chain ckpt-chain "$work/history"
 page hostile-audit ckpt-audit "$work/hostile/art-$hostile"
 page hostile-diff ckpt-diff "$work/hostile/rounds/round-0000" "$work/hostile/art-$hostile"
 page hostile-chain ckpt-chain "$work/hostile/rounds"
+# Two control pages: a console error, and an inline script the page's Content-Security-Policy
+# blocks (the reports' own policy). Each must be caught, or the console check is broken.
 printf '<!DOCTYPE html><html><body><p>control</p><script>console.error("control-page-error")</script></body></html>\n' \
   > "$work/control.html"
+printf '%s\n' '<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="script-src '"'none'"'">' \
+  '</head><body><p>blocked</p><script>document.title="ran"</script></body></html>' > "$work/control-csp.html"
 
-# --- Chromium: a screenshot, the console, the DOM
-shoot() {  # shoot HTML PNG LOG
-  "$chromium" --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run --user-data-dir="$work/profile" \
-    --enable-logging=stderr --v=0 --window-size=1280,1800 --screenshot="$2" "file://$1" >"$3" 2>&1 || true
-}
-dom() {  # dom HTML
-  "$chromium" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$work/profile" \
-    --dump-dom "file://$1" 2>/dev/null
+# --- Chromium, one process for every page: a screenshot, the console, the DOM
+names=(ckpt-audit ckpt-diff ckpt-chain hostile-audit hostile-diff hostile-chain)
+pages=("$work/control.html:$work/control.png:$work/control.log:$work/control.dom"
+       "$work/control-csp.html:$work/control-csp.png:$work/control-csp.log:$work/control-csp.dom")
+for name in "${names[@]}"; do pages+=("$out/$name.html:$out/$name.png:$work/$name.log:$work/$name.dom"); done
+/usr/bin/python3 "$root/tests/html/chromium_pages.py" "$chromium" "$work/profile" "${pages[@]}" || {
+  echo "screenshots: Chromium could not render the pages" >&2
+  exit 1
 }
 failed=0
-shoot "$work/control.html" "$work/control.png" "$work/control.log"
-if ! grep -q 'CONSOLE.*control-page-error' "$work/control.log"; then
+if ! grep -q 'CONSOLE console-api error: control-page-error' "$work/control.log"; then
   echo "screenshots: the control page's console error was not seen: the console check is broken" >&2
   exit 1
 fi
-for name in ckpt-audit ckpt-diff ckpt-chain hostile-audit hostile-diff hostile-chain; do
-  shoot "$out/$name.html" "$out/$name.png" "$work/$name.log"
+if ! grep -q 'CONSOLE .*Content Security Policy' "$work/control-csp.log"; then
+  echo "screenshots: the blocked script of the CSP control page was not reported: the console check is broken" >&2
+  exit 1
+fi
+for name in "${names[@]}"; do
   if [[ ! -s "$out/$name.png" ]] || [[ $(stat -c %s "$out/$name.png") -lt 10000 ]]; then
     echo "screenshots: $name.png is missing or blank" >&2
     failed=1
   fi
-  if grep -a ':CONSOLE' "$work/$name.log" >&2; then
+  if grep -a 'CONSOLE' "$work/$name.log" >&2; then
     echo "screenshots: $name logged a console message (above)" >&2
     failed=1
   fi
-  dom "$out/$name.html" >"$work/$name.dom"  # read again below: a Chromium start costs seconds
   elements=$(grep -aoiE '<(script|img|iframe|object|embed)[ >]' "$work/$name.dom" || true)
   if [[ -n "$elements" ]]; then
     echo "screenshots: $name's DOM holds elements no report writes: $elements" >&2
