@@ -3,7 +3,8 @@
 # shares its process, its SetUpTestSuite fixtures and its start-up cost; a failure still names
 # its case in GoogleTest's own output ("[  FAILED  ] Suite.Case").
 #
-# Inputs: TEST_EXECUTABLE, TEST_LABELS (a ;-list), TEST_WORKING_DIR, CTEST_FILE.
+# Inputs: TEST_EXECUTABLE, TEST_LABELS (a ;-list), TEST_WORKING_DIR, CTEST_FILE, and
+# TEST_FIXTURES (CTest fixtures every suite requires, may be empty).
 string(REPLACE "," ";" TEST_LABELS "${TEST_LABELS}")
 foreach(required TEST_EXECUTABLE TEST_WORKING_DIR CTEST_FILE)
   if(NOT DEFINED ${required})
@@ -31,11 +32,15 @@ if(suites STREQUAL "")
   message(FATAL_ERROR "${TEST_EXECUTABLE} lists no test suite:\n${listing}")
 endif()
 
+set(fixtures "")
+if(TEST_FIXTURES)
+  set(fixtures " FIXTURES_REQUIRED [=[${TEST_FIXTURES}]=]")
+endif()
 set(script "")
 foreach(suite IN LISTS suites)
   string(APPEND script
          "add_test([=[${suite}]=] [=[${TEST_EXECUTABLE}]=] [=[--gtest_filter=${suite}.*]=])\n"
          "set_tests_properties([=[${suite}]=] PROPERTIES LABELS [=[${TEST_LABELS}]=]"
-         " WORKING_DIRECTORY [=[${TEST_WORKING_DIR}]=])\n")
+         " WORKING_DIRECTORY [=[${TEST_WORKING_DIR}]=]${fixtures})\n")
 endforeach()
 file(WRITE "${CTEST_FILE}" "${script}")

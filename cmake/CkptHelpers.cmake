@@ -30,7 +30,7 @@ endif()
 # process and builds its fixtures once; PER_CASE keeps gtest_discover_tests' entry per case
 # (the perf checks, each retried on its own).
 function(ckpt_add_test name)
-  cmake_parse_arguments(ARG "PER_CASE" "" "SOURCES;LABELS;LIBS" ${ARGN})
+  cmake_parse_arguments(ARG "PER_CASE;PYTHON_FIXTURES" "" "SOURCES;LABELS;LIBS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ckpt::test_support ${ARG_LIBS} GTest::gtest GTest::gtest_main ckpt_warnings)
   if(ARG_PER_CASE)
@@ -42,9 +42,15 @@ function(ckpt_add_test name)
   endif()
   set(ctest_file "${CMAKE_CURRENT_BINARY_DIR}/${name}_suites.cmake")
   string(REPLACE ";" "," labels "${ARG_LABELS}")
+  # PYTHON_FIXTURES: its suites read what tests/python_fixtures.py makes (the fixture python_made).
+  set(fixtures "")
+  if(ARG_PYTHON_FIXTURES)
+    set(fixtures python_made)
+  endif()
   add_custom_command(TARGET ${name} POST_BUILD
     BYPRODUCTS "${ctest_file}"
     COMMAND "${CMAKE_COMMAND}" -D "TEST_EXECUTABLE=$<TARGET_FILE:${name}>" -D "TEST_LABELS=${labels}"
+            -D "TEST_FIXTURES=${fixtures}"
             -D "TEST_WORKING_DIR=${PROJECT_SOURCE_DIR}" -D "CTEST_FILE=${ctest_file}"
             -P "${PROJECT_SOURCE_DIR}/cmake/CkptDiscoverSuites.cmake"
     VERBATIM)

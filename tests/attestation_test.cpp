@@ -22,6 +22,7 @@
 #include "tests/support/history_builder.h"
 #include "tests/support/prerequisite.h"
 #include "tests/support/process.h"
+#include "tests/support/python_fixtures.h"
 
 namespace ckpt::testing {
 namespace {
@@ -763,14 +764,13 @@ class Derivation : public ::testing::Test {
  protected:
   // The checkpoints and conversions are written once for the suite; each test edits a copy.
   static void SetUpTestSuite() {
-    if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0) {
-      missing_ = "no python3 with torch (scripts/install-deps --test installs python3-torch)";
-      return;
-    }
     made_ = new TempDir();
-    const CommandResult made =
-        RunCommand("/usr/bin/python3 tests/torch/make_derivations.py " + ShellQuote(made_->path()) + " 2>&1");
-    if (made.exit_code != 0) missing_ = "make_derivations.py failed: " + made.output;
+    const PythonMade made = MadeByPython("derivations", made_->path());
+    if (!made.ok) {
+      missing_ = made.missing_module
+                     ? "no python3 with torch (scripts/install-deps --test installs python3-torch): " + made.problem
+                     : made.problem;
+    }
   }
   static void TearDownTestSuite() {
     delete made_;

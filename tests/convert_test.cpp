@@ -22,6 +22,7 @@
 #include "tests/support/pickle_builder.h"
 #include "tests/support/prerequisite.h"
 #include "tests/support/process.h"
+#include "tests/support/python_fixtures.h"
 
 namespace ckpt::testing {
 namespace {
@@ -38,14 +39,13 @@ bool Has(const std::string& text, const std::string& part) { return text.find(pa
 class ConvertTorch : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0) {
-      missing_ = "no python3 with torch (scripts/install-deps --test installs python3-torch)";
+    dir_ = new TempDir();
+    const PythonMade made = MadeByPython("convert-cases", dir_->path());
+    if (made.missing_module) {
+      missing_ = "no python3 with torch (scripts/install-deps --test installs python3-torch): " + made.problem;
       return;
     }
-    dir_ = new TempDir();
-    const CommandResult made =
-        RunCommand("/usr/bin/python3 tests/torch/make_convert_cases.py " + ShellQuote(dir_->path()) + " 2>&1");
-    ASSERT_EQ(made.exit_code, 0) << made.output;
+    ASSERT_TRUE(made.ok) << made.problem;
   }
   static void TearDownTestSuite() {
     delete dir_;

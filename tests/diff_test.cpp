@@ -24,6 +24,7 @@
 #include "tests/support/history_builder.h"
 #include "tests/support/prerequisite.h"
 #include "tests/support/process.h"
+#include "tests/support/python_fixtures.h"
 
 namespace ckpt::testing {
 namespace {
@@ -475,13 +476,13 @@ CommandResult Cli(const std::string& args) { return RunCommand(std::string(CKPT_
 // weights (zip, legacy, sharded) against its safetensors twin has every tensor unchanged, and
 // a changed element shows as the one changed tensor.
 TEST(DiffCli, ABinFolderAgainstItsSafetensorsTwin) {
-  if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0) {
-    CKPT_MISSING_PREREQUISITE() << "no python3 with torch (scripts/install-deps --test installs python3-torch)";
-  }
   TempDir dir;
-  const CommandResult made =
-      RunCommand("/usr/bin/python3 tests/torch/make_bin_twins.py " + dir.path().string() + " 2>&1");
-  ASSERT_EQ(made.exit_code, 0) << made.output;
+  const PythonMade made = MadeByPython("bin-twins", dir.path());
+  if (made.missing_module) {
+    CKPT_MISSING_PREREQUISITE() << "no python3 with torch (scripts/install-deps --test installs python3-torch): "
+                                << made.problem;
+  }
+  ASSERT_TRUE(made.ok) << made.problem;
   const std::string twin = (dir.path() / "safetensors").string();
   for (const char* form : {"bin", "legacy", "sharded"}) {
     const CommandResult run =

@@ -17,6 +17,7 @@
 #include "tests/support/audit_helpers.h"
 #include "tests/support/prerequisite.h"
 #include "tests/support/process.h"
+#include "tests/support/python_fixtures.h"
 
 namespace ckpt::testing {
 namespace {
@@ -27,10 +28,9 @@ class RealShapes : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new TempDir();
-    const CommandResult made = RunCommand("/usr/bin/python3 tests/real_shapes/make_real_shapes.py " +
-                                          ShellQuote(dir_->path().string()) + " 2>&1");
-    if (made.exit_code != 0) {
-      missing_ = "make_real_shapes.py failed (numpy, joblib, msgpack, onnx, h5py, torch): " + made.output;
+    const PythonMade made = MadeByPython("real-shapes", dir_->path());
+    if (!made.ok) {
+      missing_ = "make_real_shapes.py failed (numpy, joblib, msgpack, onnx, h5py, torch): " + made.problem;
       return;
     }
     std::ifstream in(dir_->path() / "listed.json");

@@ -19,34 +19,22 @@
 #include "tests/support/artifact_builder.h"
 #include "tests/support/audit_helpers.h"
 #include "tests/support/process.h"
+#include "tests/support/python_fixtures.h"
 
 namespace ckpt::testing {
 namespace {
 
 namespace fs = std::filesystem;
 
-// The Python that has torch: Debian's, which the test set-up installs (python3-torch).
-std::string TorchPython() {
-  for (const char* python : {"/usr/bin/python3", "python3"}) {
-    const std::string probe = std::string(python) + " -c 'import torch' >/dev/null 2>&1";
-    if (std::system(probe.c_str()) == 0) return python;
-  }
-  return "";
-}
-
 class TorchCheckpoints : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    const std::string python = TorchPython();
-    if (python.empty()) {
-      missing_ = "no python3 with torch (scripts/install-deps --test installs python3-torch)";
-      return;
-    }
     dir_ = new TempDir();
-    const CommandResult made =
-        RunCommand(python + " tests/torch/make_checkpoints.py " + dir_->path().string() + " 2>&1");
-    if (made.exit_code != 0) {
-      missing_ = "make_checkpoints.py failed: " + made.output;
+    const PythonMade made = MadeByPython("torch-checkpoints", dir_->path());
+    if (!made.ok) {
+      missing_ = made.missing_module
+                     ? "no python3 with torch (scripts/install-deps --test installs python3-torch): " + made.problem
+                     : made.problem;
       return;
     }
     std::ifstream in(dir_->path() / "expected.json");
@@ -205,12 +193,10 @@ TEST_F(TorchCheckpoints, DiffComparesLocatedTensorsAcrossContainers) {
 // that spans several windows, and one in a small record after it, are each a
 // zip-crc-mismatch naming its record; the intact file has none and keeps its SHA-256.
 TEST_F(TorchCheckpoints, ADataRecordSpanningManyWindowsHasItsCrcChecked) {
-  const fs::path path = dir_->path() / "big_crc.pt";
-  const CommandResult made = RunCommand(TorchPython() +
-                                        " -c 'import torch; torch.save({\"big\": torch.arange(3 << 20, "
-                                        "dtype=torch.float32), \"small\": torch.ones(7)}, \"" +
-                                        path.string() + "\")' 2>&1");
-  ASSERT_EQ(made.exit_code, 0) << made.output;
+  const fs::path folder = dir_->path() / "big-crc";
+  const PythonMade made = MadeByPython("torch-big-crc", folder);
+  ASSERT_TRUE(made.ok) << made.problem;
+  const fs::path path = folder / "big_crc.pt";
   AuditOptions digests;
   digests.digest_files = true;
   const AuditResult intact = AuditPath(path.string(), digests);
@@ -246,11 +232,9 @@ TEST_F(TorchCheckpoints, ADataRecordSpanningManyWindowsHasItsCrcChecked) {
 // CPython's own pickler at every protocol: plain data passes, a __reduce__ payload fails
 // naming posix.system (python3 alone, no torch).
 TEST(PythonPickles, PlainDataOfEveryProtocolPassesAndPayloadsFail) {
-  const std::string python =
-      std::system("/usr/bin/python3 -c '' >/dev/null 2>&1") == 0 ? "/usr/bin/python3" : "python3";
   TempDir dir;
-  const CommandResult made = RunCommand(python + " tests/torch/make_plain_pickles.py " + dir.path().string() + " 2>&1");
-  ASSERT_EQ(made.exit_code, 0) << made.output;
+  const PythonMade made = MadeByPython("plain-pickles", dir.path());
+  ASSERT_TRUE(made.ok) << made.problem;
   std::size_t plain = 0;
   std::size_t payloads = 0;
   for (const auto& entry : fs::directory_iterator(dir.path())) {

@@ -49,6 +49,9 @@ import zlib
 
 import batch_audit
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import python_fixtures  # noqa: E402 (tests/python_fixtures.py: the generators, run in this interpreter)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
@@ -238,8 +241,7 @@ class Joblib(Format):
     name, suffix = "joblib", ".joblib"
 
     def seeds(self, work):
-        subprocess.run([sys.executable, os.path.join(ROOT, "tests/joblib/make_joblib.py"), work,
-                        os.path.join(work, "marker")], check=True, capture_output=True)
+        self.h.made_by_python("joblib", work)
         np, joblib = self.np, self.h.joblib
         joblib.dump({"w": np.arange(4000, dtype=np.float32).reshape(40, 100), "b": np.zeros(7, dtype=np.int16),
                      "f": np.asfortranarray(np.ones((3, 5))), "o": np.array(["a", None], dtype=object)},
@@ -401,8 +403,7 @@ class Onnx(Format):
     name, suffix = "onnx", ".onnx"
 
     def seeds(self, work):
-        subprocess.run([sys.executable, os.path.join(ROOT, "tests/onnx/make_onnx.py"), work], check=True,
-                       capture_output=True)
+        self.h.made_by_python("onnx", work)
         return [os.path.join(work, n) for n in ("model.onnx", "external.onnx", "function_clean.onnx")]
 
     def folder_files(self, seed_dir):
@@ -511,8 +512,7 @@ class Hdf5(Format):
     name, suffix = "hdf5", ".h5"
 
     def seeds(self, work):
-        subprocess.run([sys.executable, os.path.join(ROOT, "tests/hdf5/make_hdf5.py"), work,
-                        os.path.join(work, "marker")], check=True, capture_output=True)
+        self.h.made_by_python("hdf5", work)
         h5py, np = self.h.h5py, self.np
         with h5py.File(os.path.join(work, "large.h5"), "w") as f:
             f.create_dataset("layer/kernel", data=np.ones((512, 512), dtype=np.float32), chunks=(64, 64),
@@ -595,8 +595,7 @@ class Keras(Format):
     name, suffix = "keras", ".keras"
 
     def seeds(self, work):
-        subprocess.run([sys.executable, os.path.join(ROOT, "tests/hdf5/make_hdf5.py"), work,
-                        os.path.join(work, "marker")], check=True, capture_output=True)
+        self.h.made_by_python("hdf5", work)
         return [os.path.join(work, n) for n in ("dense.keras", "functional.keras", "npz_weights.keras")]
 
     def mutate(self, data, rng):
@@ -702,8 +701,7 @@ class Msgpack(Format):
     name, suffix = "msgpack", ".msgpack"
 
     def seeds(self, work):
-        subprocess.run([sys.executable, os.path.join(ROOT, "tests/msgpack/make_msgpack.py"), work], check=True,
-                       capture_output=True)
+        self.h.made_by_python("msgpack", work)
         return [os.path.join(work, n) for n in ("flax_model.msgpack", "large.msgpack", "long_bin.msgpack")]
 
     def mutate(self, data, rng):
@@ -805,8 +803,7 @@ class Nemo(Format):
     name, suffix = "nemo", ".nemo"
 
     def seeds(self, work):
-        subprocess.run([sys.executable, os.path.join(ROOT, "tests/nemo/make_nemo.py"), work,
-                        os.path.join(work, "marker")], check=True, capture_output=True)
+        self.h.made_by_python("nemo", work)
         return [os.path.join(work, n) for n in ("clean.nemo", "cls_allowed.nemo")]
 
     def mutate(self, data, rng):
@@ -919,6 +916,22 @@ class Harness:
         self.checked = collections.Counter()
         self.counterexamples = []
 
+    def made_by_python(self, name, work):
+        """The files of generator `name` (tests/python_fixtures.py) copied into `work`: made in
+        this interpreter into --fixtures unless the CTest fixture made them current there."""
+        if not python_fixtures.make(self.args.fixtures, name):
+            with open(os.path.join(self.args.fixtures, name + ".failed"), encoding="utf-8") as f:
+                raise RuntimeError(f.read())
+        made = os.path.join(self.args.fixtures, name)
+        for entry in os.listdir(made):
+            source = os.path.join(made, entry)
+            if entry.startswith(".fixture-"):
+                continue
+            if os.path.isdir(source):
+                shutil.copytree(source, os.path.join(work, entry))
+            else:
+                shutil.copy(source, os.path.join(work, entry))
+
     def audit(self, path):
         run = subprocess.run([self.args.audit, "--format", "json", path], capture_output=True, timeout=120)
         if run.returncode not in (0, 1, 2):
@@ -988,12 +1001,15 @@ def main():
     parser.add_argument("--seed", type=int, default=46)
     parser.add_argument("--mutants", type=int, default=150, help="per format")
     parser.add_argument("--out", default="differential-formats-counterexamples")
+    parser.add_argument("--fixtures", help="where tests/python_fixtures.py keeps what it makes (default: a temporary folder)")
     parser.add_argument("--formats", default=",".join(f.name for f in FORMATS))
     parser.add_argument("--older-build", action="store_true",
                         help="judging an older ckpt-audit: a seed it fails is said, not fatal")
     args = parser.parse_args()
     args.mutants = int(os.environ.get("CKPT_DIFFERENTIAL_MUTANTS", args.mutants))
     harness = Harness(args)
+    if not args.fixtures:
+        args.fixtures = os.path.join(harness.work, "python-fixtures")
     try:
         for cls in FORMATS:
             fmt = cls(harness)

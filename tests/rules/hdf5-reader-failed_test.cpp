@@ -22,6 +22,7 @@
 #include "tests/support/built_tools.h"
 #include "tests/support/prerequisite.h"
 #include "tests/support/process.h"
+#include "tests/support/python_fixtures.h"
 
 namespace ckpt::testing {
 namespace {
@@ -32,10 +33,9 @@ class Hdf5Files : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new TempDir();
-    const CommandResult made =
-        RunCommand("/usr/bin/python3 tests/hdf5/make_hdf5.py " + ShellQuote(dir_->path().string()) + " " +
-                   ShellQuote(Marker().string()) + " 2>&1");
-    if (made.exit_code != 0) missing_ = "make_hdf5.py failed (python3-h5py): " + made.output;
+    const PythonMade made = MadeByPython("hdf5", dir_->path());
+    marker_ = made.made_in / "payload-ran";  // the path the payloads would touch
+    if (!made.ok) missing_ = "make_hdf5.py failed (python3-h5py): " + made.problem;
   }
   static void TearDownTestSuite() {
     delete dir_;
@@ -45,7 +45,8 @@ class Hdf5Files : public ::testing::Test {
     if (!missing_.empty()) CKPT_MISSING_PREREQUISITE() << missing_;
   }
   void TearDown() override { EXPECT_FALSE(fs::exists(Marker())) << "a payload ran"; }
-  static fs::path Marker() { return fs::temp_directory_path() / "ckpt-audit-hdf5-marker"; }
+  static fs::path Marker() { return marker_; }
+  static inline fs::path marker_;
   static AuditResult Audit(const std::string& name) { return AuditPath((dir_->path() / name).string(), {}); }
   // The file as `as_name` in a model folder beside a README.
   static AuditResult AuditInFolder(const std::string& name, const std::string& as_name) {

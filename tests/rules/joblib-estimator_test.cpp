@@ -18,6 +18,7 @@
 #include "tests/support/model_folder_builder.h"
 #include "tests/support/prerequisite.h"
 #include "tests/support/process.h"
+#include "tests/support/python_fixtures.h"
 
 namespace ckpt::testing {
 namespace {
@@ -28,11 +29,9 @@ class JoblibFiles : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new TempDir();
-    marker_ = dir_->path() / "payload-ran";
-    const CommandResult made =
-        RunCommand("/usr/bin/python3 tests/joblib/make_joblib.py " + ShellQuote(dir_->path().string()) + " " +
-                   ShellQuote(marker_.string()) + " 2>&1");
-    if (made.exit_code != 0) missing_ = "make_joblib.py failed (python3-joblib, python3-numpy): " + made.output;
+    const PythonMade made = MadeByPython("joblib", dir_->path());
+    marker_ = made.made_in / "payload-ran";  // the path the payloads would touch
+    if (!made.ok) missing_ = "make_joblib.py failed (python3-joblib, python3-numpy): " + made.problem;
   }
   static void TearDownTestSuite() {
     delete dir_;

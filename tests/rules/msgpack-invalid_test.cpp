@@ -14,6 +14,7 @@
 #include "tests/support/audit_helpers.h"
 #include "tests/support/prerequisite.h"
 #include "tests/support/process.h"
+#include "tests/support/python_fixtures.h"
 
 namespace ckpt::testing {
 namespace {
@@ -24,10 +25,9 @@ class MsgpackFiles : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new TempDir();
-    const CommandResult made =
-        RunCommand("/usr/bin/python3 tests/msgpack/make_msgpack.py " + ShellQuote(dir_->path().string()) + " 2>&1");
-    if (made.exit_code != 0) {
-      missing_ = "make_msgpack.py failed (python3-msgpack, python3-numpy): " + made.output;
+    const PythonMade made = MadeByPython("msgpack", dir_->path());
+    if (!made.ok) {
+      missing_ = "make_msgpack.py failed (python3-msgpack, python3-numpy): " + made.problem;
     } else {
       said_ = made.output;
     }

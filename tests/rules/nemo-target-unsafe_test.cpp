@@ -15,6 +15,7 @@
 #include "tests/support/audit_helpers.h"
 #include "tests/support/prerequisite.h"
 #include "tests/support/process.h"
+#include "tests/support/python_fixtures.h"
 
 namespace ckpt::testing {
 namespace {
@@ -25,11 +26,9 @@ class NemoFiles : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new TempDir();
-    marker_ = dir_->path() / "payload-ran";
-    const CommandResult made =
-        RunCommand("/usr/bin/python3 tests/nemo/make_nemo.py " + ShellQuote(dir_->path().string()) + " " +
-                   ShellQuote(marker_.string()) + " 2>&1");
-    if (made.exit_code != 0) missing_ = "make_nemo.py failed (python3-torch): " + made.output;
+    const PythonMade made = MadeByPython("nemo", dir_->path());
+    marker_ = made.made_in / "payload-ran";  // the path the payloads would touch
+    if (!made.ok) missing_ = "make_nemo.py failed (python3-torch): " + made.problem;
   }
   static void TearDownTestSuite() {
     delete dir_;

@@ -14,6 +14,7 @@
 #include "tests/support/audit_helpers.h"
 #include "tests/support/prerequisite.h"
 #include "tests/support/process.h"
+#include "tests/support/python_fixtures.h"
 
 namespace ckpt::testing {
 namespace {
@@ -24,9 +25,8 @@ class OnnxFiles : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new TempDir();
-    const CommandResult made =
-        RunCommand("/usr/bin/python3 tests/onnx/make_onnx.py " + ShellQuote(dir_->path().string()) + " 2>&1");
-    if (made.exit_code != 0) missing_ = "make_onnx.py failed (python3-onnx): " + made.output;
+    const PythonMade made = MadeByPython("onnx", dir_->path());
+    if (!made.ok) missing_ = "make_onnx.py failed (python3-onnx): " + made.problem;
   }
   static void TearDownTestSuite() {
     delete dir_;

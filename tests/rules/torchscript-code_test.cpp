@@ -15,30 +15,28 @@
 #include "tests/support/pickle_builder.h"
 #include "tests/support/prerequisite.h"
 #include "tests/support/process.h"
+#include "tests/support/python_fixtures.h"
 
 namespace ckpt::testing {
 namespace {
 
 namespace fs = std::filesystem;
 
-bool HaveTorch() { return RunCommand("/usr/bin/python3 -c 'import torch' 2>&1").exit_code == 0; }
-
-// torch.jit.save of a traced Linear(2, 3) at `path`.
-void WriteTracedModule(const fs::path& path) {
-  const std::string script =
-      "import torch\n"
-      "m = torch.jit.trace(torch.nn.Linear(2, 3), torch.zeros(1, 2))\n"
-      "torch.jit.save(m, '" +
-      path.string() + "')\n";
-  const CommandResult made = RunCommand("/usr/bin/python3 -c " + ShellQuote(script) + " 2>&1");
-  ASSERT_EQ(made.exit_code, 0) << made.output;
+// torch.jit.save of a traced Linear(2, 3) (tests/torch/make_traced_module.py), as traced.pt
+// in `folder`; false when python3-torch is missing.
+bool WroteTracedModule(const fs::path& folder) {
+  const PythonMade made = MadeByPython("traced-module", folder);
+  if (made.missing_module) return false;
+  EXPECT_TRUE(made.ok) << made.problem;
+  return made.ok;
 }
 
 TEST(Rule_torchscript_code, ATracedModuleSavedByTorchIsRefusedWithItsCodeMembersNamed) {
-  if (!HaveTorch()) CKPT_MISSING_PREREQUISITE() << "python3-torch missing (scripts/install-deps --test installs it)";
   TempDir dir;
+  if (!WroteTracedModule(dir.path())) {
+    CKPT_MISSING_PREREQUISITE() << "python3-torch missing (scripts/install-deps --test installs it)";
+  }
   const fs::path traced = dir.path() / "traced.pt";
-  WriteTracedModule(traced);
   const AuditResult result = AuditPath(traced.string(), AuditOptions{});
   EXPECT_EQ(InputKindName(result.artifact.kind), "torchscript");
   const auto found = FindingsOf(result, "torchscript-code");
@@ -55,11 +53,13 @@ TEST(Rule_torchscript_code, ATracedModuleSavedByTorchIsRefusedWithItsCodeMembers
 }
 
 TEST(Rule_torchscript_code, ATracedModuleFailsTheModelFolderItSitsIn) {
-  if (!HaveTorch()) CKPT_MISSING_PREREQUISITE() << "python3-torch missing (scripts/install-deps --test installs it)";
   TempDir dir;
   const fs::path folder = dir.path() / "model";
   WriteFiles(ModelFolderSpec{}.Build(), folder);
-  WriteTracedModule(folder / "traced_model.pt");
+  if (!WroteTracedModule(dir.path() / "traced")) {
+    CKPT_MISSING_PREREQUISITE() << "python3-torch missing (scripts/install-deps --test installs it)";
+  }
+  fs::copy_file(dir.path() / "traced" / "traced.pt", folder / "traced_model.pt");
   const AuditResult result = AuditPath(folder.string(), AuditOptions{});
   EXPECT_EQ(InputKindName(result.artifact.kind), "model-folder");
   const auto found = FindingsOf(result, "torchscript-code");

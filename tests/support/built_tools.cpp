@@ -17,6 +17,8 @@ std::filesystem::path BinaryFolder() {
 
 std::string BuiltTool(const char* name) { return (BinaryFolder() / name).string(); }
 
+std::filesystem::path BuildDir() { return BinaryFolder().parent_path(); }
+
 std::string SourceDir() {
   static const std::string source = [] {
     const std::filesystem::path file = BinaryFolder().parent_path() / "ckpt-source-dir";

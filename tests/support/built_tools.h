@@ -4,12 +4,15 @@
 // to the same object and the compiler cache serves it.
 #pragma once
 
+#include <filesystem>
 #include <string>
 
 namespace ckpt::testing {
 
 /// <the running binary's folder>/<name>: a tool or helper of the same build.
 std::string BuiltTool(const char* name);
+/// The build tree: the folder above <build>/bin.
+std::filesystem::path BuildDir();
 /// The source tree the build was configured from (<build>/ckpt-source-dir, written by CMake).
 std::string SourceDir();
 
