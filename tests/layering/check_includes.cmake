@@ -21,7 +21,7 @@ foreach(layer lib rules engine reports)
 endforeach()
 
 # lib/'s levels, lowest first.
-set(levels core json hashing io codec remote model digest formats load gate diff convert attest oms chain)
+set(levels core json hashing io codec remote model digest metadata formats load gate diff convert attest oms chain)
 file(GLOB lib_entries LIST_DIRECTORIES true RELATIVE "${ROOT}/lib" "${ROOT}/lib/*")
 foreach(entry IN LISTS lib_entries)
   if(IS_DIRECTORY "${ROOT}/lib/${entry}" AND NOT entry IN_LIST levels)

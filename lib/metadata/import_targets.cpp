@@ -1,0 +1,329 @@
+#include "lib/metadata/import_targets.h"
+
+#include <yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <memory>
+#include <new>
+#include <set>
+#include <utility>
+
+#include "lib/core/text.h"
+#include "lib/json/strict_parser.h"
+
+namespace ckpt {
+namespace {
+
+bool IsIdentifier(std::string_view part) {
+  if (part.empty() || (std::isdigit(static_cast<unsigned char>(part.front())) != 0)) return false;
+  return std::all_of(part.begin(), part.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; });
+}
+
+bool IsClassName(std::string_view part) { return IsIdentifier(part) && part.front() >= 'A' && part.front() <= 'Z'; }
+
+// The keys beside which a JSON `class` is Hydra's (code-in-metadata.md section 1).
+bool IsHydraCompanionKey(std::string_view key) { return key == "params" || key == "_partial_" || key == "_args_"; }
+
+std::string PointerOf(const std::vector<std::string>& tokens) {
+  std::string pointer;
+  for (const std::string& token : tokens) pointer += "/" + json::EscapePointerToken(token);
+  return pointer;
+}
+
+}  // namespace
+
+bool IsAllowedTarget(std::string_view target) {
+  for (std::string_view torch_prefix :
+       {"torch.nn.", "torch.optim.lr_scheduler.", "torch.optim.", "torch.utils.data."}) {
+    if (target.starts_with(torch_prefix) && IsClassName(target.substr(torch_prefix.size()))) return true;
+  }
+  if (!target.starts_with("nemo.collections.") && !target.starts_with("nemo.core.")) return false;
+  std::string_view rest = target;
+  std::string_view last;
+  while (!rest.empty()) {
+    const std::size_t dot = rest.find('.');
+    last = rest.substr(0, dot);
+    if (!IsIdentifier(last)) return false;
+    rest = dot == std::string_view::npos ? std::string_view() : rest.substr(dot + 1);
+    if (dot != std::string_view::npos && rest.empty()) return false;  // a trailing dot
+  }
+  return IsClassName(last);
+}
+
+bool IsTargetKey(std::string_view key) {
+  return key == "_target_" || key == "target" || key == "cls" || key == "class";
+}
+
+std::vector<ImportTarget> FindJsonTargets(const json::Document& document, ClassKey class_key) {
+  std::vector<ImportTarget> found;
+  if (!document.parsed()) return found;
+  const json::PositionIndex positions(document.text());
+  // Depth-first with an explicit stack; each entry is a value and its path tokens' count.
+  struct Pending {
+    json::Value value;
+    std::size_t depth;
+    std::string token;  ///< the key or index naming it in its parent (unused for the root)
+  };
+  std::vector<Pending> stack{{document.root(), 0, {}}};
+  std::vector<std::string> path;
+  while (!stack.empty()) {
+    Pending next = std::move(stack.back());
+    stack.pop_back();
+    path.resize(next.depth);
+    if (next.depth > 0) path.back() = std::move(next.token);
+    const json::Value value = next.value;
+    if (value.is(json::Type::kArray)) {
+      std::vector<Pending> items;
+      std::size_t index = 0;
+      for (const json::Value item : value.Items()) items.push_back({item, next.depth + 1, std::to_string(index++)});
+      for (auto it = items.rbegin(); it != items.rend(); ++it) stack.push_back(std::move(*it));
+      continue;
+    }
+    if (!value.is(json::Type::kObject)) continue;
+    bool hydra_class = class_key == ClassKey::kAnywhere;
+    if (!hydra_class) {
+      for (const json::Member member : value.Members()) hydra_class |= IsHydraCompanionKey(member.key);
+    }
+    std::vector<Pending> members;
+    for (json::Member member : value.Members()) {
+      if (IsTargetKey(member.key) && (member.key != "class" || hydra_class)) {
+        ImportTarget target;
+        path.push_back(member.key);
+        target.key_path = PointerOf(path);
+        path.pop_back();
+        target.key = member.key;
+        target.is_string = member.value.is(json::Type::kString);
+        if (target.is_string) target.value = member.value.String();
+        target.allowed = target.is_string && IsAllowedTarget(target.value);
+        const json::LineColumn at = positions.Locate(document.text(), member.value.offset());
+        target.line = at.line;
+        target.column = at.column;
+        found.push_back(std::move(target));
+      }
+      members.push_back({member.value, next.depth + 1, std::move(member.key)});
+    }
+    for (auto it = members.rbegin(); it != members.rend(); ++it) stack.push_back(std::move(*it));
+  }
+  return found;
+}
+
+namespace {
+
+// libyaml's events, one at a time: bounded depth, no aliases, anchors, tags or duplicate keys,
+// one document; every target recorded with its key path.
+class YamlWalker {
+ public:
+  explicit YamlWalker(ClassKey class_key) : class_key_(class_key) {}
+
+  YamlConfig Walk(std::string_view text) {
+    yaml_parser_t parser;
+    if (yaml_parser_initialize(&parser) == 0) throw std::bad_alloc();
+    const std::unique_ptr<yaml_parser_t, void (*)(yaml_parser_t*)> owned(&parser, &yaml_parser_delete);
+    yaml_parser_set_input_string(&parser, reinterpret_cast<const unsigned char*>(text.data()), text.size());
+    int documents = 0;
+    while (!result_.refused) {
+      yaml_event_t event;
+      if (yaml_parser_parse(&parser, &event) == 0) {
+        Refuse(parser.problem_mark, std::string("it is not valid YAML (") +
+                                        (parser.problem != nullptr ? parser.problem : "a parse error") + ")");
+        result_.refused->not_yaml = true;
+        break;
+      }
+      const std::unique_ptr<yaml_event_t, void (*)(yaml_event_t*)> held(&event, &yaml_event_delete);
+      if (event.type == YAML_STREAM_END_EVENT) break;
+      if (event.type == YAML_DOCUMENT_START_EVENT) {
+        if (++documents > 1) {
+          Refuse(event.start_mark, "it holds more than one YAML document");
+        } else if (event.data.document_start.tag_directives.start != event.data.document_start.tag_directives.end) {
+          Refuse(event.start_mark, "it declares a %TAG directive");
+        }
+        continue;
+      }
+      Event(event);
+    }
+    return std::move(result_);
+  }
+
+ private:
+  struct Frame {
+    bool mapping = false;
+    bool at_key = true;
+    std::size_t next_index = 0;  ///< sequences: the index of the next item
+    std::set<std::string, std::less<>> keys;
+    std::string key;  ///< mappings: the key whose value is being read
+  };
+
+  void Event(const yaml_event_t& event) {
+    switch (event.type) {
+      case YAML_ALIAS_EVENT:
+        Refuse(event.start_mark, "it uses an alias (*" +
+                                     QuoteForMessage(reinterpret_cast<const char*>(event.data.alias.anchor), 40) +
+                                     "), which can expand a small file into a huge one");
+        return;
+      case YAML_SCALAR_EVENT:
+        if (!Plain(event, event.data.scalar.anchor, event.data.scalar.tag)) return;
+        Scalar(event,
+               std::string_view(reinterpret_cast<const char*>(event.data.scalar.value), event.data.scalar.length));
+        return;
+      case YAML_SEQUENCE_START_EVENT:
+        if (!Plain(event, event.data.sequence_start.anchor, event.data.sequence_start.tag)) return;
+        Open(event, false);
+        return;
+      case YAML_MAPPING_START_EVENT:
+        if (!Plain(event, event.data.mapping_start.anchor, event.data.mapping_start.tag)) return;
+        if (frames_.empty()) result_.mapping_root = true;
+        Open(event, true);
+        return;
+      case YAML_SEQUENCE_END_EVENT:
+      case YAML_MAPPING_END_EVENT:
+        if (!frames_.empty()) frames_.pop_back();
+        ValueDone();
+        return;
+      default:
+        return;
+    }
+  }
+
+  bool Plain(const yaml_event_t& event, const unsigned char* anchor, const unsigned char* tag) {
+    if (anchor != nullptr) {
+      Refuse(event.start_mark, "it declares an anchor (&" + QuoteForMessage(reinterpret_cast<const char*>(anchor), 40) +
+                                   "): aliases to it can expand a small file into a huge one");
+      return false;
+    }
+    if (tag != nullptr) {
+      Refuse(event.start_mark, "it uses the tag " + QuoteForMessage(reinterpret_cast<const char*>(tag), 80) +
+                                   ", which a YAML loader may turn into a Python object");
+      return false;
+    }
+    return true;
+  }
+
+  // The key of the value about to be read (a mapping's key, a sequence's index); empty at the root.
+  [[nodiscard]] bool AtTargetKey() const {
+    return !frames_.empty() && frames_.back().mapping && IsTargetKey(frames_.back().key) &&
+           (frames_.back().key != "class" || class_key_ == ClassKey::kAnywhere);
+  }
+
+  void Open(const yaml_event_t& event, bool mapping) {
+    if (!frames_.empty() && frames_.back().mapping && frames_.back().at_key) {
+      Refuse(event.start_mark, "it has a mapping or list as a key");
+      return;
+    }
+    if (AtTargetKey()) Record(event.start_mark, false, {});
+    if (frames_.size() >= kMaxYamlConfigDepth) {
+      Refuse(event.start_mark, "it nests deeper than " + std::to_string(kMaxYamlConfigDepth) + " levels");
+      return;
+    }
+    Frame f;
+    f.mapping = mapping;
+    frames_.push_back(std::move(f));
+  }
+
+  void Scalar(const yaml_event_t& event, std::string_view value) {
+    if (frames_.empty()) return;  // a document of one scalar: nothing to find
+    Frame& f = frames_.back();
+    if (f.mapping && f.at_key) {
+      if (!f.keys.emplace(value).second) {
+        Refuse(event.start_mark, "it repeats the key " + QuoteForMessage(value, 80) +
+                                     " in one mapping (YAML loaders keep one of the values)");
+        return;
+      }
+      f.key = std::string(value);
+      f.at_key = false;
+      return;
+    }
+    if (AtTargetKey()) {
+      const bool plain_null = event.data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+                              (value.empty() || value == "null" || value == "~" || value == "Null" || value == "NULL");
+      Record(event.start_mark, !plain_null, value);
+    }
+    ValueDone();
+  }
+
+  void ValueDone() {
+    if (frames_.empty()) return;
+    Frame& f = frames_.back();
+    if (f.mapping) {
+      f.at_key = true;
+    } else {
+      ++f.next_index;
+    }
+  }
+
+  void Record(const yaml_mark_t& mark, bool is_string, std::string_view value) {
+    std::string pointer;
+    for (const Frame& f : frames_) {
+      pointer += "/" + (f.mapping ? json::EscapePointerToken(f.key) : std::to_string(f.next_index));
+    }
+    ImportTarget target;
+    target.key_path = std::move(pointer);
+    target.key = frames_.back().key;
+    target.is_string = is_string;
+    if (is_string) target.value = std::string(value);
+    target.allowed = is_string && IsAllowedTarget(value);
+    target.line = mark.line + 1;
+    target.column = mark.column + 1;
+    result_.targets.push_back(std::move(target));
+  }
+
+  void Refuse(const yaml_mark_t& mark, std::string why) {
+    if (result_.refused) return;
+    result_.refused = ConfigRefusal{std::move(why), false, mark.line + 1, mark.column + 1};
+  }
+
+  ClassKey class_key_;
+  std::vector<Frame> frames_;
+  YamlConfig result_;
+};
+
+}  // namespace
+
+YamlConfig ReadYamlConfig(std::string_view text, ClassKey class_key) { return YamlWalker(class_key).Walk(text); }
+
+namespace {
+
+// A line `key:` or `key: value` (a plain key of letters, digits, '_', '-' and '.'): the string
+// may be a YAML mapping.
+bool HasMappingLine(std::string_view text) {
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+    const std::size_t start = line.find_first_not_of(" \t");
+    if (start == std::string_view::npos) continue;
+    line.remove_prefix(start);
+    const std::size_t colon = line.find(':');
+    if (colon == 0 || colon == std::string_view::npos) continue;
+    const std::string_view key = line.substr(0, colon);
+    const bool plain = std::all_of(key.begin(), key.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-' || c == '.';
+    });
+    if (plain && (colon + 1 == line.size() || line[colon + 1] == ' ' || line[colon + 1] == '\t')) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+YamlConfig FindTargetsInString(std::string_view text) {
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return {};
+  const bool bracketed = text[first] == '{' || text[first] == '[';
+  if (bracketed) {
+    json::Document document{std::string(text)};
+    if (!json::Parse(document)) {
+      YamlConfig found;
+      found.targets = FindJsonTargets(document, ClassKey::kBesideHydraKeys);
+      return found;
+    }
+    // Not JSON: a YAML flow mapping or sequence is read below.
+  }
+  if (!bracketed && !HasMappingLine(text)) return {};
+  YamlConfig config = ReadYamlConfig(text);
+  if (config.refused && config.refused->not_yaml) config.refused.reset();  // text, not a configuration
+  return config;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,72 @@
+// Import targets (code-in-metadata.md section 1): the strings Hydra, NeMo and OmegaConf import
+// and call when a configuration is instantiated (`_target_`, `target`, and Hydra 0.x's `cls` and
+// `class`, which NeMo's _convert_config turns into `_target_`), found at any depth of a
+// configuration read from JSON or YAML, each judged against the allowlist of formats.md
+// section 9. Readers report what they find; rules judge it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lib/json/json_value.h"
+
+namespace ckpt {
+
+/// One target of a configuration.
+struct ImportTarget {
+  std::string key_path;    ///< JSON Pointer of the target's value ("/model/encoder/_target_")
+  std::string key;         ///< the key that made it a target (`_target_`, `cls`, ...)
+  std::string value;       ///< the target as written; empty when it is not a string
+  bool is_string = true;   ///< false for a mapping, a list, a number, null, ...
+  bool allowed = false;    ///< a class the allowlist admits
+  std::uint64_t line = 0;  ///< 1-based, in the text that held it
+  std::uint64_t column = 0;
+};
+
+/// True for a class NeMo restores and torch may instantiate: `nemo.collections.` and
+/// `nemo.core.` classes, and exact `torch.nn.`, `torch.optim.`, `torch.optim.lr_scheduler.`
+/// and `torch.utils.data.` classes (formats.md section 9).
+bool IsAllowedTarget(std::string_view target);
+
+/// `_target_`, `target`, `cls` and `class`.
+bool IsTargetKey(std::string_view key);
+
+/// Where the key `class` names a target: anywhere (a NeMo or Hydra YAML config), or in JSON only
+/// beside `params`, `_partial_` or `_args_` (plain configurations use `class` for other things).
+enum class ClassKey : std::uint8_t { kAnywhere, kBesideHydraKeys };
+
+/// Every target of a parsed JSON document, in document order. Walks with its own stack: the
+/// document's depth is bounded by its parser, the walk costs O(values).
+std::vector<ImportTarget> FindJsonTargets(const json::Document& document, ClassKey class_key);
+
+/// Why a YAML configuration was refused, and where.
+struct ConfigRefusal {
+  std::string why;        ///< "it uses an alias (*x), which ..."
+  bool not_yaml = false;  ///< libyaml's own parse error: no YAML loader reads it either
+  std::uint64_t line = 1;
+  std::uint64_t column = 1;
+};
+
+/// A YAML configuration read as NeMo's is (formats.md section 9): libyaml's event parser, one
+/// document, at most kMaxYamlConfigDepth levels, no alias, anchor, tag, %TAG directive, duplicate
+/// key or non-scalar key. `targets` holds what was found before a refusal.
+struct YamlConfig {
+  std::vector<ImportTarget> targets;
+  std::optional<ConfigRefusal> refused;
+  bool mapping_root = false;  ///< the document is a mapping
+};
+inline constexpr std::size_t kMaxYamlConfigDepth = 64;
+YamlConfig ReadYamlConfig(std::string_view text, ClassKey class_key = ClassKey::kAnywhere);
+
+/// The targets of a configuration kept in a string (a safetensors `__metadata__` value, a GGUF
+/// `*config` string): parsed as JSON when it starts with `{` or `[` (Hydra's `class` counts only
+/// beside its keys), as YAML when it is not JSON and a line of it is a mapping key (`key:`);
+/// anything else holds none. Key paths, lines and columns are inside the string. `refused`:
+/// YAML the strict reading refuses but a YAML loader reads (an alias, a tag, ...), whose later
+/// targets cannot be seen; text no YAML loader reads is not a configuration.
+YamlConfig FindTargetsInString(std::string_view text);
+
+}  // namespace ckpt
