@@ -36,6 +36,7 @@
   X(chain, chain_parent_untrusted, "chain-parent-untrusted", Chain) \
   X(chain, chain_round_not_consecutive, "chain-round-not-consecutive", Chain) \
   X(chain, chain_wmcp_changed, "chain-wmcp-changed", Chain) \
+  X(config, config_target_unsafe, "config-target-unsafe", Read) \
   X(convert, convert_big_endian, "convert-big-endian", Convert) \
   X(convert, convert_dtype_unsupported, "convert-dtype-unsupported", Convert) \
   X(convert, convert_group_refused, "convert-group-refused", Convert) \

@@ -288,7 +288,13 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
       item.description = "a torch.save checkpoint (zip)";
     }
     if (item.kind == InventoryClass::kConfig) {
-      if (auto read = ReadModelConfig(entry.name, **file, model); !read && read.error().value() != kFileChangedErrno) {
+      if (auto read = ReadModelConfig(entry.name, **file, model, sink);
+          !read && read.error().value() != kFileChangedErrno) {
+        tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, read.error()));
+      }
+    } else if (IsConfigTextName(entry.name) && item.kind == InventoryClass::kData) {
+      if (auto read = ReadConfigTargets(entry.name, **file, model, sink);
+          !read && read.error().value() != kFileChangedErrno) {
         tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, read.error()));
       }
     } else if (item.kind == InventoryClass::kPythonSource) {

@@ -24,6 +24,7 @@ namespace ckpt {
   X(AttestStatementInvalid)          \
   X(AttestSubjectMismatch)           \
   X(AttestVerdictFail)               \
+  X(ConfigTargetUnsafe)              \
   X(ConvertBigEndian)                \
   X(ConvertDtypeUnsupported)         \
   X(ConvertGroupRefused)             \

@@ -49,6 +49,7 @@ std::vector<FireCase> AllFireCases() {
   AddOnnxFireCases(c);
   AddKerasFireCases(c);
   AddHdf5FireCases(c);
+  AddConfigFireCases(c);
   return c;
 }
 

@@ -32,6 +32,7 @@ std::vector<NearMiss> AllNearMisses() {
   AddOnnxNearMisses(n);
   AddKerasNearMisses(n);
   AddHdf5NearMisses(n);
+  AddConfigNearMisses(n);
   return n;
 }
 

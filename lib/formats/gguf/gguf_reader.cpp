@@ -16,6 +16,7 @@
 #include "lib/formats/format_table.h"
 #include "lib/formats/gguf/chat_template.h"
 #include "lib/io/file_cursor.h"
+#include "lib/metadata/import_targets.h"
 
 namespace ckpt {
 namespace {
@@ -135,6 +136,8 @@ class Reader {
     return std::string(**b);
   }
   void Value(std::uint32_t type, std::uint64_t at, GgufFacts::Entry& entry, bool top);
+  // A string value that holds a configuration: its import targets outside the allowlist.
+  void ReportTargets(const std::string& key, std::string_view value, std::uint64_t at);
 
   // A tensor info as read, before the layout places it.
   struct Info {
@@ -163,6 +166,25 @@ class Reader {
   bool nested_reported_ = false;
 };
 
+void Reader::ReportTargets(const std::string& key, std::string_view value, std::uint64_t at) {
+  const YamlConfig config = FindTargetsInString(value);
+  for (const ImportTarget& target : config.targets) {
+    if (target.allowed) continue;
+    report_(Diag::kConfigTargetUnsafe, at,
+            "The GGUF value " + QuoteForMessage(key) + " is a configuration whose " + target.key + " at " +
+                QuoteForMessage(target.key_path) + " " +
+                (target.is_string ? "is " + QuoteForMessage(target.value, 120) : std::string("is not a string")) +
+                ": a loader that instantiates it (Hydra, OmegaConf) imports and calls it, and only nemo.collections "
+                "/ nemo.core classes and torch.nn, torch.optim and torch.utils.data classes are allowed.");
+  }
+  if (config.refused) {
+    report_(Diag::kConfigTargetUnsafe, at,
+            "The GGUF value " + QuoteForMessage(key) + " is a YAML configuration the strict reading refuses (" +
+                config.refused->why + ", line " + std::to_string(config.refused->line) +
+                "), so the import targets a loader would instantiate from it cannot be checked.");
+  }
+}
+
 // One value of `type`, arrays walked with an explicit stack (nesting is data, not recursion).
 void Reader::Value(std::uint32_t type, std::uint64_t at, GgufFacts::Entry& entry, bool top) {
   auto scalar = [&](std::uint32_t t, std::string& out) {
@@ -185,6 +207,8 @@ void Reader::Value(std::uint32_t type, std::uint64_t at, GgufFacts::Entry& entry
                         "): rendering it in a Jinja sandbox that leaks them runs code.");
           }
         }
+        // A configuration kept as a string (code-in-metadata.md section 1): its import targets.
+        if (top && entry.key.ends_with("config")) ReportTargets(entry.key, s, here);
         return;
       }
       case kBool: {

@@ -6,6 +6,7 @@
 #include "lib/formats/input_classifier.h"
 #include "lib/formats/json_file_reader.h"
 #include "lib/json/strict_parser.h"
+#include "lib/metadata/import_targets.h"
 
 namespace ckpt {
 namespace {
@@ -20,6 +21,23 @@ std::string_view BaseName(std::string_view path) {
 
 bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+// Each target outside the allowlist, as a finding at its line in `name`.
+void ReportTargets(const std::string& name, const std::vector<ImportTarget>& targets, DiagnosticSink& sink) {
+  for (const ImportTarget& target : targets) {
+    if (target.allowed) continue;
+    Location at;
+    at.file = name;
+    at.line = target.line;
+    at.column = target.column;
+    sink.Report(Diag::kConfigTargetUnsafe, at,
+                "The " + target.key + " at " + QuoteForMessage(target.key_path, 120) + " " +
+                    (target.is_string ? "is " + QuoteForMessage(target.value, 120) : std::string("is not a string")) +
+                    ": instantiating this configuration (Hydra, OmegaConf, NeMo) imports and calls it, and only "
+                    "nemo.collections / nemo.core classes and torch.nn, torch.optim and torch.utils.data classes "
+                    "are allowed.");
+  }
 }
 
 }  // namespace
@@ -144,7 +162,36 @@ InventoryItem ClassifyInventoryFile(const std::string& name, std::span<const std
   return item;
 }
 
-IoResult<void> ReadModelConfig(const std::string& name, const RandomAccessFile& file, ModelFolder& model) {
+bool IsConfigTextName(std::string_view path) {
+  const std::string_view base = BaseName(path);
+  if (EndsWith(base, ".yaml") || EndsWith(base, ".yml")) return true;
+  return EndsWith(base, ".json") && !IsModelIndexName(path) && !IsPickleIndexName(path) && base != "config.json" &&
+         base != "tokenizer_config.json";
+}
+
+IoResult<void> ReadConfigTargets(const std::string& name, const RandomAccessFile& file, ModelFolder& model,
+                                 DiagnosticSink& sink) {
+  if (file.size() > kMaxConfigBytes) return {};  // a tokenizer.json or a data file, no configuration
+  auto text = ReadAll(file);
+  if (!text) return text.error();
+  const std::string_view base = BaseName(name);
+  if (!EndsWith(base, ".json")) {
+    const YamlConfig config = ReadYamlConfig(*text);
+    ReportTargets(name, config.targets, sink);
+    if (config.refused) {
+      model.invalid_configs.emplace_back(name, config.refused->why + " (line " + std::to_string(config.refused->line) +
+                                                   "), so the import targets it may hold cannot be checked");
+    }
+    return {};
+  }
+  json::Document doc(std::move(*text));
+  if (json::Parse(doc)) return {};  // not JSON the strict parser reads: data, not a configuration
+  ReportTargets(name, FindJsonTargets(doc, ClassKey::kBesideHydraKeys), sink);
+  return {};
+}
+
+IoResult<void> ReadModelConfig(const std::string& name, const RandomAccessFile& file, ModelFolder& model,
+                               DiagnosticSink& sink) {
   if (file.size() > kMaxConfigBytes) {
     model.invalid_configs.emplace_back(name, "it is " + std::to_string(file.size()) + " bytes, over the " +
                                                  std::to_string(kMaxConfigBytes) + "-byte bound for a configuration");
@@ -163,6 +210,7 @@ IoResult<void> ReadModelConfig(const std::string& name, const RandomAccessFile& 
     return {};
   }
   if (root.Find("auto_map")) model.remote_code.emplace_back(name, "its auto_map names classes from the repository");
+  ReportTargets(name, FindJsonTargets(doc, ClassKey::kBesideHydraKeys), sink);
   return {};
 }
 

@@ -32,7 +32,18 @@ InventoryItem ClassifyInventoryFile(const std::string& name, std::span<const std
                                     const ClassifiedFile& classified);
 
 /// Reads a configuration file (config.json, tokenizer_config.json): records `auto_map`
-/// (remote code) in `model`, or why it is not valid JSON.
-[[nodiscard]] IoResult<void> ReadModelConfig(const std::string& name, const RandomAccessFile& file, ModelFolder& model);
+/// (remote code) in `model`, or why it is not valid JSON; reports its import targets outside
+/// the allowlist (code-in-metadata.md section 1).
+[[nodiscard]] IoResult<void> ReadModelConfig(const std::string& name, const RandomAccessFile& file, ModelFolder& model,
+                                             DiagnosticSink& sink);
+
+/// A YAML file, or a JSON file other than the indexes and the files ReadModelConfig reads.
+bool IsConfigTextName(std::string_view path);
+/// Reads such a file for import targets (code-in-metadata.md section 1) and reports those
+/// outside the allowlist. A YAML file the strict reading refuses (formats.md section 9) is
+/// recorded as an invalid configuration; a JSON file the strict parser refuses, and a file over
+/// the configuration bound, are data and not searched.
+[[nodiscard]] IoResult<void> ReadConfigTargets(const std::string& name, const RandomAccessFile& file,
+                                               ModelFolder& model, DiagnosticSink& sink);
 
 }  // namespace ckpt

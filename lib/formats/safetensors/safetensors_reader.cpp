@@ -13,6 +13,7 @@
 #include "lib/formats/layout.h"
 #include "lib/formats/weight_formats.h"
 #include "lib/json/strict_parser.h"
+#include "lib/metadata/import_targets.h"
 #include "lib/model/diagnostic.h"
 #include "lib/model/dtype.h"
 
@@ -243,6 +244,29 @@ class Reader {
         continue;
       }
       wf_.metadata.emplace_back(entry.key, entry.value.String());
+      ReportMetadataTargets(entry, pointer + "/" + json::EscapePointerToken(entry.key));
+    }
+  }
+
+  // A metadata value holding a configuration (code-in-metadata.md section 1): FlexTok, uni2TS
+  // and NeMo-style loaders instantiate a Hydra config kept there.
+  void ReportMetadataTargets(const json::Member& entry, const std::string& pointer) {
+    const YamlConfig config = FindTargetsInString(wf_.metadata.back().second);
+    const Location at = At(kPrefixLength + entry.value.offset(), pointer);
+    const std::string holder = "The __metadata__ value " + QuoteForMessage(entry.key) + " of " + Shown();
+    for (const ImportTarget& target : config.targets) {
+      if (target.allowed) continue;
+      Report(Diag::kConfigTargetUnsafe, at,
+             holder + " is a configuration whose " + target.key + " at " + QuoteForMessage(target.key_path) + " " +
+                 (target.is_string ? "is " + QuoteForMessage(target.value, 120) : std::string("is not a string")) +
+                 ": a loader that instantiates it (Hydra, OmegaConf) imports and calls it, and only nemo.collections "
+                 "/ nemo.core classes and torch.nn, torch.optim and torch.utils.data classes are allowed.");
+    }
+    if (config.refused) {
+      Report(Diag::kConfigTargetUnsafe, at,
+             holder + " is a YAML configuration the strict reading refuses (" + config.refused->why + ", line " +
+                 std::to_string(config.refused->line) +
+                 "), so the import targets a loader would instantiate from it cannot be checked.");
     }
   }
 

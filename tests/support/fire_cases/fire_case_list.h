@@ -199,5 +199,6 @@ void AddNemoFireCases(std::vector<FireCase>& c);
 void AddOnnxFireCases(std::vector<FireCase>& c);
 void AddKerasFireCases(std::vector<FireCase>& c);
 void AddHdf5FireCases(std::vector<FireCase>& c);
+void AddConfigFireCases(std::vector<FireCase>& c);
 
 }  // namespace ckpt::testing

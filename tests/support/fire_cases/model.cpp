@@ -88,6 +88,9 @@ void AddModelFireCases(std::vector<FireCase>& c) {
   });
   ModelCase(c, "model-config-invalid", "config.json cut short",
             [] { return Model(1, [](Files& f) { f["config.json"] = "{\"model_type\": "; }); });
+  // A YAML config with an alias: its targets cannot be checked (code-in-metadata.md section 1).
+  ModelCase(c, "model-config-invalid", "YAML config with an anchor",
+            [] { return Model(1, [](Files& f) { f["hparams.yaml"] = "base: &b {lr: 1}\nmodel: *b\n"; }); });
   CacheCase(c, "model-path-escape", "cache link leaving the repository", [] {
     Files cache = HubCache(ModelFolderSpec{}.Build());
     cache["evil.json"] = SymlinkTo("../../../../outside.json");

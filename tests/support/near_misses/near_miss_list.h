@@ -149,5 +149,6 @@ void AddNemoNearMisses(std::vector<NearMiss>& n);
 void AddOnnxNearMisses(std::vector<NearMiss>& n);
 void AddKerasNearMisses(std::vector<NearMiss>& n);
 void AddHdf5NearMisses(std::vector<NearMiss>& n);
+void AddConfigNearMisses(std::vector<NearMiss>& n);
 
 }  // namespace ckpt::testing
