@@ -326,4 +326,25 @@ YamlConfig FindTargetsInString(std::string_view text) {
   return config;
 }
 
+std::string DescribeTargetValue(const ImportTarget& target) {
+  return target.is_string ? "is " + QuoteForMessage(target.value, 120) : std::string("is not a string");
+}
+
+std::vector<std::string> EmbeddedConfigProblems(std::string_view holder, const YamlConfig& config) {
+  std::vector<std::string> problems;
+  for (const ImportTarget& target : config.targets) {
+    if (target.allowed) continue;
+    problems.push_back(std::string(holder) + " is a configuration whose " + target.key + " at " +
+                       QuoteForMessage(target.key_path) + " " + DescribeTargetValue(target) +
+                       ": a loader that instantiates it (Hydra, OmegaConf) imports and calls it, and " +
+                       std::string(kAllowedTargetsText) + ".");
+  }
+  if (config.refused) {
+    problems.push_back(std::string(holder) + " is a YAML configuration the strict reading refuses (" +
+                       config.refused->why + ", line " + std::to_string(config.refused->line) +
+                       "), so the import targets a loader would instantiate from it cannot be checked.");
+  }
+  return problems;
+}
+
 }  // namespace ckpt

@@ -69,4 +69,14 @@ YamlConfig ReadYamlConfig(std::string_view text, ClassKey class_key = ClassKey::
 /// targets cannot be seen; text no YAML loader reads is not a configuration.
 YamlConfig FindTargetsInString(std::string_view text);
 
+/// "is 'os.system'", or "is not a string": the target as findings state it.
+std::string DescribeTargetValue(const ImportTarget& target);
+/// The allowlist as findings state it.
+inline constexpr std::string_view kAllowedTargetsText =
+    "only nemo.collections / nemo.core classes and torch.nn, torch.optim and torch.utils.data classes are allowed";
+
+/// The findings' texts for a configuration kept in a value (FindTargetsInString): one per target
+/// outside the allowlist, and one for a refusal. `holder` names the value ("The GGUF value 'x'").
+std::vector<std::string> EmbeddedConfigProblems(std::string_view holder, const YamlConfig& config);
+
 }  // namespace ckpt

@@ -167,21 +167,9 @@ class Reader {
 };
 
 void Reader::ReportTargets(const std::string& key, std::string_view value, std::uint64_t at) {
-  const YamlConfig config = FindTargetsInString(value);
-  for (const ImportTarget& target : config.targets) {
-    if (target.allowed) continue;
-    report_(Diag::kConfigTargetUnsafe, at,
-            "The GGUF value " + QuoteForMessage(key) + " is a configuration whose " + target.key + " at " +
-                QuoteForMessage(target.key_path) + " " +
-                (target.is_string ? "is " + QuoteForMessage(target.value, 120) : std::string("is not a string")) +
-                ": a loader that instantiates it (Hydra, OmegaConf) imports and calls it, and only nemo.collections "
-                "/ nemo.core classes and torch.nn, torch.optim and torch.utils.data classes are allowed.");
-  }
-  if (config.refused) {
-    report_(Diag::kConfigTargetUnsafe, at,
-            "The GGUF value " + QuoteForMessage(key) + " is a YAML configuration the strict reading refuses (" +
-                config.refused->why + ", line " + std::to_string(config.refused->line) +
-                "), so the import targets a loader would instantiate from it cannot be checked.");
+  for (std::string& problem :
+       EmbeddedConfigProblems("The GGUF value " + QuoteForMessage(key), FindTargetsInString(value))) {
+    report_(Diag::kConfigTargetUnsafe, at, std::move(problem));
   }
 }
 

@@ -33,10 +33,9 @@ void ReportTargets(const std::string& name, const std::vector<ImportTarget>& tar
     at.column = target.column;
     sink.Report(Diag::kConfigTargetUnsafe, at,
                 "The " + target.key + " at " + QuoteForMessage(target.key_path, 120) + " " +
-                    (target.is_string ? "is " + QuoteForMessage(target.value, 120) : std::string("is not a string")) +
-                    ": instantiating this configuration (Hydra, OmegaConf, NeMo) imports and calls it, and only "
-                    "nemo.collections / nemo.core classes and torch.nn, torch.optim and torch.utils.data classes "
-                    "are allowed.");
+                    DescribeTargetValue(target) +
+                    ": instantiating this configuration (Hydra, OmegaConf, NeMo) imports and calls it, and " +
+                    std::string(kAllowedTargetsText) + ".");
   }
 }
 

@@ -87,10 +87,8 @@ void ReportConfig(const std::string& file, std::string_view text, DiagnosticSink
   for (const ImportTarget& target : config.targets) {
     if (target.allowed) continue;
     sink.Report(Diag::kNemoTargetUnsafe, at(target.line, target.column),
-                "The " + target.key + " at line " + std::to_string(target.line) + " " +
-                    (target.is_string ? "is " + QuoteForMessage(target.value, 120) : std::string("is not a string")) +
-                    ": restoring the model instantiates it (Hydra), and only nemo.collections / nemo.core classes "
-                    "and torch.nn, torch.optim and torch.utils.data classes are allowed.");
+                "The " + target.key + " at line " + std::to_string(target.line) + " " + DescribeTargetValue(target) +
+                    ": restoring the model instantiates it (Hydra), and " + std::string(kAllowedTargetsText) + ".");
   }
   if (config.refused) {
     sink.Report(Diag::kNemoConfigInvalid, at(config.refused->line, config.refused->column),

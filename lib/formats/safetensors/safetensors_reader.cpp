@@ -244,29 +244,16 @@ class Reader {
         continue;
       }
       wf_.metadata.emplace_back(entry.key, entry.value.String());
-      ReportMetadataTargets(entry, pointer + "/" + json::EscapePointerToken(entry.key));
+      ReportMetadataTargets(entry, wf_.metadata.back().second, pointer + "/" + json::EscapePointerToken(entry.key));
     }
   }
 
   // A metadata value holding a configuration (code-in-metadata.md section 1): FlexTok, uni2TS
   // and NeMo-style loaders instantiate a Hydra config kept there.
-  void ReportMetadataTargets(const json::Member& entry, const std::string& pointer) {
-    const YamlConfig config = FindTargetsInString(wf_.metadata.back().second);
-    const Location at = At(kPrefixLength + entry.value.offset(), pointer);
+  void ReportMetadataTargets(const json::Member& entry, std::string_view value, const std::string& pointer) {
     const std::string holder = "The __metadata__ value " + QuoteForMessage(entry.key) + " of " + Shown();
-    for (const ImportTarget& target : config.targets) {
-      if (target.allowed) continue;
-      Report(Diag::kConfigTargetUnsafe, at,
-             holder + " is a configuration whose " + target.key + " at " + QuoteForMessage(target.key_path) + " " +
-                 (target.is_string ? "is " + QuoteForMessage(target.value, 120) : std::string("is not a string")) +
-                 ": a loader that instantiates it (Hydra, OmegaConf) imports and calls it, and only nemo.collections "
-                 "/ nemo.core classes and torch.nn, torch.optim and torch.utils.data classes are allowed.");
-    }
-    if (config.refused) {
-      Report(Diag::kConfigTargetUnsafe, at,
-             holder + " is a YAML configuration the strict reading refuses (" + config.refused->why + ", line " +
-                 std::to_string(config.refused->line) +
-                 "), so the import targets a loader would instantiate from it cannot be checked.");
+    for (std::string& problem : EmbeddedConfigProblems(holder, FindTargetsInString(value))) {
+      Report(Diag::kConfigTargetUnsafe, At(kPrefixLength + entry.value.offset(), pointer), std::move(problem));
     }
   }
 
