@@ -51,7 +51,6 @@
   X(diff, diff_not_child, "diff-not-child", Diff) \
   X(diff, diff_rel_l2_exceeded, "diff-rel-l2-exceeded", Diff) \
   X(gguf, gguf_alignment_invalid, "gguf-alignment-invalid", Read) \
-  X(gguf, gguf_chat_template, "gguf-chat-template", Read) \
   X(gguf, gguf_data_past_end, "gguf-data-past-end", Read) \
   X(gguf, gguf_duplicate_key, "gguf-duplicate-key", Read) \
   X(gguf, gguf_duplicate_tensor, "gguf-duplicate-tensor", Read) \
@@ -272,6 +271,8 @@
   X(tar, tar_size_conflict, "tar-size-conflict", Read) \
   X(tar, tar_sparse_member, "tar-sparse-member", Read) \
   X(tar, tar_symlink_member, "tar-symlink-member", Read) \
+  X(template, template_invalid, "template-invalid", Read) \
+  X(template, template_unsafe, "template-unsafe", Read) \
   X(torch, torch_legacy_layout, "torch-legacy-layout", Read) \
   X(torchscript, torchscript_code, "torchscript-code", Read) \
   X(torchscript, torchscript_export, "torchscript-export", Read) \

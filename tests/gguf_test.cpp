@@ -211,39 +211,45 @@ TEST(Gguf, DiffComparesTensorByTensorStatisticsForFloatsBytesForTheRest) {
   }
 }
 
-TEST(Gguf, ChatTemplateMarkersAreWords) {
+TEST(Gguf, ChatTemplatesAreParsedAsJinja) {
   auto with = [](const std::string& text) {
     gg::Spec s = gg::Several();
     s.kvs[3] = gg::Str("tokenizer.chat_template", text);
     return AuditGguf(gg::Build(s));
   };
-  EXPECT_TRUE(HasFinding(with("{% import 'macros.j2' as m %}"), "gguf-chat-template", "(import)"));
-  EXPECT_TRUE(HasFinding(with("{{ x.__init__.__globals__ }}"), "gguf-chat-template", "(__globals__)"));
-  EXPECT_TRUE(HasFinding(with("{{ ''.__class__.__mro__[1].__subclasses__() }}"), "gguf-chat-template", "(__class__)"));
-  EXPECT_TRUE(FindingsOf(with("{{ 'important: reimported text' }}"), "gguf-chat-template").empty());
-  // Jinja's literal escapes and concatenation, the attr filter, other dunder names and words.
-  EXPECT_TRUE(HasFinding(with("{{ x | attr('__glo' ~ 'bals__') }}"), "gguf-chat-template", "(__globals__)"));
-  EXPECT_TRUE(HasFinding(with("{{ x | attr('\\x5f\\x5fglobals\\x5f\\x5f') }}"), "gguf-chat-template", "(__globals__)"));
-  EXPECT_TRUE(HasFinding(with("{{ x|attr('\\u005f\\u005finit\\137\\137') }}"), "gguf-chat-template", "(__init__)"));
-  EXPECT_TRUE(HasFinding(with("{{ x | attr(name) }}"), "gguf-chat-template", "(the attr filter)"));
-  EXPECT_TRUE(HasFinding(with("{{ lipsum['__gl' + 'obals__'] }}"), "gguf-chat-template", "(__globals__)"));
-  EXPECT_TRUE(HasFinding(with("{{ cycler.__init__ }}"), "gguf-chat-template", "(__init__)"));
-  EXPECT_TRUE(HasFinding(with("{{ self._TemplateReference__context.popen }}"), "gguf-chat-template", "(popen)"));
-  EXPECT_TRUE(HasFinding(with("{{ joiner.os.system('id') }}"), "gguf-chat-template", "(os.)"));
+  // What the old literal matcher missed (issue 49): names folded from pieces.
+  for (const std::string& text :
+       {std::string("{{ cycler['%c%c'|format(95,95) ~ 'init__'] }}"), std::string("{{ x[['__cla', 'ss__']|join] }}"),
+        std::string("{% set p = 'po' %}{{ x.os[p ~ 'pen']('id') }}"),
+        std::string("{{ x | attr('\\x5f\\x5fglobals\\x5f\\x5f') }}"),
+        std::string("{{ x|attr('__tini__'|reverse) }}")}) {
+    EXPECT_EQ(FindingsOf(with(text), "template-unsafe").size(), 1U) << text << "\n" << Describe(with(text));
+  }
+  {
+    const AuditResult found = with("{{ x.__init__ }}");
+    ASSERT_EQ(FindingsOf(found, "template-unsafe").size(), 1U) << Describe(found);
+    EXPECT_EQ(FindingsOf(found, "template-unsafe")[0]->message,
+              "The chat template 'tokenizer.chat_template' (line 1, column 6 of the template) reads the attribute "
+              "'__init__', a name starting with '_': rendering it without Jinja's sandbox runs code.");
+    EXPECT_EQ(FindingsOf(found, "template-unsafe")[0]->rule->severity, Severity::kError);
+  }
   // Named templates are read too: the same injection under tokenizer.chat_template.tool_use.
   {
     gg::Spec s = gg::Several();
     s.kvs.push_back(gg::Str("tokenizer.chat_template.tool_use", "{{ cycler.__init__.__globals__.os.popen('id') }}"));
     const AuditResult named = AuditGguf(gg::Build(s));
-    ASSERT_EQ(FindingsOf(named, "gguf-chat-template").size(), 1U) << Describe(named);
-    EXPECT_TRUE(FindingsOf(named, "gguf-chat-template")[0]->message.starts_with(
-        "tokenizer.chat_template.tool_use reaches Python internals (__globals__)"));
+    ASSERT_FALSE(FindingsOf(named, "template-unsafe").empty()) << Describe(named);
+    EXPECT_TRUE(FindingsOf(named, "template-unsafe")[0]->message.starts_with(
+        "The chat template 'tokenizer.chat_template.tool_use' (line 1, column 11 of the template)"));
   }
-  // Near misses: underscores that are no dunder, words inside other words, a plain filter.
-  EXPECT_TRUE(FindingsOf(with("{{ m['content'] | trim }}{{ '__' }}{{ 'evaluation' }}{{ '_x_' }}"), "gguf-chat-template")
+  // Near misses: words in text and comments, dunders in data, plain filters; a broken template is
+  // template-invalid (a warning), not a hazard.
+  EXPECT_TRUE(FindingsOf(with("{# import os #}{{ m['content'] | trim }}{{ '__' }}{{ 'evaluation' }}{{ '_x_' }}"),
+                         "template-unsafe")
                   .empty());
-  // A warning: the exit status stays what the errors say.
-  EXPECT_EQ(FindingsOf(with("{% import 'x' %}"), "gguf-chat-template").at(0)->rule->severity, Severity::kWarning);
+  const AuditResult broken = with("{% for m in messages %}");
+  ASSERT_EQ(FindingsOf(broken, "template-invalid").size(), 1U) << Describe(broken);
+  EXPECT_EQ(FindingsOf(broken, "template-invalid")[0]->rule->severity, Severity::kWarning);
 }
 
 }  // namespace

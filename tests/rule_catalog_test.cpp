@@ -96,7 +96,7 @@ TEST(RuleCatalog, SeverityDefaults) {
                                                "model-remote-code",
                                                "model-config-invalid",
                                                "gguf-nested-array",
-                                               "gguf-chat-template",
+                                               "template-invalid",
                                                "joblib-estimator",
                                                "onnx-custom-domain",
                                                "onnx-external-data-unread",

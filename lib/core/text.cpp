@@ -87,7 +87,8 @@ namespace {
 // Unicode category Cc: C0, DEL and C1.
 bool IsControl(std::uint32_t cp) { return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F); }
 
-// Length of the UTF-8 sequence at text[i] if well formed, else 0. Writes the code point.
+}  // namespace
+
 std::size_t DecodeUtf8(std::string_view text, std::size_t i, std::uint32_t& cp) {
   auto byte = [&](std::size_t k) { return static_cast<std::uint8_t>(text[k]); };
   std::uint8_t b0 = byte(i);
@@ -115,8 +116,6 @@ std::size_t DecodeUtf8(std::string_view text, std::size_t i, std::uint32_t& cp) 
   if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
   return len;
 }
-
-}  // namespace
 
 std::optional<std::size_t> FindInvalidUtf8(std::string_view text) {
   std::size_t i = 0;

@@ -33,6 +33,10 @@ inline int HexDigit(char c) {
   return -1;
 }
 
+/// The length of the well-formed UTF-8 sequence at text[i] (no surrogates, no overlong
+/// forms), writing its code point to `cp`; 0 when the bytes there are not one.
+std::size_t DecodeUtf8(std::string_view text, std::size_t i, std::uint32_t& cp);
+
 /// Appends code point `cp` as UTF-8 (four bytes from U+10000 up, as CPython's decoders
 /// with 'surrogatepass' would write it; nothing is checked).
 void AppendUtf8(std::string& out, std::uint32_t cp);

@@ -21,6 +21,7 @@
 #include "lib/formats/zip/zip_reader.h"
 #include "lib/hashing/sha256.h"
 #include "lib/io/model_folder_source.h"
+#include "lib/metadata/chat_templates.h"
 
 namespace ckpt {
 namespace {
@@ -292,13 +293,17 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
           !read && read.error().value() != kFileChangedErrno) {
         tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, read.error()));
       }
+    } else if (IsTemplateFileName(entry.name) && item.kind == InventoryClass::kData) {
+      if (auto read = ReadTemplateFile(entry.name, **file, sink); !read && read.error().value() != kFileChangedErrno) {
+        tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, read.error()));
+      }
     } else if (IsConfigTextName(entry.name) && item.kind == InventoryClass::kData) {
       if (auto read = ReadConfigTargets(entry.name, **file, model, sink);
           !read && read.error().value() != kFileChangedErrno) {
         tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, read.error()));
       }
     } else if (item.kind == InventoryClass::kPythonSource) {
-      model.remote_code.emplace_back(entry.name, "Python source shipped with the model");
+      model.remote_code.push_back({entry.name, "Python source shipped with the model"});
     } else if (item.kind == InventoryClass::kPickleFamily) {
       if (auto read = AnalysePickleFamily(source, entry.name, sink, tool_errors, artifact.path)) {
         std::vector<std::string> tensors;

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <memory>
 #include <new>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -59,52 +60,59 @@ bool IsTargetKey(std::string_view key) {
 std::vector<ImportTarget> FindJsonTargets(const json::Document& document, ClassKey class_key) {
   std::vector<ImportTarget> found;
   if (!document.parsed()) return found;
-  const json::PositionIndex positions(document.text());
-  // Depth-first with an explicit stack; each entry is a value and its path tokens' count.
+  std::optional<json::PositionIndex> positions;  // built at the first target: most files have none
+  // Depth-first with an explicit stack over the containers only (a scalar holds no target);
+  // each entry is a container and its path tokens' count.
   struct Pending {
     json::Value value;
     std::size_t depth;
     std::string token;  ///< the key or index naming it in its parent (unused for the root)
   };
+  const auto is_container = [](const json::Value& v) { return v.is(json::Type::kObject) || v.is(json::Type::kArray); };
   std::vector<Pending> stack{{document.root(), 0, {}}};
   std::vector<std::string> path;
+  std::vector<json::Member> members;
+  std::vector<Pending> children;
   while (!stack.empty()) {
     Pending next = std::move(stack.back());
     stack.pop_back();
     path.resize(next.depth);
     if (next.depth > 0) path.back() = std::move(next.token);
     const json::Value value = next.value;
+    children.clear();
     if (value.is(json::Type::kArray)) {
-      std::vector<Pending> items;
       std::size_t index = 0;
-      for (const json::Value item : value.Items()) items.push_back({item, next.depth + 1, std::to_string(index++)});
-      for (auto it = items.rbegin(); it != items.rend(); ++it) stack.push_back(std::move(*it));
-      continue;
-    }
-    if (!value.is(json::Type::kObject)) continue;
-    bool hydra_class = class_key == ClassKey::kAnywhere;
-    if (!hydra_class) {
-      for (const json::Member member : value.Members()) hydra_class |= IsHydraCompanionKey(member.key);
-    }
-    std::vector<Pending> members;
-    for (json::Member member : value.Members()) {
-      if (IsTargetKey(member.key) && (member.key != "class" || hydra_class)) {
-        ImportTarget target;
-        path.push_back(member.key);
-        target.key_path = PointerOf(path);
-        path.pop_back();
-        target.key = member.key;
-        target.is_string = member.value.is(json::Type::kString);
-        if (target.is_string) target.value = member.value.String();
-        target.allowed = target.is_string && IsAllowedTarget(target.value);
-        const json::LineColumn at = positions.Locate(document.text(), member.value.offset());
-        target.line = at.line;
-        target.column = at.column;
-        found.push_back(std::move(target));
+      for (const json::Value item : value.Items()) {
+        if (is_container(item)) children.push_back({item, next.depth + 1, std::to_string(index)});
+        ++index;
       }
-      members.push_back({member.value, next.depth + 1, std::move(member.key)});
+    } else if (value.is(json::Type::kObject)) {
+      members.clear();
+      bool hydra_class = class_key == ClassKey::kAnywhere;
+      for (json::Member member : value.Members()) {
+        hydra_class = hydra_class || IsHydraCompanionKey(member.key);
+        members.push_back(std::move(member));
+      }
+      for (json::Member& member : members) {
+        if (IsTargetKey(member.key) && (member.key != "class" || hydra_class)) {
+          ImportTarget target;
+          path.push_back(member.key);
+          target.key_path = PointerOf(path);
+          path.pop_back();
+          target.key = member.key;
+          target.is_string = member.value.is(json::Type::kString);
+          if (target.is_string) target.value = member.value.String();
+          target.allowed = target.is_string && IsAllowedTarget(target.value);
+          if (!positions) positions.emplace(document.text());
+          const json::LineColumn at = positions->Locate(document.text(), member.value.offset());
+          target.line = at.line;
+          target.column = at.column;
+          found.push_back(std::move(target));
+        }
+        if (is_container(member.value)) children.push_back({member.value, next.depth + 1, std::move(member.key)});
+      }
     }
-    for (auto it = members.rbegin(); it != members.rend(); ++it) stack.push_back(std::move(*it));
+    for (auto it = children.rbegin(); it != children.rend(); ++it) stack.push_back(std::move(*it));
   }
   return found;
 }

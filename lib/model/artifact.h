@@ -235,7 +235,7 @@ enum class InventoryClass {
   kWeights,       ///< *.safetensors, read as weights
   kIndex,         ///< a shard index
   kData,          ///< anything else: listed only
-  kConfig,        ///< config.json, tokenizer_config.json: read for auto_map
+  kConfig,        ///< config.json, tokenizer_config.json, ...: read for the keys that run code
   kPythonSource,  ///< *.py: remote code
   kPickleFamily,  ///< pickle, torch zip or legacy, NumPy
   kGguf,
@@ -268,8 +268,15 @@ struct ModelFolder {
   std::vector<ModelIndex> pickle_indexes;
   /// Every pickle-based file analysed, with the names of the tensors the analysis listed (sorted).
   std::map<std::string, std::vector<std::string>, std::less<>> pickle_tensors;
-  std::vector<InventoryItem> inventory;                              ///< every regular file, in path order
-  std::vector<std::pair<std::string, std::string>> remote_code;      ///< file, what runs code
+  std::vector<InventoryItem> inventory;  ///< every regular file, in path order
+  /// What makes a loader fetch or run code (code-in-metadata.md section 2).
+  struct RemoteCode {
+    std::string file;
+    std::string why;  ///< "its auto_map names classes from the repository"
+    std::string lead = "loading this model runs code from the repository";
+    bool without_trust = false;  ///< runs even without trust_remote_code (an error)
+  };
+  std::vector<RemoteCode> remote_code;
   std::vector<std::pair<std::string, std::string>> invalid_configs;  ///< file, why it is not valid JSON
   std::vector<std::string> special_files;                            ///< devices, FIFOs, sockets: never opened
   std::vector<std::string> artifacts;   ///< sub-folders holding header.json: audited on their own

@@ -36,7 +36,6 @@ namespace ckpt {
   X(DerivationSourceMismatch)        \
   X(DerivationTensorMismatch)        \
   X(GgufAlignmentInvalid)            \
-  X(GgufChatTemplate)                \
   X(GgufDataPastEnd)                 \
   X(GgufDuplicateKey)                \
   X(GgufDuplicateTensor)             \
@@ -193,6 +192,8 @@ namespace ckpt {
   X(TarSizeConflict)                 \
   X(TarSparseMember)                 \
   X(TarSymlinkMember)                \
+  X(TemplateInvalid)                 \
+  X(TemplateUnsafe)                  \
   X(TorchLegacyLayout)               \
   X(TorchscriptCode)                 \
   X(TorchscriptExport)               \

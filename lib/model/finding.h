@@ -141,6 +141,14 @@ class FindingSink {
     const std::string file = location.file;
     ReportWith(rule, file, [&] { return std::pair(std::move(location), std::move(message)); });
   }
+  /// Report() at a severity other than the rule's for this one finding (`severity` nullopt:
+  /// the rule's), as a rule whose cases differ in weight reports them.
+  void Report(const RuleInfo& rule, Location location, std::string message, std::optional<Severity> severity) {
+    const std::size_t before = findings_.size();
+    Report(rule, std::move(location), std::move(message));
+    if (severity && findings_.size() > before && *severity != rule.severity)
+      findings_.back().severity_override = severity;
+  }
   /// Report() for checks that can fire once per element of a hostile input: `make` (returning
   /// {Location, message}) runs only while the rule's cap in `file` is not reached, so a
   /// million repeats cost a counter each, not a location and a message.

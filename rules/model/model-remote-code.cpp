@@ -16,8 +16,11 @@ const RuleInfo kRule{
     .severity = Severity::kWarning,
     .title = "Loading this model runs code from the repository",
     .explanation =
-        "Python files in a model folder, or an auto_map in config.json or tokenizer_config.json, "
-        "make transformers import code from the repository when loaded with trust_remote_code. "
+        "Python files in a model folder, an auto_map or custom_pipelines in a configuration file, a diffusers "
+        "component or custom pipeline outside diffusers and transformers, or a sentence-transformers module of "
+        "another package make the loader import code from the repository when loaded with trust_remote_code; "
+        "an attention implementation naming a Hub repository (_attn_implementation: \"org/kernel\") makes "
+        "transformers download and run it even without trust_remote_code (CVE-2026-4372, reported as an error). "
         "That code runs with the loader's rights.",
     .remediation = "Review the code before loading with trust_remote_code, or use a model that needs none.",
     .security = true,
@@ -27,9 +30,9 @@ const RuleInfo kRule{
 
 void Check(const Artifact& artifact, FindingSink& sink) {
   if (!artifact.model) return;
-  for (const auto& [file, why] : artifact.model->remote_code) {
-    sink.Report(kRule, FileLocation(file),
-                "loading this model runs code from the repository: " + QuoteForMessage(file) + ", " + why + ".");
+  for (const ModelFolder::RemoteCode& code : artifact.model->remote_code) {
+    sink.Report(kRule, FileLocation(code.file), code.lead + ": " + QuoteForMessage(code.file) + ", " + code.why + ".",
+                code.without_trust ? std::optional(Severity::kError) : std::nullopt);
   }
 }
 

@@ -50,6 +50,7 @@ std::vector<FireCase> AllFireCases() {
   AddKerasFireCases(c);
   AddHdf5FireCases(c);
   AddConfigFireCases(c);
+  AddTemplateFireCases(c);
   return c;
 }
 

@@ -33,6 +33,7 @@ std::vector<NearMiss> AllNearMisses() {
   AddKerasNearMisses(n);
   AddHdf5NearMisses(n);
   AddConfigNearMisses(n);
+  AddTemplateNearMisses(n);
   return n;
 }
 

@@ -14,8 +14,8 @@
 #include "lib/core/checked_math.h"
 #include "lib/core/text.h"
 #include "lib/formats/format_table.h"
-#include "lib/formats/gguf/chat_template.h"
 #include "lib/io/file_cursor.h"
+#include "lib/metadata/chat_templates.h"
 #include "lib/metadata/import_targets.h"
 
 namespace ckpt {
@@ -105,7 +105,7 @@ struct Stop {};
 class Reader {
  public:
   Reader(std::string name, const RandomAccessFile& file, DiagnosticSink& sink)
-      : report_(std::move(name), sink), file_(file), cursor_(file, 0, file.size()) {}
+      : report_(std::move(name), sink), sink_(sink), file_(file), cursor_(file, 0, file.size()) {}
 
   IoResult<void> Read(WeightFile& wf);
 
@@ -160,6 +160,7 @@ class Reader {
   IoResult<void> CheckTail(std::uint64_t tail_from, bool after_tensor);
 
   FileReporter report_;
+  DiagnosticSink& sink_;
   const RandomAccessFile& file_;
   FileCursor cursor_;
   GgufFacts facts_;
@@ -186,14 +187,13 @@ void Reader::Value(std::uint32_t type, std::uint64_t at, GgufFacts::Entry& entry
                       " is not UTF-8 without NUL.");
         }
         if (out.size() < 240) out += QuoteForMessage(s, 200);
-        // Every template, the named ones (tool_use, rag, ...) too, read as Jinja reads its
-        // literals when it is read: nothing of it is kept.
+        // Every template, the named ones (tool_use, rag, ...) too, parsed as Jinja parses it
+        // (code-in-metadata.md section 3): nothing of it is kept.
         if (top && (entry.key == "tokenizer.chat_template" || entry.key.starts_with("tokenizer.chat_template."))) {
-          if (auto hazard = FindChatTemplateHazard(s)) {
-            report_(Diag::kGgufChatTemplate, here,
-                    entry.key + " reaches Python internals (" + *hazard +
-                        "): rendering it in a Jinja sandbox that leaks them runs code.");
-          }
+          TemplateSite site{entry.key, {}};
+          site.at.file = report_.file();
+          site.at.byte_offset = here;
+          ReportChatTemplate(site, s, sink_);
         }
         // A configuration kept as a string (code-in-metadata.md section 1): its import targets.
         if (top && entry.key.ends_with("config")) ReportTargets(entry.key, s, here);

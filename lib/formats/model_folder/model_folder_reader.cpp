@@ -1,12 +1,17 @@
 #include "lib/formats/model_folder/model_folder_reader.h"
 
+#include <set>
+#include <utility>
+
 #include "lib/core/byte_reader.h"
 #include "lib/core/text.h"
 #include "lib/formats/format_table.h"
 #include "lib/formats/input_classifier.h"
 #include "lib/formats/json_file_reader.h"
 #include "lib/json/strict_parser.h"
+#include "lib/metadata/chat_templates.h"
 #include "lib/metadata/import_targets.h"
+#include "lib/metadata/jinja_syntax.h"
 
 namespace ckpt {
 namespace {
@@ -36,6 +41,188 @@ void ReportTargets(const std::string& name, const std::vector<ImportTarget>& tar
                     DescribeTargetValue(target) +
                     ": instantiating this configuration (Hydra, OmegaConf, NeMo) imports and calls it, and " +
                     std::string(kAllowedTargetsText) + ".");
+  }
+}
+
+// The configuration files transformers, diffusers and sentence-transformers read for the keys
+// that fetch or run code (code-in-metadata.md section 2).
+bool IsLoaderConfigName(std::string_view base) {
+  for (std::string_view name : {"config.json", "tokenizer_config.json", "processor_config.json",
+                                "preprocessor_config.json", "feature_extractor_config.json", "generation_config.json",
+                                "model_index.json", "modules.json", "chat_template.json"}) {
+    if (base == name) return true;
+  }
+  return false;
+}
+
+// transformers' built-in attention implementations (and their paged| forms).
+bool IsBuiltinAttention(std::string_view value) {
+  if (value.starts_with("paged|")) value.remove_prefix(6);
+  for (std::string_view name :
+       {"eager", "sdpa", "flash_attention_2", "flash_attention_3", "flex_attention", "paged_attention"}) {
+    if (value == name) return true;
+  }
+  return false;
+}
+
+// The libraries diffusers loads a model_index.json component from without code of the
+// repository: its own and transformers' classes, and its pipeline modules that hold
+// components (safety checkers, watermarkers, image encoders: diffusers.pipelines.NAME).
+bool IsDiffusersLibrary(std::string_view library) {
+  for (std::string_view name : {"diffusers",
+                                "transformers",
+                                "onnxruntime.training",
+                                "stable_diffusion",
+                                "stable_diffusion_safe",
+                                "stable_diffusion_xl",
+                                "stable_diffusion_3",
+                                "deepfloyd_if",
+                                "kandinsky",
+                                "kandinsky2_2",
+                                "kandinsky3",
+                                "paint_by_example",
+                                "alt_diffusion",
+                                "latent_diffusion",
+                                "unclip",
+                                "wuerstchen",
+                                "stable_cascade",
+                                "audioldm2",
+                                "shap_e",
+                                "blip_diffusion",
+                                "versatile_diffusion",
+                                "vq_diffusion",
+                                "musicldm",
+                                "stable_audio",
+                                "pixart_alpha",
+                                "semantic_stable_diffusion",
+                                "stable_video_diffusion",
+                                "controlnet"}) {
+    if (library == name) return true;
+  }
+  return false;
+}
+
+// "org/repo--module.Class" (auto_map naming code of another repository): the repository.
+std::optional<std::string> OtherRepository(std::string_view reference) {
+  const std::size_t dashes = reference.find("--");
+  if (dashes == std::string_view::npos || dashes == 0) return std::nullopt;
+  return std::string(reference.substr(0, dashes));
+}
+
+// auto_map, custom_pipelines, diffusers components and sentence-transformers modules: code the
+// loader imports from the repository (with trust_remote_code).
+void RecordRemoteCodeKeys(const std::string& name, const json::Value& root, ModelFolder& model) {
+  const std::string_view base = BaseName(name);
+  if (root.is(json::Type::kObject)) {
+    if (const auto auto_map = root.Find("auto_map")) {
+      std::set<std::string> others;
+      const auto note = [&](const json::Value& v) {
+        if (!v.is(json::Type::kString)) return;
+        if (auto repo = OtherRepository(v.String())) others.insert(*repo);
+      };
+      for (const json::Member& m : auto_map->Members()) {
+        note(m.value);
+        for (const json::Value item : m.value.Items()) note(item);
+      }
+      std::string why = "its auto_map names classes from the repository";
+      for (const std::string& repo : others)
+        why += (repo == *others.begin() ? " and from " : ", ") + QuoteForMessage(repo, 80);
+      model.remote_code.push_back({name, std::move(why)});
+    }
+    if (root.Find("custom_pipelines")) {
+      model.remote_code.push_back({name, "its custom_pipelines names pipeline classes from the repository"});
+    }
+  }
+  if (base == "model_index.json" && root.is(json::Type::kObject)) {
+    for (const json::Member& m : root.Members()) {
+      if (!m.value.is(json::Type::kArray) || m.value.Size() != 2) continue;
+      const json::Value library = *m.value.Items().begin();
+      if (!library.is(json::Type::kString)) continue;  // [null, null]: an absent component
+      const std::string lib = library.String();
+      if (m.key == "_class_name") {
+        model.remote_code.push_back({name, "its _class_name names the custom pipeline " + QuoteForMessage(lib, 80) +
+                                               ", which diffusers imports from the repository"});
+      } else if (!IsDiffusersLibrary(lib)) {
+        model.remote_code.push_back(
+            {name, "its component " + QuoteForMessage(m.key, 80) + " comes from the library " +
+                       QuoteForMessage(lib, 80) +
+                       ", not diffusers or transformers: diffusers imports it from the repository (" +
+                       QuoteForMessage(m.key + "/" + lib + ".py", 120) + ") with trust_remote_code"});
+      }
+    }
+  }
+  if (base == "modules.json" && root.is(json::Type::kArray)) {
+    for (const json::Value module : root.Items()) {
+      const auto type = module.is(json::Type::kObject) ? module.FindString("type") : std::nullopt;
+      if (!type || type->starts_with("sentence_transformers.")) continue;
+      model.remote_code.push_back({name, "its module type " + QuoteForMessage(*type, 120) +
+                                             " is not sentence-transformers' own: sentence-transformers imports it "
+                                             "from the repository with trust_remote_code"});
+    }
+  }
+}
+
+// Attention implementations and trust_remote_code at any depth (sub-configurations such as
+// text_config carry their own). Only containers are walked; a key's JSON Pointer is written
+// only for a finding (a tokenizer_config.json holds a megabyte of added tokens).
+void RecordAttentionKeys(const std::string& name, const json::Value& root, ModelFolder& model) {
+  struct Pending {
+    json::Value value;
+    std::size_t depth;
+    std::string token;
+  };
+  std::vector<Pending> stack{{root, 0, {}}};
+  std::vector<std::string> path;
+  const auto pointer_to = [&](const std::string& key) {
+    std::string pointer;
+    for (const std::string& token : path) pointer += "/" + json::EscapePointerToken(token);
+    return pointer + "/" + json::EscapePointerToken(key);
+  };
+  while (!stack.empty()) {
+    Pending next = std::move(stack.back());
+    stack.pop_back();
+    path.resize(next.depth);
+    if (next.depth > 0) path.back() = std::move(next.token);
+    if (next.value.is(json::Type::kArray)) {
+      std::size_t index = 0;
+      for (const json::Value item : next.value.Items()) {
+        if (item.is(json::Type::kObject) || item.is(json::Type::kArray)) {
+          stack.push_back({item, next.depth + 1, std::to_string(index)});
+        }
+        ++index;
+      }
+      continue;
+    }
+    for (json::Member m : next.value.Members()) {
+      if (m.key == "_attn_implementation" || m.key == "_attn_implementation_internal" ||
+          m.key == "attn_implementation") {
+        if (m.value.is(json::Type::kNull)) continue;
+        const std::string at = pointer_to(m.key);
+        const std::string v = m.value.String();
+        if (!m.value.is(json::Type::kString)) {
+          model.remote_code.push_back({name,
+                                       "its " + QuoteForMessage(at, 120) + " is " + m.value.Describe() +
+                                           ", not one of transformers' built-in attention implementations",
+                                       "loading this model may run code that is not transformers'"});
+        } else if (v.find('/') != std::string::npos) {
+          model.remote_code.push_back(
+              {name,
+               "its " + QuoteForMessage(at, 120) + " names the kernels-hub repository " + QuoteForMessage(v, 120) +
+                   ", which transformers downloads and runs even without trust_remote_code (CVE-2026-4372)",
+               "loading this model downloads and runs code from the Hub", true});
+        } else if (!IsBuiltinAttention(v)) {
+          model.remote_code.push_back({name,
+                                       "its " + QuoteForMessage(at, 120) + " is " + QuoteForMessage(v, 80) +
+                                           ", not one of transformers' built-in attention implementations",
+                                       "loading this model may run code that is not transformers'"});
+        }
+      } else if (m.key == "trust_remote_code" && m.value.is(json::Type::kBool) && m.value.boolean()) {
+        model.remote_code.push_back({name, "its " + QuoteForMessage(pointer_to(m.key), 120) + " is true",
+                                     "loading this model asks to run code from the repository"});
+      } else if (m.value.is(json::Type::kObject) || m.value.is(json::Type::kArray)) {
+        stack.push_back({m.value, next.depth + 1, std::move(m.key)});
+      }
+    }
   }
 }
 
@@ -151,7 +338,7 @@ InventoryItem ClassifyInventoryFile(const std::string& name, std::span<const std
     item.description = "Python source";
     return item;
   }
-  if (base == "config.json" || base == "tokenizer_config.json") {
+  if (IsLoaderConfigName(base)) {
     item.kind = InventoryClass::kConfig;
     item.description = "a configuration file";
     return item;
@@ -164,8 +351,7 @@ InventoryItem ClassifyInventoryFile(const std::string& name, std::span<const std
 bool IsConfigTextName(std::string_view path) {
   const std::string_view base = BaseName(path);
   if (EndsWith(base, ".yaml") || EndsWith(base, ".yml")) return true;
-  return EndsWith(base, ".json") && !IsModelIndexName(path) && !IsPickleIndexName(path) && base != "config.json" &&
-         base != "tokenizer_config.json";
+  return EndsWith(base, ".json") && !IsModelIndexName(path) && !IsPickleIndexName(path) && !IsLoaderConfigName(base);
 }
 
 IoResult<void> ReadConfigTargets(const std::string& name, const RandomAccessFile& file, ModelFolder& model,
@@ -204,12 +390,35 @@ IoResult<void> ReadModelConfig(const std::string& name, const RandomAccessFile& 
     return {};
   }
   const json::Value root = doc.root();
-  if (!root.is(json::Type::kObject)) {
-    model.invalid_configs.emplace_back(name, "its root is " + root.Describe() + ", not an object");
+  const bool list_root = BaseName(name) == "modules.json";  // sentence-transformers: a list of modules
+  if (!root.is(list_root ? json::Type::kArray : json::Type::kObject)) {
+    model.invalid_configs.emplace_back(
+        name, "its root is " + root.Describe() + ", not " + (list_root ? "an array" : "an object"));
     return {};
   }
-  if (root.Find("auto_map")) model.remote_code.emplace_back(name, "its auto_map names classes from the repository");
+  RecordRemoteCodeKeys(name, root, model);
+  RecordAttentionKeys(name, root, model);
+  ReportJsonChatTemplates(name, doc, sink);
   ReportTargets(name, FindJsonTargets(doc, ClassKey::kBesideHydraKeys), sink);
+  return {};
+}
+
+IoResult<void> ReadTemplateFile(const std::string& name, const RandomAccessFile& file, DiagnosticSink& sink) {
+  TemplateSite site;
+  const std::string_view base = BaseName(name);
+  site.name = base == "chat_template.jinja" ? "chat_template" : std::string(base.substr(0, base.size() - 6));
+  site.at.file = name;
+  site.whole_file = true;
+  if (file.size() > jinja::kMaxTemplateBytes) {
+    sink.Report(Diag::kTemplateInvalid, site.at,
+                "The chat template " + QuoteForMessage(site.name, 80) + " is " + std::to_string(file.size()) +
+                    " bytes, over the " + std::to_string(jinja::kMaxTemplateBytes) +
+                    "-byte bound for a template: what it reaches is not checked.");
+    return {};
+  }
+  auto text = ReadAll(file);
+  if (!text) return text.error();
+  ReportChatTemplate(site, *text, sink);
   return {};
 }
 

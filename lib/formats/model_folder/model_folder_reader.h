@@ -37,6 +37,11 @@ InventoryItem ClassifyInventoryFile(const std::string& name, std::span<const std
 [[nodiscard]] IoResult<void> ReadModelConfig(const std::string& name, const RandomAccessFile& file, ModelFolder& model,
                                              DiagnosticSink& sink);
 
+/// Reads a chat template file (chat_template.jinja, additional_chat_templates/NAME.jinja) and
+/// reports what it reaches (code-in-metadata.md section 3).
+[[nodiscard]] IoResult<void> ReadTemplateFile(const std::string& name, const RandomAccessFile& file,
+                                              DiagnosticSink& sink);
+
 /// A YAML file, or a JSON file other than the indexes and the files ReadModelConfig reads.
 bool IsConfigTextName(std::string_view path);
 /// Reads such a file for import targets (code-in-metadata.md section 1) and reports those

@@ -200,5 +200,6 @@ void AddOnnxFireCases(std::vector<FireCase>& c);
 void AddKerasFireCases(std::vector<FireCase>& c);
 void AddHdf5FireCases(std::vector<FireCase>& c);
 void AddConfigFireCases(std::vector<FireCase>& c);
+void AddTemplateFireCases(std::vector<FireCase>& c);
 
 }  // namespace ckpt::testing

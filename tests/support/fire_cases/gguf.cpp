@@ -89,11 +89,6 @@ void AddGgufFireCases(std::vector<FireCase>& c) {
   });
   GgufCase(
       c, "gguf-trailing-data", "bytes appended", [] { return gg::Several(); }, "PAYLOAD");
-  GgufCase(c, "gguf-chat-template", "template reaching __globals__", [] {
-    gg::Spec s = gg::Several();
-    s.kvs[3] = gg::Str("tokenizer.chat_template", "{{ cycler.__init__.__globals__.os.popen('id').read() }}");
-    return s;
-  });
   SplitCase(c, "gguf-split-incomplete", "part 2 of 3 missing",
             [](std::vector<std::pair<std::string, std::string>>& p) { p.erase(p.begin() + 1); });
   SplitCase(c, "gguf-split-inconsistent", "a tensor in two parts",

@@ -86,6 +86,31 @@ void AddModelFireCases(std::vector<FireCase>& c) {
   ModelCase(c, "model-remote-code", "auto_map in config.json", [] {
     return Model(1, [](Files& f) { f["config.json"] = R"({"auto_map": {"AutoModel": "modeling_custom.Model"}})"; });
   });
+  // CVE-2026-4372: an attention implementation naming a kernels-hub repository (an error).
+  ModelCase(c, "model-remote-code", "attention kernel from the Hub", [] {
+    return Model(1, [](Files& f) {
+      f["config.json"] = R"({"model_type": "llama", "_attn_implementation_internal": "attacker/evil-kernel"})";
+    });
+  });
+  ModelCase(c, "model-remote-code", "auto_map in processor_config.json", [] {
+    return Model(1, [](Files& f) {
+      f["processor_config.json"] = R"({"auto_map": {"AutoProcessor": "other/repo--processing_x.XProcessor"}})";
+    });
+  });
+  ModelCase(c, "model-remote-code", "diffusers component from the repository", [] {
+    return Model(1, [](Files& f) {
+      f["model_index.json"] =
+          R"({"_class_name": "StableDiffusionPipeline", "unet": ["my_unet", "MyUNet"], "vae": ["diffusers", "AutoencoderKL"]})";
+    });
+  });
+  ModelCase(c, "model-remote-code", "sentence-transformers module of another package", [] {
+    return Model(1, [](Files& f) {
+      f["modules.json"] = R"([{"idx": 0, "name": "0", "path": "", "type": "custom_st.Transformer"}])";
+    });
+  });
+  ModelCase(c, "model-remote-code", "trust_remote_code in generation_config.json", [] {
+    return Model(1, [](Files& f) { f["generation_config.json"] = R"({"trust_remote_code": true, "max_length": 20})"; });
+  });
   ModelCase(c, "model-config-invalid", "config.json cut short",
             [] { return Model(1, [](Files& f) { f["config.json"] = "{\"model_type\": "; }); });
   // A YAML config with an alias: its targets cannot be checked (code-in-metadata.md section 1).

@@ -64,13 +64,6 @@ void AddGgufNearMisses(std::vector<NearMiss>& n) {
     return s;
   });
   GgufNear(n, "gguf-trailing-data", "zero padding to the alignment", [] { return gg::Several(); });
-  GgufNear(n, "gguf-chat-template", "a template with a loop and a filter", [] {
-    gg::Spec s = gg::Several();
-    s.kvs[3] = gg::Str("tokenizer.chat_template",
-                       "{# important: keep the class of each message #}{% for m in messages %}{{ m['content'] | trim "
-                       "}}{% endfor %}");
-    return s;
-  });
 
   for (const char* rule : {"gguf-split-incomplete", "gguf-split-inconsistent"}) {
     NearMiss m{rule, "a whole 3-part split set", [] {

@@ -87,6 +87,19 @@ void AddModelNearMisses(std::vector<NearMiss>& n) {
     f["README.md"] = "Load with modeling_bert.py from transformers.";
     return f;
   });
+  // Built-in attention implementations, diffusers' and transformers' own components (and a
+  // diffusers pipeline module), sentence-transformers' own modules, trust_remote_code false.
+  ModelNear(n, "model-remote-code", "built-in attention and library components", [] {
+    Files f = ModelFolderSpec{}.Build();
+    f["config.json"] =
+        R"({"_attn_implementation": "sdpa", "text_config": {"attn_implementation": "paged|flash_attention_2"}, "vision_config": {"_attn_implementation_internal": null}, "trust_remote_code": false})";
+    f["model_index.json"] =
+        R"({"_class_name": "StableDiffusionPipeline", "_diffusers_version": "0.30.0", "unet": ["diffusers", "UNet2DConditionModel"], "text_encoder": ["transformers", "CLIPTextModel"], "safety_checker": ["stable_diffusion", "StableDiffusionSafetyChecker"], "image_encoder": [null, null]})";
+    f["modules.json"] =
+        R"([{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"}, {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}])";
+    f["generation_config.json"] = R"({"max_length": 20, "custom_generate": null})";
+    return f;
+  });
   ModelNear(n, "model-config-invalid", "config.json with non-ASCII and nesting", [] {
     Files f = ModelFolderSpec{}.Build();
     f["config.json"] = R"({"id2label": {"0": "caf\u00e9", "1": "na\u00efve"}, "nested": [[[1]]]})";

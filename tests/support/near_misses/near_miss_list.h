@@ -150,5 +150,6 @@ void AddOnnxNearMisses(std::vector<NearMiss>& n);
 void AddKerasNearMisses(std::vector<NearMiss>& n);
 void AddHdf5NearMisses(std::vector<NearMiss>& n);
 void AddConfigNearMisses(std::vector<NearMiss>& n);
+void AddTemplateNearMisses(std::vector<NearMiss>& n);
 
 }  // namespace ckpt::testing
