@@ -55,6 +55,51 @@ boost::json::array TensorsToJson(const Artifact& a) {
   return out;
 }
 
+// Input text in a record: valid UTF-8 and at most 512 bytes (a hostile value cannot flood the report).
+std::string Bounded(std::string_view text) {
+  constexpr std::size_t kMax = 512;
+  return ToValidUtf8(text.size() > kMax ? std::string(text.substr(0, kMax)) + "..." : std::string(text));
+}
+
+// templates[] and targets[] (code-in-metadata.md section 4): every chat template and import
+// target the readers found, passing or not, from the folder's files and every weight file.
+void EmbeddedCodeToJson(const Artifact& a, boost::json::object& out) {
+  std::vector<const EmbeddedCode*> sources;
+  if (a.model) {
+    sources.push_back(&a.model->embedded_code);
+    for (const WeightFile& wf : a.model->analysed) sources.push_back(&wf.embedded_code);
+    for (const WeightFile& wf : a.model->other_weights) sources.push_back(&wf.embedded_code);
+  }
+  for (const WeightFile& wf : a.weights) sources.push_back(&wf.embedded_code);
+  boost::json::array templates;
+  boost::json::array targets;
+  std::uint64_t templates_dropped = 0;
+  std::uint64_t targets_dropped = 0;
+  for (const EmbeddedCode* code : sources) {
+    for (const TemplateRecord& t : code->templates) {
+      templates.push_back({{"file", Bounded(t.file)},
+                           {"name", Bounded(t.name)},
+                           {"length", t.length},
+                           {"sha256", t.sha256},
+                           {"parsed", t.parsed},
+                           {"unsafe_places", t.hazards}});
+    }
+    for (const TargetRecord& t : code->targets) {
+      targets.push_back({{"file", Bounded(t.file)},
+                         {"key_path", Bounded(t.key_path)},
+                         {"value", t.is_string ? boost::json::value(Bounded(t.value)) : boost::json::value(nullptr)},
+                         {"allowed", t.allowed}});
+    }
+    templates_dropped += code->templates_dropped;
+    targets_dropped += code->targets_dropped;
+  }
+  out["templates"] = std::move(templates);
+  out["targets"] = std::move(targets);
+  if (templates_dropped + targets_dropped > 0) {
+    out["code_records_not_listed"] = {{"templates", templates_dropped}, {"targets", targets_dropped}};
+  }
+}
+
 boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext& context) {
   const Artifact& a = result.artifact;
   boost::json::object out;
@@ -152,6 +197,7 @@ boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext
                     {"metadata_not_listed", wf.gguf->metadata_not_listed}});
   }
   if (!gguf.empty()) out["gguf"] = std::move(gguf);
+  EmbeddedCodeToJson(a, out);
   SeverityCounts counts = CountFindings(result);
   out["counts"] = {{"error", counts.errors}, {"warning", counts.warnings}, {"note", counts.notes}};
   boost::json::array findings;

@@ -196,6 +196,43 @@ TEST(JsonReportSchema, ReportsOfEveryKindConform) {
   EXPECT_EQ(report.at("artifacts").as_array().size(), results.size());
 }
 
+// code-in-metadata.md section 4: every template and target found, passing or not, with where
+// it is, and (for templates) its length, SHA-256 and whether it parsed.
+TEST(JsonReportSchema, TemplatesAndTargetsAreListed) {
+  Files files = ModelFolderSpec{}.Build();
+  files["tokenizer_config.json"] =
+      R"({"chat_template": [{"name": "default", "template": "{{ messages[0].content }}"}, {"name": "tool_use", "template": "{{ x.__class__ }}"}]})";
+  files["chat_template.jinja"] = "{% for m in messages %}";
+  files["hparams.yaml"] = "model:\n  _target_: os.system\n  act: {_target_: torch.nn.ReLU}\n";
+  const AuditResult result = AuditInput(files, InputForm::kFolder, "model");
+  reports::ReportContext context;
+  const boost::json::value report = reports::AuditReportToJson({&result, 1}, context);
+  const std::vector<std::string> errors = LoadSchema().Check(report);
+  std::string all;
+  for (const auto& e : errors) all += e + "\n";
+  EXPECT_TRUE(errors.empty()) << all;
+  const boost::json::object& artifact = report.at("artifacts").at(0).as_object();
+  EXPECT_EQ(artifact.at("kind"), "model-folder") << boost::json::serialize(artifact.at("findings"));
+  std::set<std::string> templates;
+  for (const auto& t : artifact.at("templates").as_array()) {
+    templates.insert(std::string(t.at("file").as_string()) + " " + std::string(t.at("name").as_string()) + " " +
+                     std::to_string(t.at("length").to_number<std::uint64_t>()) + " " +
+                     (t.at("parsed").as_bool() ? "parsed" : "invalid") + " " +
+                     std::to_string(t.at("unsafe_places").to_number<std::uint64_t>()));
+    EXPECT_EQ(t.at("sha256").as_string().size(), 64U);
+  }
+  EXPECT_EQ(templates, (std::set<std::string>{"tokenizer_config.json default 25 parsed 0",
+                                              "tokenizer_config.json tool_use 17 parsed 1",
+                                              "chat_template.jinja chat_template 23 invalid 0"}));
+  std::set<std::string> targets;
+  for (const auto& t : artifact.at("targets").as_array()) {
+    targets.insert(std::string(t.at("file").as_string()) + " " + std::string(t.at("key_path").as_string()) + " " +
+                   std::string(t.at("value").as_string()) + " " + (t.at("allowed").as_bool() ? "allowed" : "refused"));
+  }
+  EXPECT_EQ(targets, (std::set<std::string>{"hparams.yaml /model/_target_ os.system refused",
+                                            "hparams.yaml /model/act/_target_ torch.nn.ReLU allowed"}));
+}
+
 TEST(JsonReportSchema, ValidatorCatchesViolations) {
   const SchemaValidator schema = LoadSchema();
   boost::json::value bad = boost::json::parse(R"({"report":"ckpt-audit-report","report_schema_version":2,

@@ -294,7 +294,8 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
         tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, read.error()));
       }
     } else if (IsTemplateFileName(entry.name) && item.kind == InventoryClass::kData) {
-      if (auto read = ReadTemplateFile(entry.name, **file, sink); !read && read.error().value() != kFileChangedErrno) {
+      if (auto read = ReadTemplateFile(entry.name, **file, model, sink);
+          !read && read.error().value() != kFileChangedErrno) {
         tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, read.error()));
       }
     } else if (IsConfigTextName(entry.name) && item.kind == InventoryClass::kData) {

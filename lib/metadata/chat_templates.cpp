@@ -1,6 +1,7 @@
 #include "lib/metadata/chat_templates.h"
 
 #include "lib/core/text.h"
+#include "lib/hashing/sha256.h"
 #include "lib/metadata/template_analysis.h"
 
 namespace ckpt {
@@ -13,8 +14,14 @@ std::string Where(const TemplateSite& site, std::uint32_t line, std::uint32_t co
 
 }  // namespace
 
-void ReportChatTemplate(const TemplateSite& site, std::string_view text, DiagnosticSink& sink) {
+void ReportChatTemplate(const TemplateSite& site, std::string_view text, DiagnosticSink& sink, EmbeddedCode* record) {
   const TemplateReading reading = ReadTemplate(text);
+  if (record != nullptr) {
+    Sha256 digest;
+    digest.Update(text);
+    record->Add(TemplateRecord{site.at.file, site.name, text.size(), digest.FinalHex(), !reading.invalid.has_value(),
+                               reading.hazards.size()});
+  }
   const auto located = [&](std::uint32_t line, std::uint32_t column) {
     Location at = site.at;
     if (site.whole_file) {
@@ -36,7 +43,8 @@ void ReportChatTemplate(const TemplateSite& site, std::string_view text, Diagnos
   }
 }
 
-void ReportJsonChatTemplates(const std::string& file, const json::Document& doc, DiagnosticSink& sink) {
+void ReportJsonChatTemplates(const std::string& file, const json::Document& doc, DiagnosticSink& sink,
+                             EmbeddedCode* record) {
   const json::Value root = doc.root();
   if (!root.is(json::Type::kObject)) return;
   const auto value = root.Find("chat_template");
@@ -51,7 +59,7 @@ void ReportJsonChatTemplates(const std::string& file, const json::Document& doc,
     return at;
   };
   if (value->is(json::Type::kString)) {
-    ReportChatTemplate({"chat_template", site_at(*value, "/chat_template")}, value->String(), sink);
+    ReportChatTemplate({"chat_template", site_at(*value, "/chat_template")}, value->String(), sink, record);
     return;
   }
   if (!value->is(json::Type::kArray)) return;
@@ -62,7 +70,7 @@ void ReportJsonChatTemplates(const std::string& file, const json::Document& doc,
     const auto text = item.is(json::Type::kObject) ? item.Find("template") : std::nullopt;
     if (!text || !text->is(json::Type::kString)) continue;
     const std::string name = item.FindString("name").value_or("chat_template[" + std::to_string(index - 1) + "]");
-    ReportChatTemplate({name, site_at(*text, pointer + "/template")}, text->String(), sink);
+    ReportChatTemplate({name, site_at(*text, pointer + "/template")}, text->String(), sink, record);
   }
 }
 

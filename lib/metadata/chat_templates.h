@@ -8,6 +8,7 @@
 
 #include "lib/json/json_value.h"
 #include "lib/model/diagnostic.h"
+#include "lib/model/embedded_code.h"
 
 namespace ckpt {
 
@@ -21,13 +22,16 @@ struct TemplateSite {
   bool whole_file = false;
 };
 
-/// Reads `text` as a chat template and reports what it reaches, or why it does not parse.
-void ReportChatTemplate(const TemplateSite& site, std::string_view text, DiagnosticSink& sink);
+/// Reads `text` as a chat template and reports what it reaches, or why it does not parse;
+/// records it (its length, SHA-256 and whether it parsed) in `record` when given.
+void ReportChatTemplate(const TemplateSite& site, std::string_view text, DiagnosticSink& sink,
+                        EmbeddedCode* record = nullptr);
 
 /// The templates of a Hugging Face configuration (tokenizer_config.json, chat_template.json,
 /// processor_config.json, preprocessor_config.json): its `chat_template`, a string or a list
 /// of {name, template} objects.
-void ReportJsonChatTemplates(const std::string& file, const json::Document& doc, DiagnosticSink& sink);
+void ReportJsonChatTemplates(const std::string& file, const json::Document& doc, DiagnosticSink& sink,
+                             EmbeddedCode* record = nullptr);
 
 /// Whether a model folder's file is a template file renderers read whole:
 /// chat_template.jinja, additional_chat_templates/*.jinja.

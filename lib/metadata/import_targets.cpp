@@ -27,12 +27,6 @@ bool IsClassName(std::string_view part) { return IsIdentifier(part) && part.fron
 // The keys beside which a JSON `class` is Hydra's (code-in-metadata.md section 1).
 bool IsHydraCompanionKey(std::string_view key) { return key == "params" || key == "_partial_" || key == "_args_"; }
 
-std::string PointerOf(const std::vector<std::string>& tokens) {
-  std::string pointer;
-  for (const std::string& token : tokens) pointer += "/" + json::EscapePointerToken(token);
-  return pointer;
-}
-
 }  // namespace
 
 bool IsAllowedTarget(std::string_view target) {
@@ -57,7 +51,14 @@ bool IsTargetKey(std::string_view key) {
   return key == "_target_" || key == "target" || key == "cls" || key == "class";
 }
 
-std::vector<ImportTarget> FindJsonTargets(const json::Document& document, ClassKey class_key) {
+std::string JsonPointerOf(const std::vector<std::string>& tokens) {
+  std::string pointer;
+  for (const std::string& token : tokens) pointer.append("/").append(json::EscapePointerToken(token));
+  return pointer;
+}
+
+std::vector<ImportTarget> FindJsonTargets(const json::Document& document, ClassKey class_key,
+                                          const JsonMemberVisitor& visit) {
   std::vector<ImportTarget> found;
   if (!document.parsed()) return found;
   std::optional<json::PositionIndex> positions;  // built at the first target: most files have none
@@ -94,10 +95,11 @@ std::vector<ImportTarget> FindJsonTargets(const json::Document& document, ClassK
         members.push_back(std::move(member));
       }
       for (json::Member& member : members) {
+        if (visit) visit(member, path);
         if (IsTargetKey(member.key) && (member.key != "class" || hydra_class)) {
           ImportTarget target;
           path.push_back(member.key);
-          target.key_path = PointerOf(path);
+          target.key_path = JsonPointerOf(path);
           path.pop_back();
           target.key = member.key;
           target.is_string = member.value.is(json::Type::kString);

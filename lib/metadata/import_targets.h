@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,7 +41,14 @@ enum class ClassKey : std::uint8_t { kAnywhere, kBesideHydraKeys };
 
 /// Every target of a parsed JSON document, in document order. Walks with its own stack: the
 /// document's depth is bounded by its parser, the walk costs O(values).
-std::vector<ImportTarget> FindJsonTargets(const json::Document& document, ClassKey class_key);
+/// Called for each member of every object FindJsonTargets walks, with the path tokens of the
+/// object holding it: a caller looking for other keys shares the one walk.
+using JsonMemberVisitor = std::function<void(const json::Member& member, const std::vector<std::string>& path)>;
+std::vector<ImportTarget> FindJsonTargets(const json::Document& document, ClassKey class_key,
+                                          const JsonMemberVisitor& visit = {});
+
+/// The JSON Pointer of `tokens` ("/a/b~1c").
+std::string JsonPointerOf(const std::vector<std::string>& tokens);
 
 /// Why a YAML configuration was refused, and where.
 struct ConfigRefusal {

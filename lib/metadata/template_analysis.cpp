@@ -312,7 +312,11 @@ std::optional<std::string> PercentFormat(std::string_view fmt, const std::vector
     const std::size_t length = CodePoints(piece).size();
     if (length < width) {
       const std::string pad(width - length, zero && !left && type != 's' && type != 'c' ? '0' : ' ');
-      piece = left ? piece + pad : pad + piece;
+      if (left) {
+        piece += pad;
+      } else {
+        piece.insert(0, pad);
+      }
     }
     out += piece;
     if (out.size() > kMaxFoldedBytes) return std::nullopt;
@@ -693,7 +697,12 @@ class Analysis {
       if (texts.empty() || item.other || item.computed || item.items) return Computed();
       std::vector<std::string> next;
       for (const std::string& p : parts) {
-        for (const std::string& t : texts) next.push_back(p + (first ? "" : *sep) + t);
+        for (const std::string& t : texts) {
+          std::string joined = p;
+          if (!first) joined += *sep;
+          joined += t;
+          next.push_back(std::move(joined));
+        }
       }
       if (next.size() > kMaxAlternatives) return Computed();
       parts = std::move(next);
@@ -1094,10 +1103,12 @@ class Analysis {
 
   void CheckGlobalObject(std::uint32_t at, std::uint32_t object, const std::string& member) {
     for (const std::string& g : F(object).globals) {
+      std::string name = g;
+      if (!member.empty()) name.append(".").append(member);
       Report(at,
              "reads " + (member.empty() ? std::string("an attribute") : QuoteForMessage(member, 60)) +
                  " of the global callable " + QuoteForMessage(g),
-             g + (member.empty() ? "" : "." + member));
+             std::move(name));
     }
   }
 

@@ -15,6 +15,7 @@
 #include "lib/io/artifact_source.h"
 #include "lib/json/strict_parser.h"
 #include "lib/model/dtype.h"
+#include "lib/model/embedded_code.h"
 #include "lib/model/finding.h"
 #include "lib/remote/http_client.h"
 
@@ -133,6 +134,7 @@ struct WeightFile {
   std::shared_ptr<const FormatFacts> format_facts;  ///< a format module's own facts, if it records any
   std::optional<PickleFacts> pickle;                ///< set for a pickle-based file (tensors listed from its analysis)
   std::optional<GgufFacts> gguf;                    ///< set for a GGUF file
+  EmbeddedCode embedded_code;                       ///< templates and import targets in its metadata
   std::vector<PendingCrc> pending_crcs;
   bool header_read = false;            ///< the JSON header parsed as an object: `tensors` is complete
   bool valid = false;                  ///< strict safetensors structure holds: bytes can be located
@@ -277,6 +279,7 @@ struct ModelFolder {
     bool without_trust = false;  ///< runs even without trust_remote_code (an error)
   };
   std::vector<RemoteCode> remote_code;
+  EmbeddedCode embedded_code;  ///< templates and import targets of its configuration files
   std::vector<std::pair<std::string, std::string>> invalid_configs;  ///< file, why it is not valid JSON
   std::vector<std::string> special_files;                            ///< devices, FIFOs, sockets: never opened
   std::vector<std::string> artifacts;   ///< sub-folders holding header.json: audited on their own

@@ -104,6 +104,20 @@ for r in forged:
         r["oid"] = "4" * 40
 json.dump(forged, open(os.path.join(www, "hub/forged.json"), "w"))
 json.dump(gone, open(os.path.join(www, "hub/gone.json"), "w"))
+# A chat model whose configuration runs code (code-in-metadata.md sections 2 and 3): a Hub
+# attention kernel, an injected tokenizer_config.json template, a folded one in chat_template.jinja.
+chat = {
+    "config.json": b'{"model_type": "llama", "_attn_implementation_internal": "attacker/evil-kernel"}',
+    "tokenizer_config.json": json.dumps({"chat_template": "{{ cycler.__init__.__globals__.os.popen('id').read() }}"}).encode(),
+    "chat_template.jinja": b"{% set p = 'po' %}\n{{ lipsum['%c%c'|format(95,95) ~ 'globals__'].os[p ~ 'pen']('id') }}",
+    "model.safetensors": model,
+}
+os.makedirs(os.path.join(www, "hub/chat"), exist_ok=True)
+listing = []
+for name, data in chat.items():
+    open(os.path.join(www, "hub/chat", name), "wb").write(data)
+    listing.append({"type": "file", "path": name, "size": len(data), "oid": git(data)})
+json.dump(listing, open(os.path.join(www, "hub/chat.json"), "w"))
 PY
 
 # --- TLS: a CA, a certificate for 127.0.0.1 it signs, and one it does not ---
@@ -146,6 +160,11 @@ http=$(
     }
     location = /api/models/org/bad/tree/$commit { rewrite ^ /hub/bad.json last; }
     location = /api/models/org/gone/tree/$commit { rewrite ^ /hub/gone.json last; }
+    location = /api/models/org/chat/tree/$commit { rewrite ^ /hub/chat.json last; }
+    location ~ ^/org/chat/resolve/$commit/([a-z_.]+)\$ {
+      add_header X-Repo-Commit $commit always;
+      rewrite ^/org/chat/resolve/$commit/([a-z_.]+)\$ /hub/chat/\$1 break;
+    }
     location = /api/models/org/private/revision/main { return 401; }
     location = /api/models/org/rounds/tree/$commit/round-0001 { rewrite ^ /hub/rounds.json last; }
     location = /api/models/org/rounds/tree/$commit/round-0002 { rewrite ^ /hub/stray.json last; }
@@ -415,6 +434,20 @@ audit --format json "hf://org/bad@$commit" >"$work"/bad.json 2>&1 && fail "a wro
 grep -q "model-blob-digest" "$work"/bad.json || fail "a wrong lfs.oid is not model-blob-digest"
 grep -q "is the LFS object f* but its content hashes to" "$work"/bad.json || fail "model-blob-digest wording"
 audit --no-hash "hf://org/bad@$commit" >/dev/null 2>&1 || fail "--no-hash compares no digest, so it passes (with its warning)"
+echo "== hf:// chat model: templates and configuration keys are read remotely as locally"
+audit --format json "hf://org/chat@$commit" >"$work"/chat.json 2>&1 && fail "a chat model with an injected template passed"
+$py - "$work"/chat.json <<'PY' || fail "hf:// chat model: templates[] and the template and remote-code findings"
+import json, sys
+a = json.load(open(sys.argv[1]))["artifacts"][0]
+found = sorted((f["rule"], f["severity"], f["location"]["file"]) for f in a["findings"])
+for expected in [("model-remote-code", "error", "config.json"),
+                 ("template-unsafe", "error", "chat_template.jinja"),
+                 ("template-unsafe", "error", "tokenizer_config.json")]:
+    assert expected in found, (expected, found)
+templates = sorted((t["file"], t["name"], t["parsed"]) for t in a["templates"])
+assert templates == [("chat_template.jinja", "chat_template", True),
+                     ("tokenizer_config.json", "chat_template", True)], templates
+PY
 unset HF_ENDPOINT
 
 echo "== a Lensemble round in a repository sub-folder: hf://ORG/NAME@COMMIT/SUBPATH, as the local round"

@@ -164,12 +164,17 @@ class Reader {
   const RandomAccessFile& file_;
   FileCursor cursor_;
   GgufFacts facts_;
+  EmbeddedCode embedded_;
   bool nested_reported_ = false;
 };
 
 void Reader::ReportTargets(const std::string& key, std::string_view value, std::uint64_t at) {
-  for (std::string& problem :
-       EmbeddedConfigProblems("The GGUF value " + QuoteForMessage(key), FindTargetsInString(value))) {
+  const YamlConfig config = FindTargetsInString(value);
+  for (const ImportTarget& target : config.targets) {
+    embedded_.Add(
+        TargetRecord{report_.file() + "#" + key, target.key_path, target.value, target.is_string, target.allowed});
+  }
+  for (std::string& problem : EmbeddedConfigProblems("The GGUF value " + QuoteForMessage(key), config)) {
     report_(Diag::kConfigTargetUnsafe, at, std::move(problem));
   }
 }
@@ -193,7 +198,7 @@ void Reader::Value(std::uint32_t type, std::uint64_t at, GgufFacts::Entry& entry
           TemplateSite site{entry.key, {}};
           site.at.file = report_.file();
           site.at.byte_offset = here;
-          ReportChatTemplate(site, s, sink_);
+          ReportChatTemplate(site, s, sink_, &embedded_);
         }
         // A configuration kept as a string (code-in-metadata.md section 1): its import targets.
         if (top && entry.key.ends_with("config")) ReportTargets(entry.key, s, here);
@@ -315,6 +320,7 @@ IoResult<void> Reader::Read(WeightFile& wf) {
     return error;
   }
   wf.gguf = std::move(facts_);
+  wf.embedded_code = std::move(embedded_);
   return {};
 }
 

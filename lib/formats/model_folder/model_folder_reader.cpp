@@ -29,8 +29,10 @@ bool EndsWith(std::string_view text, std::string_view suffix) {
 }
 
 // Each target outside the allowlist, as a finding at its line in `name`.
-void ReportTargets(const std::string& name, const std::vector<ImportTarget>& targets, DiagnosticSink& sink) {
+void ReportTargets(const std::string& name, const std::vector<ImportTarget>& targets, ModelFolder& model,
+                   DiagnosticSink& sink) {
   for (const ImportTarget& target : targets) {
+    model.embedded_code.Add(TargetRecord{name, target.key_path, target.value, target.is_string, target.allowed});
     if (target.allowed) continue;
     Location at;
     at.file = name;
@@ -163,66 +165,43 @@ void RecordRemoteCodeKeys(const std::string& name, const json::Value& root, Mode
 }
 
 // Attention implementations and trust_remote_code at any depth (sub-configurations such as
-// text_config carry their own). Only containers are walked; a key's JSON Pointer is written
-// only for a finding (a tokenizer_config.json holds a megabyte of added tokens).
-void RecordAttentionKeys(const std::string& name, const json::Value& root, ModelFolder& model) {
-  struct Pending {
-    json::Value value;
-    std::size_t depth;
-    std::string token;
+// text_config carry their own): a visitor of the target walk, so a megabyte of added tokens is
+// walked once. A key's JSON Pointer is written only for a finding.
+void RecordAttentionKey(const std::string& name, const json::Member& m, const std::vector<std::string>& path,
+                        ModelFolder& model) {
+  const auto pointer = [&] {
+    std::vector<std::string> tokens = path;
+    tokens.push_back(m.key);
+    return QuoteForMessage(JsonPointerOf(tokens), 120);
   };
-  std::vector<Pending> stack{{root, 0, {}}};
-  std::vector<std::string> path;
-  const auto pointer_to = [&](const std::string& key) {
-    std::string pointer;
-    for (const std::string& token : path) pointer += "/" + json::EscapePointerToken(token);
-    return pointer + "/" + json::EscapePointerToken(key);
-  };
-  while (!stack.empty()) {
-    Pending next = std::move(stack.back());
-    stack.pop_back();
-    path.resize(next.depth);
-    if (next.depth > 0) path.back() = std::move(next.token);
-    if (next.value.is(json::Type::kArray)) {
-      std::size_t index = 0;
-      for (const json::Value item : next.value.Items()) {
-        if (item.is(json::Type::kObject) || item.is(json::Type::kArray)) {
-          stack.push_back({item, next.depth + 1, std::to_string(index)});
-        }
-        ++index;
-      }
-      continue;
+  if (m.key == "trust_remote_code") {
+    if (m.value.is(json::Type::kBool) && m.value.boolean()) {
+      model.remote_code.push_back(
+          {name, "its " + pointer() + " is true", "loading this model asks to run code from the repository"});
     }
-    for (json::Member m : next.value.Members()) {
-      if (m.key == "_attn_implementation" || m.key == "_attn_implementation_internal" ||
-          m.key == "attn_implementation") {
-        if (m.value.is(json::Type::kNull)) continue;
-        const std::string at = pointer_to(m.key);
-        const std::string v = m.value.String();
-        if (!m.value.is(json::Type::kString)) {
-          model.remote_code.push_back({name,
-                                       "its " + QuoteForMessage(at, 120) + " is " + m.value.Describe() +
-                                           ", not one of transformers' built-in attention implementations",
-                                       "loading this model may run code that is not transformers'"});
-        } else if (v.find('/') != std::string::npos) {
-          model.remote_code.push_back(
-              {name,
-               "its " + QuoteForMessage(at, 120) + " names the kernels-hub repository " + QuoteForMessage(v, 120) +
-                   ", which transformers downloads and runs even without trust_remote_code (CVE-2026-4372)",
-               "loading this model downloads and runs code from the Hub", true});
-        } else if (!IsBuiltinAttention(v)) {
-          model.remote_code.push_back({name,
-                                       "its " + QuoteForMessage(at, 120) + " is " + QuoteForMessage(v, 80) +
-                                           ", not one of transformers' built-in attention implementations",
-                                       "loading this model may run code that is not transformers'"});
-        }
-      } else if (m.key == "trust_remote_code" && m.value.is(json::Type::kBool) && m.value.boolean()) {
-        model.remote_code.push_back({name, "its " + QuoteForMessage(pointer_to(m.key), 120) + " is true",
-                                     "loading this model asks to run code from the repository"});
-      } else if (m.value.is(json::Type::kObject) || m.value.is(json::Type::kArray)) {
-        stack.push_back({m.value, next.depth + 1, std::move(m.key)});
-      }
-    }
+    return;
+  }
+  if ((m.key != "_attn_implementation" && m.key != "_attn_implementation_internal" && m.key != "attn_implementation") ||
+      m.value.is(json::Type::kNull)) {
+    return;
+  }
+  const std::string v = m.value.String();
+  if (!m.value.is(json::Type::kString)) {
+    model.remote_code.push_back({name,
+                                 "its " + pointer() + " is " + m.value.Describe() +
+                                     ", not one of transformers' built-in attention implementations",
+                                 "loading this model may run code that is not transformers'"});
+  } else if (v.find('/') != std::string::npos) {
+    model.remote_code.push_back({name,
+                                 "its " + pointer() + " names the kernels-hub repository " + QuoteForMessage(v, 120) +
+                                     ", which transformers downloads and runs even without trust_remote_code "
+                                     "(CVE-2026-4372)",
+                                 "loading this model downloads and runs code from the Hub", true});
+  } else if (!IsBuiltinAttention(v)) {
+    model.remote_code.push_back({name,
+                                 "its " + pointer() + " is " + QuoteForMessage(v, 80) +
+                                     ", not one of transformers' built-in attention implementations",
+                                 "loading this model may run code that is not transformers'"});
   }
 }
 
@@ -362,7 +341,7 @@ IoResult<void> ReadConfigTargets(const std::string& name, const RandomAccessFile
   const std::string_view base = BaseName(name);
   if (!EndsWith(base, ".json")) {
     const YamlConfig config = ReadYamlConfig(*text);
-    ReportTargets(name, config.targets, sink);
+    ReportTargets(name, config.targets, model, sink);
     if (config.refused) {
       model.invalid_configs.emplace_back(name, config.refused->why + " (line " + std::to_string(config.refused->line) +
                                                    "), so the import targets it may hold cannot be checked");
@@ -371,7 +350,7 @@ IoResult<void> ReadConfigTargets(const std::string& name, const RandomAccessFile
   }
   json::Document doc(std::move(*text));
   if (json::Parse(doc)) return {};  // not JSON the strict parser reads: data, not a configuration
-  ReportTargets(name, FindJsonTargets(doc, ClassKey::kBesideHydraKeys), sink);
+  ReportTargets(name, FindJsonTargets(doc, ClassKey::kBesideHydraKeys), model, sink);
   return {};
 }
 
@@ -397,13 +376,18 @@ IoResult<void> ReadModelConfig(const std::string& name, const RandomAccessFile& 
     return {};
   }
   RecordRemoteCodeKeys(name, root, model);
-  RecordAttentionKeys(name, root, model);
-  ReportJsonChatTemplates(name, doc, sink);
-  ReportTargets(name, FindJsonTargets(doc, ClassKey::kBesideHydraKeys), sink);
+  ReportJsonChatTemplates(name, doc, sink, &model.embedded_code);
+  ReportTargets(name,
+                FindJsonTargets(doc, ClassKey::kBesideHydraKeys,
+                                [&](const json::Member& member, const std::vector<std::string>& path) {
+                                  RecordAttentionKey(name, member, path, model);
+                                }),
+                model, sink);
   return {};
 }
 
-IoResult<void> ReadTemplateFile(const std::string& name, const RandomAccessFile& file, DiagnosticSink& sink) {
+IoResult<void> ReadTemplateFile(const std::string& name, const RandomAccessFile& file, ModelFolder& model,
+                                DiagnosticSink& sink) {
   TemplateSite site;
   const std::string_view base = BaseName(name);
   site.name = base == "chat_template.jinja" ? "chat_template" : std::string(base.substr(0, base.size() - 6));
@@ -418,7 +402,7 @@ IoResult<void> ReadTemplateFile(const std::string& name, const RandomAccessFile&
   }
   auto text = ReadAll(file);
   if (!text) return text.error();
-  ReportChatTemplate(site, *text, sink);
+  ReportChatTemplate(site, *text, sink, &model.embedded_code);
   return {};
 }
 

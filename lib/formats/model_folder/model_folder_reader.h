@@ -39,7 +39,7 @@ InventoryItem ClassifyInventoryFile(const std::string& name, std::span<const std
 
 /// Reads a chat template file (chat_template.jinja, additional_chat_templates/NAME.jinja) and
 /// reports what it reaches (code-in-metadata.md section 3).
-[[nodiscard]] IoResult<void> ReadTemplateFile(const std::string& name, const RandomAccessFile& file,
+[[nodiscard]] IoResult<void> ReadTemplateFile(const std::string& name, const RandomAccessFile& file, ModelFolder& model,
                                               DiagnosticSink& sink);
 
 /// A YAML file, or a JSON file other than the indexes and the files ReadModelConfig reads.

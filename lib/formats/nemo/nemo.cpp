@@ -75,8 +75,11 @@ std::optional<std::string> SniffNemo(const FileHead& head) {
 }
 
 // The config's refusal and its targets outside the allowlist, as findings of the archive.
-void ReportConfig(const std::string& file, std::string_view text, DiagnosticSink& sink) {
+void ReportConfig(const std::string& file, std::string_view text, EmbeddedCode& record, DiagnosticSink& sink) {
   const YamlConfig config = ReadYamlConfig(text);
+  for (const ImportTarget& target : config.targets) {
+    record.Add(TargetRecord{file, target.key_path, target.value, target.is_string, target.allowed});
+  }
   const auto at = [&file](std::uint64_t line, std::uint64_t column) {
     Location location;
     location.file = file;
@@ -140,7 +143,7 @@ IoResult<WeightFile> ReadNemo(std::string name, std::unique_ptr<RandomAccessFile
       if (auto read = file->ReadAt(config->data_offset, std::as_writable_bytes(std::span(text))); !read) {
         return read.error();
       }
-      ReportConfig(member_name(kConfigName), text, sink);
+      ReportConfig(member_name(kConfigName), text, wf.embedded_code, sink);
     }
   }
   const TarMember* weights = FindRootMember(*index, kWeightsName);

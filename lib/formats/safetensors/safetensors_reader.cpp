@@ -252,7 +252,12 @@ class Reader {
   // and NeMo-style loaders instantiate a Hydra config kept there.
   void ReportMetadataTargets(const json::Member& entry, std::string_view value, const std::string& pointer) {
     const std::string holder = "The __metadata__ value " + QuoteForMessage(entry.key) + " of " + Shown();
-    for (std::string& problem : EmbeddedConfigProblems(holder, FindTargetsInString(value))) {
+    const YamlConfig config = FindTargetsInString(value);
+    for (const ImportTarget& target : config.targets) {
+      wf_.embedded_code.Add(
+          TargetRecord{wf_.name + "#" + entry.key, target.key_path, target.value, target.is_string, target.allowed});
+    }
+    for (std::string& problem : EmbeddedConfigProblems(holder, config)) {
       Report(Diag::kConfigTargetUnsafe, At(kPrefixLength + entry.value.offset(), pointer), std::move(problem));
     }
   }
