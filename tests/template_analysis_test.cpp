@@ -11,9 +11,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "lib/core/text.h"
 #include "tests/support/built_tools.h"
 #include "tests/support/chat_template_corpus.h"
 #include "tests/support/prerequisite.h"
@@ -144,6 +146,7 @@ TEST(TemplateAnalysis, NamesWhatEachAccessReachesAndWhere) {
   EXPECT_EQ(Hazards("{{ lipsum.x }}"), (std::vector<std::string>{"1:11 reads 'x' of the global callable 'lipsum'"}));
   EXPECT_EQ(Hazards("{{ '{0.__class__}'.format(x) }}"),
             (std::vector<std::string>{"1:26 reads the format field '__class__', a name starting with '_'"}));
+  EXPECT_EQ(Hazards("{{ system('id') }}"), (std::vector<std::string>{"1:10 calls 'system'"}));
   EXPECT_EQ(Hazards("{{ x.mro }}"),
             (std::vector<std::string>{"1:6 reads the attribute 'mro', which Jinja's sandbox refuses"}));
 }
@@ -158,6 +161,7 @@ TEST(TemplateAnalysis, NearMissesStayQuiet) {
            std::string("{{ x['content'] }}{{ x|attr('role') }}{{ x|map(attribute='content.text')|list }}"),
            std::string("{# {{ cycler.__init__ }} #}{% raw %}{{ lipsum.__globals__ }}{% endraw %}"),
            std::string("{{ '%s: %d' % (role, 3) }}{{ system }}{{ message.system }}{{ tools|tojson }}"),
+           std::string("{% macro system(text) %}<<SYS>>{{ text }}{% endmacro %}{{ system(messages[0].content) }}"),
        }) {
     EXPECT_EQ(Hazards(text), std::vector<std::string>{}) << text;
   }
@@ -199,6 +203,82 @@ TEST(TemplateAnalysis, PropertyObfuscatedAccessesAreRefusedAndBenignTwinsPass) {
   }
   std::cout << "property: " << refused << "/" << kCount << " obfuscated accesses refused, " << passed << "/" << kCount
             << " benign twins passed\n";
+}
+
+// The parser's differential: windows of the corpus templates mutated the way a broken writer or
+// an attacker would (tags, brackets, quotes, escapes, keywords inserted, bytes cut) are parsed
+// by Jinja2 (env.parse, the extensions chat renderers enable) and by ReadTemplate: both accept
+// or both refuse each one.
+TEST(TemplateSyntax, AgreesWithJinjaOnMutants) {
+  if (RunCommand("/usr/bin/python3 -c 'import jinja2.sandbox' 2>/dev/null").exit_code != 0) {
+    CKPT_MISSING_PREREQUISITE() << "python3-jinja2 is missing";
+  }
+  std::vector<std::string> seeds;
+  for (const auto& part : {RealShapeTemplates(), InjectionTemplates(), GeneratedTemplates(11, 50, false)}) {
+    for (const ChatTemplateCase& c : part) seeds.push_back(c.text);
+  }
+  const std::vector<std::string> inserts = {"{{",    "}}",   "{%",    "%}",   "{#",     "#}",        "(",
+                                            ")",     "[",    "]",     "'",    "\"",     "|",         ".",
+                                            ",",     "-",    "~",     " if ", " else ", "endif",     "endfor",
+                                            "\\",    "\\x",  "\\u00", "{%-",  "-%}",    "{% raw %}", "{% endraw %}",
+                                            " not ", " is ", " in ",  "=",    "*",      "**",        ":",
+                                            "{",     "}",    "0x",    "1_",   "\\N{"};
+  std::mt19937 rng(49);
+  const auto pick = [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); };
+  constexpr std::size_t kMutants = 2000;
+  std::vector<std::string> mutants;
+  boost::json::array manifest;
+  // Templates are text: a mutant cut inside a UTF-8 sequence is drawn again.
+  const auto valid_utf8 = [](std::string_view text) {
+    std::uint32_t cp = 0;
+    for (std::size_t at = 0; at < text.size();) {
+      const std::size_t length = DecodeUtf8(text, at, cp);
+      if (length == 0) return false;
+      at += length;
+    }
+    return true;
+  };
+  while (mutants.size() < kMutants) {
+    const std::size_t i = mutants.size();
+    const std::string& seed = seeds[pick(seeds.size())];
+    const std::size_t from = pick(seed.size());
+    std::string text = seed.substr(from, 20 + pick(400));
+    for (std::size_t edits = 1 + pick(3); edits > 0; --edits) {
+      const std::size_t at = pick(text.size() + 1);
+      if (pick(2) == 0) {
+        text.insert(at, inserts[pick(inserts.size())]);
+      } else if (!text.empty()) {
+        text.erase(std::min(at, text.size() - 1), 1 + pick(4));
+      }
+    }
+    if (!valid_utf8(text)) continue;
+    manifest.push_back(boost::json::object{{"name", std::to_string(i)}, {"text", text}});
+    mutants.push_back(std::move(text));
+  }
+  const fs::path dir = fs::temp_directory_path() / ("ckpt-parse-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "manifest.json") << boost::json::serialize(manifest);
+  const CommandResult run =
+      RunCommand("/usr/bin/python3 " + ShellQuote(fs::path(SourceDir()) / "tests/templates/sandbox_render.py") +
+                 " --parse-only " + ShellQuote(dir / "manifest.json"));
+  fs::remove_all(dir);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const boost::json::value out = boost::json::parse(run.output);
+  std::size_t both_parse = 0;
+  std::size_t both_refuse = 0;
+  for (const auto& result : out.at("results").as_array()) {
+    const std::size_t i = std::stoul(std::string(result.at("name").as_string()));
+    const bool jinja_refuses = result.at("syntax").as_bool();
+    const TemplateReading reading = ReadTemplate(mutants[i]);
+    EXPECT_EQ(reading.invalid.has_value(), jinja_refuses)
+        << "mutant " << i << ": Jinja2 "
+        << (jinja_refuses ? "refuses (" + std::string(result.at("error").as_string()) + ")" : "parses")
+        << ", ReadTemplate " << (reading.invalid ? "refuses (" + reading.invalid->message + ")" : "parses") << "\n"
+        << mutants[i];
+    (jinja_refuses ? both_refuse : both_parse) += reading.invalid.has_value() == jinja_refuses ? 1U : 0U;
+  }
+  std::cout << "parser differential: " << kMutants << " mutants, " << both_parse << " parsed by both, " << both_refuse
+            << " refused by both\n";
 }
 
 // Item 4: Jinja2's own sandbox renders every template the analysis passes without refusing

@@ -124,6 +124,10 @@ class Lexer {
   void Comment() {
     const std::uint32_t line = line_;
     const std::uint32_t column = column_;
+    if (pos_ + 2 == text_.size()) {  // Jinja reads a "{#" that ends the template as an empty comment
+      Advance(text_.size());
+      return;
+    }
     const std::size_t end = text_.find("#}", pos_ + 2);
     if (end == std::string_view::npos) {
       Fail("Missing end of comment tag", line, column);
@@ -148,6 +152,10 @@ class Lexer {
     };
     const std::size_t body = tag_named(at, "raw");
     if (body == std::string_view::npos) return false;
+    if (body == text_.size()) {  // Jinja reads a raw tag that ends the template as an empty block
+      Advance(body);
+      return true;
+    }
     const std::uint32_t line = line_;
     const std::uint32_t column = column_;
     for (at = text_.find("{%", body); at != std::string_view::npos; at = text_.find("{%", at + 1)) {

@@ -404,13 +404,20 @@ class Analysis {
     bool settled = false;
     for (int pass = 0; pass < kMaxPasses && !settled; ++pass) {
       FoldAll();
-      settled = UpdateNames();
+      settled = UpdateNames().empty();
     }
-    if (!settled) {
-      // Names still changing (a value built from itself): whatever they hold is computed.
-      for (auto& [name, value] : names_) value = Union(std::move(value), Computed());
+    // Names still changing are accumulators (`{% set s = s ~ 'x' %}` in a loop): what they hold
+    // is computed. Only they are; the rest settle around them.
+    for (int pass = 0; pass < kMaxPasses && !settled; ++pass) {
       FoldAll();
+      const std::set<std::string> changed = UpdateNames();
+      accumulators_.insert(changed.begin(), changed.end());
+      settled = changed.empty();
+      if (!settled) {
+        for (const std::string& name : accumulators_) names_[name] = Union(std::move(names_[name]), Computed());
+      }
     }
+    FoldAll();
     for (std::uint32_t i = 0; i < nodes_.size(); ++i) Check(i);
     return std::move(hazards_);
   }
@@ -486,6 +493,7 @@ class Analysis {
           }
           break;
         case NodeKind::kMacro: {
+          macros_.insert(n.text);
           std::vector<std::string>& params = macro_params[n.text];
           for (std::size_t k = 1; k < n.children.size(); ++k) {
             const Node& p = At(n.children[k]);
@@ -540,9 +548,9 @@ class Analysis {
     }
   }
 
-  // Recomputes every bound name from its bindings; true when none changed.
-  bool UpdateNames() {
-    bool same = true;
+  // Recomputes every bound name from its bindings; returns the names that changed.
+  std::set<std::string> UpdateNames() {
+    std::set<std::string> changed;
     for (const auto& [name, bindings] : bindings_) {
       Folded value;
       bool first = true;
@@ -566,16 +574,17 @@ class Analysis {
         value = first ? std::move(one) : Union(std::move(value), one);
         first = false;
       }
+      if (accumulators_.contains(name)) value = Union(std::move(value), Computed());
       auto it = names_.find(name);
       if (it == names_.end()) {
         names_.emplace(name, std::move(value));
-        same = false;
+        changed.insert(name);
       } else if (!(it->second == value)) {
         it->second = std::move(value);
-        same = false;
+        changed.insert(name);
       }
     }
-    return same;
+    return changed;
   }
 
   // What iterating `f` yields (any item, for unpacking too: an over-approximation).
@@ -1170,7 +1179,8 @@ class Analysis {
     const std::uint32_t callee = Child(i, 0);
     const Node& c = At(callee);
     std::vector<std::string> names = F(callee).accessors;
-    if (c.kind == NodeKind::kName) names.push_back(c.text);
+    // A macro the template defines runs the template's own code, whatever its name ({% macro system() %}).
+    if (c.kind == NodeKind::kName && !macros_.contains(c.text)) names.push_back(c.text);
     if (c.kind == NodeKind::kGetattr) names.push_back(c.text);
     if (c.kind == NodeKind::kGetitem) {
       const Folded& key = F(Child(callee, 1));
@@ -1198,6 +1208,8 @@ class Analysis {
   std::vector<Folded> folded_;
   std::map<std::string, std::vector<Binding>> bindings_;
   std::map<std::string, Folded> names_;
+  std::set<std::string> macros_;
+  std::set<std::string> accumulators_;  ///< names whose value grew past the passes
   std::vector<TemplateHazard> hazards_;
 };
 

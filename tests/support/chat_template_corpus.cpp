@@ -224,6 +224,20 @@ std::vector<ChatTemplateCase> RealShapeTemplates() {
 {{ '%s turns' % (messages | length) }}{{ '{} done'.format('all') }}{{ "%d%%" | format(100) }}
 )TPL",
                false, ""});
+  // Index loops over range() and accumulators that grow every pass of the folding (Gemma 4's shape):
+  // an accumulator is computed, and that must not make the indexes computed.
+  t.push_back({"gemma4-shape", R"TPL({%- set ns = namespace(last_user=-1) -%}
+{%- set history = '' -%}
+{%- for i in range(messages | length) -%}
+    {%- if messages[i]['role'] == 'user' -%}{%- set ns.last_user = i -%}{%- endif -%}
+    {%- set history = history ~ messages[i]['role'] ~ ',' -%}
+{%- endfor -%}
+{%- for j in range(ns.last_user, -1, -1) -%}<turn>{{ messages[j]['content'] }}</turn>{%- endfor -%}
+{%- set prefix = '' -%}
+{%- for k in range(3) -%}{%- set prefix = prefix + '>' -%}{%- endfor -%}
+{{ prefix ~ history }}{{ messages[ns.last_user]['content'] if ns.last_user >= 0 else '' }}
+)TPL",
+               false, ""});
   return t;
 }
 

@@ -5,7 +5,9 @@ tag, raise_exception and strftime_now), and says for each what the sandbox did: 
 refused an access (raised SecurityError, or handed back its security Undefined, which the
 sandbox does for an unsafe attribute that is only printed), failed another way, or rendered.
 
-    sandbox_render.py MANIFEST.json  ->  JSON on stdout: [{"name", "security", "error"}]
+    sandbox_render.py MANIFEST.json  ->  JSON on stdout: [{"name", "security", "error", "syntax"}]
+    sandbox_render.py --parse-only MANIFEST.json  ->  [{"name", "syntax", "error"}]: whether Jinja2
+        compiles each template at all (the parser's differential), nothing rendered
 
 The manifest is a list of {"name", "text"}. Each template is rendered against two
 conversations (plain alternating turns; a system prompt with tools and a tool call), and a
@@ -108,12 +110,24 @@ def render(text):
     return {"security": security, "error": "; ".join(errors), "syntax": False}
 
 
+def parse_only(text):
+    env = RecordingSandbox(trim_blocks=True, lstrip_blocks=True, extensions=[GenerationTag, "jinja2.ext.loopcontrols", "jinja2.ext.do"])
+    try:
+        env.parse(text)
+    except jinja2.TemplateSyntaxError as e:
+        return {"syntax": True, "error": str(e)[:200]}
+    except Exception as e:  # a RecursionError, a decoder's error: refused too
+        return {"syntax": True, "error": type(e).__name__ + ": " + str(e)[:200]}
+    return {"syntax": False, "error": ""}
+
+
 def main():
-    with open(sys.argv[1], encoding="utf-8") as f:
+    parse = sys.argv[1] == "--parse-only"
+    with open(sys.argv[-1], encoding="utf-8") as f:
         cases = json.load(f)
     out = []
     for case in cases:
-        result = render(case["text"])
+        result = parse_only(case["text"]) if parse else render(case["text"])
         result["name"] = case["name"]
         out.append(result)
     json.dump({"jinja2": jinja2.__version__, "results": out}, sys.stdout)
