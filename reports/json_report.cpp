@@ -85,10 +85,13 @@ void EmbeddedCodeToJson(const Artifact& a, boost::json::object& out) {
                            {"unsafe_places", t.hazards}});
     }
     for (const TargetRecord& t : code->targets) {
-      targets.push_back({{"file", Bounded(t.file)},
-                         {"key_path", Bounded(t.key_path)},
-                         {"value", t.is_string ? boost::json::value(Bounded(t.value)) : boost::json::value(nullptr)},
-                         {"allowed", t.allowed}});
+      boost::json::object target{
+          {"file", Bounded(t.file)},
+          {"key_path", Bounded(t.key_path)},
+          {"value", t.is_string ? boost::json::value(Bounded(t.value)) : boost::json::value(nullptr)},
+          {"allowed", t.allowed}};
+      if (!t.metadata_key.empty()) target["metadata_key"] = Bounded(t.metadata_key);
+      targets.push_back(std::move(target));
     }
     templates_dropped += code->templates_dropped;
     targets_dropped += code->targets_dropped;

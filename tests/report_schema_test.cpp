@@ -233,6 +233,27 @@ TEST(JsonReportSchema, TemplatesAndTargetsAreListed) {
                                             "hparams.yaml /model/act/_target_ torch.nn.ReLU allowed"}));
 }
 
+// A configuration kept in a safetensors __metadata__ value: its targets name the key holding it.
+TEST(JsonReportSchema, MetadataTargetsNameTheirKey) {
+  std::string header = R"({"__metadata__":{"format":"pt","config":"model:\n  _target_: os.system\n"},)"
+                       R"("w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})";
+  header.append((8 - header.size() % 8) % 8, ' ');
+  std::string bytes(8, '\0');
+  for (std::size_t i = 0; i < 8; ++i) bytes[i] = static_cast<char>((header.size() >> (8 * i)) & 0xFFU);
+  bytes += header + std::string(4, '\0');
+  const AuditResult result = AuditInput(Files{{"model.safetensors", bytes}}, InputForm::kFile, "");
+  reports::ReportContext context;
+  const boost::json::value report = reports::AuditReportToJson({&result, 1}, context);
+  const std::vector<std::string> errors = LoadSchema().Check(report);
+  EXPECT_TRUE(errors.empty()) << (errors.empty() ? "" : errors.front());
+  const boost::json::array& targets = report.at("artifacts").at(0).at("targets").as_array();
+  ASSERT_EQ(targets.size(), 1U) << boost::json::serialize(report);
+  EXPECT_EQ(targets[0].at("metadata_key"), "config");
+  EXPECT_EQ(targets[0].at("key_path"), "/model/_target_");
+  EXPECT_EQ(targets[0].at("value"), "os.system");
+  EXPECT_EQ(targets[0].at("allowed"), false);
+}
+
 TEST(JsonReportSchema, ValidatorCatchesViolations) {
   const SchemaValidator schema = LoadSchema();
   boost::json::value bad = boost::json::parse(R"({"report":"ckpt-audit-report","report_schema_version":2,

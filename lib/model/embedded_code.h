@@ -19,11 +19,13 @@ struct TemplateRecord {
 };
 
 struct TargetRecord {
-  std::string file;      ///< the file (and for metadata, the key: "model.safetensors#config")
-  std::string key_path;  ///< JSON Pointer inside the configuration
-  std::string value;     ///< the target ("" when it is not a string)
+  std::string file;          ///< the file ("" for the input itself, as files[] names it)
+  std::string key_path;      ///< JSON Pointer inside the configuration
+  std::string metadata_key;  ///< the safetensors __metadata__ or GGUF key holding the configuration
+  std::string value;         ///< the target ("" when it is not a string)
   bool is_string = true;
   bool allowed = false;
+  bool operator==(const TargetRecord&) const = default;
 };
 
 struct EmbeddedCode {

@@ -171,8 +171,7 @@ class Reader {
 void Reader::ReportTargets(const std::string& key, std::string_view value, std::uint64_t at) {
   const YamlConfig config = FindTargetsInString(value);
   for (const ImportTarget& target : config.targets) {
-    embedded_.Add(
-        TargetRecord{report_.file() + "#" + key, target.key_path, target.value, target.is_string, target.allowed});
+    embedded_.Add(TargetRecord{report_.file(), target.key_path, key, target.value, target.is_string, target.allowed});
   }
   for (std::string& problem : EmbeddedConfigProblems("The GGUF value " + QuoteForMessage(key), config)) {
     report_(Diag::kConfigTargetUnsafe, at, std::move(problem));

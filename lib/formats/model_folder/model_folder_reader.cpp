@@ -32,7 +32,7 @@ bool EndsWith(std::string_view text, std::string_view suffix) {
 void ReportTargets(const std::string& name, const std::vector<ImportTarget>& targets, ModelFolder& model,
                    DiagnosticSink& sink) {
   for (const ImportTarget& target : targets) {
-    model.embedded_code.Add(TargetRecord{name, target.key_path, target.value, target.is_string, target.allowed});
+    model.embedded_code.Add(TargetRecord{name, target.key_path, "", target.value, target.is_string, target.allowed});
     if (target.allowed) continue;
     Location at;
     at.file = name;

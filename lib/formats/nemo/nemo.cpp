@@ -78,7 +78,7 @@ std::optional<std::string> SniffNemo(const FileHead& head) {
 void ReportConfig(const std::string& file, std::string_view text, EmbeddedCode& record, DiagnosticSink& sink) {
   const YamlConfig config = ReadYamlConfig(text);
   for (const ImportTarget& target : config.targets) {
-    record.Add(TargetRecord{file, target.key_path, target.value, target.is_string, target.allowed});
+    record.Add(TargetRecord{file, target.key_path, "", target.value, target.is_string, target.allowed});
   }
   const auto at = [&file](std::uint64_t line, std::uint64_t column) {
     Location location;

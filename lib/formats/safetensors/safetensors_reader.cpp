@@ -255,7 +255,7 @@ class Reader {
     const YamlConfig config = FindTargetsInString(value);
     for (const ImportTarget& target : config.targets) {
       wf_.embedded_code.Add(
-          TargetRecord{wf_.name + "#" + entry.key, target.key_path, target.value, target.is_string, target.allowed});
+          TargetRecord{wf_.name, target.key_path, entry.key, target.value, target.is_string, target.allowed});
     }
     for (std::string& problem : EmbeddedConfigProblems(holder, config)) {
       Report(Diag::kConfigTargetUnsafe, At(kPrefixLength + entry.value.offset(), pointer), std::move(problem));
