@@ -303,6 +303,11 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
           !read && read.error().value() != kFileChangedErrno) {
         tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, read.error()));
       }
+    } else if (item.kind == InventoryClass::kArchive) {
+      if (auto read = ReadArchiveConfigTargets(entry.name, **file, model, sink);
+          !read && read.error().value() != kFileChangedErrno) {
+        tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, read.error()));
+      }
     } else if (item.kind == InventoryClass::kPythonSource) {
       model.remote_code.push_back({entry.name, "Python source shipped with the model"});
     } else if (item.kind == InventoryClass::kPickleFamily) {

@@ -29,7 +29,8 @@ void Check(const Artifact& artifact, FindingSink& sink) {
   for (const InventoryItem& item : artifact.model->inventory) {
     if (item.kind != InventoryClass::kArchive) continue;
     sink.Report(kRule, FileLocation(item.name),
-                QuoteForMessage(item.name) + " is " + item.description + "; its members were not inspected.");
+                QuoteForMessage(item.name) + " is " + item.description +
+                    "; its members were not inspected (only its YAML and JSON files, for import targets).");
   }
 }
 

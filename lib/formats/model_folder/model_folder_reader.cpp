@@ -1,6 +1,7 @@
 #include "lib/formats/model_folder/model_folder_reader.h"
 
 #include <set>
+#include <span>
 #include <utility>
 
 #include "lib/core/byte_reader.h"
@@ -8,6 +9,8 @@
 #include "lib/formats/format_table.h"
 #include "lib/formats/input_classifier.h"
 #include "lib/formats/json_file_reader.h"
+#include "lib/formats/tar/tar_reader.h"
+#include "lib/formats/zip/zip_reader.h"
 #include "lib/json/strict_parser.h"
 #include "lib/metadata/chat_templates.h"
 #include "lib/metadata/import_targets.h"
@@ -333,24 +336,82 @@ bool IsConfigTextName(std::string_view path) {
   return EndsWith(base, ".json") && !IsModelIndexName(path) && !IsPickleIndexName(path) && !IsLoaderConfigName(base);
 }
 
-IoResult<void> ReadConfigTargets(const std::string& name, const RandomAccessFile& file, ModelFolder& model,
-                                 DiagnosticSink& sink) {
-  if (file.size() > kMaxConfigBytes) return {};  // a tokenizer.json or a data file, no configuration
-  auto text = ReadAll(file);
-  if (!text) return text.error();
+namespace {
+
+// The targets of one YAML or JSON configuration's text (a file of the folder, or an archive's member).
+void ReadConfigTargetsText(const std::string& name, std::string text, ModelFolder& model, DiagnosticSink& sink) {
   const std::string_view base = BaseName(name);
   if (!EndsWith(base, ".json")) {
-    const YamlConfig config = ReadYamlConfig(*text);
+    const YamlConfig config = ReadYamlConfig(text);
     ReportTargets(name, config.targets, model, sink);
     if (config.refused) {
       model.invalid_configs.emplace_back(name, config.refused->why + " (line " + std::to_string(config.refused->line) +
                                                    "), so the import targets it may hold cannot be checked");
     }
+    return;
+  }
+  json::Document doc(std::move(text));
+  if (json::Parse(doc)) return;  // not JSON the strict parser reads: data, not a configuration
+  ReportTargets(name, FindJsonTargets(doc, ClassKey::kBesideHydraKeys), model, sink);
+}
+
+// Bounds on an archive's configuration members: how many are read, how large each may be, and
+// how many bytes they make together (a hostile archive cannot make the audit read gigabytes).
+constexpr std::size_t kMaxArchiveConfigs = 256;
+constexpr std::uint64_t kMaxArchiveConfigBytes = 1'000'000;
+constexpr std::uint64_t kMaxArchiveConfigTotal = 16'000'000;
+
+}  // namespace
+
+IoResult<void> ReadConfigTargets(const std::string& name, const RandomAccessFile& file, ModelFolder& model,
+                                 DiagnosticSink& sink) {
+  if (file.size() > kMaxConfigBytes) return {};  // a tokenizer.json or a data file, no configuration
+  auto text = ReadAll(file);
+  if (!text) return text.error();
+  ReadConfigTargetsText(name, std::move(*text), model, sink);
+  return {};
+}
+
+IoResult<void> ReadArchiveConfigTargets(const std::string& name, const RandomAccessFile& file, ModelFolder& model,
+                                        DiagnosticSink& sink) {
+  std::size_t read = 0;
+  std::uint64_t bytes = 0;
+  const auto within_bounds = [&](std::uint64_t size) {
+    return read < kMaxArchiveConfigs && size <= kMaxArchiveConfigTotal - bytes;
+  };
+  if (const std::shared_ptr<const ZipDirectory> zip = SniffZipDirectory(file)) {
+    for (const ZipMember& member : zip->members) {
+      if (!within_bounds(0)) break;
+      if (!IsConfigTextName(member.name) || member.size > kMaxArchiveConfigBytes || !within_bounds(member.size)) {
+        continue;
+      }
+      auto text = ReadZipMemberPrefix(file, member, static_cast<std::size_t>(member.size));
+      if (!text) return text.error();
+      if (text->size() != member.size) continue;  // not located or not inflated: nothing a loader reads either
+      ++read;
+      bytes += member.size;
+      ReadConfigTargetsText(name + "/" + member.name, std::move(*text), model, sink);
+    }
     return {};
   }
-  json::Document doc(std::move(*text));
-  if (json::Parse(doc)) return {};  // not JSON the strict parser reads: data, not a configuration
-  ReportTargets(name, FindJsonTargets(doc, ClassKey::kBesideHydraKeys), model, sink);
+  // A tar's table is read for its configuration members only; what is wrong with it as a tar
+  // is not this folder's finding (model-archive names the archive).
+  DiagnosticList ignored;
+  auto index = ReadTar(file, ignored, TarNesting::kNested);
+  if (!index) return index.error();
+  for (const TarMember& member : index->members) {
+    if (!within_bounds(0)) break;
+    if ((member.type != '0' && member.type != '\0') || !IsConfigTextName(member.name) ||
+        member.size > kMaxArchiveConfigBytes || !within_bounds(member.size) || member.data_offset > file.size() ||
+        member.size > file.size() - member.data_offset) {
+      continue;
+    }
+    std::string text(static_cast<std::size_t>(member.size), '\0');
+    if (auto got = file.ReadAt(member.data_offset, std::as_writable_bytes(std::span(text))); !got) return got.error();
+    ++read;
+    bytes += member.size;
+    ReadConfigTargetsText(name + "/" + member.name, std::move(text), model, sink);
+  }
   return {};
 }
 

@@ -37,6 +37,12 @@ InventoryItem ClassifyInventoryFile(const std::string& name, std::span<const std
 [[nodiscard]] IoResult<void> ReadModelConfig(const std::string& name, const RandomAccessFile& file, ModelFolder& model,
                                              DiagnosticSink& sink);
 
+/// Reads the YAML and JSON members of an archive of the folder (a zip or a tar; at most 256,
+/// each at most 1 MB, 16 MB together) for import targets, as ReadConfigTargets reads the folder's files; each
+/// is named ARCHIVE/MEMBER.
+[[nodiscard]] IoResult<void> ReadArchiveConfigTargets(const std::string& name, const RandomAccessFile& file,
+                                                      ModelFolder& model, DiagnosticSink& sink);
+
 /// Reads a chat template file (chat_template.jinja, additional_chat_templates/NAME.jinja) and
 /// reports what it reaches (code-in-metadata.md section 3).
 [[nodiscard]] IoResult<void> ReadTemplateFile(const std::string& name, const RandomAccessFile& file, ModelFolder& model,

@@ -16,6 +16,16 @@ void AddConfigFireCases(std::vector<FireCase>& c) {
       f["train_config.json"] = R"({"optim": {"class": "subprocess.Popen", "params": {"args": ["id"]}}})";
     });
   });
+  // Configurations inside an archive of the folder: a deflated zip member and a tar member.
+  ModelCase(c, "config-target-unsafe", "YAML member of a zip and JSON member of a tar", [] {
+    return Model(1, [](Files& f) {
+      f["configs.zip"] = pk::ZipOf(
+          {{"configs/README.md", "notes"}, {"configs/train.yaml", "trainer:\n  _target_: os.system\n"}}, true);
+      TarSpec tar;
+      tar.members.push_back(Member("exp/hparams.json", R"({"model": {"_target_": "builtins.eval"}})"));
+      f["experiment.tar"] = BuildTar(tar);
+    });
+  });
   // A Hydra config kept in the weights' own metadata, as Apple FlexTok reads and instantiates it.
   PickleCase(c, "config-target-unsafe", "Hydra config in safetensors __metadata__", "model.safetensors", [] {
     const boost::json::object metadata{{"format", "pt"}, {"config", "model:\n  _target_: os.system\n  command: id\n"}};

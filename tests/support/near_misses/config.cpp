@@ -12,6 +12,16 @@ void AddConfigNearMisses(std::vector<NearMiss>& n) {
     f["preprocessor_config.json"] = R"({"class": "ImageProcessor", "size": 224})";
     return f;
   });
+  // Archives of the folder whose configuration members name allowlisted targets only.
+  ModelNear(n, "config-target-unsafe", "allowlisted targets in archive members", [] {
+    Files f = ModelFolderSpec{}.Build();
+    f["configs.zip"] = pk::ZipOf({{"train.yaml", "model:\n  _target_: torch.nn.Linear\n"}}, true);
+    TarSpec tar;
+    tar.members.push_back(Member("exp/hparams.json", R"({"optim": {"_target_": "torch.optim.AdamW"}})"));
+    f["experiment.tar"] = BuildTar(tar);
+    return f;
+  });
+  n.back().clean = false;  // model-archive names each archive
   // Metadata holding an allowlisted JSON config, and prose with a colon (YAML, but no target).
   PickleNear(n, "config-target-unsafe", "allowlisted config and prose in __metadata__", "model.safetensors", [] {
     const boost::json::object metadata{{"format", "pt"},
