@@ -23,6 +23,7 @@ constexpr std::size_t kMaxAlternatives = 32;
 constexpr std::size_t kMaxFoldedBytes = 4096;
 constexpr std::size_t kMaxItems = 256;
 constexpr int kMaxPasses = 6;
+constexpr std::size_t kMaxHazards = 1000;
 
 // Jinja's globals that are callables whose attributes lead to Python internals.
 constexpr std::array<std::string_view, 6> kGlobalCallables = {"lipsum",    "cycler", "joiner",
@@ -1077,9 +1078,9 @@ class Analysis {
 
   void Report(std::uint32_t at, std::string what, std::string name) {
     const Node& n = At(at);
-    for (const TemplateHazard& h : hazards_) {
-      if (h.line == n.line && h.column == n.column) return;  // one finding per place: its first reason
-    }
+    // One finding per place (its first reason), and a bound on how many places are kept: a
+    // megabyte of injections costs a set lookup per access, not a scan of all before it.
+    if (hazards_.size() >= kMaxHazards || !places_.emplace(n.line, n.column).second) return;
     hazards_.push_back(TemplateHazard{n.line, n.column, std::move(what), std::move(name)});
   }
 
@@ -1209,7 +1210,8 @@ class Analysis {
   std::map<std::string, std::vector<Binding>> bindings_;
   std::map<std::string, Folded> names_;
   std::set<std::string> macros_;
-  std::set<std::string> accumulators_;  ///< names whose value grew past the passes
+  std::set<std::string> accumulators_;                        ///< names whose value grew past the passes
+  std::set<std::pair<std::uint32_t, std::uint32_t>> places_;  ///< line, column of each hazard kept
   std::vector<TemplateHazard> hazards_;
 };
 

@@ -27,7 +27,7 @@ struct TemplateHazard {
 
 struct TemplateReading {
   std::optional<jinja::SyntaxError> invalid;  ///< Jinja would refuse to compile it
-  std::vector<TemplateHazard> hazards;        ///< in template order, each place once
+  std::vector<TemplateHazard> hazards;        ///< in template order, each place once (at most 1,000)
 };
 
 /// Parses `text` as Jinja2 does and lists its hazards: an attribute or item name (or folded
