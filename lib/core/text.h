@@ -25,6 +25,33 @@ bool IsLowerHex64(std::string_view text);
 /// Lower-cases `text` in place; true when it is min_digits to max_digits hex digits.
 bool NormalizeHex(std::string& text, std::size_t min_digits, std::size_t max_digits);
 
+/// What Python's one-character string escape `\c` stands for (\\ \' \" \a \b \f \n \r \t
+/// \v), or nullopt when `c` starts no such escape: CPython's string-literal decoders share it.
+inline std::optional<char> PythonSimpleEscape(char c) {
+  switch (c) {
+    case '\\':
+    case '\'':
+    case '"':
+      return c;
+    case 'a':
+      return '\a';
+    case 'b':
+      return '\b';
+    case 'f':
+      return '\f';
+    case 'n':
+      return '\n';
+    case 'r':
+      return '\r';
+    case 't':
+      return '\t';
+    case 'v':
+      return '\v';
+    default:
+      return std::nullopt;
+  }
+}
+
 /// The value of hex digit `c` (either case), or -1 when it is none.
 inline int HexDigit(char c) {
   if (c >= '0' && c <= '9') return c - '0';

@@ -51,6 +51,13 @@ bool IsTargetKey(std::string_view key) {
   return key == "_target_" || key == "target" || key == "cls" || key == "class";
 }
 
+void RecordTargets(const std::vector<ImportTarget>& targets, const std::string& file, const std::string& metadata_key,
+                   EmbeddedCode& record) {
+  for (const ImportTarget& target : targets) {
+    record.Add(TargetRecord{file, target.key_path, metadata_key, target.value, target.is_string, target.allowed});
+  }
+}
+
 std::string JsonPointerOf(const std::vector<std::string>& tokens) {
   std::string pointer;
   for (const std::string& token : tokens) pointer.append("/").append(json::EscapePointerToken(token));

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "lib/json/json_value.h"
+#include "lib/model/embedded_code.h"
 
 namespace ckpt {
 
@@ -46,6 +47,11 @@ enum class ClassKey : std::uint8_t { kAnywhere, kBesideHydraKeys };
 using JsonMemberVisitor = std::function<void(const json::Member& member, const std::vector<std::string>& path)>;
 std::vector<ImportTarget> FindJsonTargets(const json::Document& document, ClassKey class_key,
                                           const JsonMemberVisitor& visit = {});
+
+/// Records every target (allowed or not) for the JSON report's targets[]: found in `file`, in the
+/// configuration kept under `metadata_key` ("" for a configuration file of its own).
+void RecordTargets(const std::vector<ImportTarget>& targets, const std::string& file, const std::string& metadata_key,
+                   EmbeddedCode& record);
 
 /// The JSON Pointer of `tokens` ("/a/b~1c").
 std::string JsonPointerOf(const std::vector<std::string>& tokens);

@@ -331,14 +331,6 @@ class Lexer {
 
   static std::optional<std::string> Unescape(std::string_view raw, std::string& out) {
     std::size_t at = 0;
-    const auto code_point_at = [&](std::size_t i, std::size_t& length) {
-      const auto lead = static_cast<unsigned char>(raw[i]);
-      length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
-      length = std::min(length, raw.size() - i);
-      std::uint32_t cp = length == 1 ? lead : lead & (0x3FU >> (length - 1));
-      for (std::size_t k = 1; k < length; ++k) cp = (cp << 6U) | (static_cast<unsigned char>(raw[i + k]) & 0x3FU);
-      return cp;
-    };
     while (at < raw.size()) {
       const char c = raw[at];
       if (c == '\r') {  // \r\n and \r are \n
@@ -364,33 +356,16 @@ class Lexer {
         AppendUtf8(out, cp);
         return std::nullopt;
       };
+      if (const std::optional<char> simple = PythonSimpleEscape(static_cast<char>(e))) {
+        out += *simple;
+        continue;
+      }
       std::optional<std::string> problem;
       switch (e) {
         case '\n':
           break;  // a line continuation
         case '\r':
           if (at < raw.size() && raw[at] == '\n') ++at;
-          break;
-        case 'a':
-          out += '\a';
-          break;
-        case 'b':
-          out += '\b';
-          break;
-        case 'f':
-          out += '\f';
-          break;
-        case 'n':
-          out += '\n';
-          break;
-        case 'r':
-          out += '\r';
-          break;
-        case 't':
-          out += '\t';
-          break;
-        case 'v':
-          out += '\v';
           break;
         case 'x':
           problem = hex(2, "\\xXX");
@@ -425,12 +400,14 @@ class Lexer {
               cp = cp * 8 + static_cast<std::uint32_t>(raw[at] - '0');
             }
             AppendUtf8(out, cp);
-          } else if (e == '\\' || e == '\'' || e == '"') {
-            out += static_cast<char>(e);
           } else if (e >= 0x80) {
             // Jinja writes the character as an escape before decoding: "\é" is `\xe9`, kept.
-            std::size_t length = 0;
-            const std::uint32_t cp = code_point_at(at - 1, length);
+            std::uint32_t cp = 0;
+            std::size_t length = DecodeUtf8(raw, at - 1, cp);
+            if (length == 0) {  // not UTF-8: the byte as it is
+              cp = e;
+              length = 1;
+            }
             at += length - 1;
             out += '\\';
             const auto width = cp <= 0xFF ? 2 : cp <= 0xFFFF ? 4 : 8;
@@ -916,23 +893,13 @@ class Parser {
   }
 
   std::uint32_t ParseOr() {
-    std::uint32_t left = ParseAnd();
-    while (!error_ && IsName("or")) {
-      const Token at = Current();
-      Next();
-      left = Binary(at, "or", left, ParseAnd());
-    }
-    return left;
+    return LeftAssociative(
+        {"or"}, [this] { return ParseAnd(); }, Spelled::kKeyword);
   }
 
   std::uint32_t ParseAnd() {
-    std::uint32_t left = ParseNot();
-    while (!error_ && IsName("and")) {
-      const Token at = Current();
-      Next();
-      left = Binary(at, "and", left, ParseNot());
-    }
-    return left;
+    return LeftAssociative(
+        {"and"}, [this] { return ParseNot(); }, Spelled::kKeyword);
   }
 
   std::uint32_t ParseNot() {
@@ -969,11 +936,17 @@ class Parser {
     return left;
   }
 
+  // How a binary operator is written: an operator token (+, ~) or a keyword (and, or).
+  enum class Spelled : std::uint8_t { kOperator, kKeyword };
+
   template <class Operand>
-  std::uint32_t LeftAssociative(std::initializer_list<std::string_view> ops, Operand operand) {
+  std::uint32_t LeftAssociative(std::initializer_list<std::string_view> ops, Operand operand,
+                                Spelled spelled = Spelled::kOperator) {
     std::uint32_t left = operand();
     while (!error_) {
-      const auto op = std::find_if(ops.begin(), ops.end(), [&](std::string_view o) { return IsOp(o); });
+      const auto op = std::find_if(ops.begin(), ops.end(), [&](std::string_view o) {
+        return spelled == Spelled::kKeyword ? IsName(o) : IsOp(o);
+      });
       if (op == ops.end()) break;
       const Token at = Current();
       Next();

@@ -258,6 +258,7 @@ class FileReporter {
     sink_.Report(kind, std::move(at), std::move(message));
   }
   [[nodiscard]] const std::string& file() const { return file_; }
+  [[nodiscard]] DiagnosticSink& sink() const { return sink_; }
 
  private:
   std::string file_;

@@ -105,7 +105,7 @@ struct Stop {};
 class Reader {
  public:
   Reader(std::string name, const RandomAccessFile& file, DiagnosticSink& sink)
-      : report_(std::move(name), sink), sink_(sink), file_(file), cursor_(file, 0, file.size()) {}
+      : report_(std::move(name), sink), file_(file), cursor_(file, 0, file.size()) {}
 
   IoResult<void> Read(WeightFile& wf);
 
@@ -160,7 +160,6 @@ class Reader {
   IoResult<void> CheckTail(std::uint64_t tail_from, bool after_tensor);
 
   FileReporter report_;
-  DiagnosticSink& sink_;
   const RandomAccessFile& file_;
   FileCursor cursor_;
   GgufFacts facts_;
@@ -170,9 +169,7 @@ class Reader {
 
 void Reader::ReportTargets(const std::string& key, std::string_view value, std::uint64_t at) {
   const YamlConfig config = FindTargetsInString(value);
-  for (const ImportTarget& target : config.targets) {
-    embedded_.Add(TargetRecord{report_.file(), target.key_path, key, target.value, target.is_string, target.allowed});
-  }
+  RecordTargets(config.targets, report_.file(), key, embedded_);
   for (std::string& problem : EmbeddedConfigProblems("The GGUF value " + QuoteForMessage(key), config)) {
     report_(Diag::kConfigTargetUnsafe, at, std::move(problem));
   }
@@ -197,7 +194,7 @@ void Reader::Value(std::uint32_t type, std::uint64_t at, GgufFacts::Entry& entry
           TemplateSite site{entry.key, {}};
           site.at.file = report_.file();
           site.at.byte_offset = here;
-          ReportChatTemplate(site, s, sink_, &embedded_);
+          ReportChatTemplate(site, s, report_.sink(), &embedded_);
         }
         // A configuration kept as a string (code-in-metadata.md section 1): its import targets.
         if (top && entry.key.ends_with("config")) ReportTargets(entry.key, s, here);

@@ -34,8 +34,8 @@ bool EndsWith(std::string_view text, std::string_view suffix) {
 // Each target outside the allowlist, as a finding at its line in `name`.
 void ReportTargets(const std::string& name, const std::vector<ImportTarget>& targets, ModelFolder& model,
                    DiagnosticSink& sink) {
+  RecordTargets(targets, name, "", model.embedded_code);
   for (const ImportTarget& target : targets) {
-    model.embedded_code.Add(TargetRecord{name, target.key_path, "", target.value, target.is_string, target.allowed});
     if (target.allowed) continue;
     Location at;
     at.file = name;

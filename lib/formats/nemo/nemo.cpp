@@ -77,9 +77,7 @@ std::optional<std::string> SniffNemo(const FileHead& head) {
 // The config's refusal and its targets outside the allowlist, as findings of the archive.
 void ReportConfig(const std::string& file, std::string_view text, EmbeddedCode& record, DiagnosticSink& sink) {
   const YamlConfig config = ReadYamlConfig(text);
-  for (const ImportTarget& target : config.targets) {
-    record.Add(TargetRecord{file, target.key_path, "", target.value, target.is_string, target.allowed});
-  }
+  RecordTargets(config.targets, file, "", record);
   const auto at = [&file](std::uint64_t line, std::uint64_t column) {
     Location location;
     location.file = file;

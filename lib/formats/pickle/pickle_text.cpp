@@ -92,37 +92,11 @@ std::optional<std::string> DecodeStringLiteral(std::string_view line) {
       continue;
     }
     c = line[++i];
+    if (const std::optional<char> simple = PythonSimpleEscape(c)) {
+      out += *simple;
+      continue;
+    }
     switch (c) {
-      case 'n':
-        out += '\n';
-        break;
-      case 't':
-        out += '\t';
-        break;
-      case 'r':
-        out += '\r';
-        break;
-      case '\\':
-        out += '\\';
-        break;
-      case '\'':
-        out += '\'';
-        break;
-      case '"':
-        out += '"';
-        break;
-      case 'a':
-        out += '\a';
-        break;
-      case 'b':
-        out += '\b';
-        break;
-      case 'f':
-        out += '\f';
-        break;
-      case 'v':
-        out += '\v';
-        break;
       case '\n':
         break;
       case 'x': {

@@ -253,10 +253,7 @@ class Reader {
   void ReportMetadataTargets(const json::Member& entry, std::string_view value, const std::string& pointer) {
     const std::string holder = "The __metadata__ value " + QuoteForMessage(entry.key) + " of " + Shown();
     const YamlConfig config = FindTargetsInString(value);
-    for (const ImportTarget& target : config.targets) {
-      wf_.embedded_code.Add(
-          TargetRecord{wf_.name, target.key_path, entry.key, target.value, target.is_string, target.allowed});
-    }
+    RecordTargets(config.targets, wf_.name, entry.key, wf_.embedded_code);
     for (std::string& problem : EmbeddedConfigProblems(holder, config)) {
       Report(Diag::kConfigTargetUnsafe, At(kPrefixLength + entry.value.offset(), pointer), std::move(problem));
     }
