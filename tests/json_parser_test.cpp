@@ -2,7 +2,10 @@
 // what Boost.JSON's DOM cannot give: duplicate keys, token positions, exact integers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
+#include <tuple>
+#include <vector>
 
 #include "lib/json/strict_parser.h"
 
@@ -253,6 +256,99 @@ TEST(PositionIndex, AgreesWithLocateOffsetEverywhere) {
     ASSERT_EQ(got.line, expected.line) << offset;
     ASSERT_EQ(got.column, expected.column) << offset;
   }
+}
+
+// Duplicate keys are found through their hashes and compared only within equal hashes: the
+// same pairs, in the same order (key text, then position), as comparing every key with every
+// other. Random objects over a small alphabet (many duplicates, escaped spellings of the same
+// key) are checked against that naive count.
+TEST(StrictJson, DuplicateKeysAgreeWithComparingEveryPair) {
+  std::uint64_t state = 12345;
+  const auto next = [&state] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<std::uint32_t>(state >> 33);
+  };
+  for (int round = 0; round < 300; ++round) {
+    const std::size_t count = 1 + next() % (round < 250 ? 40 : 3000);
+    std::string text = "{";
+    std::vector<std::pair<std::string, std::uint64_t>> keys;  // decoded key, offset
+    for (std::size_t i = 0; i < count; ++i) {
+      std::string key;
+      for (std::uint32_t n = next() % 3; n > 0; --n) key += static_cast<char>('a' + next() % 3);
+      if (i > 0) text += ",";
+      keys.emplace_back(key, text.size());
+      text += '"';
+      for (const char c : key)
+        text += (next() % 4 == 0) ? "\\u006" + std::string(1, static_cast<char>(c - 'a' + '1')) : std::string(1, c);
+      text += "\":0";
+    }
+    text += "}";
+    std::vector<std::tuple<std::string, std::uint64_t, std::uint64_t>> expected;
+    std::vector<std::size_t> order(keys.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return keys[a].first < keys[b].first; });
+    for (std::size_t i = 1; i < order.size(); ++i) {
+      if (keys[order[i - 1]].first == keys[order[i]].first) {
+        expected.emplace_back(keys[order[i]].first, keys[order[i - 1]].second, keys[order[i]].second);
+      }
+    }
+    auto result = ParseStrict(text);
+    ASSERT_TRUE(std::holds_alternative<Document>(result)) << text;
+    const Document& doc = std::get<Document>(result);
+    std::vector<std::tuple<std::string, std::uint64_t, std::uint64_t>> found;
+    for (const DuplicateKey& d : doc.duplicates) found.emplace_back(d.key, d.first_offset, d.second_offset);
+    if (expected.size() > Document::kMaxRecordedDuplicates) expected.resize(Document::kMaxRecordedDuplicates);
+    EXPECT_EQ(found, expected) << text.substr(0, 200);
+  }
+}
+
+// Strings are scanned eight bytes at a time: a quote, a backslash or a control byte is found at
+// every position of a word, and the decoded value and error offsets are Boost.JSON's.
+TEST(StrictJson, StringBytesAreScannedWordByWordWithoutMissingAnything) {
+  for (std::size_t before = 0; before < 20; ++before) {
+    const std::string pad(before, 'x');
+    for (const std::string& special : {std::string("\\\""), std::string("\\\\"), std::string("\\n"),
+                                       std::string("\\u00e9"), std::string("\xC3\xA9")}) {
+      const std::string text = "[\"" + pad + special + pad + "\"]";
+      auto result = ParseStrict(text);
+      ASSERT_TRUE(std::holds_alternative<Document>(result)) << text;
+      const Value item = *std::get<Document>(result).root().Items().begin();
+      EXPECT_EQ(item.String(), boost::json::parse(text).as_array()[0].as_string().c_str()) << text;
+    }
+    const std::string control = "[\"" + pad + "\x01" + pad + "\"]";
+    auto refused = ParseStrict(control);
+    ASSERT_TRUE(std::holds_alternative<ParseError>(refused));
+    EXPECT_EQ(std::get<ParseError>(refused).offset, 2 + before) << before;
+    const std::string open = "[\"" + pad;
+    ASSERT_TRUE(std::holds_alternative<ParseError>(ParseStrict(open)));
+    EXPECT_EQ(std::get<ParseError>(ParseStrict(open)).offset, 1u);
+  }
+}
+
+// The depth scan skips strings with memchr: a quote ends a string only after an even run of
+// backslashes.
+TEST(StrictJson, NestingScanEndsStringsAsTheParserDoes) {
+  EXPECT_EQ(FindExcessiveNesting(R"(["\\", [[]])", 2), 8u) << "an escaped backslash, then a real quote";
+  EXPECT_EQ(FindExcessiveNesting(R"(["\\\"[[[", []])", 2), std::nullopt) << "an escaped quote stays inside";
+  EXPECT_EQ(FindExcessiveNesting(R"(["\\\\\\", [[]])", 2), 12u);
+  EXPECT_EQ(FindExcessiveNesting(R"(["unterminated [[[[)", 2), std::nullopt);
+}
+
+// A document over a mapped TextBuffer (a file read whole) parses as one over a string.
+TEST(StrictJson, ADocumentOverAMappedBufferParsesAsOverAString) {
+  std::string text = "{\"a\": [";
+  while (text.size() < TextBuffer::kMapFrom * 2) text += "\"value\", ";
+  text += "1]}";
+  TextBuffer buffer = TextBuffer::Uninitialised(text.size());
+  std::copy(text.begin(), text.end(), buffer.data());
+  Document mapped(std::move(buffer));
+  Document plain(text);
+  ASSERT_FALSE(Parse(mapped));
+  ASSERT_FALSE(Parse(plain));
+  EXPECT_EQ(mapped.tape(), plain.tape());
+  EXPECT_EQ(mapped.text(), plain.text());
+  EXPECT_EQ(TextBuffer(std::string("small")).view(), "small");
 }
 
 }  // namespace

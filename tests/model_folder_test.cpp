@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
+#include <memory>
 
 #include "engine/audit.h"
 #include "engine/diff_run.h"
@@ -74,6 +76,78 @@ TEST(ModelFolders, ExpectHashPinsAFilesSha256AndAFoldersRootDigest) {
   EXPECT_EQ(FindingsOf(structure, "hash-unexpected")[0]->message,
             "--expect-hash pinned " + std::string(64, 'b') +
                 " but the SHA-256 of the file was not computed (--no-hash): the pin was not compared.");
+}
+
+// Each file a reader reads whole (configurations, a chat template, the shard index) is
+// digested from that read: the folder's bytes are read once, plus the few header probes every
+// file gets, and each digest is the file's SHA-256 (a large configuration is hashed on another
+// core beside its parsing, a small one inline).
+class CountingFile : public RandomAccessFile {
+ public:
+  CountingFile(std::unique_ptr<RandomAccessFile> file, std::uint64_t& bytes) : file_(std::move(file)), bytes_(bytes) {}
+  [[nodiscard]] std::uint64_t size() const override { return file_->size(); }
+  [[nodiscard]] IoResult<void> ReadAt(std::uint64_t offset, std::span<std::byte> out) const override {
+    bytes_ += out.size();
+    return file_->ReadAt(offset, out);
+  }
+  [[nodiscard]] FileIdentity identity() const override { return file_->identity(); }
+
+ private:
+  std::unique_ptr<RandomAccessFile> file_;
+  std::uint64_t& bytes_;
+};
+
+class CountingSource : public ArtifactSource {
+ public:
+  CountingSource(std::unique_ptr<ArtifactSource> source, std::map<std::string, std::uint64_t>& bytes)
+      : source_(std::move(source)), bytes_(bytes) {}
+  [[nodiscard]] IoResult<std::vector<DirectoryEntry>> List() const override { return source_->List(); }
+  [[nodiscard]] IoResult<std::unique_ptr<RandomAccessFile>> Open(const std::string& name) const override {
+    auto file = source_->Open(name);
+    if (!file) return file.error();
+    return std::unique_ptr<RandomAccessFile>(std::make_unique<CountingFile>(std::move(*file), bytes_[name]));
+  }
+  [[nodiscard]] IoResult<FileIdentity> Stat(const std::string& name) const override { return source_->Stat(name); }
+
+ private:
+  std::unique_ptr<ArtifactSource> source_;
+  std::map<std::string, std::uint64_t>& bytes_;
+};
+
+TEST(ModelFolders, FilesReadWholeAreDigestedFromThatOneRead) {
+  TempDir tmp;
+  ModelFolderSpec spec;
+  spec.shards = 2;
+  Files files = spec.Build();
+  std::string tokens = R"({"added_tokens_decoder": {)";
+  for (int i = 0; tokens.size() < 600'000; ++i) {
+    tokens += (i == 0 ? "" : ",") + std::string(R"(")") + std::to_string(i) + R"(": {"content": "<|tok_)" +
+              std::to_string(i) + R"(|>", "special": true})";
+  }
+  files["tokenizer_config.json"] = tokens + R"(}, "chat_template": "{{ messages[0]['content'] }}"})";
+  files["chat_template.jinja"] = "{% for m in messages %}{{ m['role'] }}{% endfor %}";
+  files["params.yaml"] = "optimizer:\n  lr: 0.1\n";
+  WriteFiles(files, tmp.path() / "model");
+  std::map<std::string, std::uint64_t> bytes;
+  const AuditResult result = AuditPathThrough(
+      (tmp.path() / "model").string(), AuditOptions{},
+      [&bytes](std::unique_ptr<ArtifactSource> source, std::string&) -> std::unique_ptr<ArtifactSource> {
+        return std::make_unique<CountingSource>(std::move(source), bytes);
+      });
+  EXPECT_TRUE(result.findings.empty()) << Describe(result);
+  EXPECT_TRUE(result.tool_errors.empty()) << Describe(result);
+  std::size_t checked = 0;
+  for (const AdmittedFile& f : result.artifact.files) {
+    const fs::path path = tmp.path() / "model" / f.name;
+    const std::uint64_t size = fs::file_size(path);
+    ASSERT_TRUE(f.sha256.has_value()) << f.name;
+    EXPECT_EQ(*f.sha256, RunCommand("sha256sum " + ShellQuote(path)).output.substr(0, 64)) << f.name;
+    if (f.name.ends_with(".safetensors")) continue;  // its header and its bytes, by the weight reader
+    // Once whole, plus the header probes (the first bytes, a zip's end record): never twice.
+    EXPECT_LT(bytes[f.name], size + 70'000) << f.name << " was read " << bytes[f.name] << " bytes for " << size;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 5U) << "config.json, the index, tokenizer_config.json, chat_template.jinja and params.yaml";
 }
 
 // pytorch_model.bin.index.json is read like a safetensors index (inputs.md section 4): a

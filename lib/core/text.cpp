@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstring>
 
 namespace ckpt {
 
@@ -120,6 +121,15 @@ std::size_t DecodeUtf8(std::string_view text, std::size_t i, std::uint32_t& cp) 
 std::optional<std::size_t> FindInvalidUtf8(std::string_view text) {
   std::size_t i = 0;
   while (i < text.size()) {
+    // ASCII, most of every JSON header and configuration, is skipped eight bytes at a time.
+    constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
+    std::uint64_t word = 0;
+    while (text.size() - i >= sizeof word) {
+      std::memcpy(&word, text.data() + i, sizeof word);
+      if ((word & kHighBits) != 0) break;
+      i += sizeof word;
+    }
+    if (i == text.size()) break;
     std::uint32_t cp = 0;
     std::size_t len = DecodeUtf8(text, i, cp);
     if (len == 0) return i;

@@ -166,6 +166,18 @@ bool DigestWholeFile(const RandomAccessFile& file, std::uint64_t size, AdmittedF
   return true;
 }
 
+void DigestWholeText(std::string_view text, AdmittedFile& into) {
+  Sha256 hash;
+  hash.Update(text);
+  into.sha256 = hash.FinalHex();
+  if (into.blob_digest && into.blob_digest->size() == 40) {
+    Sha1 git;
+    git.Update("blob " + std::to_string(text.size()) + std::string(1, '\0'));
+    git.Update(text);
+    into.git_blob_sha1 = git.FinalHex();
+  }
+}
+
 // Each weight file's SHA-256 over its whole length, into the matching AdmittedFile. A read
 // that fails leaves the digest out: the identity check reports a file that changed.
 void DigestWeightFiles(Artifact& artifact, DiagnosticSink* sink) {

@@ -28,6 +28,11 @@ bool DigestWholeFile(const RandomAccessFile& file, std::uint64_t size, AdmittedF
                      std::span<const PendingCrc> crcs = {}, DiagnosticSink* sink = nullptr, bool overlap = true,
                      const WindowSink* also = nullptr, const WindowSink* also_behind = nullptr, bool whole = true);
 
+/// The same digests as DigestWholeFile's (SHA-256, and a hub-cache blob's git SHA-1) of a file
+/// a reader already read whole into `text`: a configuration or template is read once, not
+/// once more for its digest.
+void DigestWholeText(std::string_view text, AdmittedFile& into);
+
 /// The artifact's admitted files by name.
 std::map<std::string_view, AdmittedFile*> AdmittedByName(Artifact& artifact);
 

@@ -15,10 +15,10 @@ IoResult<void> ReadJsonFile(const RandomAccessFile& file, const JsonFileDiagnost
         out.name + " is " + std::to_string(file.size()) + " bytes, above the limit of 100000000; it was not read.");
     return {};
   }
-  auto text = ReadAll(file);
+  auto text = ReadWhole(file);
   if (!text) return text.error();
   out.doc = json::Document(std::move(*text));
-  const std::string& body = out.doc.text();
+  const std::string_view body = out.doc.text();
   out.positions = json::PositionIndex(body);
   // Depth is judged before anything else in the document (artifact-format.md section 2).
   if (auto deep = json::FindExcessiveNesting(body)) {

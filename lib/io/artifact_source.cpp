@@ -9,6 +9,14 @@ IoResult<std::string> ReadAll(const RandomAccessFile& file) {
   return text;
 }
 
+IoResult<TextBuffer> ReadWhole(const RandomAccessFile& file) {
+  TextBuffer text = TextBuffer::Uninitialised(static_cast<std::size_t>(file.size()));
+  if (auto read = file.ReadAt(0, std::as_writable_bytes(std::span<char>(text.data(), text.size()))); !read) {
+    return read.error();
+  }
+  return text;
+}
+
 std::string DescribeIdentityChange(const FileIdentity& before, const FileIdentity& after) {
   if (!before.etag.empty() || !before.last_modified.empty()) {
     const bool etag = !before.etag.empty();

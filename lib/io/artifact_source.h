@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "lib/core/text_buffer.h"
+
 namespace ckpt {
 
 template <class T>
@@ -101,5 +103,7 @@ class ArtifactSource {
 
 /// Reads a whole small file (callers bound the size first).
 [[nodiscard]] IoResult<std::string> ReadAll(const RandomAccessFile& file);
+/// The same bytes in a TextBuffer: for a file a parser keeps whole (a large one costs no fault a page).
+[[nodiscard]] IoResult<TextBuffer> ReadWhole(const RandomAccessFile& file);
 
 }  // namespace ckpt

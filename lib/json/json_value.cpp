@@ -1,6 +1,7 @@
 #include "lib/json/json_value.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "lib/core/text.h"
 
@@ -38,12 +39,13 @@ std::uint32_t Document::Next(std::uint32_t index) const {
 
 std::string_view Document::PlainString(std::uint64_t offset) const {
   const std::size_t begin = static_cast<std::size_t>(offset) + 1;
-  const std::size_t close = text_.find('"', begin);
-  return std::string_view(text_).substr(begin, close - begin);
+  const std::string_view text = text_.view();
+  return text.substr(begin, text.find('"', begin) - begin);
 }
 
 // The parser validated the token, so this decoder need not check anything.
 void Document::DecodeString(std::uint64_t offset, bool escaped, std::string& out) const {
+  const std::string_view text = text_.view();
   out.clear();
   if (!escaped) {
     out.assign(PlainString(offset));
@@ -51,14 +53,14 @@ void Document::DecodeString(std::uint64_t offset, bool escaped, std::string& out
   }
   std::size_t i = static_cast<std::size_t>(offset) + 1;
   for (;;) {
-    const char c = text_[i];
+    const char c = text[i];
     if (c == '"') return;
     if (c != '\\') {
       out.push_back(c);
       ++i;
       continue;
     }
-    const char e = text_[i + 1];
+    const char e = text[i + 1];
     i += 2;
     switch (e) {
       case 'b':
@@ -79,7 +81,7 @@ void Document::DecodeString(std::uint64_t offset, bool escaped, std::string& out
       case 'u': {
         auto hex4 = [&](std::size_t at) {
           std::uint32_t v = 0;
-          for (std::size_t k = 0; k < 4; ++k) v = v * 16 + static_cast<std::uint32_t>(HexDigit(text_[at + k]));
+          for (std::size_t k = 0; k < 4; ++k) v = v * 16 + static_cast<std::uint32_t>(HexDigit(text[at + k]));
           return v;
         };
         std::uint32_t cp = hex4(i);
@@ -227,6 +229,13 @@ namespace {
 
 // Advances `pos` over text[from, to): the one definition of how bytes move a position.
 void Advance(std::string_view text, std::size_t from, std::size_t to, LineColumn& pos) {
+  // Whole lines are skipped with memchr: only the bytes after the last newline move the column.
+  for (const char* newline = nullptr;
+       from < to && (newline = static_cast<const char*>(std::memchr(text.data() + from, '\n', to - from)));) {
+    ++pos.line;
+    pos.column = 1;
+    from = static_cast<std::size_t>(newline - text.data()) + 1;
+  }
   for (std::size_t i = from; i < to; ++i) {
     auto b = static_cast<unsigned char>(text[i]);
     if (b == '\n') {

@@ -17,6 +17,8 @@
 #include <string_view>
 #include <vector>
 
+#include "lib/core/text_buffer.h"
+
 namespace ckpt::json {
 
 enum class Type : std::uint8_t { kNull, kBool, kNumber, kString, kArray, kObject };
@@ -138,12 +140,13 @@ class Document {
  public:
   Document() = default;
   explicit Document(std::string text) : text_(std::move(text)) {}
+  explicit Document(TextBuffer text) : text_(std::move(text)) {}
   Document(Document&&) = default;
   Document& operator=(Document&&) = default;
   Document(const Document&) = delete;
   Document& operator=(const Document&) = delete;
 
-  [[nodiscard]] const std::string& text() const { return text_; }
+  [[nodiscard]] std::string_view text() const { return text_.view(); }
   /// The root value; a null Value before a successful parse.
   [[nodiscard]] Value root() const { return Value(this, 0); }
   [[nodiscard]] bool parsed() const { return !tape_.empty(); }
@@ -170,7 +173,7 @@ class Document {
   [[nodiscard]] std::string_view PlainString(std::uint64_t offset) const;
 
  private:
-  std::string text_;
+  TextBuffer text_;
   std::vector<std::uint32_t> tape_;
 };
 

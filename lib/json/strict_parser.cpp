@@ -32,11 +32,11 @@ class Parser {
     if (text_.size() > kMaxDocumentBytes) {
       return ParseError{ParseError::Kind::kTooLarge, "document larger than the parser's limit", 0};
     }
-    if (auto deep = FindExcessiveNesting(text_, options_.max_depth)) {
-      return ParseError{ParseError::Kind::kTooDeep,
-                        "nesting deeper than " + std::to_string(options_.max_depth) + " levels", *deep};
+    // Depth is judged first, then UTF-8, then syntax. The parser refuses nesting beyond the
+    // bound itself, so the separate scan for depth runs only when something is wrong.
+    if (auto bad = FindInvalidUtf8(text_)) {
+      return TooDeep().value_or(ParseError{ParseError::Kind::kInvalidUtf8, "invalid UTF-8", *bad});
     }
-    if (auto bad = FindInvalidUtf8(text_)) return ParseError{ParseError::Kind::kInvalidUtf8, "invalid UTF-8", *bad};
     // Each value takes at least one byte per tape word, so this bound is never exceeded
     // and the tape never reallocates; untouched reserved pages cost no memory.
     tape_.reserve(text_.size() + 2);
@@ -44,18 +44,26 @@ class Parser {
     doc_.value_begin = pos_;
     if (!ParseValue()) {
       tape_.clear();
-      return std::move(error_);
+      return TooDeep().value_or(std::move(error_));
     }
     doc_.value_end = pos_;
     SkipWhitespace();
     if (pos_ != text_.size()) {
       tape_.clear();
-      return ParseError{ParseError::Kind::kSyntax, "unexpected data after the JSON value", pos_};
+      return TooDeep().value_or(ParseError{ParseError::Kind::kSyntax, "unexpected data after the JSON value", pos_});
     }
     return std::nullopt;
   }
 
  private:
+  [[nodiscard]] std::optional<ParseError> TooDeep() const {
+    if (auto deep = FindExcessiveNesting(text_, options_.max_depth)) {
+      return ParseError{ParseError::Kind::kTooDeep,
+                        "nesting deeper than " + std::to_string(options_.max_depth) + " levels", *deep};
+    }
+    return std::nullopt;
+  }
+
   bool Fail(std::string message, std::size_t at) {
     error_ = ParseError{ParseError::Kind::kSyntax, std::move(message), at};
     return false;
@@ -164,26 +172,55 @@ class Parser {
     return KeyText(a, scratch_a_).compare(KeyText(b, scratch_b_));
   }
 
-  // Sorting key indices keeps duplicate detection O(n log n) whatever the keys are, with
-  // memory of one index per member (std::sort needs no buffer; ties break on position).
+  // FNV-1a of a key's decoded bytes (plain keys hashed straight from the text).
+  std::uint64_t HashKey(std::uint32_t index) {
+    std::uint64_t hash = 0xcbf29ce484222325ULL;
+    const auto mix = [&hash](char c) { hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL; };
+    if (!Escaped(index)) {
+      for (const char* p = text_.data() + OffsetOf(index) + 1; *p != '"'; ++p) mix(*p);
+    } else {
+      for (const char c : KeyText(index, scratch_a_)) mix(c);
+    }
+    return hash;
+  }
+
+  // Duplicate keys in O(n log n) whatever the keys: the (hash, position) pairs are sorted as
+  // integers and only keys with equal hashes are compared, sorted by their text (so crafted
+  // collisions cost a sort, never n^2). Memory: one pair per member. Duplicates are recorded
+  // in the order of their keys' text, then position, whatever the hashes.
   void FindDuplicates() {
     const Frame& top = stack_.back();
     if (top.items < 2) return;
-    keys_.clear();
+    hashed_.clear();
     const std::uint32_t end = tape_[top.start + 1];
-    for (std::uint32_t at = top.start + 2; at < end; at = doc_.Next(at + 1)) keys_.push_back(at);
-    std::sort(keys_.begin(), keys_.end(), [&](std::uint32_t a, std::uint32_t b) {
+    for (std::uint32_t at = top.start + 2; at < end; at = doc_.Next(at + 1)) hashed_.emplace_back(HashKey(at), at);
+    std::sort(hashed_.begin(), hashed_.end());
+    const auto by_text = [&](std::uint32_t a, std::uint32_t b) {
       const int order = CompareKeys(a, b);
       return order != 0 ? order < 0 : a < b;
-    });
-    for (std::size_t i = 1; i < keys_.size(); ++i) {
-      if (CompareKeys(keys_[i - 1], keys_[i]) != 0) continue;
+    };
+    pairs_.clear();
+    for (std::size_t run = 0; run < hashed_.size();) {
+      std::size_t run_end = run + 1;
+      while (run_end < hashed_.size() && hashed_[run_end].first == hashed_[run].first) ++run_end;
+      if (run_end - run > 1) {
+        keys_.clear();
+        for (std::size_t i = run; i < run_end; ++i) keys_.push_back(hashed_[i].second);
+        std::sort(keys_.begin(), keys_.end(), by_text);
+        for (std::size_t i = 1; i < keys_.size(); ++i) {
+          if (CompareKeys(keys_[i - 1], keys_[i]) == 0) pairs_.emplace_back(keys_[i - 1], keys_[i]);
+        }
+      }
+      run = run_end;
+    }
+    std::sort(pairs_.begin(), pairs_.end(), [&](const auto& a, const auto& b) { return by_text(a.second, b.second); });
+    for (const auto& [first, second] : pairs_) {
       if (doc_.duplicates.size() >= Document::kMaxRecordedDuplicates) {
         ++doc_.duplicates_dropped;
         continue;
       }
-      doc_.duplicates.push_back(DuplicateKey{PointerOfTop(), std::string(KeyText(keys_[i], scratch_b_)),
-                                             OffsetOf(keys_[i - 1]), OffsetOf(keys_[i])});
+      doc_.duplicates.push_back(
+          DuplicateKey{PointerOfTop(), std::string(KeyText(second, scratch_b_)), OffsetOf(first), OffsetOf(second)});
     }
   }
 
@@ -270,11 +307,37 @@ class Parser {
   }
 
   // Validates a string token and pushes it; decoding happens on demand (Document::DecodeString).
+  // The first quote, backslash or control byte at or after `at` (the text's size if none):
+  // string bytes are skipped eight at a time.
+  [[nodiscard]] std::size_t NextSpecial(std::size_t at) const {
+    constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+    constexpr std::uint64_t kHighs = 0x8080808080808080ULL;
+    while (text_.size() - at >= sizeof(std::uint64_t)) {
+      std::uint64_t word = 0;
+      std::memcpy(&word, text_.data() + at, sizeof word);
+      const std::uint64_t quote = word ^ (kOnes * '"');
+      const std::uint64_t backslash = word ^ (kOnes * '\\');
+      // A zero byte in `quote` or `backslash`, or a byte below 0x20 in `word` (the usual
+      // has-zero-byte and has-less-than tests: no false negatives).
+      const std::uint64_t found =
+          (((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash) | ((word - kOnes * 0x20) & ~word)) & kHighs;
+      if (found != 0) break;
+      at += sizeof word;
+    }
+    while (at < text_.size()) {
+      const auto c = static_cast<unsigned char>(text_[at]);
+      if (c == '"' || c == '\\' || c < 0x20) break;
+      ++at;
+    }
+    return at;
+  }
+
   bool ParseString() {
     const std::size_t start = pos_;
     ++pos_;  // opening quote
     bool escaped = false;
     for (;;) {
+      pos_ = NextSpecial(pos_);
       if (pos_ >= text_.size()) return Fail("unterminated string", start);
       const char c = text_[pos_];
       if (c == '"') {
@@ -314,6 +377,8 @@ class Parser {
   std::vector<std::uint32_t>& tape_;
   std::vector<Frame> stack_;
   std::vector<std::uint32_t> keys_;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> hashed_;  // (key hash, tape index)
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs_;   // duplicates: (earlier, later)
   std::string scratch_a_;
   std::string scratch_b_;
   std::size_t pos_ = 0;
@@ -324,17 +389,19 @@ class Parser {
 
 std::optional<std::uint64_t> FindExcessiveNesting(std::string_view text, std::size_t max_depth) {
   std::size_t depth = 0;
-  bool in_string = false;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
+    if (c == '"') {
+      // A string ends at the first quote after an even run of backslashes; memchr finds the
+      // candidates, so string bytes are not looked at one by one.
+      for (;;) {
+        const void* quote = std::memchr(text.data() + i + 1, '"', text.size() - i - 1);
+        if (quote == nullptr) return std::nullopt;  // unterminated: the parser says so
+        i = static_cast<std::size_t>(static_cast<const char*>(quote) - text.data());
+        std::size_t backslashes = 0;
+        while (text[i - 1 - backslashes] == '\\') ++backslashes;
+        if (backslashes % 2 == 0) break;
       }
-    } else if (c == '"') {
-      in_string = true;
     } else if (c == '[' || c == '{') {
       if (++depth > max_depth) return i;
     } else if ((c == ']' || c == '}') && depth > 0) {

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "lib/core/text.h"
+#include "lib/digest/whole_file_digest.h"
 #include "lib/formats/format_table.h"
 #include "lib/formats/gguf/gguf_reader.h"
 #include "lib/formats/input_classifier.h"
@@ -239,6 +240,13 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
     admitted.identity = (*file)->identity();
     if (auto it = blob_of.find(entry.name); it != blob_of.end()) admitted.blob_digest = it->second;
     artifact.files.push_back(std::move(admitted));
+    // A file a reader reads whole is digested from that read (DigestOtherFiles skips it).
+    WholeFileRead digest_read;
+    if (artifact.policy.compute_hash) {
+      digest_read = [&artifact, at = artifact.files.size() - 1](std::string_view bytes) {
+        DigestWholeText(bytes, artifact.files[at]);
+      };
+    }
     if (IsModelIndexName(entry.name) || IsPickleIndexName(entry.name)) {
       auto index = ReadModelIndex(entry.name, **file, sink);
       if (!index) {
@@ -246,6 +254,9 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
           tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, index.error()));
         }
         continue;
+      }
+      if (artifact.policy.compute_hash && index->json.doc.text().size() == (*file)->size()) {
+        DigestWholeText(index->json.doc.text(), artifact.files.back());
       }
       model.inventory.push_back({entry.name, entry.size, "a shard index", InventoryClass::kIndex});
       (IsPickleIndexName(entry.name) ? model.pickle_indexes : model.indexes).push_back(std::move(*index));
@@ -289,17 +300,17 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
       item.description = "a torch.save checkpoint (zip)";
     }
     if (item.kind == InventoryClass::kConfig) {
-      if (auto read = ReadModelConfig(entry.name, **file, model, sink);
+      if (auto read = ReadModelConfig(entry.name, **file, model, sink, digest_read);
           !read && read.error().value() != kFileChangedErrno) {
         tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, read.error()));
       }
     } else if (IsTemplateFileName(entry.name) && item.kind == InventoryClass::kData) {
-      if (auto read = ReadTemplateFile(entry.name, **file, model, sink);
+      if (auto read = ReadTemplateFile(entry.name, **file, model, sink, digest_read);
           !read && read.error().value() != kFileChangedErrno) {
         tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, read.error()));
       }
     } else if (IsConfigTextName(entry.name) && item.kind == InventoryClass::kData) {
-      if (auto read = ReadConfigTargets(entry.name, **file, model, sink);
+      if (auto read = ReadConfigTargets(entry.name, **file, model, sink, digest_read);
           !read && read.error().value() != kFileChangedErrno) {
         tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, read.error()));
       }

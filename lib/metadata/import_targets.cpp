@@ -69,59 +69,82 @@ std::vector<ImportTarget> FindJsonTargets(const json::Document& document, ClassK
   std::vector<ImportTarget> found;
   if (!document.parsed()) return found;
   std::optional<json::PositionIndex> positions;  // built at the first target: most files have none
-  // Depth-first with an explicit stack over the containers only (a scalar holds no target);
-  // each entry is a container and its path tokens' count.
-  struct Pending {
-    json::Value value;
-    std::size_t depth;
-    std::string token;  ///< the key or index naming it in its parent (unused for the root)
+  // Depth-first in document order with one cursor per open container, so memory follows the
+  // depth (bounded by the parser), never the width of an object or array.
+  struct Cursor {
+    json::Value container;
+    std::uint32_t at;   ///< tape index of the next item, or of the next member's key
+    std::uint32_t end;  ///< tape index one past the container's last value
+    std::size_t index = 0;
+    std::optional<bool> hydra_class;  ///< whether a `class` key here is Hydra's, once asked
+  };
+  const auto open = [&](const json::Value& container) {
+    const std::uint32_t first = container.tape_index() + 2;
+    return Cursor{container, first, document.tape()[container.tape_index() + 1], 0, std::nullopt};
   };
   const auto is_container = [](const json::Value& v) { return v.is(json::Type::kObject) || v.is(json::Type::kArray); };
-  std::vector<Pending> stack{{document.root(), 0, {}}};
-  std::vector<std::string> path;
-  std::vector<json::Member> members;
-  std::vector<Pending> children;
-  while (!stack.empty()) {
-    Pending next = std::move(stack.back());
-    stack.pop_back();
-    path.resize(next.depth);
-    if (next.depth > 0) path.back() = std::move(next.token);
-    const json::Value value = next.value;
-    children.clear();
-    if (value.is(json::Type::kArray)) {
-      std::size_t index = 0;
-      for (const json::Value item : value.Items()) {
-        if (is_container(item)) children.push_back({item, next.depth + 1, std::to_string(index)});
-        ++index;
-      }
-    } else if (value.is(json::Type::kObject)) {
-      members.clear();
-      bool hydra_class = class_key == ClassKey::kAnywhere;
-      for (json::Member member : value.Members()) {
-        hydra_class = hydra_class || IsHydraCompanionKey(member.key);
-        members.push_back(std::move(member));
-      }
-      for (json::Member& member : members) {
-        if (visit) visit(member, path);
-        if (IsTargetKey(member.key) && (member.key != "class" || hydra_class)) {
-          ImportTarget target;
-          path.push_back(member.key);
-          target.key_path = JsonPointerOf(path);
-          path.pop_back();
-          target.key = member.key;
-          target.is_string = member.value.is(json::Type::kString);
-          if (target.is_string) target.value = member.value.String();
-          target.allowed = target.is_string && IsAllowedTarget(target.value);
-          if (!positions) positions.emplace(document.text());
-          const json::LineColumn at = positions->Locate(document.text(), member.value.offset());
-          target.line = at.line;
-          target.column = at.column;
-          found.push_back(std::move(target));
-        }
-        if (is_container(member.value)) children.push_back({member.value, next.depth + 1, std::move(member.key)});
-      }
+  // Whether the object has a key that makes its `class` Hydra's; asked only when it has a `class`.
+  const auto has_companion_key = [](const json::Value& object) {
+    const auto members = object.Members();
+    return std::any_of(members.begin(), members.end(),
+                       [](const json::Member& m) { return IsHydraCompanionKey(m.key); });
+  };
+  std::vector<Cursor> cursors;
+  std::vector<std::string> path;  // the tokens naming cursors[1..]
+  std::string decoded_key;        // a key with escapes, decoded
+  if (is_container(document.root())) cursors.push_back(open(document.root()));
+  while (!cursors.empty()) {
+    Cursor& cursor = cursors.back();
+    if (cursor.at >= cursor.end) {
+      cursors.pop_back();
+      if (!path.empty()) path.pop_back();
+      continue;
     }
-    for (auto it = children.rbegin(); it != children.rend(); ++it) stack.push_back(std::move(*it));
+    if (cursor.container.is(json::Type::kArray)) {
+      const json::Value item(&document, cursor.at);
+      cursor.at = document.Next(cursor.at);
+      const std::size_t index = cursor.index++;
+      if (is_container(item)) {
+        path.push_back(std::to_string(index));
+        cursors.push_back(open(item));  // `cursor` is not used after this
+      }
+      continue;
+    }
+    // The key straight from the text when it has no escapes (nearly always): no copy.
+    const std::uint32_t key_word = document.tape()[cursor.at];
+    const std::uint64_t key_offset = key_word >> json::Document::kOffsetShift;
+    std::string_view key;
+    if ((key_word & json::Document::kFlag) == 0) {
+      key = document.PlainString(key_offset);
+    } else {
+      document.DecodeString(key_offset, true, decoded_key);
+      key = decoded_key;
+    }
+    const json::Value value(&document, cursor.at + 1);
+    cursor.at = document.Next(cursor.at + 1);
+    if (visit) visit(key, value, path);
+    if (key == "class" && class_key != ClassKey::kAnywhere && !cursor.hydra_class) {
+      cursor.hydra_class = has_companion_key(cursor.container);
+    }
+    if (IsTargetKey(key) && (key != "class" || class_key == ClassKey::kAnywhere || *cursor.hydra_class)) {
+      ImportTarget target;
+      path.emplace_back(key);
+      target.key_path = JsonPointerOf(path);
+      path.pop_back();
+      target.key = std::string(key);
+      target.is_string = value.is(json::Type::kString);
+      if (target.is_string) target.value = value.String();
+      target.allowed = target.is_string && IsAllowedTarget(target.value);
+      if (!positions) positions.emplace(document.text());
+      const json::LineColumn at = positions->Locate(document.text(), value.offset());
+      target.line = at.line;
+      target.column = at.column;
+      found.push_back(std::move(target));
+    }
+    if (is_container(value)) {
+      path.emplace_back(key);
+      cursors.push_back(open(value));  // `cursor` is not used after this
+    }
   }
   return found;
 }

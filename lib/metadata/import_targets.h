@@ -44,7 +44,9 @@ enum class ClassKey : std::uint8_t { kAnywhere, kBesideHydraKeys };
 /// document's depth is bounded by its parser, the walk costs O(values).
 /// Called for each member of every object FindJsonTargets walks, with the path tokens of the
 /// object holding it: a caller looking for other keys shares the one walk.
-using JsonMemberVisitor = std::function<void(const json::Member& member, const std::vector<std::string>& path)>;
+/// `key` is decoded and valid for the call only.
+using JsonMemberVisitor =
+    std::function<void(std::string_view key, const json::Value& value, const std::vector<std::string>& path)>;
 std::vector<ImportTarget> FindJsonTargets(const json::Document& document, ClassKey class_key,
                                           const JsonMemberVisitor& visit = {});
 

@@ -30,7 +30,7 @@ struct JsonFile {
   json::PositionIndex positions;  ///< built with the text, so At() costs O(4 KiB) at most
   bool parsed = false;            ///< syntax valid, root is an object, no duplicate keys
 
-  [[nodiscard]] const std::string& text() const { return doc.text(); }
+  [[nodiscard]] std::string_view text() const { return doc.text(); }
 
   /// Location of the token at `offset` with its JSON Pointer.
   [[nodiscard]] Location At(std::uint64_t offset, std::string pointer) const;

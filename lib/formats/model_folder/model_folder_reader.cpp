@@ -2,6 +2,7 @@
 
 #include <set>
 #include <span>
+#include <thread>
 #include <utility>
 
 #include "lib/core/byte_reader.h"
@@ -170,28 +171,28 @@ void RecordRemoteCodeKeys(const std::string& name, const json::Value& root, Mode
 // Attention implementations and trust_remote_code at any depth (sub-configurations such as
 // text_config carry their own): a visitor of the target walk, so a megabyte of added tokens is
 // walked once. A key's JSON Pointer is written only for a finding.
-void RecordAttentionKey(const std::string& name, const json::Member& m, const std::vector<std::string>& path,
-                        ModelFolder& model) {
+void RecordAttentionKey(const std::string& name, std::string_view key, const json::Value& value,
+                        const std::vector<std::string>& path, ModelFolder& model) {
   const auto pointer = [&] {
     std::vector<std::string> tokens = path;
-    tokens.push_back(m.key);
+    tokens.emplace_back(key);
     return QuoteForMessage(JsonPointerOf(tokens), 120);
   };
-  if (m.key == "trust_remote_code") {
-    if (m.value.is(json::Type::kBool) && m.value.boolean()) {
+  if (key == "trust_remote_code") {
+    if (value.is(json::Type::kBool) && value.boolean()) {
       model.remote_code.push_back(
           {name, "its " + pointer() + " is true", "loading this model asks to run code from the repository"});
     }
     return;
   }
-  if ((m.key != "_attn_implementation" && m.key != "_attn_implementation_internal" && m.key != "attn_implementation") ||
-      m.value.is(json::Type::kNull)) {
+  if ((key != "_attn_implementation" && key != "_attn_implementation_internal" && key != "attn_implementation") ||
+      value.is(json::Type::kNull)) {
     return;
   }
-  const std::string v = m.value.String();
-  if (!m.value.is(json::Type::kString)) {
+  const std::string v = value.String();
+  if (!value.is(json::Type::kString)) {
     model.remote_code.push_back({name,
-                                 "its " + pointer() + " is " + m.value.Describe() +
+                                 "its " + pointer() + " is " + value.Describe() +
                                      ", not one of transformers' built-in attention implementations",
                                  "loading this model may run code that is not transformers'"});
   } else if (v.find('/') != std::string::npos) {
@@ -364,10 +365,11 @@ constexpr std::uint64_t kMaxArchiveConfigTotal = 16'000'000;
 }  // namespace
 
 IoResult<void> ReadConfigTargets(const std::string& name, const RandomAccessFile& file, ModelFolder& model,
-                                 DiagnosticSink& sink) {
+                                 DiagnosticSink& sink, const WholeFileRead& read_whole) {
   if (file.size() > kMaxConfigBytes) return {};  // a tokenizer.json or a data file, no configuration
   auto text = ReadAll(file);
   if (!text) return text.error();
+  if (read_whole) read_whole(*text);
   ReadConfigTargetsText(name, std::move(*text), model, sink);
   return {};
 }
@@ -416,15 +418,22 @@ IoResult<void> ReadArchiveConfigTargets(const std::string& name, const RandomAcc
 }
 
 IoResult<void> ReadModelConfig(const std::string& name, const RandomAccessFile& file, ModelFolder& model,
-                               DiagnosticSink& sink) {
+                               DiagnosticSink& sink, const WholeFileRead& read_whole) {
   if (file.size() > kMaxConfigBytes) {
     model.invalid_configs.emplace_back(name, "it is " + std::to_string(file.size()) + " bytes, over the " +
                                                  std::to_string(kMaxConfigBytes) + "-byte bound for a configuration");
     return {};
   }
-  auto text = ReadAll(file);
+  auto text = ReadWhole(file);
   if (!text) return text.error();
   json::Document doc(std::move(*text));
+  // A large file's digest is taken beside its parsing, on another core (joined before `doc` goes).
+  std::jthread digest;
+  if (read_whole && doc.text().size() >= TextBuffer::kMapFrom) {
+    digest = std::jthread([&read_whole, bytes = doc.text()] { read_whole(bytes); });
+  } else if (read_whole) {
+    read_whole(doc.text());
+  }
   if (const auto error = json::Parse(doc)) {
     model.invalid_configs.emplace_back(name, error->message);
     return {};
@@ -438,17 +447,18 @@ IoResult<void> ReadModelConfig(const std::string& name, const RandomAccessFile& 
   }
   RecordRemoteCodeKeys(name, root, model);
   ReportJsonChatTemplates(name, doc, sink, &model.embedded_code);
-  ReportTargets(name,
-                FindJsonTargets(doc, ClassKey::kBesideHydraKeys,
-                                [&](const json::Member& member, const std::vector<std::string>& path) {
-                                  RecordAttentionKey(name, member, path, model);
-                                }),
-                model, sink);
+  ReportTargets(
+      name,
+      FindJsonTargets(doc, ClassKey::kBesideHydraKeys,
+                      [&](std::string_view key, const json::Value& value, const std::vector<std::string>& path) {
+                        RecordAttentionKey(name, key, value, path, model);
+                      }),
+      model, sink);
   return {};
 }
 
 IoResult<void> ReadTemplateFile(const std::string& name, const RandomAccessFile& file, ModelFolder& model,
-                                DiagnosticSink& sink) {
+                                DiagnosticSink& sink, const WholeFileRead& read_whole) {
   TemplateSite site;
   const std::string_view base = BaseName(name);
   site.name = base == "chat_template.jinja" ? "chat_template" : std::string(base.substr(0, base.size() - 6));
@@ -463,6 +473,7 @@ IoResult<void> ReadTemplateFile(const std::string& name, const RandomAccessFile&
   }
   auto text = ReadAll(file);
   if (!text) return text.error();
+  if (read_whole) read_whole(*text);
   ReportChatTemplate(site, *text, sink, &model.embedded_code);
   return {};
 }

@@ -4,9 +4,11 @@
 // indexes and shards are rules (rules/model/); this reader records facts.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "lib/formats/input_classifier.h"
 #include "lib/io/artifact_source.h"
@@ -27,6 +29,10 @@ bool IsPickleIndexName(std::string_view path);
 [[nodiscard]] IoResult<ModelIndex> ReadModelIndex(const std::string& name, const RandomAccessFile& file,
                                                   DiagnosticSink& sink);
 
+/// Called with a file's bytes when a reader below read it whole, so the audit digests the file
+/// from that read instead of reading it again (DigestWholeText).
+using WholeFileRead = std::function<void(std::string_view bytes)>;
+
 /// What a file is, from its name (".py", configuration files) and its first bytes.
 InventoryItem ClassifyInventoryFile(const std::string& name, std::span<const std::byte> head, std::uint64_t size,
                                     const ClassifiedFile& classified);
@@ -35,7 +41,7 @@ InventoryItem ClassifyInventoryFile(const std::string& name, std::span<const std
 /// (remote code) in `model`, or why it is not valid JSON; reports its import targets outside
 /// the allowlist (code-in-metadata.md section 1).
 [[nodiscard]] IoResult<void> ReadModelConfig(const std::string& name, const RandomAccessFile& file, ModelFolder& model,
-                                             DiagnosticSink& sink);
+                                             DiagnosticSink& sink, const WholeFileRead& read_whole = {});
 
 /// Reads the YAML and JSON members of an archive of the folder (a zip or a tar; at most 256,
 /// each at most 1 MB, 16 MB together) for import targets, as ReadConfigTargets reads the folder's files; each
@@ -46,7 +52,7 @@ InventoryItem ClassifyInventoryFile(const std::string& name, std::span<const std
 /// Reads a chat template file (chat_template.jinja, additional_chat_templates/NAME.jinja) and
 /// reports what it reaches (code-in-metadata.md section 3).
 [[nodiscard]] IoResult<void> ReadTemplateFile(const std::string& name, const RandomAccessFile& file, ModelFolder& model,
-                                              DiagnosticSink& sink);
+                                              DiagnosticSink& sink, const WholeFileRead& read_whole = {});
 
 /// A YAML file, or a JSON file other than the indexes and the files ReadModelConfig reads.
 bool IsConfigTextName(std::string_view path);
@@ -55,6 +61,7 @@ bool IsConfigTextName(std::string_view path);
 /// recorded as an invalid configuration; a JSON file the strict parser refuses, and a file over
 /// the configuration bound, are data and not searched.
 [[nodiscard]] IoResult<void> ReadConfigTargets(const std::string& name, const RandomAccessFile& file,
-                                               ModelFolder& model, DiagnosticSink& sink);
+                                               ModelFolder& model, DiagnosticSink& sink,
+                                               const WholeFileRead& read_whole = {});
 
 }  // namespace ckpt

@@ -159,7 +159,7 @@ class Reader {
     Report(rule, At(offset), Shown() + " is not valid safetensors: " + reason + ".");
   }
 
-  void CheckWhitespace(const std::string& header, const json::Document& doc) {
+  void CheckWhitespace(std::string_view header, const json::Document& doc) {
     bool leading = doc.value_begin > 0;
     bool odd_padding = false;
     for (std::size_t i = static_cast<std::size_t>(doc.value_end); i < header.size(); ++i) {
