@@ -5,11 +5,13 @@
 #include "lib/metadata/template_analysis.h"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
 
 #include <boost/json.hpp>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <random>
 #include <string>
@@ -129,6 +131,58 @@ TEST(TemplateSyntax, DepthAndSizeAreBoundedWithoutRecursionOnInput) {
   attrs += " }}";
   EXPECT_FALSE(ReadTemplate(attrs).invalid);
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
+}
+
+// The parser's recursion is bounded by kMaxNesting and runs on a stack of its own: the deepest
+// template of each nesting construct is read from a caller whose whole stack is 128 KiB (a
+// template 63 parentheses deep needs more than that on the parser's own thread), and one level
+// more is refused.
+TEST(TemplateSyntax, ReadingNeedsNoStackFromItsCaller) {
+  const auto nested = [](std::size_t depth, const std::string& open, const std::string& inner,
+                         const std::string& close) {
+    std::string text;
+    for (std::size_t i = 0; i < depth; ++i) text += open;
+    text += inner;
+    for (std::size_t i = 0; i < depth; ++i) text += close;
+    return text;
+  };
+  struct Case {
+    std::string name;
+    std::function<std::string(std::size_t)> make;
+  };
+  const std::vector<Case> cases = {
+      {"parentheses", [&](std::size_t d) { return "{{ " + nested(d, "(", "x", ")") + " }}"; }},
+      {"lists", [&](std::size_t d) { return "{{ " + nested(d, "[", "x", "]") + " }}"; }},
+      {"calls", [&](std::size_t d) { return "{{ " + nested(d, "f(", "x", ")") + " }}"; }},
+      {"if blocks", [&](std::size_t d) { return nested(d, "{% if x %}", "y", "{% endif %}"); }},
+      {"for loops", [&](std::size_t d) { return nested(d, "{% for m in messages %}", "{{ m }}", "{% endfor %}"); }},
+      {"not", [&](std::size_t d) { return "{{ " + nested(d, "not ", "x", "") + " }}"; }},
+      {"conditionals", [&](std::size_t d) { return "{{ " + nested(d, "a if b else ", "c", "") + " }}"; }},
+  };
+  struct Run {
+    const std::vector<Case>* cases;
+    std::vector<std::string> failures;
+  } run{&cases, {}};
+  const auto body = [](void* argument) -> void* {
+    auto& r = *static_cast<Run*>(argument);
+    for (const Case& c : *r.cases) {
+      const TemplateReading deepest = ReadTemplate(c.make(jinja::kMaxNesting));
+      if (deepest.invalid) r.failures.push_back(c.name + " at the bound: " + deepest.invalid->message);
+      const TemplateReading deeper = ReadTemplate(c.make(jinja::kMaxNesting + 1));
+      if (!deeper.invalid || deeper.invalid->message.find("nesting deeper than 64") == std::string::npos) {
+        r.failures.push_back(c.name + " past the bound: " + (deeper.invalid ? deeper.invalid->message : "read"));
+      }
+    }
+    return nullptr;
+  };
+  pthread_attr_t attributes;
+  ASSERT_EQ(pthread_attr_init(&attributes), 0);
+  ASSERT_EQ(pthread_attr_setstacksize(&attributes, std::size_t{128} << 10), 0);
+  pthread_t thread{};
+  ASSERT_EQ(pthread_create(&thread, &attributes, body, &run), 0);
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attributes);
+  EXPECT_TRUE(run.failures.empty()) << ::testing::PrintToString(run.failures);
 }
 
 TEST(TemplateAnalysis, NamesWhatEachAccessReachesAndWhere) {

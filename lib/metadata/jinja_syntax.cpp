@@ -1,10 +1,14 @@
 #include "lib/metadata/jinja_syntax.h"
 
+#include <pthread.h>
 #include <unicode/uchar.h>
 
 #include <algorithm>
 #include <array>
+#include <exception>
 #include <initializer_list>
+#include <memory>
+#include <system_error>
 #include <utility>
 
 #include "lib/core/text.h"
@@ -435,8 +439,9 @@ class Lexer {
 
 // A recursive-descent parser following Jinja2's own grammar and precedence. Every recursion
 // on input nesting passes a NestingGuard; past kMaxNesting the template is refused (Jinja
-// itself stops at Python's recursion limit). After the first error the stream reads as its
-// end, so every loop ends.
+// itself stops at Python's recursion limit), and it runs on a stack of its own sized for that
+// bound (ParseOnItsOwnStack). After the first error the stream reads as its end, so every loop
+// ends.
 class Parser {
  public:
   explicit Parser(std::vector<Token> tokens) : tokens_(std::move(tokens)) {}
@@ -1236,6 +1241,41 @@ class Parser {
   Token eof_;
 };
 
+// The parser recurses once per nesting level (at most kMaxNesting, a few frames each: at most
+// about 256 KiB at the bound), so it runs on a thread with a stack of its own: the caller's stack
+// (a small thread's, `ulimit -s`) never decides whether a template can be read.
+constexpr std::size_t kParserStackBytes = std::size_t{8} << 20;
+
+Template ParseOnItsOwnStack(std::vector<Token> tokens) {
+  struct Work {
+    std::vector<Token> tokens;
+    Template out;
+    std::exception_ptr failure;
+  } work{std::move(tokens), {}, nullptr};
+  pthread_attr_t attributes;
+  if (int error = pthread_attr_init(&attributes); error != 0) throw std::system_error(error, std::generic_category());
+  const std::unique_ptr<pthread_attr_t, int (*)(pthread_attr_t*)> owned(&attributes, &pthread_attr_destroy);
+  if (int error = pthread_attr_setstacksize(&attributes, kParserStackBytes); error != 0) {
+    throw std::system_error(error, std::generic_category(), "parser stack");
+  }
+  const auto run = [](void* argument) -> void* {
+    auto& w = *static_cast<Work*>(argument);
+    try {
+      w.out = Parser(std::move(w.tokens)).Run();
+    } catch (...) {
+      w.failure = std::current_exception();
+    }
+    return nullptr;
+  };
+  pthread_t thread{};
+  if (int error = pthread_create(&thread, &attributes, run, &work); error != 0) {
+    throw std::system_error(error, std::generic_category(), "parser thread");
+  }
+  pthread_join(thread, nullptr);
+  if (work.failure) std::rethrow_exception(work.failure);
+  return std::move(work.out);
+}
+
 }  // namespace
 
 Template Parse(std::string_view text) {
@@ -1254,7 +1294,7 @@ Template Parse(std::string_view text) {
     out.error = std::move(error);
     return out;
   }
-  return Parser(std::move(tokens)).Run();
+  return ParseOnItsOwnStack(std::move(tokens));
 }
 
 }  // namespace ckpt::jinja
