@@ -133,10 +133,10 @@ TEST(TemplateSyntax, DepthAndSizeAreBoundedWithoutRecursionOnInput) {
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
 }
 
-// The parser's recursion is bounded by kMaxNesting and runs on a stack of its own: the deepest
-// template of each nesting construct is read from a caller whose whole stack is 128 KiB (a
-// template 63 parentheses deep needs more than that on the parser's own thread), and one level
-// more is refused.
+// No recursion on the input's depth: the parser keeps its open blocks and expression rules on
+// stacks of its own, so the deepest template of each nesting construct is read on a thread whose
+// whole stack is 128 KiB (the recursive parser this replaced needed more than that for 63
+// parentheses, and crashed here), and one level more is refused.
 TEST(TemplateSyntax, ReadingNeedsNoStackFromItsCaller) {
   const auto nested = [](std::size_t depth, const std::string& open, const std::string& inner,
                          const std::string& close) {

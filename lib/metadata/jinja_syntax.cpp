@@ -1,15 +1,13 @@
 #include "lib/metadata/jinja_syntax.h"
 
-#include <pthread.h>
 #include <unicode/uchar.h>
 
 #include <algorithm>
 #include <array>
-#include <exception>
-#include <initializer_list>
-#include <memory>
-#include <system_error>
+#include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "lib/core/text.h"
 
@@ -437,17 +435,18 @@ class Lexer {
   std::optional<SyntaxError> error_;
 };
 
-// A recursive-descent parser following Jinja2's own grammar and precedence. Every recursion
-// on input nesting passes a NestingGuard; past kMaxNesting the template is refused (Jinja
-// itself stops at Python's recursion limit), and it runs on a stack of its own sized for that
-// bound (ParseOnItsOwnStack). After the first error the stream reads as its end, so every loop
-// ends.
+// A parser following Jinja2's own grammar and precedence, with explicit stacks instead of
+// recursion: each statement whose body is being read is an OpenBlock on blocks_, each expression
+// rule in progress a Frame on frames_, so the native stack never follows the template's nesting.
+// Entering a nested construct counts a level; past kMaxNesting the template is refused (Jinja
+// itself stops at Python's recursion limit). After the first error the stream reads as its end,
+// so every loop ends.
 class Parser {
  public:
   explicit Parser(std::vector<Token> tokens) : tokens_(std::move(tokens)) {}
 
   Template Run() {
-    const std::uint32_t body = Subparse({});
+    const std::uint32_t body = ParseTemplate();
     if (!error_ && Current().type != TokenType::kEof) Fail("unexpected " + Describe(Current()));
     Template out;
     out.nodes = std::move(nodes_);
@@ -457,23 +456,6 @@ class Parser {
   }
 
  private:
-  class NestingGuard {
-   public:
-    explicit NestingGuard(Parser& parser) : parser_(parser) {
-      if (++parser_.depth_ > kMaxNesting) {
-        parser_.Fail("nesting deeper than " + std::to_string(kMaxNesting) + " levels");
-      }
-    }
-    ~NestingGuard() { --parser_.depth_; }
-    NestingGuard(const NestingGuard&) = delete;
-    NestingGuard& operator=(const NestingGuard&) = delete;
-    NestingGuard(NestingGuard&&) = delete;
-    NestingGuard& operator=(NestingGuard&&) = delete;
-
-   private:
-    Parser& parser_;
-  };
-
   [[nodiscard]] const Token& Current() const { return error_ ? eof_ : tokens_[std::min(at_, tokens_.size() - 1)]; }
   [[nodiscard]] const Token& Look() const { return error_ ? eof_ : tokens_[std::min(at_ + 1, tokens_.size() - 1)]; }
   void Next() {
@@ -544,171 +526,308 @@ class Parser {
 
   // ---- Template structure ----
 
-  // Statements up to EOF or a block whose tag is one of `end_tags` (left as the current token).
-  std::uint32_t Subparse(std::initializer_list<std::string_view> end_tags) {
-    const Token start = Current();
+  // What ends a body or a tuple: tag names or names. Static, so frames and blocks keep views.
+  using Names = std::vector<std::string_view>;
+  inline static const Names kNoNames{};
+  inline static const Names kForBodyEnds{"endfor", "else"};
+  inline static const Names kForElseEnds{"endfor"};
+  inline static const Names kIfBodyEnds{"elif", "else", "endif"};
+  inline static const Names kIfElseEnds{"endif"};
+  inline static const Names kInName{"in"};
+  inline static const Names kRecursiveName{"recursive"};
+  inline static const Names kEndSet{"endset"};
+  inline static const Names kEndMacro{"endmacro"};
+  inline static const Names kEndCall{"endcall"};
+  inline static const Names kEndFilter{"endfilter"};
+  inline static const Names kEndWith{"endwith"};
+  inline static const Names kEndBlock{"endblock"};
+  inline static const Names kEndAutoescape{"endautoescape"};
+  inline static const Names kEndGeneration{"endgeneration"};
+
+  static std::string Looking(const Names& tags) {
+    std::string looking;
+    for (std::string_view tag : tags) looking += (looking.empty() ? "'" : " or '") + std::string(tag) + "'";
+    return looking;
+  }
+
+  // A nesting level entered (a statement, a bracket, a unary operator, an else branch); past
+  // kMaxNesting the template is refused where the level starts.
+  void EnterLevel() {
+    if (++depth_ > kMaxNesting) Fail("nesting deeper than " + std::to_string(kMaxNesting) + " levels");
+  }
+  void LeaveLevel() { --depth_; }
+
+  // A statement whose body is being read: its head, the body so far, and what ends that body.
+  // The template itself is the first (tag ""), whose body ends only at the end of the stream.
+  struct OpenBlock {
+    std::string tag;
+    Token token;
+    const Names* end_tags = &kNoNames;
+    bool drop_needle = false;
+    bool else_body = false;  ///< for, if: reading the else body
+    Token body_start;
     std::vector<std::uint32_t> body;
-    while (!error_ && Current().type != TokenType::kEof) {
-      const Token token = Current();
-      if (token.type == TokenType::kData) {
-        body.push_back(Add(NodeKind::kData, token, token.value, {}));
-        Next();
-      } else if (token.type == TokenType::kVariableBegin) {
-        Next();
-        const std::uint32_t expr = ParseTuple(TupleOf::kExpression, {}, false);
-        ExpectType(TokenType::kVariableEnd, "end of print statement");
-        body.push_back(Add(NodeKind::kOutput, token, "", {expr}));
-      } else if (token.type == TokenType::kBlockBegin) {
-        Next();
-        if (std::any_of(end_tags.begin(), end_tags.end(), [&](std::string_view tag) { return IsName(tag); })) {
-          return Add(NodeKind::kBody, start, "", std::move(body));
-        }
-        body.push_back(ParseStatement(end_tags));
-        ExpectType(TokenType::kBlockEnd, "end of statement block");
-      } else {
-        Fail("unexpected " + Describe(token));
-      }
-    }
-    return Add(NodeKind::kBody, start, "", std::move(body));
-  }
-
-  // After a statement's head: `%}`, the body up to one of `end_tags`, and (drop_needle) the tag.
-  std::uint32_t ParseStatements(std::initializer_list<std::string_view> end_tags, bool drop_needle) {
-    SkipOp(":");
-    ExpectType(TokenType::kBlockEnd, "end of statement block");
-    const std::uint32_t body = Subparse(end_tags);
-    if (!error_ && Current().type == TokenType::kEof) {
-      std::string looking;
-      for (std::string_view tag : end_tags) looking += (looking.empty() ? "'" : " or '") + std::string(tag) + "'";
-      Fail("Unexpected end of template. Jinja was looking for the following tags: " + looking + ".");
-    }
-    if (drop_needle) Next();
-    return body;
-  }
-
-  std::uint32_t ParseStatement(std::initializer_list<std::string_view> enclosing_end_tags) {
-    const NestingGuard guard(*this);
-    const Token token = Current();
-    if (token.type != TokenType::kName) {
-      Fail("tag name expected");
-      return kNoNode;
-    }
-    const std::string& tag = token.value;
-    if (tag == "for") return ParseFor();
-    if (tag == "if") return ParseIf();
-    if (tag == "set") return ParseSet();
-    if (tag == "macro") return ParseMacro();
-    if (tag == "call") return ParseCallBlock();
-    if (tag == "filter") {
-      Next();
-      const std::uint32_t chain = ParseFilter(kNoNode, true);
-      const std::uint32_t body = ParseStatements({"endfilter"}, true);
-      return Add(NodeKind::kFilterBlock, token, "", {chain, body});
-    }
-    if (tag == "with") return ParseWith();
-    if (tag == "block") {
-      Next();
-      const std::string name = ExpectName();
-      SkipName("scoped");
-      SkipName("required");
-      const std::uint32_t body = ParseStatements({"endblock"}, true);
-      if (Current().type == TokenType::kName) Next();  // {% endblock name %}
-      return Add(NodeKind::kBlock, token, name, {body});
-    }
-    if (tag == "extends" || tag == "include" || tag == "import" || tag == "from") return ParseTemplateReference();
-    if (tag == "print" || tag == "do") {
-      Next();
-      std::vector<std::uint32_t> exprs;
-      while (!error_ && Current().type != TokenType::kBlockEnd) {
-        if (!exprs.empty()) ExpectOp(",");
-        exprs.push_back(ParseExpression(true));
-      }
-      return Add(NodeKind::kStatement, token, tag, std::move(exprs));
-    }
-    if (tag == "autoescape") {
-      Next();
-      const std::uint32_t expr = ParseExpression(true);
-      const std::uint32_t body = ParseStatements({"endautoescape"}, true);
-      return Add(NodeKind::kStatement, token, tag, {expr, body});
-    }
-    if (tag == "generation") {  // transformers' AssistantTracker
-      Next();
-      const std::uint32_t body = ParseStatements({"endgeneration"}, true);
-      return Add(NodeKind::kStatement, token, tag, {body});
-    }
-    if (tag == "break" || tag == "continue") {  // jinja2.ext.loopcontrols
-      Next();
-      return Add(NodeKind::kStatement, token, tag, {});
-    }
-    std::string message = "Encountered unknown tag " + QuoteForMessage(tag, 40) + ".";
-    if (enclosing_end_tags.size() != 0) {
-      std::string looking;
-      for (std::string_view end : enclosing_end_tags)
-        looking += (looking.empty() ? "'" : " or '") + std::string(end) + "'";
-      message += " Jinja was looking for the following tags: " + looking + ".";
-    }
-    Fail(std::move(message));
-    return kNoNode;
-  }
-
-  std::uint32_t ParseFor() {
-    const Token token = Current();
-    Next();
-    const std::uint32_t target = ParseAssignTarget(false, {"in"});
-    if (!SkipName("in")) Fail("expected 'in', got " + Describe(Current()));
-    const std::uint32_t iterable = ParseTuple(TupleOf::kNoCondition, {"recursive"}, false);
-    std::uint32_t condition = kNoNode;
-    if (SkipName("if")) condition = ParseExpression(true);
-    SkipName("recursive");
-    const std::uint32_t body = ParseStatements({"endfor", "else"}, false);
-    std::uint32_t else_body = kNoNode;
-    const bool has_else = IsName("else");
-    Next();
-    if (has_else) else_body = ParseStatements({"endfor"}, true);
-    return Add(NodeKind::kFor, token, "", {target, iterable, condition, body, else_body});
-  }
-
-  std::uint32_t ParseIf() {
-    const Token token = Current();
-    Next();
+    std::vector<std::uint32_t> parts;  ///< what the head built, in the order of the node's children
+    std::string name;                  ///< macro, block
+    std::uint32_t first_body = kNoNode;
+    std::uint32_t condition = kNoNode;  ///< if: the current branch's condition; call: the call
     struct Branch {
       Token at;
       std::uint32_t condition;
       std::uint32_t body;
     };
     std::vector<Branch> branches;
-    std::uint32_t else_body = kNoNode;
-    Token branch_at = token;
-    while (!error_) {
-      const std::uint32_t condition = ParseTuple(TupleOf::kNoCondition, {}, false);
-      const std::uint32_t body = ParseStatements({"elif", "else", "endif"}, false);
-      branches.push_back({branch_at, condition, body});
-      branch_at = Current();
-      const std::string tag = Current().value;
-      Next();
-      if (tag == "elif") continue;
-      if (tag == "else") else_body = ParseStatements({"endif"}, true);
-      break;
+    Token branch_at;
+  };
+
+  // The template's statements, read with a stack of open blocks (no recursion on nesting).
+  std::uint32_t ParseTemplate() {
+    blocks_.clear();
+    blocks_.push_back(OpenBlock{});
+    blocks_.back().body_start = Current();
+    for (;;) {
+      OpenBlock& open = blocks_.back();
+      if (error_ || Current().type == TokenType::kEof) {
+        const std::uint32_t body = Add(NodeKind::kBody, open.body_start, "", std::move(open.body));
+        if (blocks_.size() == 1) return body;
+        CloseBody(body);
+        continue;
+      }
+      const Token token = Current();
+      if (token.type == TokenType::kData) {
+        open.body.push_back(Add(NodeKind::kData, token, token.value, {}));
+        Next();
+      } else if (token.type == TokenType::kVariableBegin) {
+        Next();
+        const std::uint32_t expr = ParseTuple(TupleOf::kExpression, kNoNames, false);
+        ExpectType(TokenType::kVariableEnd, "end of print statement");
+        open.body.push_back(Add(NodeKind::kOutput, token, "", {expr}));
+      } else if (token.type == TokenType::kBlockBegin) {
+        Next();
+        if (std::any_of(open.end_tags->begin(), open.end_tags->end(),
+                        [&](std::string_view tag) { return IsName(tag); })) {
+          const std::uint32_t body = Add(NodeKind::kBody, open.body_start, "", std::move(open.body));
+          if (blocks_.size() == 1) return body;
+          CloseBody(body);
+        } else {
+          StartStatement();
+        }
+      } else {
+        Fail("unexpected " + Describe(token));
+      }
     }
-    // Innermost first, so each node follows its children.
-    std::uint32_t node = else_body;
-    for (auto it = branches.rbegin(); it != branches.rend(); ++it) {
-      node = Add(NodeKind::kIf, it->at, "", {it->condition, it->body, node});
-    }
-    return node;
   }
 
-  std::uint32_t ParseSet() {
+  // After a statement's head: `%}`, then its body (up to one of `end_tags`; with drop_needle the
+  // end tag is skipped when the body closes).
+  void BeginBody(OpenBlock& open, const Names& end_tags, bool drop_needle) {
+    SkipOp(":");
+    ExpectType(TokenType::kBlockEnd, "end of statement block");
+    open.end_tags = &end_tags;
+    open.drop_needle = drop_needle;
+    open.body.clear();
+    open.body_start = Current();
+  }
+
+  void OpenStatement(const Token& token, std::vector<std::uint32_t> parts, const Names& end_tags, bool drop_needle,
+                     std::string name = {}) {
+    blocks_.push_back(OpenBlock{});
+    OpenBlock& open = blocks_.back();
+    open.tag = token.value;
+    open.token = token;
+    open.parts = std::move(parts);
+    open.name = std::move(name);
+    BeginBody(open, end_tags, drop_needle);
+  }
+
+  // A statement is complete: its level is left and it joins the enclosing body.
+  void EndStatement(std::uint32_t node) {
+    LeaveLevel();
+    blocks_.back().body.push_back(node);
+    ExpectType(TokenType::kBlockEnd, "end of statement block");
+  }
+  void EndBlock(std::uint32_t node) {
+    blocks_.pop_back();
+    EndStatement(node);
+  }
+
+  // The statement after `{%` (its level entered here, left by EndStatement).
+  void StartStatement() {
+    EnterLevel();
     const Token token = Current();
-    Next();
-    const std::uint32_t target = ParseAssignTarget(true, {});
-    if (SkipOp("=")) {
-      const std::uint32_t value = ParseTuple(TupleOf::kExpression, {}, false);
-      return Add(NodeKind::kSet, token, "", {target, value});
+    if (token.type != TokenType::kName) {
+      Fail("tag name expected");
+      EndStatement(kNoNode);
+      return;
     }
-    const std::uint32_t filter = IsOp("|") ? ParseFilter(kNoNode, false) : kNoNode;
-    const std::uint32_t body = ParseStatements({"endset"}, true);
-    return Add(NodeKind::kSetBlock, token, "", {target, body, filter});
+    const std::string& tag = token.value;
+    if (tag == "for") {
+      Next();
+      const std::uint32_t target = ParseAssignTarget(false, kInName);
+      if (!SkipName("in")) Fail("expected 'in', got " + Describe(Current()));
+      const std::uint32_t iterable = ParseTuple(TupleOf::kNoCondition, kRecursiveName, false);
+      std::uint32_t condition = kNoNode;
+      if (SkipName("if")) condition = ParseExpression(true);
+      SkipName("recursive");
+      OpenStatement(token, {target, iterable, condition}, kForBodyEnds, false);
+    } else if (tag == "if") {
+      Next();
+      if (error_) {
+        EndStatement(kNoNode);
+        return;
+      }
+      const std::uint32_t condition = ParseTuple(TupleOf::kNoCondition, kNoNames, false);
+      OpenStatement(token, {}, kIfBodyEnds, false);
+      blocks_.back().condition = condition;
+      blocks_.back().branch_at = token;
+    } else if (tag == "set") {
+      Next();
+      const std::uint32_t target = ParseAssignTarget(true, kNoNames);
+      if (SkipOp("=")) {
+        const std::uint32_t value = ParseTuple(TupleOf::kExpression, kNoNames, false);
+        EndStatement(Add(NodeKind::kSet, token, "", {target, value}));
+        return;
+      }
+      const std::uint32_t filter = IsOp("|") ? ParseFilter(kNoNode, false) : kNoNode;
+      OpenStatement(token, {target, filter}, kEndSet, true);
+    } else if (tag == "macro") {
+      Next();
+      std::string name = ExpectName();
+      std::vector<std::uint32_t> params = ParseSignature();
+      OpenStatement(token, std::move(params), kEndMacro, true, std::move(name));
+    } else if (tag == "call") {
+      Next();
+      std::vector<std::uint32_t> params;
+      if (IsOp("(")) params = ParseSignature();
+      const std::uint32_t call = ParseExpression(true);
+      if (!error_ && KindOf(call) != NodeKind::kCall) Fail("expected call");
+      OpenStatement(token, std::move(params), kEndCall, true);
+      blocks_.back().condition = call;
+    } else if (tag == "filter") {
+      Next();
+      const std::uint32_t chain = ParseFilter(kNoNode, true);
+      OpenStatement(token, {chain}, kEndFilter, true);
+    } else if (tag == "with") {
+      Next();
+      std::vector<std::uint32_t> assignments;
+      while (!error_ && Current().type != TokenType::kBlockEnd) {
+        if (!assignments.empty()) ExpectOp(",");
+        const Token at = Current();
+        const std::uint32_t target = ParseAssignTarget(false, kNoNames);
+        ExpectOp("=");
+        const std::uint32_t value = ParseExpression(true);
+        assignments.push_back(Add(NodeKind::kKeyword, at, "", {value, target}));
+      }
+      OpenStatement(token, std::move(assignments), kEndWith, true);
+    } else if (tag == "block") {
+      Next();
+      std::string name = ExpectName();
+      SkipName("scoped");
+      SkipName("required");
+      OpenStatement(token, {}, kEndBlock, true, std::move(name));
+    } else if (tag == "extends" || tag == "include" || tag == "import" || tag == "from") {
+      EndStatement(ParseTemplateReference());
+    } else if (tag == "print" || tag == "do") {
+      Next();
+      std::vector<std::uint32_t> exprs;
+      while (!error_ && Current().type != TokenType::kBlockEnd) {
+        if (!exprs.empty()) ExpectOp(",");
+        exprs.push_back(ParseExpression(true));
+      }
+      EndStatement(Add(NodeKind::kStatement, token, tag, std::move(exprs)));
+    } else if (tag == "autoescape") {
+      Next();
+      const std::uint32_t expr = ParseExpression(true);
+      OpenStatement(token, {expr}, kEndAutoescape, true);
+    } else if (tag == "generation") {  // transformers' AssistantTracker
+      Next();
+      OpenStatement(token, {}, kEndGeneration, true);
+    } else if (tag == "break" || tag == "continue") {  // jinja2.ext.loopcontrols
+      Next();
+      EndStatement(Add(NodeKind::kStatement, token, tag, {}));
+    } else {
+      std::string message = "Encountered unknown tag " + QuoteForMessage(tag, 40) + ".";
+      const Names& enclosing = *blocks_.back().end_tags;
+      if (!enclosing.empty()) message += " Jinja was looking for the following tags: " + Looking(enclosing) + ".";
+      Fail(std::move(message));
+      EndStatement(kNoNode);
+    }
+  }
+
+  // The body of the innermost open statement ended (at one of its end tags, the end of the
+  // stream, or an error): the statement goes on with its next body or is complete.
+  void CloseBody(std::uint32_t body) {
+    OpenBlock& open = blocks_.back();
+    if (!error_ && Current().type == TokenType::kEof) {
+      Fail("Unexpected end of template. Jinja was looking for the following tags: " + Looking(*open.end_tags) + ".");
+    }
+    if (open.drop_needle) Next();
+    const std::string& tag = open.tag;
+    const Token& token = open.token;
+    if (tag == "for") {
+      if (!open.else_body) {
+        const bool has_else = IsName("else");
+        Next();
+        if (has_else) {
+          open.first_body = body;
+          open.else_body = true;
+          BeginBody(open, kForElseEnds, true);
+          return;
+        }
+        EndBlock(Add(NodeKind::kFor, token, "", {open.parts[0], open.parts[1], open.parts[2], body, kNoNode}));
+        return;
+      }
+      EndBlock(Add(NodeKind::kFor, token, "", {open.parts[0], open.parts[1], open.parts[2], open.first_body, body}));
+    } else if (tag == "if") {
+      std::uint32_t else_body = kNoNode;
+      if (!open.else_body) {
+        open.branches.push_back({open.branch_at, open.condition, body});
+        open.branch_at = Current();
+        const std::string branch = Current().value;
+        Next();
+        if (branch == "elif" && !error_) {
+          open.condition = ParseTuple(TupleOf::kNoCondition, kNoNames, false);
+          BeginBody(open, kIfBodyEnds, false);
+          return;
+        }
+        if (branch == "else") {
+          open.else_body = true;
+          BeginBody(open, kIfElseEnds, true);
+          return;
+        }
+      } else {
+        else_body = body;
+      }
+      // Innermost first, so each node follows its children.
+      std::uint32_t node = else_body;
+      for (auto it = open.branches.rbegin(); it != open.branches.rend(); ++it) {
+        node = Add(NodeKind::kIf, it->at, "", {it->condition, it->body, node});
+      }
+      EndBlock(node);
+    } else if (tag == "set") {
+      EndBlock(Add(NodeKind::kSetBlock, token, "", {open.parts[0], body, open.parts[1]}));
+    } else if (tag == "macro") {
+      std::vector<std::uint32_t> children = std::move(open.parts);
+      children.insert(children.begin(), body);
+      EndBlock(Add(NodeKind::kMacro, token, open.name, std::move(children)));
+    } else if (tag == "call") {
+      std::vector<std::uint32_t> children = std::move(open.parts);
+      children.insert(children.begin(), {open.condition, body});
+      EndBlock(Add(NodeKind::kCallBlock, token, "", std::move(children)));
+    } else if (tag == "filter") {
+      EndBlock(Add(NodeKind::kFilterBlock, token, "", {open.parts[0], body}));
+    } else if (tag == "with") {
+      std::vector<std::uint32_t> children = std::move(open.parts);
+      children.insert(children.begin(), body);
+      EndBlock(Add(NodeKind::kWith, token, "", std::move(children)));
+    } else if (tag == "block") {
+      if (Current().type == TokenType::kName) Next();  // {% endblock name %}
+      EndBlock(Add(NodeKind::kBlock, token, open.name, {body}));
+    } else if (tag == "autoescape") {
+      EndBlock(Add(NodeKind::kStatement, token, tag, {open.parts[0], body}));
+    } else {  // generation
+      EndBlock(Add(NodeKind::kStatement, token, tag, {body}));
+    }
   }
 
   // `(a, b=default, ...)` of a macro or a call block.
@@ -733,45 +852,6 @@ class Parser {
     return params;
   }
 
-  std::uint32_t ParseMacro() {
-    const Token token = Current();
-    Next();
-    const std::string name = ExpectName();
-    std::vector<std::uint32_t> params = ParseSignature();
-    const std::uint32_t body = ParseStatements({"endmacro"}, true);
-    params.insert(params.begin(), body);
-    return Add(NodeKind::kMacro, token, name, std::move(params));
-  }
-
-  std::uint32_t ParseCallBlock() {
-    const Token token = Current();
-    Next();
-    std::vector<std::uint32_t> params;
-    if (IsOp("(")) params = ParseSignature();
-    const std::uint32_t call = ParseExpression(true);
-    if (!error_ && KindOf(call) != NodeKind::kCall) Fail("expected call");
-    const std::uint32_t body = ParseStatements({"endcall"}, true);
-    params.insert(params.begin(), {call, body});
-    return Add(NodeKind::kCallBlock, token, "", std::move(params));
-  }
-
-  std::uint32_t ParseWith() {
-    const Token token = Current();
-    Next();
-    std::vector<std::uint32_t> assignments;
-    while (!error_ && Current().type != TokenType::kBlockEnd) {
-      if (!assignments.empty()) ExpectOp(",");
-      const Token at = Current();
-      const std::uint32_t target = ParseAssignTarget(false, {});
-      ExpectOp("=");
-      const std::uint32_t value = ParseExpression(true);
-      assignments.push_back(Add(NodeKind::kKeyword, at, "", {value, target}));
-    }
-    const std::uint32_t body = ParseStatements({"endwith"}, true);
-    assignments.insert(assignments.begin(), body);
-    return Add(NodeKind::kWith, token, "", std::move(assignments));
-  }
-
   // extends, include, import, from: a template name and its modifiers.
   std::uint32_t ParseTemplateReference() {
     const Token token = Current();
@@ -794,7 +874,7 @@ class Parser {
       context();
     } else if (tag == "import") {
       if (!SkipName("as")) Fail("expected 'as', got " + Describe(Current()));
-      children.push_back(ParseAssignTarget(false, {}, true));
+      children.push_back(ParseAssignTarget(false, kNoNames, true));
       context();
     } else if (tag == "from") {
       if (!SkipName("import")) Fail("expected 'import', got " + Describe(Current()));
@@ -811,7 +891,7 @@ class Parser {
         const std::string name = ExpectName();
         if (name.starts_with('_')) Fail("names starting with an underline can not be imported");
         children.push_back(Add(NodeKind::kName, at, name, {}));
-        if (SkipName("as")) children.push_back(ParseAssignTarget(false, {}, true));
+        if (SkipName("as")) children.push_back(ParseAssignTarget(false, kNoNames, true));
         if (context() || !IsOp(",")) break;
       }
     }
@@ -819,12 +899,647 @@ class Parser {
   }
 
   // ---- Expressions ----
+  //
+  // Each rule of Jinja's expression grammar in progress is a Frame on frames_: its state (where
+  // the rule resumes when the sub-rule it asked for returns) and what it has built. A rule asks
+  // for a sub-rule with Call and gives its node back with Return; Evaluate runs frames until the
+  // first one returns. The frames are heap memory bounded by the nesting bound, never the
+  // native stack.
 
   enum class TupleOf : std::uint8_t { kPrimary, kExpression, kNoCondition };
 
+  enum class Rule : std::uint8_t {
+    kTuple,
+    kCondExpr,
+    kBinary,  ///< one level of left-associative binary operators (`level`)
+    kNot,
+    kCompare,
+    kUnary,
+    kPostfix,     ///< attribute, item and call suffixes of `node`
+    kFilterExpr,  ///< filters, tests and calls after `node`
+    kPrimary,
+    kList,
+    kDict,
+    kSubscript,
+    kSubscribed,
+    kCallArgs,  ///< returns its items (the prefix it was given, then the arguments)
+    kCall,
+    kFilter,
+    kTest,
+  };
+  // The binary levels, loosest first: or, and, + -, ~, * / // %, **.
+  enum class Level : std::uint8_t { kOr, kAnd, kMath1, kConcat, kMath2, kPow };
+
+  struct Frame {
+    Rule rule = Rule::kPrimary;
+    std::uint8_t state = 0;
+    Level level = Level::kOr;
+    TupleOf of = TupleOf::kExpression;
+    bool flag = false;  ///< tuple: explicit parens; unary: with filters; filter: starts inline;
+                        ///< test: negated; call arguments: a comma is required next
+    bool is_tuple = false;
+    bool entered = false;   ///< entered a nesting level, left when the frame returns
+    std::uint8_t seen = 0;  ///< call arguments: kSeenKeywords | kSeenArgs | kSeenKwargs
+    Token at;
+    std::uint32_t node = kNoNode;
+    std::uint32_t condition = kNoNode;
+    std::string text;  ///< an operator, a filter's or a test's name
+    std::vector<std::uint32_t> items;
+    const Names* ends = &kNoNames;
+  };
+  static constexpr std::uint8_t kSeenKeywords = 1;
+  static constexpr std::uint8_t kSeenArgs = 2;
+  static constexpr std::uint8_t kSeenKwargs = 4;
+
+  static Frame Make(Rule rule) {
+    Frame f;
+    f.rule = rule;
+    return f;
+  }
+  static Frame Binary(Level level) {
+    Frame f = Make(Rule::kBinary);
+    f.level = level;
+    return f;
+  }
+  static Frame Expression(bool with_condition) { return with_condition ? Make(Rule::kCondExpr) : Binary(Level::kOr); }
+  static Frame Tuple(TupleOf of, const Names& ends, bool explicit_parens) {
+    Frame f = Make(Rule::kTuple);
+    f.of = of;
+    f.ends = &ends;
+    f.flag = explicit_parens;
+    return f;
+  }
+  static Frame Unary(bool with_filter) {
+    Frame f = Make(Rule::kUnary);
+    f.flag = with_filter;
+    return f;
+  }
+  static Frame On(Rule rule, std::uint32_t node) {
+    Frame f = Make(rule);
+    f.node = node;
+    return f;
+  }
+  static Frame CallArgs(std::vector<std::uint32_t> prefix) {
+    Frame f = Make(Rule::kCallArgs);
+    f.items = std::move(prefix);
+    return f;
+  }
+  // A frame for a construct that is a nesting level of its own: the level is entered now.
+  Frame Nested(Frame f) {
+    EnterLevel();
+    f.entered = true;
+    return f;
+  }
+
+  std::uint32_t Evaluate(Frame first) {
+    frames_.clear();
+    frames_.push_back(std::move(first));
+    result_ = kNoNode;
+    while (!frames_.empty()) Step();
+    return result_;
+  }
+  // Asks for `child`; the current frame resumes at `state` with its node in result_.
+  void Call(std::uint8_t state, Frame child) {
+    frames_.back().state = state;
+    frames_.push_back(std::move(child));
+  }
+  void Return(std::uint32_t node) {
+    if (frames_.back().entered) LeaveLevel();
+    frames_.pop_back();
+    result_ = node;
+  }
+  void ReturnItems(std::vector<std::uint32_t> items) {
+    result_items_ = std::move(items);
+    Return(kNoNode);
+  }
+
+  std::uint32_t ParseTuple(TupleOf of, const Names& extra_end, bool explicit_parens) {
+    return Evaluate(Tuple(of, extra_end, explicit_parens));
+  }
+  std::uint32_t ParseExpression(bool with_condition) { return Evaluate(Expression(with_condition)); }
+  std::uint32_t ParseFilter(std::uint32_t operand, bool start_inline) {
+    Frame f = On(Rule::kFilter, operand);
+    f.flag = start_inline;
+    return Evaluate(std::move(f));
+  }
+
+  // Runs the top frame until it calls or returns.
+  void Step() {
+    Frame& f = frames_.back();
+    const std::uint32_t got = result_;
+    switch (f.rule) {
+      case Rule::kTuple:
+        return StepTuple(f, got);
+      case Rule::kCondExpr:
+        return StepCondExpr(f, got);
+      case Rule::kBinary:
+        return StepBinary(f, got);
+      case Rule::kNot:
+        return StepNot(f, got);
+      case Rule::kCompare:
+        return StepCompare(f, got);
+      case Rule::kUnary:
+        return StepUnary(f, got);
+      case Rule::kPostfix:
+        return StepPostfix(f, got);
+      case Rule::kFilterExpr:
+        return StepFilterExpr(f, got);
+      case Rule::kPrimary:
+        return StepPrimary(f, got);
+      case Rule::kList:
+        return StepList(f, got);
+      case Rule::kDict:
+        return StepDict(f, got);
+      case Rule::kSubscript:
+        return StepSubscript(f, got);
+      case Rule::kSubscribed:
+        return StepSubscribed(f, got);
+      case Rule::kCallArgs:
+        return StepCallArgs(f, got);
+      case Rule::kCall:
+        return StepCall(f, got);
+      case Rule::kFilter:
+        return StepFilter(f, got);
+      case Rule::kTest:
+        return StepTest(f, got);
+    }
+  }
+
+  [[nodiscard]] bool IsTupleEnd(const Names& extra_end) const {
+    const Token& t = Current();
+    if (t.type == TokenType::kVariableEnd || t.type == TokenType::kBlockEnd || t.type == TokenType::kEof) return true;
+    if (t.type == TokenType::kOperator && t.value == ")") return true;
+    return std::any_of(extra_end.begin(), extra_end.end(), [&](std::string_view name) { return IsName(name); });
+  }
+
+  // Items separated by commas; one item without a comma is that item, not a tuple.
+  void StepTuple(Frame& f, std::uint32_t got) {
+    for (;;) {
+      switch (f.state) {
+        case 0:
+          f.at = Current();
+          f.state = 1;
+          continue;
+        case 1:
+          if (error_) break;
+          if (!f.items.empty()) ExpectOp(",");
+          if (IsTupleEnd(*f.ends)) break;
+          return Call(2, f.of == TupleOf::kPrimary ? Make(Rule::kPrimary) : Expression(f.of == TupleOf::kExpression));
+        default:
+          f.items.push_back(got);
+          if (!IsOp(",")) break;
+          f.is_tuple = true;
+          f.state = 1;
+          continue;
+      }
+      break;
+    }
+    if (!f.is_tuple) {
+      if (!f.items.empty()) return Return(f.items.front());
+      if (!f.flag) Fail("Expected an expression, got " + Describe(Current()));
+    }
+    const Token at = f.at;
+    std::vector<std::uint32_t> items = std::move(f.items);
+    Return(Add(NodeKind::kTuple, at, "", std::move(items)));
+  }
+
+  // `a if c else b`, the else branch a level of its own.
+  void StepCondExpr(Frame& f, std::uint32_t got) {
+    switch (f.state) {
+      case 0:
+        return Call(1, Binary(Level::kOr));
+      case 1:
+        f.node = got;
+        break;
+      case 2:
+        f.condition = got;
+        if (SkipName("else")) return Call(3, Nested(Make(Rule::kCondExpr)));
+        f.node = Add(NodeKind::kCondExpr, f.at, "", {f.node, f.condition, kNoNode});
+        break;
+      default:
+        f.node = Add(NodeKind::kCondExpr, f.at, "", {f.node, f.condition, got});
+        break;
+    }
+    if (!error_ && IsName("if")) {
+      f.at = Current();
+      Next();
+      return Call(2, Binary(Level::kOr));
+    }
+    Return(f.node);
+  }
+
+  void StepBinary(Frame& f, std::uint32_t got) {
+    static const std::array<Names, 6> kOps = {
+        Names{"or"}, Names{"and"}, Names{"+", "-"}, Names{"~"}, Names{"*", "/", "//", "%"}, Names{"**"}};
+    const auto operand = [&] {
+      switch (f.level) {
+        case Level::kOr:
+          return Binary(Level::kAnd);
+        case Level::kAnd:
+          return Make(Rule::kNot);
+        case Level::kMath1:
+          return Binary(Level::kConcat);
+        case Level::kConcat:
+          return Binary(Level::kMath2);
+        case Level::kMath2:
+          return Binary(Level::kPow);
+        case Level::kPow:
+          break;
+      }
+      return Unary(true);
+    };
+    if (f.state == 0) return Call(1, operand());
+    f.node = f.state == 1 ? got : Add(NodeKind::kBinary, f.at, f.text, {f.node, got});
+    if (error_) return Return(f.node);
+    const bool keyword = f.level == Level::kOr || f.level == Level::kAnd;
+    const auto& ops = kOps[static_cast<std::size_t>(f.level)];
+    const auto op =
+        std::find_if(ops.begin(), ops.end(), [&](std::string_view o) { return keyword ? IsName(o) : IsOp(o); });
+    if (op == ops.end()) return Return(f.node);
+    f.at = Current();
+    f.text = std::string(*op);
+    Next();
+    Call(2, operand());
+  }
+
+  void StepNot(Frame& f, std::uint32_t got) {
+    switch (f.state) {
+      case 0:
+        if (IsName("not")) {
+          f.at = Current();
+          Next();
+          return Call(1, Nested(Make(Rule::kNot)));
+        }
+        return Call(2, Make(Rule::kCompare));
+      case 1:
+        return Return(Add(NodeKind::kUnary, f.at, "not", {got}));
+      default:
+        return Return(got);
+    }
+  }
+
+  void StepCompare(Frame& f, std::uint32_t got) {
+    if (f.state == 0) return Call(1, Binary(Level::kMath1));
+    f.node = f.state == 1 ? got : Add(NodeKind::kBinary, f.at, f.text, {f.node, got});
+    if (error_) return Return(f.node);
+    const Token at = Current();
+    std::string op;
+    if (at.type == TokenType::kOperator && (at.value == "==" || at.value == "!=" || at.value == "<" ||
+                                            at.value == "<=" || at.value == ">" || at.value == ">=")) {
+      op = at.value;
+      Next();
+    } else if (IsName("in")) {
+      op = "in";
+      Next();
+    } else if (IsName("not") && IsName(Look(), "in")) {
+      op = "not in";
+      Next();
+      Next();
+    } else {
+      return Return(f.node);
+    }
+    f.at = at;
+    f.text = std::move(op);
+    Call(2, Binary(Level::kMath1));
+  }
+
+  // A sign (a level of its own) or a primary, then its suffixes, then (with_filter) filters.
+  void StepUnary(Frame& f, std::uint32_t got) {
+    switch (f.state) {
+      case 0:
+        if (IsOp("-") || IsOp("+")) {
+          f.at = Current();
+          Next();
+          return Call(1, Nested(Unary(false)));
+        }
+        return Call(2, Make(Rule::kPrimary));
+      case 1:
+        return Call(3, On(Rule::kPostfix, Add(NodeKind::kUnary, f.at, f.at.value, {got})));
+      case 2:
+        return Call(3, On(Rule::kPostfix, got));
+      case 3:
+        if (!f.flag) return Return(got);
+        return Call(4, On(Rule::kFilterExpr, got));
+      default:
+        return Return(got);
+    }
+  }
+
+  void StepPostfix(Frame& f, std::uint32_t got) {
+    if (f.state == 1) f.node = got;
+    if (error_) return Return(f.node);
+    if (IsOp(".") || IsOp("[")) return Call(1, On(Rule::kSubscript, f.node));
+    if (IsOp("(")) return Call(1, On(Rule::kCall, f.node));
+    Return(f.node);
+  }
+
+  void StepFilterExpr(Frame& f, std::uint32_t got) {
+    if (f.state == 1) f.node = got;
+    if (error_) return Return(f.node);
+    if (IsOp("|")) return Call(1, On(Rule::kFilter, f.node));
+    if (IsName("is")) return Call(1, On(Rule::kTest, f.node));
+    if (IsOp("(")) return Call(1, On(Rule::kCall, f.node));
+    Return(f.node);
+  }
+
+  void StepPrimary(Frame& f, std::uint32_t got) {
+    if (f.state == 1) {
+      ExpectOp(")");
+      return Return(got);
+    }
+    if (f.state == 2) return Return(got);
+    const Token token = Current();
+    switch (token.type) {
+      case TokenType::kName: {
+        Next();
+        const std::string& v = token.value;
+        if (v == "true" || v == "false" || v == "True" || v == "False" || v == "none" || v == "None") {
+          return Return(Add(NodeKind::kConstant, token, v, {}));
+        }
+        return Return(Add(NodeKind::kName, token, v, {}));
+      }
+      case TokenType::kString: {
+        std::string value = token.value;
+        Next();
+        while (!error_ && Current().type == TokenType::kString) {  // adjacent literals join
+          value += Current().value;
+          Next();
+        }
+        return Return(Add(NodeKind::kString, token, std::move(value), {}));
+      }
+      case TokenType::kInteger:
+      case TokenType::kFloat:
+        Next();
+        return Return(Add(NodeKind::kNumber, token, token.value, {}));
+      case TokenType::kOperator:
+        if (token.value == "(") {
+          Next();
+          return Call(1, Nested(Tuple(TupleOf::kExpression, kNoNames, true)));
+        }
+        if (token.value == "[") return Call(2, Make(Rule::kList));
+        if (token.value == "{") return Call(2, Make(Rule::kDict));
+        break;
+      default:
+        break;
+    }
+    Fail("unexpected " + Describe(token));
+    Return(kNoNode);
+  }
+
+  void StepList(Frame& f, std::uint32_t got) {
+    if (f.state == 0) {
+      f.at = Current();
+      Next();
+      EnterLevel();
+      f.entered = true;
+    } else {
+      f.items.push_back(got);
+    }
+    if (!error_ && !IsOp("]")) {
+      if (!f.items.empty()) ExpectOp(",");
+      if (!IsOp("]")) return Call(1, Expression(true));
+    }
+    ExpectOp("]");
+    const Token at = f.at;
+    std::vector<std::uint32_t> items = std::move(f.items);
+    Return(Add(NodeKind::kList, at, "", std::move(items)));
+  }
+
+  void StepDict(Frame& f, std::uint32_t got) {
+    switch (f.state) {
+      case 0:
+        f.at = Current();
+        Next();
+        EnterLevel();
+        f.entered = true;
+        break;
+      case 1:
+        f.items.push_back(got);
+        ExpectOp(":");
+        return Call(2, Expression(true));
+      default:
+        f.items.push_back(got);
+        break;
+    }
+    if (!error_ && !IsOp("}")) {
+      if (!f.items.empty()) ExpectOp(",");
+      if (!IsOp("}")) return Call(1, Expression(true));
+    }
+    ExpectOp("}");
+    const Token at = f.at;
+    std::vector<std::uint32_t> items = std::move(f.items);
+    Return(Add(NodeKind::kDict, at, "", std::move(items)));
+  }
+
+  // `.name`, `.0`, or `[...]` (a level of its own) after `node`.
+  void StepSubscript(Frame& f, std::uint32_t got) {
+    if (f.state == 0) {
+      f.at = Current();
+      Next();
+      if (f.at.value == ".") {
+        const Token attr = Current();
+        Next();
+        if (attr.type == TokenType::kName) return Return(Add(NodeKind::kGetattr, attr, attr.value, {f.node}));
+        if (attr.type == TokenType::kInteger) {
+          const std::uint32_t index = Add(NodeKind::kNumber, attr, attr.value, {});
+          return Return(Add(NodeKind::kGetitem, attr, "", {f.node, index}));
+        }
+        Fail("expected name or number");
+        return Return(kNoNode);
+      }
+      EnterLevel();
+      f.entered = true;
+    } else {
+      f.items.push_back(got);
+    }
+    if (!error_ && !IsOp("]")) {
+      if (!f.items.empty()) ExpectOp(",");
+      return Call(1, Make(Rule::kSubscribed));
+    }
+    ExpectOp("]");
+    const std::uint32_t index =
+        f.items.size() == 1 ? f.items.front() : Add(NodeKind::kTuple, f.at, "", std::move(f.items));
+    Return(Add(NodeKind::kGetitem, f.at, "", {f.node, index}));
+  }
+
+  // One subscript: an expression, or a slice `start:stop:step` with any part left out.
+  void StepSubscribed(Frame& f, std::uint32_t got) {
+    const auto ends = [&] { return IsOp("]") || IsOp(","); };
+    for (;;) {
+      switch (f.state) {
+        case 0:
+          f.at = Current();
+          if (IsOp(":")) {
+            Next();
+            f.items.push_back(kNoNode);
+            f.state = 2;
+            continue;
+          }
+          return Call(1, Expression(true));
+        case 1:
+          if (!IsOp(":")) return Return(got);
+          Next();
+          f.items.push_back(got);
+          f.state = 2;
+          continue;
+        case 2:
+          if (IsOp(":") || ends()) {
+            f.items.push_back(kNoNode);
+            f.state = 4;
+            continue;
+          }
+          return Call(3, Expression(true));
+        case 3:
+          f.items.push_back(got);
+          f.state = 4;
+          continue;
+        case 4:
+          if (IsOp(":")) {
+            Next();
+            if (!ends()) return Call(5, Expression(true));
+          }
+          f.items.push_back(kNoNode);
+          break;
+        default:
+          f.items.push_back(got);
+          break;
+      }
+      break;
+    }
+    const Token at = f.at;
+    std::vector<std::uint32_t> parts = std::move(f.items);
+    Return(Add(NodeKind::kSlice, at, "", std::move(parts)));
+  }
+
+  // `(args)`: positional, then keyword, `*args` and `**kwargs` arguments, in Jinja's order.
+  void StepCallArgs(Frame& f, std::uint32_t got) {
+    const auto ensure = [&](bool ok) {
+      if (!ok) Fail("invalid syntax for function call expression");
+    };
+    switch (f.state) {
+      case 0:
+        EnterLevel();
+        f.entered = true;
+        ExpectOp("(");
+        break;
+      case 1:
+        f.items.push_back(Add(NodeKind::kStarArgs, f.at, "", {got}));
+        f.seen |= kSeenArgs;
+        break;
+      case 2:
+        f.items.push_back(Add(NodeKind::kStarKwargs, f.at, "", {got}));
+        f.seen |= kSeenKwargs;
+        break;
+      case 3:
+        f.items.push_back(Add(NodeKind::kKeyword, f.at, f.at.value, {got}));
+        f.seen |= kSeenKeywords;
+        break;
+      default:
+        f.items.push_back(got);
+        break;
+    }
+    if (f.state != 0) f.flag = true;  // a comma is required before the next argument
+    if (!error_ && !IsOp(")")) {
+      bool closed = false;
+      if (f.flag) {
+        ExpectOp(",");
+        closed = IsOp(")");
+      }
+      if (!closed) {
+        f.at = Current();
+        if (IsOp("*")) {
+          ensure((f.seen & (kSeenArgs | kSeenKwargs)) == 0);
+          Next();
+          return Call(1, Expression(true));
+        }
+        if (IsOp("**")) {
+          ensure((f.seen & kSeenKwargs) == 0);
+          Next();
+          return Call(2, Expression(true));
+        }
+        if (f.at.type == TokenType::kName && Look().type == TokenType::kOperator && Look().value == "=") {
+          ensure((f.seen & kSeenKwargs) == 0);
+          Next();
+          Next();
+          return Call(3, Expression(true));
+        }
+        ensure(f.seen == 0);
+        return Call(4, Expression(true));
+      }
+    }
+    ExpectOp(")");
+    ReturnItems(std::move(f.items));
+  }
+
+  void StepCall(Frame& f, std::uint32_t /*got*/) {
+    if (f.state == 0) {
+      f.at = Current();
+      return Call(1, CallArgs({f.node}));
+    }
+    const Token at = f.at;
+    Return(Add(NodeKind::kCall, at, "", std::move(result_items_)));
+  }
+
+  std::string DottedName() {
+    std::string name = ExpectName();
+    while (!error_ && IsOp(".")) {
+      Next();
+      name += "." + ExpectName();
+    }
+    return name;
+  }
+
+  // `|name(args)` filters on `node` (in a filter block or `set` block, the first without `|`).
+  void StepFilter(Frame& f, std::uint32_t /*got*/) {
+    if (f.state == 1) f.node = Add(NodeKind::kFilter, f.at, f.text, std::move(result_items_));
+    while (!error_ && (IsOp("|") || f.flag)) {
+      if (!f.flag) Next();
+      f.flag = false;
+      f.at = Current();
+      f.text = DottedName();
+      if (IsOp("(")) return Call(1, CallArgs({f.node}));
+      f.node = Add(NodeKind::kFilter, f.at, f.text, {f.node});
+    }
+    Return(f.node);
+  }
+
+  // `is [not] name`, with arguments in parentheses or one argument without.
+  void StepTest(Frame& f, std::uint32_t got) {
+    switch (f.state) {
+      case 0: {
+        f.at = Current();
+        Next();  // is
+        f.flag = SkipName("not");
+        f.text = DottedName();
+        f.items = {f.node};
+        const Token& next = Current();
+        if (IsOp("(")) return Call(1, CallArgs(std::move(f.items)));
+        if ((next.type == TokenType::kName || next.type == TokenType::kString || next.type == TokenType::kInteger ||
+             next.type == TokenType::kFloat || IsOp("(") || IsOp("[") || IsOp("{")) &&
+            !IsName("else") && !IsName("or") && !IsName("and")) {
+          if (IsName("is")) {
+            Fail("You cannot chain multiple tests with is");
+            return Return(kNoNode);
+          }
+          return Call(2, Make(Rule::kPrimary));
+        }
+        break;
+      }
+      case 1:
+        f.items = std::move(result_items_);
+        break;
+      case 2:
+        return Call(3, On(Rule::kPostfix, got));
+      default:
+        f.items.push_back(got);
+        break;
+    }
+    const std::uint32_t test = Add(NodeKind::kTest, f.at, f.text, std::move(f.items));
+    Return(f.flag ? Add(NodeKind::kUnary, f.at, "not", {test}) : test);
+  }
+
   // A name, `ns.attr` (with_namespace), or (unless name_only) a tuple of names.
-  std::uint32_t ParseAssignTarget(bool with_namespace, std::initializer_list<std::string_view> extra_end,
-                                  bool name_only = false) {
+  std::uint32_t ParseAssignTarget(bool with_namespace, const Names& extra_end, bool name_only = false) {
     const Token at = Current();
     if (with_namespace && Current().type == TokenType::kName && Look().type == TokenType::kOperator &&
         Look().value == ".") {
@@ -846,435 +1561,17 @@ class Parser {
     return target;
   }
 
-  [[nodiscard]] bool IsTupleEnd(std::initializer_list<std::string_view> extra_end) const {
-    const Token& t = Current();
-    if (t.type == TokenType::kVariableEnd || t.type == TokenType::kBlockEnd || t.type == TokenType::kEof) return true;
-    if (t.type == TokenType::kOperator && t.value == ")") return true;
-    return std::any_of(extra_end.begin(), extra_end.end(), [&](std::string_view name) { return IsName(name); });
-  }
-
-  std::uint32_t ParseTuple(TupleOf of, std::initializer_list<std::string_view> extra_end, bool explicit_parens) {
-    const Token at = Current();
-    std::vector<std::uint32_t> items;
-    bool is_tuple = false;
-    while (!error_) {
-      if (!items.empty()) ExpectOp(",");
-      if (IsTupleEnd(extra_end)) break;
-      if (of == TupleOf::kPrimary) {
-        items.push_back(ParsePrimary());
-      } else {
-        items.push_back(ParseExpression(of == TupleOf::kExpression));
-      }
-      if (!IsOp(",")) break;
-      is_tuple = true;
-    }
-    if (!is_tuple) {
-      if (!items.empty()) return items.front();
-      if (!explicit_parens) Fail("Expected an expression, got " + Describe(Current()));
-    }
-    return Add(NodeKind::kTuple, at, "", std::move(items));
-  }
-
-  std::uint32_t ParseExpression(bool with_condition) { return with_condition ? ParseCondExpr() : ParseOr(); }
-
-  std::uint32_t ParseCondExpr() {
-    std::uint32_t expr = ParseOr();
-    while (!error_ && IsName("if")) {
-      const Token at = Current();
-      Next();
-      const std::uint32_t condition = ParseOr();
-      std::uint32_t otherwise = kNoNode;
-      if (SkipName("else")) {
-        const NestingGuard guard(*this);
-        otherwise = ParseCondExpr();
-      }
-      expr = Add(NodeKind::kCondExpr, at, "", {expr, condition, otherwise});
-    }
-    return expr;
-  }
-
-  std::uint32_t Binary(const Token& at, std::string op, std::uint32_t left, std::uint32_t right) {
-    return Add(NodeKind::kBinary, at, std::move(op), {left, right});
-  }
-
-  std::uint32_t ParseOr() {
-    return LeftAssociative(
-        {"or"}, [this] { return ParseAnd(); }, Spelled::kKeyword);
-  }
-
-  std::uint32_t ParseAnd() {
-    return LeftAssociative(
-        {"and"}, [this] { return ParseNot(); }, Spelled::kKeyword);
-  }
-
-  std::uint32_t ParseNot() {
-    if (IsName("not")) {
-      const Token at = Current();
-      Next();
-      const NestingGuard guard(*this);
-      return Add(NodeKind::kUnary, at, "not", {ParseNot()});
-    }
-    return ParseCompare();
-  }
-
-  std::uint32_t ParseCompare() {
-    std::uint32_t left = ParseMath1();
-    while (!error_) {
-      const Token at = Current();
-      std::string op;
-      if (at.type == TokenType::kOperator && (at.value == "==" || at.value == "!=" || at.value == "<" ||
-                                              at.value == "<=" || at.value == ">" || at.value == ">=")) {
-        op = at.value;
-        Next();
-      } else if (IsName("in")) {
-        op = "in";
-        Next();
-      } else if (IsName("not") && IsName(Look(), "in")) {
-        op = "not in";
-        Next();
-        Next();
-      } else {
-        break;
-      }
-      left = Binary(at, std::move(op), left, ParseMath1());
-    }
-    return left;
-  }
-
-  // How a binary operator is written: an operator token (+, ~) or a keyword (and, or).
-  enum class Spelled : std::uint8_t { kOperator, kKeyword };
-
-  template <class Operand>
-  std::uint32_t LeftAssociative(std::initializer_list<std::string_view> ops, Operand operand,
-                                Spelled spelled = Spelled::kOperator) {
-    std::uint32_t left = operand();
-    while (!error_) {
-      const auto op = std::find_if(ops.begin(), ops.end(), [&](std::string_view o) {
-        return spelled == Spelled::kKeyword ? IsName(o) : IsOp(o);
-      });
-      if (op == ops.end()) break;
-      const Token at = Current();
-      Next();
-      left = Binary(at, std::string(*op), left, operand());
-    }
-    return left;
-  }
-
-  std::uint32_t ParseMath1() {
-    return LeftAssociative({"+", "-"}, [this] { return ParseConcat(); });
-  }
-  std::uint32_t ParseConcat() {
-    return LeftAssociative({"~"}, [this] { return ParseMath2(); });
-  }
-  std::uint32_t ParseMath2() {
-    return LeftAssociative({"*", "/", "//", "%"}, [this] { return ParsePow(); });
-  }
-  std::uint32_t ParsePow() {
-    return LeftAssociative({"**"}, [this] { return ParseUnary(true); });
-  }
-
-  std::uint32_t ParseUnary(bool with_filter) {
-    std::uint32_t node = kNoNode;
-    if (IsOp("-") || IsOp("+")) {
-      const Token at = Current();
-      Next();
-      const NestingGuard guard(*this);
-      node = Add(NodeKind::kUnary, at, at.value, {ParseUnary(false)});
-    } else {
-      node = ParsePrimary();
-    }
-    node = ParsePostfix(node);
-    if (with_filter) node = ParseFilterExpr(node);
-    return node;
-  }
-
-  std::uint32_t ParsePrimary() {
-    const Token token = Current();
-    switch (token.type) {
-      case TokenType::kName: {
-        Next();
-        const std::string& v = token.value;
-        if (v == "true" || v == "false" || v == "True" || v == "False" || v == "none" || v == "None") {
-          return Add(NodeKind::kConstant, token, v, {});
-        }
-        return Add(NodeKind::kName, token, v, {});
-      }
-      case TokenType::kString: {
-        std::string value = token.value;
-        Next();
-        while (!error_ && Current().type == TokenType::kString) {  // adjacent literals join
-          value += Current().value;
-          Next();
-        }
-        return Add(NodeKind::kString, token, std::move(value), {});
-      }
-      case TokenType::kInteger:
-      case TokenType::kFloat:
-        Next();
-        return Add(NodeKind::kNumber, token, token.value, {});
-      case TokenType::kOperator:
-        if (token.value == "(") {
-          Next();
-          const NestingGuard guard(*this);
-          const std::uint32_t inner = ParseTuple(TupleOf::kExpression, {}, true);
-          ExpectOp(")");
-          return inner;
-        }
-        if (token.value == "[") return ParseList();
-        if (token.value == "{") return ParseDict();
-        break;
-      default:
-        break;
-    }
-    Fail("unexpected " + Describe(token));
-    return kNoNode;
-  }
-
-  std::uint32_t ParseList() {
-    const Token at = Current();
-    Next();
-    const NestingGuard guard(*this);
-    std::vector<std::uint32_t> items;
-    while (!error_ && !IsOp("]")) {
-      if (!items.empty()) ExpectOp(",");
-      if (IsOp("]")) break;
-      items.push_back(ParseExpression(true));
-    }
-    ExpectOp("]");
-    return Add(NodeKind::kList, at, "", std::move(items));
-  }
-
-  std::uint32_t ParseDict() {
-    const Token at = Current();
-    Next();
-    const NestingGuard guard(*this);
-    std::vector<std::uint32_t> items;
-    while (!error_ && !IsOp("}")) {
-      if (!items.empty()) ExpectOp(",");
-      if (IsOp("}")) break;
-      items.push_back(ParseExpression(true));
-      ExpectOp(":");
-      items.push_back(ParseExpression(true));
-    }
-    ExpectOp("}");
-    return Add(NodeKind::kDict, at, "", std::move(items));
-  }
-
-  std::uint32_t ParsePostfix(std::uint32_t node) {
-    while (!error_) {
-      if (IsOp(".") || IsOp("[")) {
-        node = ParseSubscript(node);
-      } else if (IsOp("(")) {
-        node = ParseCall(node);
-      } else {
-        break;
-      }
-    }
-    return node;
-  }
-
-  std::uint32_t ParseFilterExpr(std::uint32_t node) {
-    while (!error_) {
-      if (IsOp("|")) {
-        node = ParseFilter(node, false);
-      } else if (IsName("is")) {
-        node = ParseTest(node);
-      } else if (IsOp("(")) {
-        node = ParseCall(node);
-      } else {
-        break;
-      }
-    }
-    return node;
-  }
-
-  std::uint32_t ParseSubscript(std::uint32_t object) {
-    const Token token = Current();
-    Next();
-    if (token.value == ".") {
-      const Token attr = Current();
-      Next();
-      if (attr.type == TokenType::kName) return Add(NodeKind::kGetattr, attr, attr.value, {object});
-      if (attr.type == TokenType::kInteger) {
-        const std::uint32_t index = Add(NodeKind::kNumber, attr, attr.value, {});
-        return Add(NodeKind::kGetitem, attr, "", {object, index});
-      }
-      Fail("expected name or number");
-      return kNoNode;
-    }
-    const NestingGuard guard(*this);
-    std::vector<std::uint32_t> args;
-    while (!error_ && !IsOp("]")) {
-      if (!args.empty()) ExpectOp(",");
-      args.push_back(ParseSubscribed());
-    }
-    ExpectOp("]");
-    const std::uint32_t index = args.size() == 1 ? args.front() : Add(NodeKind::kTuple, token, "", std::move(args));
-    return Add(NodeKind::kGetitem, token, "", {object, index});
-  }
-
-  std::uint32_t ParseSubscribed() {
-    const Token at = Current();
-    std::vector<std::uint32_t> parts;
-    if (IsOp(":")) {
-      Next();
-      parts.push_back(kNoNode);
-    } else {
-      const std::uint32_t node = ParseExpression(true);
-      if (!IsOp(":")) return node;
-      Next();
-      parts.push_back(node);
-    }
-    const auto ends = [&] { return IsOp("]") || IsOp(","); };
-    if (IsOp(":") || ends()) {
-      parts.push_back(kNoNode);
-    } else {
-      parts.push_back(ParseExpression(true));
-    }
-    if (IsOp(":")) {
-      Next();
-      parts.push_back(ends() ? kNoNode : ParseExpression(true));
-    } else {
-      parts.push_back(kNoNode);
-    }
-    return Add(NodeKind::kSlice, at, "", std::move(parts));
-  }
-
-  // The arguments of a call, appended to `args`.
-  void ParseCallArgs(std::vector<std::uint32_t>& args) {
-    const NestingGuard guard(*this);
-    ExpectOp("(");
-    bool require_comma = false;
-    bool keywords = false;
-    bool dynamic_args = false;
-    bool dynamic_kwargs = false;
-    const auto ensure = [&](bool ok) {
-      if (!ok) Fail("invalid syntax for function call expression");
-    };
-    while (!error_ && !IsOp(")")) {
-      if (require_comma) {
-        ExpectOp(",");
-        if (IsOp(")")) break;
-      }
-      const Token at = Current();
-      if (IsOp("*")) {
-        ensure(!dynamic_args && !dynamic_kwargs);
-        Next();
-        args.push_back(Add(NodeKind::kStarArgs, at, "", {ParseExpression(true)}));
-        dynamic_args = true;
-      } else if (IsOp("**")) {
-        ensure(!dynamic_kwargs);
-        Next();
-        args.push_back(Add(NodeKind::kStarKwargs, at, "", {ParseExpression(true)}));
-        dynamic_kwargs = true;
-      } else if (at.type == TokenType::kName && Look().type == TokenType::kOperator && Look().value == "=") {
-        ensure(!dynamic_kwargs);
-        Next();
-        Next();
-        args.push_back(Add(NodeKind::kKeyword, at, at.value, {ParseExpression(true)}));
-        keywords = true;
-      } else {
-        ensure(!dynamic_args && !dynamic_kwargs && !keywords);
-        args.push_back(ParseExpression(true));
-      }
-      require_comma = true;
-    }
-    ExpectOp(")");
-  }
-
-  std::uint32_t ParseCall(std::uint32_t callee) {
-    const Token at = Current();
-    std::vector<std::uint32_t> children{callee};
-    ParseCallArgs(children);
-    return Add(NodeKind::kCall, at, "", std::move(children));
-  }
-
-  std::string DottedName() {
-    std::string name = ExpectName();
-    while (!error_ && IsOp(".")) {
-      Next();
-      name += "." + ExpectName();
-    }
-    return name;
-  }
-
-  std::uint32_t ParseFilter(std::uint32_t operand, bool start_inline) {
-    while (!error_ && (IsOp("|") || start_inline)) {
-      if (!start_inline) Next();
-      start_inline = false;
-      const Token at = Current();
-      std::string name = DottedName();
-      std::vector<std::uint32_t> children{operand};
-      if (IsOp("(")) ParseCallArgs(children);
-      operand = Add(NodeKind::kFilter, at, std::move(name), std::move(children));
-    }
-    return operand;
-  }
-
-  std::uint32_t ParseTest(std::uint32_t operand) {
-    const Token at = Current();
-    Next();  // is
-    const bool negated = SkipName("not");
-    std::string name = DottedName();
-    std::vector<std::uint32_t> children{operand};
-    const Token& next = Current();
-    if (IsOp("(")) {
-      ParseCallArgs(children);
-    } else if ((next.type == TokenType::kName || next.type == TokenType::kString || next.type == TokenType::kInteger ||
-                next.type == TokenType::kFloat || IsOp("(") || IsOp("[") || IsOp("{")) &&
-               !IsName("else") && !IsName("or") && !IsName("and")) {
-      if (IsName("is")) {
-        Fail("You cannot chain multiple tests with is");
-        return kNoNode;
-      }
-      children.push_back(ParsePostfix(ParsePrimary()));
-    }
-    const std::uint32_t test = Add(NodeKind::kTest, at, std::move(name), std::move(children));
-    return negated ? Add(NodeKind::kUnary, at, "not", {test}) : test;
-  }
-
   std::vector<Token> tokens_;
   std::size_t at_ = 0;
   std::vector<Node> nodes_;
   std::size_t depth_ = 0;
+  std::vector<OpenBlock> blocks_;
+  std::vector<Frame> frames_;
+  std::uint32_t result_ = kNoNode;           // what the last frame returned
+  std::vector<std::uint32_t> result_items_;  // what the last call arguments returned
   std::optional<SyntaxError> error_;
   Token eof_;
 };
-
-// The parser recurses once per nesting level (at most kMaxNesting, a few frames each: at most
-// about 256 KiB at the bound), so it runs on a thread with a stack of its own: the caller's stack
-// (a small thread's, `ulimit -s`) never decides whether a template can be read.
-constexpr std::size_t kParserStackBytes = std::size_t{8} << 20;
-
-Template ParseOnItsOwnStack(std::vector<Token> tokens) {
-  struct Work {
-    std::vector<Token> tokens;
-    Template out;
-    std::exception_ptr failure;
-  } work{std::move(tokens), {}, nullptr};
-  pthread_attr_t attributes;
-  if (int error = pthread_attr_init(&attributes); error != 0) throw std::system_error(error, std::generic_category());
-  const std::unique_ptr<pthread_attr_t, int (*)(pthread_attr_t*)> owned(&attributes, &pthread_attr_destroy);
-  if (int error = pthread_attr_setstacksize(&attributes, kParserStackBytes); error != 0) {
-    throw std::system_error(error, std::generic_category(), "parser stack");
-  }
-  const auto run = [](void* argument) -> void* {
-    auto& w = *static_cast<Work*>(argument);
-    try {
-      w.out = Parser(std::move(w.tokens)).Run();
-    } catch (...) {
-      w.failure = std::current_exception();
-    }
-    return nullptr;
-  };
-  pthread_t thread{};
-  if (int error = pthread_create(&thread, &attributes, run, &work); error != 0) {
-    throw std::system_error(error, std::generic_category(), "parser thread");
-  }
-  pthread_join(thread, nullptr);
-  if (work.failure) std::rethrow_exception(work.failure);
-  return std::move(work.out);
-}
 
 }  // namespace
 
@@ -1294,7 +1591,7 @@ Template Parse(std::string_view text) {
     out.error = std::move(error);
     return out;
   }
-  return ParseOnItsOwnStack(std::move(tokens));
+  return Parser(std::move(tokens)).Run();
 }
 
 }  // namespace ckpt::jinja

@@ -4,8 +4,9 @@
 //
 // Bounded: the template's size, its token and node counts and its nesting depth are capped,
 // and a template past a bound is refused as Jinja would refuse it (its own recursion limit).
-// The tree is a flat vector in which every node comes after its children, so analyses walk it
-// in one pass with no recursion.
+// The parser keeps its open blocks and expression rules on explicit stacks, so its native stack
+// does not grow with the template's nesting. The tree is a flat vector in which every node comes
+// after its children, so analyses walk it in one pass with no recursion.
 #pragma once
 
 #include <cstddef>
