@@ -310,13 +310,15 @@ TEST(StrictJson, StringBytesAreScannedWordByWordWithoutMissingAnything) {
     const std::string pad(before, 'x');
     for (const std::string& special : {std::string("\\\""), std::string("\\\\"), std::string("\\n"),
                                        std::string("\\u00e9"), std::string("\xC3\xA9")}) {
-      const std::string text = "[\"" + pad + special + pad + "\"]";
+      std::string text = "[\"";
+      text.append(pad).append(special).append(pad).append("\"]");
       auto result = ParseStrict(text);
       ASSERT_TRUE(std::holds_alternative<Document>(result)) << text;
       const Value item = *std::get<Document>(result).root().Items().begin();
       EXPECT_EQ(item.String(), boost::json::parse(text).as_array()[0].as_string().c_str()) << text;
     }
-    const std::string control = "[\"" + pad + "\x01" + pad + "\"]";
+    std::string control = "[\"";
+    control.append(pad).append("\x01").append(pad).append("\"]");
     auto refused = ParseStrict(control);
     ASSERT_TRUE(std::holds_alternative<ParseError>(refused));
     EXPECT_EQ(std::get<ParseError>(refused).offset, 2 + before) << before;
