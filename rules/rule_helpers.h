@@ -165,13 +165,13 @@ inline bool IsBareFileName(std::string_view name) {
 }
 
 /// The weight files an index maps (each once, in path order), bare names only.
+/// O(files log weights): the index's distinct file names were collected when it was read.
 inline std::vector<const WeightFile*> MappedShards(const Artifact& artifact, const ModelIndex& index) {
   std::vector<const WeightFile*> out;
   if (!index.weight_map) return out;
-  for (const ShardIndex::Mapping& m : *index.weight_map) {
-    if (!IsBareFileName(m.file)) continue;
-    const WeightFile* wf = artifact.FindWeightFile(InFolder(index.folder, m.file));
-    if (wf != nullptr && std::find(out.begin(), out.end(), wf) == out.end()) out.push_back(wf);
+  for (const std::string& file : index.mapped_files) {
+    if (!IsBareFileName(file)) continue;
+    if (const WeightFile* wf = artifact.FindWeightFile(InFolder(index.folder, file))) out.push_back(wf);
   }
   std::sort(out.begin(), out.end(), [](const WeightFile* a, const WeightFile* b) { return a->name < b->name; });
   return out;

@@ -330,10 +330,11 @@ bool HoldsWeightsOutside(const fs::path& folder, const std::vector<std::string>&
 
 }  // namespace
 
-bool IsLensembleTarFile(const std::filesystem::path& file) {
-  auto folder = DirectorySource::OpenDirectory(file.parent_path().empty() ? "." : file.parent_path().string());
-  if (!folder) return false;
-  auto opened = (*folder)->Open(file.filename().string());
+namespace {
+
+// IsLensembleTarFile for an entry of a folder already open.
+bool IsLensembleTarFile(const DirectorySource& folder, const std::string& name) {
+  auto opened = folder.Open(name);
   if (!opened) return false;
   std::array<std::byte, kClassifyLength> head{};
   const auto length = static_cast<std::size_t>(std::min<std::uint64_t>((*opened)->size(), head.size()));
@@ -342,6 +343,13 @@ bool IsLensembleTarFile(const std::filesystem::path& file) {
   }
   auto classified = ClassifyFile(**opened);
   return classified && classified->kind == InputKind::kLensembleTar;
+}
+
+}  // namespace
+
+bool IsLensembleTarFile(const std::filesystem::path& file) {
+  auto folder = DirectorySource::OpenDirectory(file.parent_path().empty() ? "." : file.parent_path().string());
+  return folder && IsLensembleTarFile(**folder, file.filename().string());
 }
 
 std::vector<std::string> ExpandInputPath(const std::string& path) {
@@ -355,13 +363,21 @@ std::vector<std::string> ExpandInputPath(const std::string& path) {
   }
   std::vector<std::string> repos;
   std::vector<std::string> rounds;
+  auto folder = DirectorySource::OpenDirectory(path);  // opened once for every entry's tar check
   for (const auto& e : fs::directory_iterator(dir, ec)) {
+    // The entry's own type comes with the listing: a regular file or a directory costs no
+    // stat (a folder of 10,000 shards made three each); links are not followed here.
+    std::error_code type_error;
+    if (e.is_symlink(type_error) || type_error) continue;
     const std::string entry = e.path().filename().string();
-    if (IsDirectory(e.path()) && entry.starts_with("models--") && IsDirectory(e.path() / "snapshots")) {
-      for (std::string& s : Snapshots(e.path())) repos.push_back(std::move(s));
-    } else if ((IsDirectory(e.path()) && fs::exists(e.path() / "header.json", ec)) ||
-               (fs::is_regular_file(fs::symlink_status(e.path(), ec)) && IsLensembleTarFile(e.path()))) {
-      rounds.push_back(e.path().string());  // a Lensemble round: a directory or a tar
+    if (e.is_directory(type_error)) {
+      if (entry.starts_with("models--") && IsDirectory(e.path() / "snapshots")) {
+        for (std::string& s : Snapshots(e.path())) repos.push_back(std::move(s));
+      } else if (fs::exists(e.path() / "header.json", ec)) {
+        rounds.push_back(e.path().string());  // a Lensemble round: a directory
+      }
+    } else if (e.is_regular_file(type_error) && folder && IsLensembleTarFile(**folder, entry)) {
+      rounds.push_back(e.path().string());  // a Lensemble round: a tar
     }
   }
   std::sort(repos.begin(), repos.end());

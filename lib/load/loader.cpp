@@ -403,6 +403,9 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
   }
   std::sort(weight_names.begin(), weight_names.end(),
             [&](const std::string& a, const std::string& b) { return profile.weight_file_before(a, b); });
+  // Each entry is admitted once and each weight file read once: no reallocation copies them all.
+  artifact.files.reserve(artifact.entries.size());
+  artifact.weights.reserve(weight_names.size());
   for (const std::string& name : weight_names) {
     auto file = source.Open(name);
     if (!file) {

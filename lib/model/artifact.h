@@ -229,6 +229,9 @@ struct ModelIndex {
   std::optional<std::uint64_t> total_size;
   std::uint64_t total_size_offset = 0;
   std::optional<std::vector<ShardIndex::Mapping>> weight_map;
+  /// The distinct file names weight_map maps to, sorted: built once when the index is read, so
+  /// rules over shards cost the shard count, never shards x tensors.
+  std::vector<std::string> mapped_files;
   std::vector<std::pair<std::string, std::uint64_t>> unknown_keys;  ///< top-level keys besides metadata, weight_map
 };
 

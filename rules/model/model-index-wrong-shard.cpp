@@ -30,9 +30,17 @@ void Check(const Artifact& artifact, FindingSink& sink) {
   for (const ModelIndex& index : artifact.model->indexes) {
     if (!index.weight_map) continue;
     const std::vector<const WeightFile*> shards = MappedShards(artifact, index);
+    // Each mapped file looked up once (mapped_files is sorted), not once per tensor.
+    std::vector<const WeightFile*> file_of(index.mapped_files.size(), nullptr);
+    for (std::size_t i = 0; i < file_of.size(); ++i) {
+      if (IsBareFileName(index.mapped_files[i])) {
+        file_of[i] = artifact.FindWeightFile(InFolder(index.folder, index.mapped_files[i]));
+      }
+    }
     for (const ShardIndex::Mapping& m : *index.weight_map) {
-      if (!IsBareFileName(m.file)) continue;
-      const WeightFile* named = artifact.FindWeightFile(InFolder(index.folder, m.file));
+      const auto at = std::lower_bound(index.mapped_files.begin(), index.mapped_files.end(), m.file);
+      if (at == index.mapped_files.end() || *at != m.file) continue;
+      const WeightFile* named = file_of[static_cast<std::size_t>(at - index.mapped_files.begin())];
       if (named == nullptr || !named->header_read || named->FindTensor(m.tensor) != nullptr) continue;
       const WeightFile* actual = nullptr;
       for (const WeightFile* wf : shards) {

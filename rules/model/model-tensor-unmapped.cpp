@@ -1,8 +1,10 @@
 // model-tensor-unmapped: Tensor of a mapped shard is missing from weight_map.
 // Checked on the artifact model after reading (model folders).
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
+#include <vector>
 
 #include "rules/catalog.h"
 #include "rules/rule_helpers.h"
@@ -29,11 +31,14 @@ void Check(const Artifact& artifact, FindingSink& sink) {
   if (!artifact.model) return;
   for (const ModelIndex& index : artifact.model->indexes) {
     if (!index.weight_map) continue;
-    std::set<std::string_view> mapped;
-    for (const ShardIndex::Mapping& m : *index.weight_map) mapped.insert(m.tensor);
+    // A sorted vector, not a set: one allocation for 10^6 names instead of one each.
+    std::vector<std::string_view> mapped;
+    mapped.reserve(index.weight_map->size());
+    for (const ShardIndex::Mapping& m : *index.weight_map) mapped.push_back(m.tensor);
+    std::sort(mapped.begin(), mapped.end());
     for (const WeightFile* wf : MappedShards(artifact, index)) {
       for (const StoredTensor& t : wf->tensors) {
-        if (!t.complete || mapped.count(t.name)) continue;
+        if (!t.complete || std::binary_search(mapped.begin(), mapped.end(), std::string_view(t.name))) continue;
         sink.ReportWith(kRule, wf->name, [&] {
           Location loc = wf->TensorLocation(t);
           return std::pair(loc, "tensor " + QuoteForMessage(t.name) + " of " + QuoteForMessage(wf->name) +

@@ -28,15 +28,15 @@ const RuleInfo kRule{
 void Check(const Artifact& artifact, FindingSink& sink) {
   if (!artifact.model) return;
   std::map<std::string, std::vector<const ModelIndex*>> indexes_by_folder;
-  for (const ModelIndex& index : artifact.model->indexes) indexes_by_folder[index.folder].push_back(&index);
+  std::set<const WeightFile*> mapped;  // by any index: each index's shards listed once
+  for (const ModelIndex& index : artifact.model->indexes) {
+    indexes_by_folder[index.folder].push_back(&index);
+    for (const WeightFile* shard : MappedShards(artifact, index)) mapped.insert(shard);
+  }
   for (const WeightFile& wf : artifact.weights) {
     auto it = indexes_by_folder.find(FolderOf(wf.name));
     if (it == indexes_by_folder.end()) continue;  // no index here: a stand-alone model file
-    bool mapped = false;
-    for (const ModelIndex* index : it->second) {
-      for (const WeightFile* shard : MappedShards(artifact, *index)) mapped |= shard == &wf;
-    }
-    if (mapped) continue;
+    if (mapped.count(&wf) != 0) continue;
     sink.Report(kRule, FileLocation(wf.name),
                 QuoteForMessage(wf.name) + " is not mapped by " + QuoteForMessage(it->second.front()->json.name) +
                     " beside it: no loader that follows the index reads it.");

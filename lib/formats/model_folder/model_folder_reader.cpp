@@ -1,5 +1,6 @@
 #include "lib/formats/model_folder/model_folder_reader.h"
 
+#include <algorithm>
 #include <set>
 #include <span>
 #include <thread>
@@ -278,7 +279,15 @@ IoResult<ModelIndex> ReadModelIndex(const std::string& name, const RandomAccessF
     }
     mappings.push_back({m.key, m.value.String(), m.key_offset, m.value.offset()});
   }
-  if (ok) index.weight_map = std::move(mappings);
+  if (ok) {
+    std::vector<std::string_view> files;
+    files.reserve(mappings.size());
+    for (const ShardIndex::Mapping& m : mappings) files.push_back(m.file);
+    std::sort(files.begin(), files.end());
+    files.erase(std::unique(files.begin(), files.end()), files.end());
+    index.mapped_files.assign(files.begin(), files.end());
+    index.weight_map = std::move(mappings);
+  }
   return index;
 }
 
