@@ -99,7 +99,9 @@ Measured BestOfThree(const std::vector<Command>& commands, int max_exit) {
 double ProcessCpuSeconds() {
   rusage usage{};
   ::getrusage(RUSAGE_SELF, &usage);
-  const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+  const auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
@@ -310,7 +312,7 @@ TEST(Perf, AModelFolderIsLinearInItsShardCount) {
   structure_only.compute_hash = false;
   TempDir dir;
   const auto write_folder = [&](std::size_t shards) {
-    const fs::path folder = dir.path() / std::to_string(shards);
+    fs::path folder = dir.path() / std::to_string(shards);
     fs::create_directories(folder);
     std::string weight_map;
     for (std::size_t i = 0; i < shards; ++i) {
