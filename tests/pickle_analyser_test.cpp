@@ -140,6 +140,32 @@ TEST(PickleSemantics, TensorPathNamesAreBudgeted) {
       << Describe(result);
 }
 
+// A pickler numbers its memo from 0, one key per MEMOIZE or PUT, so a pickle of P bytes writes
+// keys below P: a torch.save of 10^6 tensors writes keys past 2^22 (the fixed bound of earlier
+// versions refused it, inputs.md section 6). Keys no pickler writes, past max(2^22, P), are
+// still bounded (a map node each).
+TEST(PickleSemantics, MemoKeysScaleWithThePickle) {
+  constexpr int kItems = (1 << 22) + (1 << 17);  // 131,072 keys past 2^22: more than a map may hold
+  std::string sequential = Proto(4) + kEmptyList + kMemoize;
+  sequential.reserve(sequential.size() + 3U * kItems + 2);
+  for (int i = 0; i < kItems; ++i) sequential.append(kNone).append(kMemoize).append(kAppend);
+  sequential += kStop;
+  const AuditResult many = AuditBytes("many.pkl", sequential);
+  EXPECT_TRUE(FindingsOf(many, "pickle-budget-exceeded").empty()) << Describe(many);
+  EXPECT_EQ(ErrorCount(many), 0U) << Describe(many);
+
+  std::string sparse = Proto(2) + kEmptyList;
+  for (std::uint32_t key = 0; key <= (1U << 16); ++key) {
+    const std::uint32_t written = (1U << 23) + key;  // LONG_BINPUT's 4-byte little-endian key
+    sparse.append(kNone).append("r");
+    for (int b = 0; b < 4; ++b) sparse.push_back(static_cast<char>((written >> (8 * b)) & 0xFFU));
+    sparse.append(kAppend);
+  }
+  sparse += kStop;
+  EXPECT_TRUE(HasFinding(AuditBytes("sparse.pkl", sparse), "pickle-budget-exceeded", "LONG_BINPUT at byte"))
+      << "65,537 keys past max(2^22, P) are refused";
+}
+
 TEST(PickleSemantics, MemoizeUsesTheNumberOfKeysWritten) {
   // PUT 5 makes len(memo) 1: MEMOIZE then writes keys 1 and 2, not 6 and 7.
   const std::string s = Proto(4) + ShortStr("x") + BinPut(5) + kPop + ShortStr("posix") + kMemoize + kPop +

@@ -634,7 +634,7 @@ std::uint64_t Analyser::Machine::LineKey() {
 
 void Analyser::Machine::MemoGet(std::uint64_t key) {
   std::optional<ValueId> found;
-  if (key < kDenseMemo) {
+  if (key < dense_memo_limit_) {
     if (key < dense_memo_.size() && dense_memo_[key] != kEmptySlot) found = dense_memo_[key];
   } else if (auto it = sparse_memo_.find(key); it != sparse_memo_.end()) {
     found = it->second;
@@ -651,7 +651,7 @@ void Analyser::Machine::MemoGet(std::uint64_t key) {
 void Analyser::Machine::MemoPut(std::uint64_t key) {
   const ValueId top = Top();
   if (!ChargeValue()) throw Stop{};
-  if (key < kDenseMemo) {
+  if (key < dense_memo_limit_) {
     if (key >= dense_memo_.size()) dense_memo_.resize(static_cast<std::size_t>(key) + 1, kEmptySlot);
     memo_count_ += dense_memo_[key] == kEmptySlot ? 1U : 0U;
     dense_memo_[key] = top;
@@ -666,7 +666,9 @@ void Analyser::Machine::MemoPut(std::uint64_t key) {
   if (sparse_memo_.size() > kMaxSparseMemo) {
     a_.budget_.exceeded = true;
     a_.Report(Diag::kPickleBudgetExceeded, op_at_,
-              OpName() + " writes a memo key past 2^22 for the " + std::to_string(sparse_memo_.size()) +
+              OpName() + " writes a memo key past " +
+                  (dense_memo_limit_ == kDenseMemoFloor ? std::string("2^22") : std::to_string(dense_memo_limit_)) +
+                  " for the " + std::to_string(sparse_memo_.size()) +
                   "th time; no pickler numbers its memo so: analysis stops here.");
     throw Stop{};
   }

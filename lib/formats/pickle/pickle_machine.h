@@ -4,6 +4,7 @@
 // lib/formats/pickle.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -30,7 +31,12 @@ class Analyser::Machine {
   // A pickle read by another loader's find_class (an object array's, inside a joblib file).
   Machine(Analyser& a, const RandomAccessFile& file, std::uint64_t begin, std::uint64_t end,
           const FindClassPolicy& policy)
-      : a_(a), policy_(policy), file_(file), pos_(begin), end_(end) {}
+      : a_(a),
+        policy_(policy),
+        file_(file),
+        pos_(begin),
+        end_(end),
+        dense_memo_limit_(std::max<std::uint64_t>(kDenseMemoFloor, end > begin ? end - begin : 0)) {}
 
   IoResult<PickleEnd> Run();
 
@@ -121,11 +127,14 @@ class Analyser::Machine {
   std::uint64_t buffer_at_ = 0;
   std::vector<ValueId> stack_;
   std::vector<std::size_t> marks_;
-  // The memo: keys below kDenseMemo in a vector (picklers number keys from 0), the rest in a
-  // map bounded by kMaxSparseMemo (no pickler writes them; each costs a map node).
-  static constexpr std::uint64_t kDenseMemo = std::uint64_t{1} << 22;
+  // The memo: keys below dense_memo_limit_ in a vector (picklers number keys from 0, and each
+  // key written costs at least a byte of the pickle, so a pickle of P bytes writes keys below
+  // P: a torch.save of 10^6 tensors numbers past 2^22), the rest in a map bounded by
+  // kMaxSparseMemo (no pickler writes them; each costs a map node).
+  static constexpr std::uint64_t kDenseMemoFloor = std::uint64_t{1} << 22;
   static constexpr std::size_t kMaxSparseMemo = 1 << 16;
   static constexpr ValueId kEmptySlot = 0xFFFFFFFFU;
+  std::uint64_t dense_memo_limit_;  ///< max(2^22, P)
   std::vector<ValueId> dense_memo_;
   std::unordered_map<std::uint64_t, ValueId> sparse_memo_;
   std::uint64_t memo_count_ = 0;  ///< len(memo): the keys written
