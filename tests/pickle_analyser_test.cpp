@@ -147,7 +147,7 @@ TEST(PickleSemantics, TensorPathNamesAreBudgeted) {
 TEST(PickleSemantics, MemoKeysScaleWithThePickle) {
   constexpr int kItems = (1 << 22) + (1 << 17);  // 131,072 keys past 2^22: more than a map may hold
   std::string sequential = Proto(4) + kEmptyList + kMemoize;
-  sequential.reserve(sequential.size() + 3U * kItems + 2);
+  sequential.reserve(sequential.size() + std::size_t{3} * kItems + 2);
   for (int i = 0; i < kItems; ++i) sequential.append(kNone).append(kMemoize).append(kAppend);
   sequential += kStop;
   const AuditResult many = AuditBytes("many.pkl", sequential);
