@@ -167,15 +167,19 @@ bool DigestWholeFile(const RandomAccessFile& file, std::uint64_t size, AdmittedF
 }
 
 void DigestWholeText(std::string_view text, AdmittedFile& into) {
+  // Both digests are computed before either is recorded: a failure records neither.
   Sha256 hash;
   hash.Update(text);
-  into.sha256 = hash.FinalHex();
+  std::string sha256 = hash.FinalHex();
+  std::optional<std::string> git_sha1;
   if (into.blob_digest && into.blob_digest->size() == 40) {
     Sha1 git;
     git.Update("blob " + std::to_string(text.size()) + std::string(1, '\0'));
     git.Update(text);
-    into.git_blob_sha1 = git.FinalHex();
+    git_sha1 = git.FinalHex();
   }
+  into.sha256 = std::move(sha256);
+  if (git_sha1) into.git_blob_sha1 = std::move(git_sha1);
 }
 
 // Each weight file's SHA-256 over its whole length, into the matching AdmittedFile. A read

@@ -1,6 +1,7 @@
 #include "lib/formats/model_folder/model_folder_reader.h"
 
 #include <algorithm>
+#include <exception>
 #include <set>
 #include <span>
 #include <thread>
@@ -439,7 +440,13 @@ IoResult<void> ReadModelConfig(const std::string& name, const RandomAccessFile& 
   // A large file's digest is taken beside its parsing, on another core (joined before `doc` goes).
   std::jthread digest;
   if (read_whole && doc.text().size() >= TextBuffer::kMapFrom) {
-    digest = std::jthread([&read_whole, bytes = doc.text()] { read_whole(bytes); });
+    digest = std::jthread([&read_whole, bytes = doc.text()] {
+      try {
+        read_whole(bytes);
+      } catch (const std::exception&) {
+        // Out of memory on the helper: the file keeps no digest here and is read again for one.
+      }
+    });
   } else if (read_whole) {
     read_whole(doc.text());
   }
