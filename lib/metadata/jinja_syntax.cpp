@@ -1047,9 +1047,8 @@ class Parser {
       case Rule::kPrimary:
         return StepPrimary(f, got);
       case Rule::kList:
-        return StepList(f, got);
       case Rule::kDict:
-        return StepDict(f, got);
+        return StepDisplay(f, got);
       case Rule::kSubscript:
         return StepSubscript(f, got);
       case Rule::kSubscribed:
@@ -1286,26 +1285,10 @@ class Parser {
     Return(kNoNode);
   }
 
-  void StepList(Frame& f, std::uint32_t got) {
-    if (f.state == 0) {
-      f.at = Current();
-      Next();
-      EnterLevel();
-      f.entered = true;
-    } else {
-      f.items.push_back(got);
-    }
-    if (!error_ && !IsOp("]")) {
-      if (!f.items.empty()) ExpectOp(",");
-      if (!IsOp("]")) return Call(1, Expression(true));
-    }
-    ExpectOp("]");
-    const Token at = f.at;
-    std::vector<std::uint32_t> items = std::move(f.items);
-    Return(Add(NodeKind::kList, at, "", std::move(items)));
-  }
-
-  void StepDict(Frame& f, std::uint32_t got) {
+  // `[a, b]` or `{k: v}` (a level of its own): items up to the closing bracket, a dict's in pairs.
+  void StepDisplay(Frame& f, std::uint32_t got) {
+    const bool dict = f.rule == Rule::kDict;
+    const std::string_view close = dict ? "}" : "]";
     switch (f.state) {
       case 0:
         f.at = Current();
@@ -1315,20 +1298,23 @@ class Parser {
         break;
       case 1:
         f.items.push_back(got);
-        ExpectOp(":");
-        return Call(2, Expression(true));
+        if (dict) {
+          ExpectOp(":");
+          return Call(2, Expression(true));
+        }
+        break;
       default:
         f.items.push_back(got);
         break;
     }
-    if (!error_ && !IsOp("}")) {
+    if (!error_ && !IsOp(close)) {
       if (!f.items.empty()) ExpectOp(",");
-      if (!IsOp("}")) return Call(1, Expression(true));
+      if (!IsOp(close)) return Call(1, Expression(true));
     }
-    ExpectOp("}");
+    ExpectOp(close);
     const Token at = f.at;
     std::vector<std::uint32_t> items = std::move(f.items);
-    Return(Add(NodeKind::kDict, at, "", std::move(items)));
+    Return(Add(dict ? NodeKind::kDict : NodeKind::kList, at, "", std::move(items)));
   }
 
   // `.name`, `.0`, or `[...]` (a level of its own) after `node`.
