@@ -43,6 +43,14 @@ std::string_view Document::PlainString(std::uint64_t offset) const {
   return text.substr(begin, text.find('"', begin) - begin);
 }
 
+std::string_view Document::StringAt(std::uint32_t index, std::string& scratch) const {
+  const std::uint32_t word = tape_[index];
+  const std::uint64_t offset = word >> kOffsetShift;
+  if ((word & kFlag) == 0) return PlainString(offset);
+  DecodeString(offset, true, scratch);
+  return scratch;
+}
+
 // The parser validated the token, so this decoder need not check anything.
 void Document::DecodeString(std::uint64_t offset, bool escaped, std::string& out) const {
   const std::string_view text = text_.view();

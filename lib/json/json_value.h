@@ -171,6 +171,9 @@ class Document {
   void DecodeString(std::uint64_t offset, bool escaped, std::string& out) const;
   /// The undecoded contents of an unescaped string token at `offset` (between the quotes).
   [[nodiscard]] std::string_view PlainString(std::uint64_t offset) const;
+  /// The decoded text of the string token at tape `index` (an object key, say): a view of the
+  /// text itself when it has no escapes (no copy), else decoded into `scratch`.
+  [[nodiscard]] std::string_view StringAt(std::uint32_t index, std::string& scratch) const;
 
  private:
   TextBuffer text_;

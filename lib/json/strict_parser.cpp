@@ -149,11 +149,7 @@ class Parser {
   bool Escaped(std::uint32_t index) const { return (tape_[index] & Document::kFlag) != 0; }
 
   // Decoded key `index`; plain keys are views into the text (no copy), others use `scratch`.
-  std::string_view KeyText(std::uint32_t index, std::string& scratch) const {
-    if (!Escaped(index)) return doc_.PlainString(OffsetOf(index));
-    doc_.DecodeString(OffsetOf(index), true, scratch);
-    return scratch;
-  }
+  std::string_view KeyText(std::uint32_t index, std::string& scratch) const { return doc_.StringAt(index, scratch); }
 
   // Compares two keys by their decoded bytes. Keys without escapes (nearly all) compare
   // straight from the text, stopping at the first difference or closing quote: no length
@@ -306,7 +302,6 @@ class Parser {
     return value;
   }
 
-  // Validates a string token and pushes it; decoding happens on demand (Document::DecodeString).
   // The first quote, backslash or control byte at or after `at` (the text's size if none):
   // string bytes are skipped eight at a time.
   [[nodiscard]] std::size_t NextSpecial(std::size_t at) const {
@@ -332,6 +327,7 @@ class Parser {
     return at;
   }
 
+  // Validates a string token and pushes it; decoding happens on demand (Document::DecodeString).
   bool ParseString() {
     const std::size_t start = pos_;
     ++pos_;  // opening quote

@@ -20,7 +20,6 @@
 #include "lib/formats/torch/torch_checkpoint.h"
 #include "lib/formats/weight_formats.h"
 #include "lib/formats/zip/zip_reader.h"
-#include "lib/hashing/sha256.h"
 #include "lib/io/model_folder_source.h"
 #include "lib/metadata/chat_templates.h"
 
@@ -46,12 +45,6 @@ AdmittedFile Admit(const std::string& name, const FileIdentity& identity) {
   admitted.name = name;
   admitted.identity = identity;
   return admitted;
-}
-
-std::string Sha256Hex(std::string_view text) {
-  Sha256 hash;
-  hash.Update(text);
-  return hash.FinalHex();
 }
 
 std::string Describe(const std::string& context, const boost::system::error_code& error) {
@@ -474,7 +467,7 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
     if (!profile.header_file.empty() && entry.name == profile.header_file) {
       auto header = ReadHeader(**file, sink);
       if (header && policy.digest_files && header->json.text().size() == (*file)->size()) {
-        artifact.files.back().sha256 = Sha256Hex(header->json.text());
+        DigestWholeText(header->json.text(), artifact.files.back());
       }
       if (!header) {
         if (header.error().value() != kFileChangedErrno)
@@ -485,7 +478,7 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
     } else if (!profile.index_file.empty() && entry.name == profile.index_file) {
       auto index = ReadShardIndex(**file, sink);
       if (index && policy.digest_files && index->json.text().size() == (*file)->size()) {
-        artifact.files.back().sha256 = Sha256Hex(index->json.text());
+        DigestWholeText(index->json.text(), artifact.files.back());
       }
       if (!index) {
         if (index.error().value() != kFileChangedErrno)

@@ -111,15 +111,7 @@ std::vector<ImportTarget> FindJsonTargets(const json::Document& document, ClassK
       continue;
     }
     // The key straight from the text when it has no escapes (nearly always): no copy.
-    const std::uint32_t key_word = document.tape()[cursor.at];
-    const std::uint64_t key_offset = key_word >> json::Document::kOffsetShift;
-    std::string_view key;
-    if ((key_word & json::Document::kFlag) == 0) {
-      key = document.PlainString(key_offset);
-    } else {
-      document.DecodeString(key_offset, true, decoded_key);
-      key = decoded_key;
-    }
+    const std::string_view key = document.StringAt(cursor.at, decoded_key);
     const json::Value value(&document, cursor.at + 1);
     cursor.at = document.Next(cursor.at + 1);
     if (visit) visit(key, value, path);
