@@ -4,7 +4,10 @@
 // shards audited without their model, weight-named junk listed as "other" files.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <thread>
 
 #include "engine/audit.h"
 #include "engine/verdict.h"
@@ -125,6 +128,46 @@ TEST(OneMeaning, AShardGivenAloneSaysWhichFolderToAudit) {
   const AuditResult single = AuditPath((dir.path() / "small" / "model.safetensors").string(), {});
   EXPECT_TRUE(FindingsOf(single, "input-shard-alone").empty()) << Describe(single);
   EXPECT_EQ(ErrorCount(single), 0U) << Describe(single);
+}
+
+// Issue 50: a folder's listing and its indexes are read once for all the files of it given alone
+// (10,000 files of one folder took 10^8 stats), and kept only while they are what was read. Here
+// the folder has settled (its times a second old) when the first file is audited; an index then
+// written into it, and later rewritten in place to map another file, is seen by the next audits.
+TEST(OneMeaning, AFolderKeptForFilesGivenAloneIsReadAgainWhenItChanges) {
+  TempDir dir;
+  ModelFolderSpec spec;
+  spec.shards = 3;
+  Files files = spec.Build();
+  const std::string index = files.at("model.safetensors.index.json");
+  files.erase("model.safetensors.index.json");
+  WriteFiles(files, dir.path() / "m");
+  auto alone = [&](const std::string& name) { return AuditPath((dir.path() / "m" / name).string(), {}); };
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  const AuditResult before = alone("model-00001-of-00003.safetensors");
+  EXPECT_TRUE(FindingsOf(before, "input-shard-alone").empty()) << Describe(before);
+  EXPECT_TRUE(FindingsOf(alone("model-00001-of-00003.safetensors"), "input-shard-alone").empty());
+  WriteFiles({{"model.safetensors.index.json", index}}, dir.path() / "m");
+  const AuditResult after = alone("model-00002-of-00003.safetensors");
+  ASSERT_EQ(FindingsOf(after, "input-shard-alone").size(), 1U) << Describe(after);
+  // The index rewritten in place (same inode, same size) to map the first shard's tensors to
+  // the third: the first is then no shard of the model.
+  std::string remapped = index;
+  for (std::size_t at = remapped.find("model-00001-of-00003"); at != std::string::npos;
+       at = remapped.find("model-00001-of-00003", at)) {
+    remapped.replace(at, 20, "model-00003-of-00003");
+  }
+  ASSERT_NE(remapped, index);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  EXPECT_EQ(FindingsOf(alone("model-00001-of-00003.safetensors"), "input-shard-alone").size(), 1U);
+  {
+    std::fstream rewrite(dir.path() / "m" / "model.safetensors.index.json",
+                         std::ios::in | std::ios::out | std::ios::binary);
+    rewrite.write(remapped.data(), static_cast<std::streamsize>(remapped.size()));
+  }
+  const AuditResult rewritten = alone("model-00001-of-00003.safetensors");
+  EXPECT_TRUE(FindingsOf(rewritten, "input-shard-alone").empty()) << Describe(rewritten);
+  EXPECT_EQ(FindingsOf(alone("model-00003-of-00003.safetensors"), "input-shard-alone").size(), 1U);
 }
 
 }  // namespace

@@ -296,6 +296,40 @@ IoResult<std::vector<DirectoryEntry>> DirectorySource::List() const {
   return entries;
 }
 
+IoResult<std::vector<std::string>> DirectorySource::RegularFileNames() const {
+  int fd = ::openat(dir_->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return LastError();
+  DIR* dir = ::fdopendir(fd);
+  if (dir == nullptr) {
+    auto error = LastError();
+    ::close(fd);
+    return error;
+  }
+  std::vector<std::string> names;
+  errno = 0;
+  while (dirent* ent = ::readdir(dir)) {
+    const std::string_view name = ent->d_name;
+    bool regular = ent->d_type == DT_REG;
+    if (ent->d_type == DT_UNKNOWN && name != "." && name != "..") {
+      struct stat st {};
+      regular = ::fstatat(dir_->fd, ent->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+    }
+    if (regular) names.emplace_back(name);
+    errno = 0;
+  }
+  int read_errno = errno;
+  ::closedir(dir);
+  if (read_errno != 0) return Error(read_errno);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+IoResult<FileIdentity> DirectorySource::Identity() const {
+  auto identity = IdentityOfDescriptor(dir_->fd);
+  if (!identity) return LastError();
+  return *identity;
+}
+
 IoResult<std::unique_ptr<RandomAccessFile>> DirectorySource::Open(const std::string& name) const {
   if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") return Error(EINVAL);
   struct stat st {};

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "lib/io/artifact_source.h"
 
@@ -26,6 +27,14 @@ class DirectorySource final : public ArtifactSource {
   [[nodiscard]] IoResult<std::vector<DirectoryEntry>> List() const override;
   [[nodiscard]] IoResult<std::unique_ptr<RandomAccessFile>> Open(const std::string& name) const override;
   [[nodiscard]] IoResult<FileIdentity> Stat(const std::string& name) const override;
+
+  /// The names of the regular files in the directory, sorted, from the directory listing's
+  /// own types (a stat only where the file system gives none): what a lone file's context
+  /// needs, without a stat of every sibling.
+  [[nodiscard]] IoResult<std::vector<std::string>> RegularFileNames() const;
+  /// What fstat says of the directory itself (its times change when an entry is added,
+  /// removed or renamed).
+  [[nodiscard]] IoResult<FileIdentity> Identity() const;
 
   /// The sub-directory `name` (one component, not a symlink) as a source of its own.
   [[nodiscard]] IoResult<std::unique_ptr<DirectorySource>> OpenSubdirectory(const std::string& name) const;

@@ -4,19 +4,32 @@
 #include <stdexcept>
 
 namespace ckpt {
+namespace {
+
+// A window never larger than all there is to read: a 3 KiB file gets a 3 KiB window, which
+// the allocator hands out from its heap, not a mapping of its own (mapping and unmapping a
+// 1 MiB window per small file cost more than reading it: issue 50).
+std::size_t WindowFor(const ReadRing::ExtentAt& extent_at, std::size_t count, std::size_t window) {
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < count && total < window; ++i)
+    total += std::min<std::uint64_t>(extent_at(i).length, window);
+  return static_cast<std::size_t>(std::clamp<std::uint64_t>(total, 1, window));
+}
+
+}  // namespace
 
 ReadRing::ReadRing(ExtentAt extent_at, std::size_t count, std::size_t window, std::size_t slots, std::size_t streams,
                    Readers readers, Process on_read)
     : extent_at_(std::move(extent_at)),
       count_(count),
-      window_(window),
+      window_(window == 0 ? 0 : WindowFor(extent_at_, count, window)),
       slots_count_(slots),
       streams_(streams),
       readers_(readers),
       on_read_(std::move(on_read)),
       // Not zeroed: a window is seen only after a read filled it, and pages never read into
       // are never touched (a small file in a 4 MiB ring costs what it reads, not 4 MiB).
-      buffer_(std::make_unique_for_overwrite<std::byte[]>(slots * window)),
+      buffer_(std::make_unique_for_overwrite<std::byte[]>(slots * window_)),
       slots_(slots),
       processed_(streams, 0) {
   if (streams < 1 || streams > 2 || slots < streams || window == 0) throw std::invalid_argument("ReadRing shape");

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <array>
+#include <ctime>
 #include <filesystem>
+#include <map>
+#include <mutex>
 
 #include "lib/core/text.h"
 #include "lib/formats/format_table.h"
@@ -73,16 +76,121 @@ class NamedFilesSource final : public ArtifactSource {
   std::vector<DirectoryEntry> entries_;
 };
 
+// A lone file's folder, as far as its context goes: whether the Lensemble header.json is in it
+// and which shard indexes are, and for each index read, how many tensors it maps to each file.
+// Kept for the process, so that N files of one folder given alone cost one listing and one read
+// of each index, not N (issue 50: 10,000 files of one folder through --inputs-from made 10^8
+// stats). A listing or an index is reused only while its identity (times included) is the same
+// and those times were already in the past when it was read, as git treats a racily clean
+// entry: a change in the clock tick of the read is never hidden.
+class LoneFileContexts {
+ public:
+  struct Folder {
+    bool lensemble_header = false;
+    std::vector<std::string> indexes;  ///< sorted
+  };
+  using MappedCounts = std::map<std::string, std::size_t, std::less<>>;
+
+  static LoneFileContexts& Instance() {
+    static LoneFileContexts contexts;
+    return contexts;
+  }
+
+  IoResult<Folder> FolderOf(const DirectorySource& folder) {
+    auto identity = folder.Identity();
+    if (!identity) return identity.error();
+    if (auto kept = Find(folders_, *identity)) return *kept;
+    const std::int64_t read_at = NowNs();
+    auto names = folder.RegularFileNames();
+    if (!names) return names.error();
+    Folder facts;
+    for (std::string& name : *names) {
+      facts.lensemble_header |= name == kHeaderFileName;
+      if (name.ends_with(".index.json")) facts.indexes.push_back(std::move(name));
+    }
+    Keep(folders_, *identity, read_at, facts);
+    return facts;
+  }
+
+  /// The counts of `index` in `folder`; nullopt when it cannot be read or maps nothing.
+  IoResult<std::optional<MappedCounts>> IndexOf(const DirectorySource& folder, const std::string& index) {
+    constexpr std::uint64_t kMaxIndexBytes = 100'000'000;
+    auto file = folder.Open(index);
+    if (!file) return std::optional<MappedCounts>();  // unreadable: not this file's context to judge
+    const FileIdentity identity = (*file)->identity();
+    if (auto kept = Find(indexes_, identity)) return *kept;
+    const std::int64_t read_at = NowNs();
+    std::optional<MappedCounts> counts;
+    if ((*file)->size() <= kMaxIndexBytes) {
+      DiagnosticList ignored;  // an index's own faults are its folder's to report
+      auto read = ReadModelIndex(index, **file, ignored);
+      if (!read) return read.error();
+      if (read->weight_map) {
+        counts.emplace();
+        for (const ShardIndex::Mapping& m : *read->weight_map) ++(*counts)[m.file];
+      }
+    }
+    Keep(indexes_, identity, read_at, counts);
+    return counts;
+  }
+
+ private:
+  // A handful of folders per input at most; a long-lived process (the Python module) starts
+  // over rather than grow without bound.
+  static constexpr std::size_t kMaxKept = 4096;
+  // Kernel file times come from a clock that may lag the real one by a tick; a second is
+  // far beyond any tick.
+  static constexpr std::int64_t kSettledNs = 1'000'000'000;
+
+  template <typename T>
+  struct Kept {
+    FileIdentity identity;
+    T value;
+  };
+  template <typename T>
+  using Table = std::map<std::pair<std::uint64_t, std::uint64_t>, Kept<T>>;
+
+  static std::int64_t NowNs() {
+    timespec now{};
+    ::clock_gettime(CLOCK_REALTIME, &now);
+    return std::int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec;
+  }
+
+  template <typename T>
+  std::optional<T> Find(const Table<T>& table, const FileIdentity& identity) {
+    std::lock_guard lock(mutex_);
+    auto it = table.find({identity.device, identity.inode});
+    if (it == table.end() || !(it->second.identity == identity)) return std::nullopt;
+    return it->second.value;
+  }
+
+  template <typename T>
+  void Keep(Table<T>& table, const FileIdentity& identity, std::int64_t read_at, const T& value) {
+    const bool settled = identity.mtime_ns <= read_at - kSettledNs && identity.ctime_ns <= read_at - kSettledNs;
+    std::lock_guard lock(mutex_);
+    if (table.size() >= kMaxKept) table.clear();
+    if (settled) {
+      table.insert_or_assign({identity.device, identity.inode}, Kept<T>{identity, value});
+    } else {
+      table.erase({identity.device, identity.inode});
+    }
+  }
+
+  std::mutex mutex_;
+  Table<Folder> folders_;
+  Table<std::optional<MappedCounts>> indexes_;
+};
+
 // A file given alone that its folder's context makes one part of a larger whole: a shard an
 // index beside it names, or a weight file of the Lensemble artifact whose header.json is
 // beside it (inputs.md section 4; issue 46: `paths: models/**/*.safetensors` passed a model
 // with a shard missing). Alone, the rest is never checked: an error saying which folder to
 // audit. Indexes are read for their weight_map only; their own faults are the folder's to report.
-IoResult<void> CheckShardAlone(const ArtifactSource& folder, const std::string& name, const std::string& path,
+IoResult<void> CheckShardAlone(const DirectorySource& folder, const std::string& name, const std::string& path,
                                DiagnosticSink& sink) {
-  constexpr std::uint64_t kMaxIndexBytes = 100'000'000;
-  auto entries = folder.List();
-  if (!entries) return entries.error();
+  LoneFileContexts& contexts = LoneFileContexts::Instance();
+  auto facts = contexts.FolderOf(folder);
+  if (!facts) return facts.error();
   std::string parent = std::filesystem::path(path).parent_path().string();
   if (parent.empty()) parent = ".";
   auto report = [&](const std::string& why) {
@@ -93,27 +201,18 @@ IoResult<void> CheckShardAlone(const ArtifactSource& folder, const std::string& 
                     "or replaced shard, a header that does not match). Audit the folder " + QuoteForMessage(parent) +
                     " instead.");
   };
-  bool lensemble_header = false;
-  for (const DirectoryEntry& e : *entries) {
-    if (e.kind != EntryKind::kRegular) continue;
-    lensemble_header |= e.name == kHeaderFileName;
-    if (!e.name.ends_with(".index.json") || e.size > kMaxIndexBytes) continue;
-    auto file = folder.Open(e.name);
-    if (!file) continue;  // unreadable: not this file's context to judge
-    DiagnosticList ignored;
-    auto index = ReadModelIndex(e.name, **file, ignored);
-    if (!index) return index.error();
-    if (!index->weight_map) continue;
-    const auto mapped =
-        static_cast<std::size_t>(std::count_if(index->weight_map->begin(), index->weight_map->end(),
-                                               [&](const ShardIndex::Mapping& m) { return m.file == name; }));
-    if (mapped > 0) {
-      report("a shard of the model in " + QuoteForMessage(parent) + " (" + QuoteForMessage(e.name) + " maps " +
-             std::to_string(mapped) + (mapped == 1 ? " tensor" : " tensors") + " to it)");
+  for (const std::string& index : facts->indexes) {
+    auto counts = contexts.IndexOf(folder, index);
+    if (!counts) return counts.error();
+    if (!*counts) continue;
+    auto mapped = (*counts)->find(name);
+    if (mapped != (*counts)->end()) {
+      report("a shard of the model in " + QuoteForMessage(parent) + " (" + QuoteForMessage(index) + " maps " +
+             std::to_string(mapped->second) + (mapped->second == 1 ? " tensor" : " tensors") + " to it)");
       return {};
     }
   }
-  if (lensemble_header && IsWeightFileName(name)) {
+  if (facts->lensemble_header && IsWeightFileName(name)) {
     report("a weight file of the Lensemble artifact in " + QuoteForMessage(parent) + " (its header.json is beside it)");
   }
   return {};
