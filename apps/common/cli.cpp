@@ -1,5 +1,6 @@
 #include "apps/common/cli.h"
 
+#include <fcntl.h>
 #include <malloc.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -320,38 +321,83 @@ std::optional<int> CommonCli::RefuseInsideInputs(const std::string& path, const 
   return std::nullopt;
 }
 
+namespace {
+
+// The process's umask, read without changing it (umask(2) can only be read by setting it,
+// which would race with threads writing files): Linux says it in /proc/self/status.
+mode_t CurrentUmask() {
+  static const mode_t mask = [] {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line)) {
+      if (line.starts_with("Umask:")) return static_cast<mode_t>(std::strtoul(line.c_str() + 6, nullptr, 8) & 0777);
+    }
+    const mode_t read = ::umask(0);  // no /proc: read it once, before any statement is signed
+    ::umask(read);
+    return read;
+  }();
+  return mask;
+}
+
+// A temporary file beside `path` (mkstemp: 0600, then the usual 0666 & ~umask), open for
+// writing; its name in `temporary`. -1 when it cannot be made.
+int OpenTemporaryBeside(const std::string& path, std::string& temporary) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  temporary = (dir / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
+  const int fd = ::mkostemp(temporary.data(), O_CLOEXEC);
+  if (fd >= 0) ::fchmod(fd, 0666 & ~CurrentUmask());
+  return fd;
+}
+
+}  // namespace
+
+// Safe to call from several threads at once (signed statements are written in parallel).
 bool CommonCli::WriteFileAtomically(const std::string& path, std::string_view content) const {
-  return WriteAtomically(
-      path, [&](std::ostream& out) { out.write(content.data(), static_cast<std::streamsize>(content.size())); });
+  std::string temporary;
+  const int fd = OpenTemporaryBeside(path, temporary);
+  if (fd < 0) {
+    std::cerr << tool_ << ": cannot write '" << path << "': " << std::strerror(errno) << "\n";
+    return false;
+  }
+  bool ok = true;
+  while (ok && !content.empty()) {
+    const ssize_t wrote = ::write(fd, content.data(), content.size());
+    if (wrote < 0 && errno == EINTR) continue;
+    ok = wrote > 0;
+    if (ok) content.remove_prefix(static_cast<std::size_t>(wrote));
+  }
+  ok = ::close(fd) == 0 && ok;
+  if (!ok || ::rename(temporary.c_str(), path.c_str()) != 0) {
+    ::unlink(temporary.c_str());
+    std::cerr << tool_ << ": writing '" << path << "' failed\n";
+    return false;
+  }
+  return true;
 }
 
 // A temporary file beside the destination, renamed over it once complete: a reader never
 // sees half a file, and a failed run leaves the old one in place.
 bool CommonCli::WriteAtomically(const std::string& path, const std::function<void(std::ostream&)>& write) const {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string pattern = (dir / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
-  const int fd = ::mkstemp(pattern.data());
+  std::string temporary;
+  const int fd = OpenTemporaryBeside(path, temporary);
   if (fd < 0) {
     std::cerr << tool_ << ": cannot write '" << path << "': " << std::strerror(errno) << "\n";
     return false;
   }
-  const mode_t mask = ::umask(0);  // mkstemp makes 0600; the file gets the usual 0666 & ~umask
-  ::umask(mask);
-  ::fchmod(fd, 0666 & ~mask);
   ::close(fd);
   bool ok = false;
   {
-    std::ofstream file(pattern, std::ios::binary | std::ios::trunc);
+    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
     if (file) {
       write(file);
       file.flush();
       ok = static_cast<bool>(file);
     }
   }
-  if (!ok || ::rename(pattern.c_str(), path.c_str()) != 0) {
-    ::unlink(pattern.c_str());
+  if (!ok || ::rename(temporary.c_str(), path.c_str()) != 0) {
+    ::unlink(temporary.c_str());
     std::cerr << tool_ << ": writing '" << path << "' failed\n";
     return false;
   }
