@@ -81,7 +81,7 @@ class NamedFilesSource final : public ArtifactSource {
 // Kept for the process, so that N files of one folder given alone cost one listing and one read
 // of each index, not N (issue 50: 10,000 files of one folder through --inputs-from made 10^8
 // stats). A listing or an index is reused only while its identity (times included) is the same
-// and those times were already in the past when it was read, as git treats a racily clean
+// and those times were already 100 ms in the past when it was read, as git treats a racily clean
 // entry: a change in the clock tick of the read is never hidden.
 class LoneFileContexts {
  public:
@@ -138,9 +138,10 @@ class LoneFileContexts {
   // A handful of folders per input at most; a long-lived process (the Python module) starts
   // over rather than grow without bound.
   static constexpr std::size_t kMaxKept = 4096;
-  // Kernel file times come from a clock that may lag the real one by a tick; a second is
-  // far beyond any tick.
-  static constexpr std::int64_t kSettledNs = 1'000'000'000;
+  // Kernel file times come from a coarse clock that lags the real one by up to a tick (1 to 10
+  // ms); 100 ms is ten ticks. Until then each file given alone reads its folder again, which
+  // bounds what an audit started right after its files were written pays for it.
+  static constexpr std::int64_t kSettledNs = 100'000'000;
 
   template <typename T>
   struct Kept {
