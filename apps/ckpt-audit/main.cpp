@@ -526,35 +526,22 @@ std::optional<int> PrepareAttestation(const ckpt::cli::CommonCli& cli, const Aud
   return std::nullopt;
 }
 
-// Signs each audited input's statement, `jobs` at once (a statement costs a listing of its
-// input, a signature and a file: 1,000 rounds signed one by one cost more than auditing them):
-// the exit code of a statement that could not be made. Messages are printed in input order.
-int SignStatements(const ckpt::cli::CommonCli& cli, const Attesting& attesting,
-                   const std::vector<ckpt::AuditResult>& results, unsigned jobs) {
-  std::vector<std::string> messages(results.size());
-  std::vector<char> failed(results.size(), 0);
-  std::mutex writing;
-  ckpt::ParallelFor(results.size(), jobs, [&](std::size_t i) {
-    const ckpt::AuditResult& r = results[i];
-    if (!r.tool_errors.empty()) {
-      messages[i] = "ckpt-audit: no statement for '" + r.artifact.path + "': it could not be audited\n";
-      return;
-    }
-    ckpt::InputSubjects subjects = ckpt::SubjectsOfAudit(r);
-    if (subjects.error) {
-      messages[i] = "ckpt-audit: no statement for '" + r.artifact.path + "': " + *subjects.error + "\n";
-      failed[i] = 1;
-      return;
-    }
-    const std::string payload = ckpt::AuditStatementPayload(r, subjects.subjects, attesting.options);
-    const std::string envelope = ckpt::attest::SignEnvelope(ckpt::attest::kInTotoPayloadType, payload, *attesting.key);
-    // One writer at a time: creating and renaming files in one folder from two threads at once
-    // spends the second core waiting on the folder's lock in the kernel.
-    const std::lock_guard lock(writing);
-    if (!cli.WriteFileAtomically(attesting.statement_paths[i], envelope)) failed[i] = 1;
-  });
-  for (const std::string& message : messages) std::cerr << message;
-  return std::find(failed.begin(), failed.end(), 1) != failed.end() ? ckpt::kExitToolError : 0;
+// Signs one audited input's statement into `path`: an error message (empty when none) and
+// whether it failed. Called by the audits' workers as each audit ends, so that signing and
+// writing 1,000 statements overlap the other audits; `writing` lets one at a time create its
+// file (two threads creating files in one folder spend the second core on its lock in the kernel).
+std::pair<std::string, bool> SignStatement(const ckpt::cli::CommonCli& cli, const Attesting& attesting,
+                                           const ckpt::AuditResult& r, const std::string& path, std::mutex& writing) {
+  if (!r.tool_errors.empty()) {
+    return {"ckpt-audit: no statement for '" + r.artifact.path + "': it could not be audited\n", false};
+  }
+  ckpt::InputSubjects subjects = ckpt::SubjectsOfAudit(r);
+  if (subjects.error)
+    return {"ckpt-audit: no statement for '" + r.artifact.path + "': " + *subjects.error + "\n", true};
+  const std::string payload = ckpt::AuditStatementPayload(r, subjects.subjects, attesting.options);
+  const std::string envelope = ckpt::attest::SignEnvelope(ckpt::attest::kInTotoPayloadType, payload, *attesting.key);
+  const std::lock_guard lock(writing);
+  return {std::string(), !cli.WriteFileAtomically(path, envelope)};
 }
 
 // The audits: every input (a hub root or folder of rounds stands for several), in parallel.
@@ -570,6 +557,11 @@ int RunAudits(const ckpt::cli::CommonCli& cli, const AuditCli& o, ckpt::AuditOpt
   Attesting attesting;
   if (auto stop = PrepareAttestation(cli, o, context, artifacts, policy, attesting)) return *stop;
   std::vector<ckpt::AuditResult> results(artifacts.size());
+  // Findings about the baseline itself go first in the first input's findings (and so into its
+  // statement).
+  std::vector<ckpt::Finding> expired = cli.ExpiredEntryFindings();
+  std::vector<std::pair<std::string, bool>> signing(artifacts.size());
+  std::mutex writing;
   {
     ckpt::cli::Progress shown("ckpt-audit", o.progress, artifacts.size());
     // Audits already run one per core: no read-ahead thread of their own then.
@@ -583,11 +575,19 @@ int RunAudits(const ckpt::cli::CommonCli& cli, const AuditCli& o, ckpt::AuditOpt
       own.overlap_reads = overlap;
       own.file_jobs = file_jobs;
       results[i] = ckpt::AuditPath(artifacts[i], own);
+      if (i == 0) {
+        results[0].findings.insert(results[0].findings.begin(), std::make_move_iterator(expired.begin()),
+                                   std::make_move_iterator(expired.end()));
+      }
+      if (attesting.key) signing[i] = SignStatement(cli, attesting, results[i], attesting.statement_paths[i], writing);
       shown.InputDone();
     });
   }
-  AddExpiredEntries(cli, results.front());
-  const int signing_failed = attesting.key ? SignStatements(cli, attesting, results, o.jobs) : 0;
+  int signing_failed = 0;
+  for (const auto& [message, failed] : signing) {
+    std::cerr << message;
+    if (failed) signing_failed = ckpt::kExitToolError;
+  }
   if (auto failed = WriteBaseline(cli, results)) return *failed;
   const int code = ReportAndExit(cli, context, results);
   return code == ckpt::kExitToolError ? code : (signing_failed != 0 ? signing_failed : code);
