@@ -13,18 +13,24 @@ trap 'rm -rf "$work"' EXIT
 "$root/scripts/bench" --check-readme "$root/bench/results.json"
 
 "$root/scripts/bench" --no-build --build "$build" --scale 64 --out "$work/bench.json" >"$work/out.txt"
-grep -q '^| What | Tool | Instead | Ratio |$' "$work/out.txt"
+grep -q '^| What | Tool | Instead | Ratio | Growth |$' "$work/out.txt"
 /usr/bin/python3 - "$work/bench.json" "$root/bench/results.json" <<'PY'
 import json, sys
 run, committed = (json.load(open(p)) for p in sys.argv[1:3])
 ids = [f["id"] for f in run["figures"]]
 want = ["audit.speed_limit", "audit.openssl_dgst", "load.audit", "folder.openssl_dgst", "folder.one_file", "diff.speed_limit",
         "diff.openssl_dgst", "diff.numpy", "pickle.pickletools", "pickle.load", "tar.tar_tvf", "zip.unzip_l",
-        "remote.curl_sha256sum", "remote.curl_openssl", "kernel.sha256", "kernel.diff_stats"]
+        "remote.curl_sha256sum", "remote.curl_openssl", "kernel.sha256", "kernel.diff_stats", "growth.shards",
+        "growth.tensors", "growth.inputs", "growth.rounds", "growth.pickle", "growth.gguf"]
 assert ids == want, ids
 assert [f["id"] for f in committed["figures"]] == want, "bench/results.json is from another version of scripts/bench"
 for f in run["figures"]:
     assert f["ours_seconds"] >= 0 and f["instead_seconds"] > 0 and f["ratio"] > 0, f
+for f in run["figures"]:
+    if f["id"].startswith("growth."):
+        assert len(f["sizes"]) == len(f["seconds"]) == len(f["peak_mib"]) == 3, f
+        assert f["sizes"] == sorted(f["sizes"]) and all(t > 0 for t in f["seconds"]), f
+        assert isinstance(f["exponent"], float) and f["instead_peak_mib"] > 0, f
 assert run["scale"] == 64 and committed["scale"] == 1
 assert run["machine"]["cores"] >= 1 and run["machine"]["openssl_sha256_bytes_per_second"] > 0, run["machine"]
 print(f"bench_test: {len(ids)} figures")
