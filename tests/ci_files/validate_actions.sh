@@ -18,6 +18,20 @@ if [ ! -x "$cache/node_modules/.bin/action-validator" ]; then
     fail "npm could not install @action-validator/cli"
 fi
 files=("$source_dir/action.yml" "$source_dir"/.github/workflows/*.yml)
+# The workflows the docs show a user (docs/hub-scale.md's matrix over Hub repositories): each
+# fenced yaml block that is a whole workflow, checked as the shipped ones are.
+examples=$(mktemp -d)
+trap 'rm -rf "$examples"' EXIT
+python3 - "$source_dir/docs/hub-scale.md" "$examples" <<'PY'
+import os, re, sys
+text = open(sys.argv[1]).read()
+blocks = [b for b in re.findall(r"```yaml\n(.*?)```", text, re.S) if re.search(r"^jobs:", b, re.M)]
+assert blocks, "docs/hub-scale.md shows no workflow"
+for i, block in enumerate(blocks):
+    with open(os.path.join(sys.argv[2], f"hub-scale-{i}.yml"), "w") as f:
+        f.write(block)
+PY
+files+=("$examples"/*.yml)
 for file in "${files[@]}"; do
   "$cache/node_modules/.bin/action-validator" "$file" || fail "action-validator rejects ${file#"$source_dir"/}"
   while IFS= read -r line; do
