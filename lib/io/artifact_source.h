@@ -48,6 +48,12 @@ std::string DescribeIdentityChange(const FileIdentity& before, const FileIdentit
 /// changed size or times): the audit reports a finding, not a tool error.
 inline constexpr int kFileChangedErrno = ESTALE;
 
+/// A byte range a reader is about to read, in any order (PlanReads).
+struct PlannedRead {
+  std::uint64_t offset = 0;
+  std::uint64_t length = 0;
+};
+
 /// A file opened for random-access reads.
 class RandomAccessFile {
  public:
@@ -67,6 +73,9 @@ class RandomAccessFile {
     (void)offset;
     (void)length;
   }
+  /// The small reads a reader is about to make (a zip's local headers): a remote file fetches
+  /// the ones lying close together in one request each. Only a hint: any read may still come.
+  virtual void PlanReads(std::span<const PlannedRead> reads) const { (void)reads; }
   /// True when every read is a network request: read on one thread, ahead of the work.
   [[nodiscard]] virtual bool ReadsAreRequests() const { return false; }
   /// A new read-only descriptor (close-on-exec) of the admitted file, whose whole content is

@@ -15,6 +15,12 @@ constexpr std::uint64_t kWholeFromOneAnswer = std::uint64_t{32} << 20;  // a 200
 constexpr std::uint64_t kStreamRequest = std::uint64_t{16} << 20;
 constexpr std::size_t kStreamBuffer = std::size_t{8} << 20;
 constexpr std::size_t kRecentLimit = std::size_t{1} << 20;
+// Planned reads closer than this are fetched together: a request costs about what this many
+// bytes cost to transfer (tens of milliseconds at tens of MB/s), so the gap is cheaper to read.
+constexpr std::uint64_t kCoalesceGap = std::uint64_t{256} << 10;
+// The most one planned request reads, and the most a file keeps of planned ranges fetched.
+constexpr std::uint64_t kPlannedLimit = std::uint64_t{4} << 20;
+constexpr std::uint64_t kKeptPlannedLimit = std::uint64_t{16} << 20;
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wnon-virtual-dtor"  // boost's category base: never deleted through it
@@ -156,9 +162,9 @@ RemoteObject::RemoteObject(FileEndpoint endpoint, const RemoteOptions& options, 
 
 RemoteObject::~RemoteObject() { StopStream(); }
 
-HttpRequest RemoteObject::RequestFor(std::uint64_t first, std::uint64_t last) const {
+HttpRequest RemoteObject::RequestFor(std::uint64_t first, std::uint64_t last, bool direct) const {
   HttpRequest request;
-  request.url = endpoint_.url;
+  request.url = direct && !served_by_.host.empty() && !direct_failed_ ? served_by_ : endpoint_.url;
   request.range = std::pair(first, last);
   request.authorization = endpoint_.authorization;
   request.authorization_origin = endpoint_.authorization_origin;
@@ -340,9 +346,22 @@ IoResult<void> RemoteObject::FetchExact(std::uint64_t offset, std::span<std::byt
     return true;
   };
   TransferCounters counters;
-  HttpResponse response = Get(RequestFor(offset, last), options_, counters, sink, check);
+  // Straight to the redirect's target while it answers (the Hub redirects each request to its
+  // CDN: two requests a read otherwise); If-Match binds it to the same bytes. Once it refuses
+  // (a signed URL expired, say), every request goes through the redirect again.
+  const bool direct =
+      !direct_failed_ && !served_by_.host.empty() && served_by_.ForRequest() != endpoint_.url.ForRequest();
+  HttpResponse response = Get(RequestFor(offset, last, direct), options_, counters, sink, check);
   Count(counters);
   if (problem.empty() && !changed) problem = CheckPartial(response, offset, last, &changed);
+  if (direct && !changed && !problem.empty() && filled == 0) {
+    direct_failed_ = true;
+    problem.clear();
+    TransferCounters again;
+    response = Get(RequestFor(offset, last), options_, again, sink, check);
+    Count(again);
+    if (problem.empty() && !changed) problem = CheckPartial(response, offset, last, &changed);
+  }
   if (changed) {
     NoteChange(response.headers, response.status);
     return Changed();
@@ -389,8 +408,27 @@ void RemoteObject::ExpectSequentialRead(std::uint64_t offset, std::uint64_t leng
   stream->end = end;
   Stream* s = stream.get();
   HttpRequest base = RequestFor(0, 0);
-  stream->thread = std::thread([this, s, base] {
+  // Planned ranges fetched already are copied from memory, not asked again: each byte is
+  // transferred once, whether the structure or the hash read it first. A small one (a local
+  // header) is transferred again instead: splitting the stream around it would cost a request.
+  std::vector<std::pair<std::uint64_t, std::shared_ptr<const std::vector<std::byte>>>> kept;
+  for (const auto& range : fetched_plans_) {
+    if (range.second->size() >= kCoalesceGap) kept.push_back(range);
+  }
+  stream->thread = std::thread([this, s, base, kept = std::move(kept)] {
     std::uint64_t next = s->position;
+    // Hands bytes to the reader through the ring; false when the stream was cancelled.
+    auto push = [s](std::span<const std::byte> bytes, std::unique_lock<std::mutex>& stream_lock) {
+      while (!bytes.empty()) {
+        s->changed.wait(stream_lock, [&] { return s->cancel || s->buffer.room() > 0; });
+        if (s->cancel) return false;
+        const std::size_t n = std::min(bytes.size(), s->buffer.room());
+        s->buffer.Push(bytes.first(n));
+        bytes = bytes.subspan(n);
+        s->changed.notify_all();
+      }
+      return true;
+    };
     for (;;) {
       std::uint64_t end_now = 0;
       {
@@ -405,7 +443,19 @@ void RemoteObject::ExpectSequentialRead(std::uint64_t offset, std::uint64_t leng
         if (s->cancel) return;
         end_now = s->end;
       }
-      const std::uint64_t last = std::min(end_now, next + kStreamRequest) - 1;
+      auto held =
+          std::upper_bound(kept.begin(), kept.end(), next, [](std::uint64_t x, const auto& k) { return x < k.first; });
+      if (held != kept.begin() && next - std::prev(held)->first < std::prev(held)->second->size()) {
+        const auto& [begin, bytes] = *std::prev(held);
+        const std::uint64_t stop = std::min(end_now, begin + bytes->size());
+        std::unique_lock stream_lock(s->mutex);
+        if (!push(std::span(*bytes).subspan(next - begin, stop - next), stream_lock)) return;
+        next = stop;
+        continue;
+      }
+      std::uint64_t stop = std::min(end_now, next + kStreamRequest);
+      if (held != kept.end()) stop = std::min(stop, std::max(next + 1, held->first));
+      const std::uint64_t last = stop - 1;
       HttpRequest request = base;
       request.range = std::pair(next, last);
       request.cancel = &s->cancel_transfer;
@@ -422,16 +472,8 @@ void RemoteObject::ExpectSequentialRead(std::uint64_t offset, std::uint64_t leng
           problem = endpoint_.url.Redacted() + ": an over-long body";
           return false;
         }
-        while (!bytes.empty()) {
-          s->changed.wait(stream_lock, [&] { return s->cancel || s->buffer.room() > 0; });
-          if (s->cancel) return false;
-          const std::size_t n = std::min(bytes.size(), s->buffer.room());
-          s->buffer.Push(bytes.first(n));
-          bytes = bytes.subspan(n);
-          received += n;
-          s->changed.notify_all();
-        }
-        return true;
+        received += bytes.size();
+        return push(bytes, stream_lock);
       };
       TransferCounters counters;
       HttpResponse response = Get(request, options_, counters, sink, check);
@@ -507,6 +549,28 @@ IoResult<void> RemoteObject::ReadAt(std::uint64_t offset, std::span<std::byte> o
     rest = rest.subspan(n);
   }
   if (whole_in_head_) return Errno(EIO);
+  // A planned read: the merged range holding it is fetched whole, and serves the reads after it.
+  if (auto kept = fetched_plans_.upper_bound(at); kept != fetched_plans_.begin()) {
+    const auto& [begin, bytes] = *std::prev(kept);
+    if (at - begin <= bytes->size() && rest.size() <= bytes->size() - (at - begin)) {
+      std::memcpy(rest.data(), bytes->data() + (at - begin), rest.size());
+      return {};
+    }
+  }
+  auto plan = std::upper_bound(planned_.begin(), planned_.end(), at,
+                               [](std::uint64_t x, const PlannedRead& r) { return x < r.offset; });
+  if (plan != planned_.begin() && at + rest.size() <= std::prev(plan)->offset + std::prev(plan)->length) {
+    const PlannedRead range = *std::prev(plan);
+    planned_.erase(std::prev(plan));
+    std::vector<std::byte> bytes(static_cast<std::size_t>(range.length));
+    if (auto fetched = FetchExact(range.offset, bytes); !fetched) return fetched;
+    std::memcpy(rest.data(), bytes.data() + (at - range.offset), rest.size());
+    if (fetched_plan_bytes_ + bytes.size() <= kKeptPlannedLimit) {
+      fetched_plan_bytes_ += bytes.size();
+      fetched_plans_.emplace(range.offset, std::make_shared<const std::vector<std::byte>>(std::move(bytes)));
+    }
+    return {};
+  }
   if (auto fetched = FetchExact(at, rest); !fetched) return fetched;
   if (out.size() <= kRecentLimit) {
     recent_.assign(out.begin(), out.end());
@@ -520,6 +584,55 @@ void RemoteObject::Release() {
   StopStream();
   recent_.clear();
   recent_.shrink_to_fit();
+  planned_.clear();
+  planned_.shrink_to_fit();
+  fetched_plans_.clear();
+  fetched_plan_bytes_ = 0;
+}
+
+void RemoteObject::PlanReads(std::span<const PlannedRead> reads) {
+  std::lock_guard lock(mutex_);
+  std::vector<PlannedRead> sorted;
+  sorted.reserve(reads.size());
+  for (const PlannedRead& r : reads) {
+    // Within the file, past what the first read holds, and small enough to plan.
+    if (r.length == 0 || r.offset >= size_ || r.length > kPlannedLimit) continue;
+    const std::uint64_t end = std::min(size_, r.offset + r.length);
+    if (end <= head_.size()) continue;
+    const std::uint64_t begin = std::max<std::uint64_t>(r.offset, head_.size());
+    sorted.push_back({begin, end - begin});
+  }
+  std::sort(sorted.begin(), sorted.end(),
+            [](const PlannedRead& a, const PlannedRead& b) { return a.offset < b.offset; });
+  // Gaps are read only while the file's planned bytes stay within what it keeps: beyond that,
+  // each read is its own request (a big zip of small members is not fetched whole twice, once
+  // for its structure and once by the hash, which takes the kept ranges from memory).
+  std::vector<PlannedRead> merged;
+  std::uint64_t planned_bytes = 0;
+  for (const PlannedRead& r : sorted) {
+    if (!merged.empty()) {
+      PlannedRead& last = merged.back();
+      const std::uint64_t last_end = last.offset + last.length;
+      const std::uint64_t end = std::max(last_end, r.offset + r.length);
+      if (r.offset <= last_end + kCoalesceGap && end - last.offset <= kPlannedLimit &&
+          planned_bytes + (end - last_end) <= kKeptPlannedLimit) {
+        planned_bytes += end - last_end;
+        last.length = end - last.offset;
+        continue;
+      }
+      if (r.offset < last_end) continue;  // overlaps a range already at its limit: read exactly
+    }
+    planned_bytes += r.length;
+    merged.push_back(r);
+  }
+  // Ranges a kept fetch holds already are not asked again.
+  std::erase_if(merged, [&](const PlannedRead& r) {
+    auto kept = fetched_plans_.upper_bound(r.offset);
+    if (kept == fetched_plans_.begin()) return false;
+    --kept;
+    return r.offset + r.length <= kept->first + kept->second->size();
+  });
+  planned_ = std::move(merged);
 }
 
 IoResult<FileIdentity> RemoteObject::Revalidate() {

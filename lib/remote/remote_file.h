@@ -9,6 +9,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -57,6 +58,8 @@ class RemoteObject : public std::enable_shared_from_this<RemoteObject> {
   IoResult<void> ReadAt(std::uint64_t offset, std::span<std::byte> out);
   /// [offset, offset + length) will be read next, in order: stream it.
   void ExpectSequentialRead(std::uint64_t offset, std::uint64_t length);
+  /// Reads about to be made: those lying close together are fetched in one request each.
+  void PlanReads(std::span<const PlannedRead> reads);
   /// Stops a stream in flight and drops what is buffered beyond the first read.
   void Release();
   /// After the last read: asks once more under the condition; the identity it answers with.
@@ -66,7 +69,9 @@ class RemoteObject : public std::enable_shared_from_this<RemoteObject> {
 
  private:
   struct Stream;
-  HttpRequest RequestFor(std::uint64_t first, std::uint64_t last) const;
+  /// A request for [first, last]; `direct`: to the URL the first read was served by (the
+  /// redirect's target), not through the redirect again.
+  HttpRequest RequestFor(std::uint64_t first, std::uint64_t last, bool direct = false) const;
   /// Checks a 206 for [first, last]: status, Content-Range, validators, commit. Empty: fine.
   std::string CheckPartial(const HttpResponse& response, std::uint64_t first, std::uint64_t last, bool* changed) const;
   std::string CheckHeaders(long status, const std::map<std::string, std::string>& headers, std::uint64_t first,
@@ -90,8 +95,14 @@ class RemoteObject : public std::enable_shared_from_this<RemoteObject> {
   Url served_by_;
   std::vector<std::byte> head_;  ///< the first read's bytes (or the whole file from a 200)
   bool whole_in_head_ = false;
-  std::vector<std::byte> recent_;  ///< the last exact read, for re-reads of a structure
+  std::vector<std::byte> recent_;  ///< the last exact or planned read, for re-reads of a structure
   std::uint64_t recent_at_ = 0;
+  std::vector<PlannedRead> planned_;  ///< planned reads merged, not yet fetched, by offset
+  /// Planned ranges fetched, by offset, kept (up to a bound) for a second walk of the same
+  /// structure (recognition and the reader both walk a zip's local headers).
+  std::map<std::uint64_t, std::shared_ptr<const std::vector<std::byte>>> fetched_plans_;
+  std::uint64_t fetched_plan_bytes_ = 0;
+  bool direct_failed_ = false;         ///< the redirect's target refused once: always go through it
   std::optional<std::string> change_;  ///< the server's answer that showed another version
   std::string now_etag_;
   std::optional<std::string> linked_size_mismatch_;
@@ -111,6 +122,7 @@ class RemoteFile final : public RandomAccessFile {
   void ExpectSequentialRead(std::uint64_t offset, std::uint64_t length) const override {
     object_->ExpectSequentialRead(offset, length);
   }
+  void PlanReads(std::span<const PlannedRead> reads) const override { object_->PlanReads(reads); }
   [[nodiscard]] bool ReadsAreRequests() const override { return true; }
 
  private:
