@@ -4,6 +4,7 @@
 #include <boost/json.hpp>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 #include "lib/core/text.h"
 #include "reports/json_pretty.h"
@@ -175,7 +176,7 @@ void WriteDiffText(std::ostream& out, const DiffRun& run, const ReportContext& c
       << context.tool_name << " " << context.version << ")\n";
 }
 
-boost::json::value DiffReportToJson(const DiffRun& run, const ReportContext& context) {
+boost::json::value DiffReportToJson(const DiffRun& run, const ReportContext& context, StreamedArrays* streamed) {
   boost::json::object out;
   out["report"] = "ckpt-diff-report";
   out["report_schema_version"] = 1;
@@ -199,13 +200,12 @@ boost::json::value DiffReportToJson(const DiffRun& run, const ReportContext& con
   for (const HeaderFieldDiff& h : run.header) header.push_back({{"field", h.field}, {"a", opt(h.a)}, {"b", opt(h.b)}});
   out["header_diff"] = std::move(header);
   const std::vector<const TensorDiff*> listed = ListedTensors(run);
-  out["summary"] = DiffSummaryJson(run, listed.size());
-  boost::json::array tensors;
-  for (const TensorDiff* t : listed) {
+  out["summary"] = DiffSummaryJson(run, listed.size(), streamed);
+  auto tensor_json = [](const TensorDiff& t) {
     boost::json::object item{
-        {"name", t->name}, {"status", TensorStatusName(t->status)}, {"a", SideJson(t->a)}, {"b", SideJson(t->b)}};
-    if (t->stats) {
-      const DiffStats& s = *t->stats;
+        {"name", t.name}, {"status", TensorStatusName(t.status)}, {"a", SideJson(t.a)}, {"b", SideJson(t.b)}};
+    if (t.stats) {
+      const DiffStats& s = *t.stats;
       auto rel = s.rel_l2();
       item["stats"] = {{"numel", s.numel},
                        {"changed", s.changed},
@@ -218,9 +218,17 @@ boost::json::value DiffReportToJson(const DiffRun& run, const ReportContext& con
     } else {
       item["stats"] = nullptr;
     }
-    tensors.push_back(std::move(item));
+    return item;
+  };
+  if (streamed != nullptr) {  // written tensor by tensor (10^5 tensors made 336 MiB of JSON values)
+    out["tensors"] = streamed->Add([listed, tensor_json](const StreamedArrays::Emit& emit) {
+      for (const TensorDiff* t : listed) emit(tensor_json(*t));
+    });
+  } else {
+    boost::json::array tensors;
+    for (const TensorDiff* t : listed) tensors.push_back(tensor_json(*t));
+    out["tensors"] = std::move(tensors);
   }
-  out["tensors"] = std::move(tensors);
   boost::json::array findings;
   for (const Finding& f : run.findings) findings.push_back(FindingToJson(f));
   out["findings"] = std::move(findings);
@@ -253,12 +261,22 @@ std::vector<const TensorDiff*> ListedTensors(const DiffRun& run) {
   return listed;
 }
 
-boost::json::object DiffSummaryJson(const DiffRun& run, std::size_t listed_tensors) {
-  const DiffSummary summary = SummarizeDiff(run.tensors, run.options.rollup_depth, run.options.top);
+boost::json::object DiffSummaryJson(const DiffRun& run, std::size_t listed_tensors, StreamedArrays* streamed) {
+  const auto kept =
+      std::make_shared<const DiffSummary>(SummarizeDiff(run.tensors, run.options.rollup_depth, run.options.top));
+  const DiffSummary& summary = *kept;
   boost::json::array groups;
   for (const DiffRollup& r : summary.groups) groups.push_back(RollupJson(r));
-  boost::json::array prefixes;
-  for (const DiffRollup& r : summary.prefixes) prefixes.push_back(RollupJson(r));
+  boost::json::value prefixes;
+  if (streamed != nullptr) {  // a prefix per layer, or per tensor: as many as the tensors
+    prefixes = streamed->Add([kept](const StreamedArrays::Emit& emit) {
+      for (const DiffRollup& r : kept->prefixes) emit(RollupJson(r));
+    });
+  } else {
+    boost::json::array all;
+    for (const DiffRollup& r : summary.prefixes) all.push_back(RollupJson(r));
+    prefixes = std::move(all);
+  }
   boost::json::array top;
   for (const TensorDiff* t : summary.top) {
     std::optional<double> rel = t->stats ? t->stats->rel_l2() : std::nullopt;
@@ -275,7 +293,8 @@ boost::json::object DiffSummaryJson(const DiffRun& run, std::size_t listed_tenso
 }
 
 void WriteDiffJson(std::ostream& out, const DiffRun& run, const ReportContext& context) {
-  WritePrettyJson(out, DiffReportToJson(run, context));
+  StreamedArrays streamed;
+  WritePrettyJson(out, DiffReportToJson(run, context, &streamed), true, &streamed);
 }
 
 }  // namespace ckpt::reports

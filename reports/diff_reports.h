@@ -8,6 +8,7 @@
 
 #include "engine/diff_run.h"
 #include "lib/diff/diff_summary.h"
+#include "reports/json_pretty.h"
 #include "reports/report_context.h"
 
 namespace ckpt::reports {
@@ -19,8 +20,10 @@ std::string StatusCounts(const DiffRollup& rollup, std::string_view separator = 
 std::vector<const TensorDiff*> ListedTensors(const DiffRun& run);
 /// The diff's `summary` object (JSON report, SARIF run properties): model, groups, prefixes,
 /// top, and how many tensors the table lists (`ListedTensors(run).size()`).
-boost::json::object DiffSummaryJson(const DiffRun& run, std::size_t listed_tensors);
-boost::json::value DiffReportToJson(const DiffRun& run, const ReportContext& context);
+boost::json::object DiffSummaryJson(const DiffRun& run, std::size_t listed_tensors, StreamedArrays* streamed = nullptr);
+/// The JSON report; with `streamed`, the tensor list is a placeholder of it (see StreamedArrays).
+boost::json::value DiffReportToJson(const DiffRun& run, const ReportContext& context,
+                                    StreamedArrays* streamed = nullptr);
 void WriteDiffJson(std::ostream& out, const DiffRun& run, const ReportContext& context);
 
 }  // namespace ckpt::reports

@@ -1,7 +1,10 @@
 #include "reports/json_pretty.h"
 
+#include <array>
 #include <boost/json/serialize.hpp>
 #include <boost/json/string.hpp>
+#include <random>
+#include <string_view>
 
 #include "lib/core/text.h"
 
@@ -20,7 +23,8 @@ void WriteString(std::ostream& out, std::string_view text) {
   out << boost::json::serialize(boost::json::string(ToValidUtf8(text)));
 }
 
-void Write(std::ostream& out, const boost::json::value& value, int indent, bool exact_bytes) {
+void Write(std::ostream& out, const boost::json::value& value, int indent, bool exact_bytes,
+           const StreamedArrays* streamed) {
   const std::string pad(static_cast<std::size_t>(indent + 2), ' ');
   const std::string close_pad(static_cast<std::size_t>(indent), ' ');
   if (const auto* object = value.if_object()) {
@@ -36,7 +40,7 @@ void Write(std::ostream& out, const boost::json::value& value, int indent, bool 
       out << pad;
       WriteString(out, member.key());
       out << ": ";
-      Write(out, member.value(), indent + 2, exact_bytes);
+      Write(out, member.value(), indent + 2, exact_bytes, streamed);
       const boost::json::string* text = member.value().if_string();
       if (exact_bytes && text != nullptr && KeepsExactBytes(member.key()) && FindInvalidUtf8(*text)) {
         out << ",\n" << pad;
@@ -47,6 +51,16 @@ void Write(std::ostream& out, const boost::json::value& value, int indent, bool 
     }
     out << "\n" << close_pad << "}";
   } else if (const auto* array = value.if_array()) {
+    if (const StreamedArrays::Producer* produce = streamed != nullptr ? streamed->Find(*array) : nullptr) {
+      bool first = true;
+      (*produce)([&](const boost::json::value& element) {
+        out << (first ? "[\n" : ",\n") << pad;
+        first = false;
+        Write(out, element, indent + 2, exact_bytes, streamed);
+      });
+      out << (first ? "[]" : "\n" + close_pad + "]");
+      return;
+    }
     if (array->empty()) {
       out << "[]";
       return;
@@ -55,7 +69,7 @@ void Write(std::ostream& out, const boost::json::value& value, int indent, bool 
     for (std::size_t i = 0; i < array->size(); ++i) {
       if (i) out << ",\n";
       out << pad;
-      Write(out, (*array)[i], indent + 2, exact_bytes);
+      Write(out, (*array)[i], indent + 2, exact_bytes, streamed);
     }
     out << "\n" << close_pad << "]";
   } else if (const auto* text = value.if_string()) {
@@ -67,8 +81,31 @@ void Write(std::ostream& out, const boost::json::value& value, int indent, bool 
 
 }  // namespace
 
-void WritePrettyJson(std::ostream& out, const boost::json::value& value, bool exact_bytes) {
-  Write(out, value, 0, exact_bytes);
+StreamedArrays::StreamedArrays() {
+  std::array<std::uint8_t, 16> random{};
+  std::random_device device;
+  for (std::uint8_t& b : random) b = static_cast<std::uint8_t>(device() & 0xFF);
+  token_ = "\x01streamed:" + ToHex(std::span<const std::uint8_t>(random)) + ":";
+}
+
+boost::json::value StreamedArrays::Add(Producer produce) {
+  producers_.push_back(std::move(produce));
+  return boost::json::array{boost::json::value(token_ + std::to_string(producers_.size() - 1))};
+}
+
+const StreamedArrays::Producer* StreamedArrays::Find(const boost::json::array& placeholder) const {
+  if (placeholder.size() != 1) return nullptr;
+  const boost::json::string* text = placeholder[0].if_string();
+  if (text == nullptr || !std::string_view(*text).starts_with(token_)) return nullptr;
+  const std::string_view index = std::string_view(*text).substr(token_.size());
+  std::size_t i = 0;
+  for (char c : index) i = i * 10 + static_cast<std::size_t>(c - '0');
+  return i < producers_.size() ? &producers_[i] : nullptr;
+}
+
+void WritePrettyJson(std::ostream& out, const boost::json::value& value, bool exact_bytes,
+                     const StreamedArrays* streamed) {
+  Write(out, value, 0, exact_bytes, streamed);
   out << "\n";
 }
 

@@ -33,9 +33,8 @@ boost::json::value LocationToJson(const Location& loc) {
 }
 
 // Every tensor the weight files declare, in file order then header order: name, the
-// format's dtype token, shape and the file holding it.
-boost::json::array TensorsToJson(const Artifact& a) {
-  boost::json::array out;
+// format's dtype token, shape and the file holding it; each given to `emit` as it is made.
+void EmitTensorsJson(const Artifact& a, const StreamedArrays::Emit& emit) {
   for (const WeightFile* listed : a.ListedWeightFiles()) {
     const WeightFile& wf = *listed;
     for (const StoredTensor& t : wf.tensors) {
@@ -49,9 +48,18 @@ boost::json::array TensorsToJson(const Artifact& a) {
         if (t.neg) bits.emplace_back("neg");
         tensor["math_bits"] = std::move(bits);
       }
-      out.push_back(std::move(tensor));
+      emit(tensor);
     }
   }
+}
+
+// The tensors as an array, or (with `streamed`) its placeholder, written tensor by tensor.
+boost::json::value TensorsToJson(const Artifact& a, StreamedArrays* streamed) {
+  if (streamed != nullptr) {
+    return streamed->Add([&a](const StreamedArrays::Emit& emit) { EmitTensorsJson(a, emit); });
+  }
+  boost::json::array out;
+  EmitTensorsJson(a, [&out](const boost::json::value& tensor) { out.push_back(tensor); });
   return out;
 }
 
@@ -103,7 +111,7 @@ void EmbeddedCodeToJson(const Artifact& a, boost::json::object& out) {
   }
 }
 
-boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext& context) {
+boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext& context, StreamedArrays* streamed) {
   const Artifact& a = result.artifact;
   boost::json::object out;
   out["path"] = a.path;
@@ -185,7 +193,7 @@ boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext
   }
   if (result.model_signature) out["model_signature"] = ModelSignatureToJson(*result.model_signature);
   if (result.verification) out["verification"] = VerificationToJson(*result.verification);
-  out["tensors"] = TensorsToJson(a);
+  out["tensors"] = TensorsToJson(a, streamed);
   boost::json::array gguf;
   for (const WeightFile& wf : a.weights) {
     if (!wf.gguf || wf.gguf->version == 0) continue;
@@ -412,7 +420,8 @@ std::string ModelSignatureLine(const oms::ModelSignatureFacts& facts) {
   return line;
 }
 
-boost::json::value AuditReportToJson(std::span<const AuditResult> results, const ReportContext& context) {
+boost::json::value AuditReportToJson(std::span<const AuditResult> results, const ReportContext& context,
+                                     StreamedArrays* streamed) {
   boost::json::object out;
   out["report"] = "ckpt-audit-report";
   out["report_schema_version"] = kJsonReportSchemaVersion;
@@ -423,7 +432,7 @@ boost::json::value AuditReportToJson(std::span<const AuditResult> results, const
   boost::json::array artifacts;
   std::size_t passed = 0, failed = 0, errored = 0;
   for (const AuditResult& r : results) {
-    artifacts.push_back(ArtifactToJson(r, context));
+    artifacts.push_back(ArtifactToJson(r, context, streamed));
     switch (VerdictOf(r, context.threshold)) {
       case Verdict::kPass:
         ++passed;
@@ -449,7 +458,9 @@ boost::json::value AuditReportToJson(std::span<const AuditResult> results, const
 }
 
 void WriteJsonReport(std::ostream& out, std::span<const AuditResult> results, const ReportContext& context) {
-  WritePrettyJson(out, AuditReportToJson(results, context));
+  // Tensor lists are written as they are made: a million tensors never exist as JSON values.
+  StreamedArrays streamed;
+  WritePrettyJson(out, AuditReportToJson(results, context, &streamed), true, &streamed);
 }
 
 }  // namespace ckpt::reports

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/audit.h"
+#include "reports/json_pretty.h"
 #include "reports/report_context.h"
 
 namespace ckpt::reports {
@@ -30,7 +31,10 @@ boost::json::object VerificationToJson(const VerificationFacts& facts);
 /// The checks a verification performed, one line each ("signature: verified with the trusted
 /// key ..."): the text and HTML reports' block. Everything from the input escaped.
 std::vector<std::string> VerificationLines(const VerificationFacts& facts);
-boost::json::value AuditReportToJson(std::span<const AuditResult> results, const ReportContext& context);
+/// The JSON report; with `streamed`, each artifact's tensor list is a placeholder of it (see
+/// StreamedArrays), for WritePrettyJson to write as it is made.
+boost::json::value AuditReportToJson(std::span<const AuditResult> results, const ReportContext& context,
+                                     StreamedArrays* streamed = nullptr);
 void WriteJsonReport(std::ostream& out, std::span<const AuditResult> results, const ReportContext& context);
 
 }  // namespace ckpt::reports
