@@ -876,11 +876,14 @@ fs::path WriteSmallFiles(std::size_t count, const fs::path& dir, std::vector<std
     std::string data(4 * elements, '\0');
     for (std::size_t b = 0; b < data.size(); ++b) data[b] = static_cast<char>((b * 131 + i) & 0x7F);
     const fs::path path = dir / ("f" + std::to_string(i) + ".safetensors");
-    WriteText(path, file + header + data);
+    file += header;
+    file += data;
+    WriteText(path, file);
     paths.push_back(path.string());
-    list += path.string() + "\n";
+    list += path.string();
+    list += '\n';
   }
-  const fs::path list_file = dir.parent_path() / (dir.filename().string() + ".list");
+  fs::path list_file = dir.parent_path() / (dir.filename().string() + ".list");
   WriteText(list_file, list);
   return list_file;
 }
