@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <functional>
 #include <map>
 #include <mutex>
+#include <string_view>
 
 namespace ckpt {
 namespace {
@@ -258,8 +260,12 @@ IoResult<std::unique_ptr<DirectorySource>> DirectorySource::OpenDirectory(const 
   return std::unique_ptr<DirectorySource>(new DirectorySource(std::move(handle)));
 }
 
-IoResult<std::vector<DirectoryEntry>> DirectorySource::List() const {
-  int fd = ::openat(dir_->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+namespace {
+
+// Calls `visit` with each entry of the directory `dir_fd` (but . and ..), read through a
+// descriptor of its own: an error when it cannot be opened or read.
+IoResult<void> ForEachEntry(int dir_fd, const std::function<void(const dirent&)>& visit) {
+  int fd = ::openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return LastError();
   DIR* dir = ::fdopendir(fd);
   if (dir == nullptr) {
@@ -267,14 +273,26 @@ IoResult<std::vector<DirectoryEntry>> DirectorySource::List() const {
     ::close(fd);
     return error;
   }
-  std::vector<DirectoryEntry> entries;
   errno = 0;
   while (dirent* ent = ::readdir(dir)) {
-    std::string name = ent->d_name;
-    if (name == "." || name == "..") continue;
-    DirectoryEntry entry{name, EntryKind::kOther, 0};
+    const std::string_view name = ent->d_name;
+    if (name != "." && name != "..") visit(*ent);
+    errno = 0;
+  }
+  const int read_errno = errno;
+  ::closedir(dir);
+  if (read_errno != 0) return Error(read_errno);
+  return {};
+}
+
+}  // namespace
+
+IoResult<std::vector<DirectoryEntry>> DirectorySource::List() const {
+  std::vector<DirectoryEntry> entries;
+  auto listed = ForEachEntry(dir_->fd, [&](const dirent& ent) {
+    DirectoryEntry entry{ent.d_name, EntryKind::kOther, 0};
     struct stat st {};
-    if (::fstatat(dir_->fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+    if (::fstatat(dir_->fd, ent.d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
       if (S_ISREG(st.st_mode)) {
         entry.kind = EntryKind::kRegular;
         entry.size = static_cast<std::uint64_t>(st.st_size);
@@ -286,40 +304,24 @@ IoResult<std::vector<DirectoryEntry>> DirectorySource::List() const {
       }
     }
     entries.push_back(std::move(entry));
-    errno = 0;
-  }
-  int read_errno = errno;
-  ::closedir(dir);
-  if (read_errno != 0) return Error(read_errno);
+  });
+  if (!listed) return listed.error();
   std::sort(entries.begin(), entries.end(),
             [](const DirectoryEntry& a, const DirectoryEntry& b) { return a.name < b.name; });
   return entries;
 }
 
 IoResult<std::vector<std::string>> DirectorySource::RegularFileNames() const {
-  int fd = ::openat(dir_->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return LastError();
-  DIR* dir = ::fdopendir(fd);
-  if (dir == nullptr) {
-    auto error = LastError();
-    ::close(fd);
-    return error;
-  }
   std::vector<std::string> names;
-  errno = 0;
-  while (dirent* ent = ::readdir(dir)) {
-    const std::string_view name = ent->d_name;
-    bool regular = ent->d_type == DT_REG;
-    if (ent->d_type == DT_UNKNOWN && name != "." && name != "..") {
+  auto listed = ForEachEntry(dir_->fd, [&](const dirent& ent) {
+    bool regular = ent.d_type == DT_REG;
+    if (ent.d_type == DT_UNKNOWN) {
       struct stat st {};
-      regular = ::fstatat(dir_->fd, ent->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+      regular = ::fstatat(dir_->fd, ent.d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
     }
-    if (regular) names.emplace_back(name);
-    errno = 0;
-  }
-  int read_errno = errno;
-  ::closedir(dir);
-  if (read_errno != 0) return Error(read_errno);
+    if (regular) names.emplace_back(ent.d_name);
+  });
+  if (!listed) return listed.error();
   std::sort(names.begin(), names.end());
   return names;
 }
