@@ -220,15 +220,10 @@ boost::json::value DiffReportToJson(const DiffRun& run, const ReportContext& con
     }
     return item;
   };
-  if (streamed != nullptr) {  // written tensor by tensor (10^5 tensors made 336 MiB of JSON values)
-    out["tensors"] = streamed->Add([listed, tensor_json](const StreamedArrays::Emit& emit) {
-      for (const TensorDiff* t : listed) emit(tensor_json(*t));
-    });
-  } else {
-    boost::json::array tensors;
-    for (const TensorDiff* t : listed) tensors.push_back(tensor_json(*t));
-    out["tensors"] = std::move(tensors);
-  }
+  // Written tensor by tensor when streamed (10^5 tensors made 336 MiB of JSON values).
+  out["tensors"] = StreamedArrays::ArrayOf(streamed, [listed, tensor_json](const StreamedArrays::Emit& emit) {
+    for (const TensorDiff* t : listed) emit(tensor_json(*t));
+  });
   boost::json::array findings;
   for (const Finding& f : run.findings) findings.push_back(FindingToJson(f));
   out["findings"] = std::move(findings);
@@ -267,16 +262,10 @@ boost::json::object DiffSummaryJson(const DiffRun& run, std::size_t listed_tenso
   const DiffSummary& summary = *kept;
   boost::json::array groups;
   for (const DiffRollup& r : summary.groups) groups.push_back(RollupJson(r));
-  boost::json::value prefixes;
-  if (streamed != nullptr) {  // a prefix per layer, or per tensor: as many as the tensors
-    prefixes = streamed->Add([kept](const StreamedArrays::Emit& emit) {
-      for (const DiffRollup& r : kept->prefixes) emit(RollupJson(r));
-    });
-  } else {
-    boost::json::array all;
-    for (const DiffRollup& r : summary.prefixes) all.push_back(RollupJson(r));
-    prefixes = std::move(all);
-  }
+  // A prefix per layer, or per tensor: as many as the tensors.
+  boost::json::value prefixes = StreamedArrays::ArrayOf(streamed, [kept](const StreamedArrays::Emit& emit) {
+    for (const DiffRollup& r : kept->prefixes) emit(RollupJson(r));
+  });
   boost::json::array top;
   for (const TensorDiff* t : summary.top) {
     std::optional<double> rel = t->stats ? t->stats->rel_l2() : std::nullopt;

@@ -93,6 +93,13 @@ boost::json::value StreamedArrays::Add(Producer produce) {
   return boost::json::array{boost::json::value(token_ + std::to_string(producers_.size() - 1))};
 }
 
+boost::json::value StreamedArrays::ArrayOf(StreamedArrays* streamed, Producer produce) {
+  if (streamed != nullptr) return streamed->Add(std::move(produce));
+  boost::json::array whole;
+  produce([&whole](const boost::json::value& element) { whole.push_back(element); });
+  return whole;
+}
+
 const StreamedArrays::Producer* StreamedArrays::Find(const boost::json::array& placeholder) const {
   if (placeholder.size() != 1) return nullptr;
   const boost::json::string* text = placeholder[0].if_string();

@@ -23,6 +23,9 @@ class StreamedArrays {
   /// The placeholder to put where the array goes; `produce` emits its elements in order when
   /// it is written (what it reads must outlive the write).
   [[nodiscard]] boost::json::value Add(Producer produce);
+  /// The array `produce` emits: with `streamed`, its placeholder (written as it is made);
+  /// without, the whole array (for callers that keep the report as a value).
+  [[nodiscard]] static boost::json::value ArrayOf(StreamedArrays* streamed, Producer produce);
   /// The producer of `placeholder`, or nullptr when it is an ordinary array.
   [[nodiscard]] const Producer* Find(const boost::json::array& placeholder) const;
 

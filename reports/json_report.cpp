@@ -53,16 +53,6 @@ void EmitTensorsJson(const Artifact& a, const StreamedArrays::Emit& emit) {
   }
 }
 
-// The tensors as an array, or (with `streamed`) its placeholder, written tensor by tensor.
-boost::json::value TensorsToJson(const Artifact& a, StreamedArrays* streamed) {
-  if (streamed != nullptr) {
-    return streamed->Add([&a](const StreamedArrays::Emit& emit) { EmitTensorsJson(a, emit); });
-  }
-  boost::json::array out;
-  EmitTensorsJson(a, [&out](const boost::json::value& tensor) { out.push_back(tensor); });
-  return out;
-}
-
 // Input text in a record: valid UTF-8 and at most 512 bytes (a hostile value cannot flood the report).
 std::string Bounded(std::string_view text) {
   constexpr std::size_t kMax = 512;
@@ -193,7 +183,8 @@ boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext
   }
   if (result.model_signature) out["model_signature"] = ModelSignatureToJson(*result.model_signature);
   if (result.verification) out["verification"] = VerificationToJson(*result.verification);
-  out["tensors"] = TensorsToJson(a, streamed);
+  out["tensors"] =
+      StreamedArrays::ArrayOf(streamed, [&a](const StreamedArrays::Emit& emit) { EmitTensorsJson(a, emit); });
   boost::json::array gguf;
   for (const WeightFile& wf : a.weights) {
     if (!wf.gguf || wf.gguf->version == 0) continue;

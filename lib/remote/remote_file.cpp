@@ -53,11 +53,10 @@ RemoteCategory& Category() {
 boost::system::error_code Errno(int value) { return {value, boost::system::system_category()}; }
 
 // Bytes received ahead of the reader: a fixed ring, so the read-ahead is bounded and copied
-// in at most two memcpy calls each way.
-// Its memory is given back by Release() once the stream has fetched all it was asked for and its
-// reader has drained it (and taken again if the stream goes on). A remote folder keeps
-// a stream per file: an 8 MiB ring held by every file read so far made a 40-shard audit hold
-// 362 MiB (issue 50).
+// in at most two memcpy calls each way. Its memory is given back by Release() once the stream
+// has fetched all it was asked for and its reader has drained it (and taken again if the stream
+// goes on): a remote folder keeps a stream per file, and an 8 MiB ring held by every file read
+// so far made a 40-shard audit hold 362 MiB (issue 50).
 class ByteRing {
  public:
   // The memory is taken and touched here, by the thread that starts the stream: faulting its
@@ -164,7 +163,7 @@ RemoteObject::~RemoteObject() { StopStream(); }
 
 HttpRequest RemoteObject::RequestFor(std::uint64_t first, std::uint64_t last, bool direct) const {
   HttpRequest request;
-  request.url = direct && !served_by_.host.empty() && !direct_failed_ ? served_by_ : endpoint_.url;
+  request.url = direct ? served_by_ : endpoint_.url;
   request.range = std::pair(first, last);
   request.authorization = endpoint_.authorization;
   request.authorization_origin = endpoint_.authorization_origin;
@@ -550,12 +549,9 @@ IoResult<void> RemoteObject::ReadAt(std::uint64_t offset, std::span<std::byte> o
   }
   if (whole_in_head_) return Errno(EIO);
   // A planned read: the merged range holding it is fetched whole, and serves the reads after it.
-  if (auto kept = fetched_plans_.upper_bound(at); kept != fetched_plans_.begin()) {
-    const auto& [begin, bytes] = *std::prev(kept);
-    if (at - begin <= bytes->size() && rest.size() <= bytes->size() - (at - begin)) {
-      std::memcpy(rest.data(), bytes->data() + (at - begin), rest.size());
-      return {};
-    }
+  if (auto kept = KeptPlanned(at, rest.size())) {
+    std::memcpy(rest.data(), kept->data(), rest.size());
+    return {};
   }
   auto plan = std::upper_bound(planned_.begin(), planned_.end(), at,
                                [](std::uint64_t x, const PlannedRead& r) { return x < r.offset; });
@@ -588,6 +584,15 @@ void RemoteObject::Release() {
   planned_.shrink_to_fit();
   fetched_plans_.clear();
   fetched_plan_bytes_ = 0;
+}
+
+std::optional<std::span<const std::byte>> RemoteObject::KeptPlanned(std::uint64_t offset, std::uint64_t length) const {
+  auto kept = fetched_plans_.upper_bound(offset);
+  if (kept == fetched_plans_.begin()) return std::nullopt;
+  const auto& [begin, bytes] = *std::prev(kept);
+  if (offset - begin > bytes->size() || length > bytes->size() - (offset - begin)) return std::nullopt;
+  return std::span<const std::byte>(*bytes).subspan(static_cast<std::size_t>(offset - begin),
+                                                    static_cast<std::size_t>(length));
 }
 
 void RemoteObject::PlanReads(std::span<const PlannedRead> reads) {
@@ -626,12 +631,7 @@ void RemoteObject::PlanReads(std::span<const PlannedRead> reads) {
     merged.push_back(r);
   }
   // Ranges a kept fetch holds already are not asked again.
-  std::erase_if(merged, [&](const PlannedRead& r) {
-    auto kept = fetched_plans_.upper_bound(r.offset);
-    if (kept == fetched_plans_.begin()) return false;
-    --kept;
-    return r.offset + r.length <= kept->first + kept->second->size();
-  });
+  std::erase_if(merged, [&](const PlannedRead& r) { return KeptPlanned(r.offset, r.length).has_value(); });
   planned_ = std::move(merged);
 }
 

@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -70,13 +71,15 @@ class RemoteObject : public std::enable_shared_from_this<RemoteObject> {
  private:
   struct Stream;
   /// A request for [first, last]; `direct`: to the URL the first read was served by (the
-  /// redirect's target), not through the redirect again.
+  /// redirect's target), not through the redirect again (the caller knows there was one).
   HttpRequest RequestFor(std::uint64_t first, std::uint64_t last, bool direct = false) const;
   /// Checks a 206 for [first, last]: status, Content-Range, validators, commit. Empty: fine.
   std::string CheckPartial(const HttpResponse& response, std::uint64_t first, std::uint64_t last, bool* changed) const;
   std::string CheckHeaders(long status, const std::map<std::string, std::string>& headers, std::uint64_t first,
                            std::uint64_t last, bool* changed) const;
   IoResult<void> FetchExact(std::uint64_t offset, std::span<std::byte> out);
+  /// [offset, offset + length) from a planned range fetched and kept, when one holds it all.
+  [[nodiscard]] std::optional<std::span<const std::byte>> KeptPlanned(std::uint64_t offset, std::uint64_t length) const;
   void StopStream();
   void NoteChange(const std::map<std::string, std::string>& headers, long status);
   boost::system::error_code Changed();

@@ -314,6 +314,34 @@ bool ReadZip64Extra(std::span<const std::byte> extra, std::uint64_t& size, std::
   return ok;
 }
 
+// The sizes and lengths of the central directory entry at `cd[at]` (46 bytes at least, its
+// signature checked), zip64 extra applied: what the directory walk and its read plan both take.
+struct CentralEntry {
+  std::uint64_t compressed_size = 0;
+  std::uint64_t size = 0;
+  std::uint64_t local = 0;  ///< local header offset, before the archive's start is added
+  std::size_t name_len = 0;
+  std::size_t extra_len = 0;
+  std::size_t comment_len = 0;
+  bool fits = false;      ///< name, extra field and comment end inside the directory
+  bool extra_ok = false;  ///< the extra field parses (only looked at when it fits)
+};
+
+CentralEntry ReadCentralEntry(std::span<const std::byte> cd, std::size_t at) {
+  const std::byte* c = &cd[at];
+  CentralEntry e;
+  e.compressed_size = Le(c + 20, 4);
+  e.size = Le(c + 24, 4);
+  e.name_len = Le(c + 28, 2);
+  e.extra_len = Le(c + 30, 2);
+  e.comment_len = Le(c + 32, 2);
+  e.local = Le(c + 42, 4);
+  e.fits = cd.size() - at - 46 >= e.name_len + e.extra_len + e.comment_len;
+  if (e.fits)
+    e.extra_ok = ReadZip64Extra(std::span(c + 46 + e.name_len, e.extra_len), e.size, e.compressed_size, e.local);
+  return e;
+}
+
 // The local headers the directory walk reads (with the data of small members), announced before
 // it reads them: a remote file fetches those lying close together in one request each (a
 // 200-member torch zip cost three requests a member). Offsets are taken as written; the walk
@@ -326,28 +354,21 @@ void PlanLocalReads(const RandomAccessFile& file, std::span<const std::byte> cd,
   std::vector<PlannedRead> reads;
   std::size_t at = 0;
   for (std::uint64_t i = 0; i < entries && cd.size() - at >= 46 && Le(&cd[at], 4) == kCentralSignature; ++i) {
-    const std::byte* c = &cd[at];
-    std::uint64_t compressed_size = Le(c + 20, 4);
-    std::uint64_t size = Le(c + 24, 4);
-    const std::size_t name_len = Le(c + 28, 2);
-    const std::size_t extra_len = Le(c + 30, 2);
-    const std::size_t comment_len = Le(c + 32, 2);
-    std::uint64_t local = Le(c + 42, 4);
-    if (cd.size() - at - 46 < name_len + extra_len + comment_len) break;
-    ReadZip64Extra(std::span(c + 46 + name_len, extra_len), size, compressed_size, local);
-    const auto header = CheckedAdd(local, archive_start);
-    const auto data_end = header ? CheckedAdd(*header + 30 + name_len, compressed_size) : std::nullopt;
+    const CentralEntry e = ReadCentralEntry(cd, at);
+    if (!e.fits) break;
+    const auto header = CheckedAdd(e.local, archive_start);
+    const auto data_end = header ? CheckedAdd(*header + 30 + e.name_len, e.compressed_size) : std::nullopt;
     if (header && data_end) {
-      if (compressed_size <= kSmallMember) {
-        reads.push_back({*header, 30 + name_len + kLocalExtraSlack + compressed_size + 24});
+      if (e.compressed_size <= kSmallMember) {
+        reads.push_back({*header, 30 + e.name_len + kLocalExtraSlack + e.compressed_size + 24});
       } else {
-        reads.push_back({*header, 30 + name_len + kLocalExtraSlack});
+        reads.push_back({*header, 30 + e.name_len + kLocalExtraSlack});
         // Where a data descriptor would follow the data (torch writes them), wherever the local
         // extra field ends.
         reads.push_back({*data_end, kLocalExtraSlack + 24});
       }
     }
-    at += 46 + name_len + extra_len + comment_len;
+    at += 46 + e.name_len + e.extra_len + e.comment_len;
   }
   file.PlanReads(reads);
 }
@@ -507,26 +528,22 @@ IoResult<ZipDirectory> ReadZipDirectory(const RandomAccessFile& file, const std:
     m.flags = static_cast<std::uint16_t>(Le(c + 8, 2));
     m.method = static_cast<std::uint16_t>(Le(c + 10, 2));
     m.crc32 = static_cast<std::uint32_t>(Le(c + 16, 4));
-    m.compressed_size = Le(c + 20, 4);
-    m.size = Le(c + 24, 4);
-    const std::size_t name_len = Le(c + 28, 2);
-    const std::size_t extra_len = Le(c + 30, 2);
-    const std::size_t comment_len = Le(c + 32, 2);
-    std::uint64_t local = Le(c + 42, 4);
-    if (cd.size() - at - 46 < name_len + extra_len + comment_len) {
+    const CentralEntry e = ReadCentralEntry(cd, at);
+    if (!e.fits) {
       report(Diag::kZipStructure, abs, "Central directory entry " + std::to_string(i) + " runs past the directory.");
       break;
     }
-    m.name.assign(reinterpret_cast<const char*>(c + 46), name_len);
-    const bool extra_ok = ReadZip64Extra(std::span(c + 46 + name_len, extra_len), m.size, m.compressed_size, local);
-    at += 46 + name_len + extra_len + comment_len;
+    m.compressed_size = e.compressed_size;
+    m.size = e.size;
+    m.name.assign(reinterpret_cast<const char*>(c + 46), e.name_len);
+    at += 46 + e.name_len + e.extra_len + e.comment_len;
     const std::string shown = QuoteForMessage(m.name);
-    if (!extra_ok) {
+    if (!e.extra_ok) {
       report(Diag::kZipStructure, abs, "Member " + shown + " has a malformed extra field in the central directory.");
       continue;
     }
     CheckCentralEntry(report, m, abs, methods, first_by_name, first_by_folded_name);
-    if (auto checked = CheckLocalHeader(file, report, m, local, dir.archive_start, cd_start); !checked) {
+    if (auto checked = CheckLocalHeader(file, report, m, e.local, dir.archive_start, cd_start); !checked) {
       return checked.error();
     }
     dir.members.push_back(std::move(m));
