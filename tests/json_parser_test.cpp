@@ -353,5 +353,37 @@ TEST(StrictJson, ADocumentOverAMappedBufferParsesAsOverAString) {
   EXPECT_EQ(TextBuffer(std::string("small")).view(), "small");
 }
 
+// A reader that walks the root's members once may give back the pages behind it: what lies
+// ahead still reads exactly, and what lies behind is gone (so the release is real).
+TEST(StrictJson, PagesBehindAReaderAreGivenBackAndWhatIsAheadStaysExact) {
+  std::string text = "{";
+  std::size_t count = 0;
+  while (text.size() < TextBuffer::kMapFrom * 4) {
+    text += (count == 0 ? "\"k" : ",\"k") + std::to_string(count) + "\":[" + std::to_string(count) + ",\"v" +
+            std::to_string(count) + "\"]";
+    ++count;
+  }
+  text += "}";
+  TextBuffer buffer = TextBuffer::Uninitialised(text.size());
+  std::copy(text.begin(), text.end(), buffer.data());
+  Document doc(std::move(buffer));
+  ASSERT_FALSE(Parse(doc));
+  const std::size_t middle_word = doc.tape().size() / 2;
+  ASSERT_NE(doc.tape()[middle_word], 0u);
+  std::size_t seen = 0;
+  for (const Member& member : doc.root().Members()) {
+    ASSERT_EQ(member.key, "k" + std::to_string(seen));
+    std::vector<Value> items(member.value.Items().begin(), member.value.Items().end());
+    ASSERT_EQ(items.size(), 2u);
+    ASSERT_EQ(items[0].AsInteger(), seen);
+    ASSERT_EQ(items[1].String(), "v" + std::to_string(seen));
+    doc.ReleaseBefore(member.value.tape_index() - 1, member.key_offset);  // every member: the worst case
+    ++seen;
+  }
+  EXPECT_EQ(seen, count);
+  EXPECT_EQ(doc.text()[0], '\0') << "the text's first page was given back";
+  EXPECT_EQ(doc.tape()[middle_word], 0u) << "the tape's middle was given back";
+}
+
 }  // namespace
 }  // namespace ckpt::json

@@ -11,6 +11,10 @@
 
 namespace ckpt {
 
+/// Returns the whole pages inside [begin, begin + length) to the system; they read as zeros
+/// afterwards. For memory its owner has finished with but still holds (a parsed prefix).
+void ReleasePages(void* begin, std::size_t length);
+
 /// Unmaps a TextBuffer's mapping.
 struct MappingRelease {
   std::size_t length = 0;
@@ -31,6 +35,10 @@ class TextBuffer {
   [[nodiscard]] const char* data() const { return mapped_ ? mapped_.get() : small_.data(); }
   [[nodiscard]] char* data() { return mapped_ ? mapped_.get() : small_.data(); }
   [[nodiscard]] std::size_t size() const { return size_; }
+  /// Gives the whole pages of bytes [0, `end`) back to the system: a reader that has passed
+  /// them promises never to read them again (they read as zeros). Only a mapped buffer
+  /// releases anything.
+  void ReleasePrefix(std::size_t end);
 
  private:
   std::string small_;

@@ -37,6 +37,11 @@ std::uint32_t Document::Next(std::uint32_t index) const {
   return (type == Type::kArray || type == Type::kObject) ? tape_[index + 1] : index + 1;
 }
 
+void Document::ReleaseBefore(std::uint32_t tape_index, std::uint64_t text_offset) {
+  ReleasePages(tape_.data(), std::min<std::size_t>(tape_index, tape_.size()) * sizeof(std::uint32_t));
+  text_.ReleasePrefix(static_cast<std::size_t>(text_offset));
+}
+
 std::string_view Document::PlainString(std::uint64_t offset) const {
   const std::size_t begin = static_cast<std::size_t>(offset) + 1;
   const std::string_view text = text_.view();

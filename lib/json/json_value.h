@@ -165,6 +165,11 @@ class Document {
   static constexpr unsigned kOffsetShift = 4;
   [[nodiscard]] const std::vector<std::uint32_t>& tape() const { return tape_; }
   std::vector<std::uint32_t>& mutable_tape() { return tape_; }
+  /// Gives back the whole pages of the tape before word `tape_index` and of the text before
+  /// byte `text_offset`, for a reader that walks the root's members once, in order, and has
+  /// copied what it keeps: it must never look behind them again (they read as zeros). Each
+  /// call costs a system call, so readers call it every megabyte or so, not per member.
+  void ReleaseBefore(std::uint32_t tape_index, std::uint64_t text_offset);
   /// Index one past the value at `index` (its subtree, for containers).
   [[nodiscard]] std::uint32_t Next(std::uint32_t index) const;
   /// Decodes the string token at `offset` into `out` (fast path when `escaped` is false).

@@ -8,6 +8,7 @@
 #include "lib/core/byte_reader.h"
 #include "lib/core/checked_math.h"
 #include "lib/core/text.h"
+#include "lib/core/text_buffer.h"
 #include "lib/formats/format_table.h"
 #include "lib/formats/input_classifier.h"
 #include "lib/formats/layout.h"
@@ -21,6 +22,9 @@ namespace ckpt {
 namespace {
 
 constexpr std::uint64_t kPrefixLength = 8;
+/// How far the reader moves before it gives back the header pages behind it (one system call
+/// per step; a 100 MB header makes about a hundred).
+constexpr std::uint64_t kReleaseStep = std::uint64_t{1} << 20;
 
 bool IsJsonWhitespace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -64,18 +68,20 @@ class Reader {
       return {};
     }
     wf_.data_start = kPrefixLength + n;
-    std::string header(static_cast<std::size_t>(n), '\0');
-    if (auto read = wf_.file->ReadAt(kPrefixLength, std::as_writable_bytes(std::span<char>(header))); !read) {
+    TextBuffer header = TextBuffer::Uninitialised(static_cast<std::size_t>(n));
+    if (auto read =
+            wf_.file->ReadAt(kPrefixLength, std::as_writable_bytes(std::span<char>(header.data(), header.size())));
+        !read) {
       return read.error();
     }
-    if (auto deep = json::FindExcessiveNesting(header)) {
+    if (auto deep = json::FindExcessiveNesting(header.view())) {
       ReportContainerFailure(
           Diag::kSafetensorsHeaderTooDeep,
           "the header nests arrays and objects deeper than " + std::to_string(json::kMaxNestingDepth) + " levels",
           kPrefixLength + *deep);
       return {};
     }
-    if (auto bad = FindInvalidUtf8(header)) {
+    if (auto bad = FindInvalidUtf8(header.view())) {
       ReportContainerFailure(Diag::kSafetensorsHeaderNotUtf8,
                              "the header holds invalid UTF-8 at header byte " + std::to_string(*bad),
                              kPrefixLength + *bad);
@@ -102,7 +108,17 @@ class Reader {
     }
     std::sort(repeated_keys_.begin(), repeated_keys_.end());
     wf_.tensors.reserve(doc.root().Size());  // no reallocation peak with 10^6 tensors
-    for (const json::Member& member : doc.root().Members()) ReadMember(member);
+    // Members are read once, in order, and what a tensor keeps is copied: the header's text
+    // and tape behind the reader are given back as it goes, so a header of 10^6 tensors never
+    // holds its text, its tape and every tensor at once.
+    std::uint64_t released_to = 0;
+    for (const json::Member& member : doc.root().Members()) {
+      ReadMember(member);
+      if (member.key_offset - released_to >= kReleaseStep) {
+        doc.ReleaseBefore(member.value.tape_index() - 1, member.key_offset);
+        released_to = member.key_offset;
+      }
+    }
     DropRepeatedNames();
     wf_.BuildNameIndex();
     CheckOffsets();
