@@ -169,7 +169,7 @@ inline bool IsBareFileName(std::string_view name) {
 inline std::vector<const WeightFile*> MappedShards(const Artifact& artifact, const ModelIndex& index) {
   std::vector<const WeightFile*> out;
   if (!index.weight_map) return out;
-  for (const std::string& file : index.mapped_files) {
+  for (const std::string& file : index.weight_map->files()) {
     if (!IsBareFileName(file)) continue;
     if (const WeightFile* wf = artifact.FindWeightFile(InFolder(index.folder, file))) out.push_back(wf);
   }

@@ -127,7 +127,10 @@ class LoneFileContexts {
       if (!read) return read.error();
       if (read->weight_map) {
         counts.emplace();
-        for (const ShardIndex::Mapping& m : *read->weight_map) ++(*counts)[m.file];
+        const WeightMap& map = *read->weight_map;
+        std::vector<std::size_t> per_file(map.files().size(), 0);
+        for (std::size_t i = 0; i < map.size(); ++i) ++per_file[map.FileIndex(i)];
+        for (std::size_t f = 0; f < per_file.size(); ++f) counts->emplace(map.files()[f], per_file[f]);
       }
     }
     Keep(indexes_, identity, read_at, counts);

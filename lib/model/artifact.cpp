@@ -127,6 +127,27 @@ Artifact::StoredRef Artifact::FindStored(std::string_view name) const {
   return {&weights[first->file], &weights[first->file].tensors[first->tensor]};
 }
 
+void Artifact::ForEachRepeatedName(const std::function<void(std::span<const StoredRef>)>& visit) const {
+  std::vector<StoredRef> run;
+  for (std::size_t i = 0; i < tensor_index_.size();) {
+    const std::string& name = weights[tensor_index_[i].file].tensors[tensor_index_[i].tensor].name;
+    std::size_t end = i + 1;
+    while (end < tensor_index_.size() &&
+           weights[tensor_index_[end].file].tensors[tensor_index_[end].tensor].name == name) {
+      ++end;
+    }
+    if (end - i > 1) {
+      run.clear();
+      for (std::size_t k = i; k < end; ++k) {
+        const WeightFile& wf = weights[tensor_index_[k].file];
+        run.push_back({&wf, &wf.tensors[tensor_index_[k].tensor]});
+      }
+      visit(run);
+    }
+    i = end;
+  }
+}
+
 std::optional<Artifact::ReadableTensor> Artifact::FindReadableTensor(std::string_view name) const {
   auto [first, last] = Declarations(name);
   for (auto it = first; it != last; ++it) {

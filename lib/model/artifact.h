@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "lib/model/dtype.h"
 #include "lib/model/embedded_code.h"
 #include "lib/model/finding.h"
+#include "lib/model/weight_map.h"
 #include "lib/remote/http_client.h"
 
 namespace ckpt {
@@ -210,13 +212,8 @@ struct Header {
 struct ShardIndex {
   JsonFile json;
   std::optional<std::uint64_t> total_size;
-  struct Mapping {
-    std::string tensor;
-    std::string file;
-    std::uint64_t offset = 0;        ///< offset of the key in the index
-    std::uint64_t value_offset = 0;  ///< offset of the file name
-  };
-  std::optional<std::vector<Mapping>> weight_map;
+  using Mapping = WeightMap::Entry;
+  std::optional<WeightMap> weight_map;
 };
 
 enum class Layout { kNone, kSingle, kSharded, kMixed };
@@ -228,10 +225,9 @@ struct ModelIndex {
   std::string prefix;  ///< "model" for model.safetensors.index.json
   std::optional<std::uint64_t> total_size;
   std::uint64_t total_size_offset = 0;
-  std::optional<std::vector<ShardIndex::Mapping>> weight_map;
-  /// The distinct file names weight_map maps to, sorted: built once when the index is read, so
+  /// Its files() are the distinct file names, sorted: built once when the index is read, so
   /// rules over shards cost the shard count, never shards x tensors.
-  std::vector<std::string> mapped_files;
+  std::optional<WeightMap> weight_map;
   std::vector<std::pair<std::string, std::uint64_t>> unknown_keys;  ///< top-level keys besides metadata, weight_map
 };
 
@@ -400,6 +396,9 @@ struct Artifact {
     const StoredTensor* tensor = nullptr;
   };
   [[nodiscard]] StoredRef FindStored(std::string_view name) const;
+  /// Calls `visit` with the declarations of every tensor name declared more than once, in shard
+  /// order, names in sorted order: one pass over the name index, no set of names built.
+  void ForEachRepeatedName(const std::function<void(std::span<const StoredRef>)>& visit) const;
 
   /// Where tensor `name`'s bytes can be read: the first structurally valid weight file that
   /// is open and declares it (a tensor in an invalid file is never trusted for its bytes).

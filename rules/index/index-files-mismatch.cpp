@@ -26,8 +26,8 @@ void Check(const Artifact& artifact, FindingSink& sink) {
   if (!artifact.index || !artifact.index->weight_map) return;
   const ShardIndex& index = *artifact.index;
   std::set<std::string> mapped;
-  for (const auto& m : *index.weight_map) {
-    if (!PathEscapeReason(m.file)) mapped.insert(m.file);
+  for (const std::string& file : index.weight_map->files()) {
+    if (!PathEscapeReason(file)) mapped.insert(file);
   }
   std::set<std::string> present;
   for (const DirectoryEntry& e : artifact.entries) {

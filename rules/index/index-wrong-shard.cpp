@@ -29,7 +29,7 @@ void Check(const Artifact& artifact, FindingSink& sink) {
     loc.tensor = m.tensor;
     StoredRef actual = FindStored(artifact, m.tensor);
     sink.Report(kRule, loc,
-                "weight_map sends tensor " + QuoteForMessage(m.tensor) + " to " + m.file + " but " +
+                "weight_map sends tensor " + QuoteForMessage(m.tensor) + " to " + std::string(m.file) + " but " +
                     (actual.file ? "it is stored in " + actual.file->name + "." : "no shard stores it."));
   }
 }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 #include <optional>
-#include <set>
 
 #include "rules/catalog.h"
 #include "rules/rule_helpers.h"
@@ -30,17 +29,15 @@ void Check(const Artifact& artifact, FindingSink& sink) {
   for (const ModelIndex& index : artifact.model->indexes) {
     if (!index.weight_map) continue;
     const std::vector<const WeightFile*> shards = MappedShards(artifact, index);
-    // Each mapped file looked up once (mapped_files is sorted), not once per tensor.
-    std::vector<const WeightFile*> file_of(index.mapped_files.size(), nullptr);
+    // Each mapped file looked up once (the map's files are sorted), not once per tensor.
+    const WeightMap& map = *index.weight_map;
+    std::vector<const WeightFile*> file_of(map.files().size(), nullptr);
     for (std::size_t i = 0; i < file_of.size(); ++i) {
-      if (IsBareFileName(index.mapped_files[i])) {
-        file_of[i] = artifact.FindWeightFile(InFolder(index.folder, index.mapped_files[i]));
-      }
+      if (IsBareFileName(map.files()[i])) file_of[i] = artifact.FindWeightFile(InFolder(index.folder, map.files()[i]));
     }
-    for (const ShardIndex::Mapping& m : *index.weight_map) {
-      const auto at = std::lower_bound(index.mapped_files.begin(), index.mapped_files.end(), m.file);
-      if (at == index.mapped_files.end() || *at != m.file) continue;
-      const WeightFile* named = file_of[static_cast<std::size_t>(at - index.mapped_files.begin())];
+    for (std::size_t i = 0; i < map.size(); ++i) {
+      const ShardIndex::Mapping m = map[i];
+      const WeightFile* named = file_of[map.FileIndex(i)];
       if (named == nullptr || !named->header_read || named->FindTensor(m.tensor) != nullptr) continue;
       const WeightFile* actual = nullptr;
       for (const WeightFile* wf : shards) {
@@ -59,10 +56,8 @@ void Check(const Artifact& artifact, FindingSink& sink) {
   for (const ModelIndex& index : artifact.model->pickle_indexes) {
     if (!index.weight_map) continue;
     // Which mapped file holds each tensor, from the pickle analyses (each file read once).
-    std::set<std::string_view> files;
-    for (const ShardIndex::Mapping& m : *index.weight_map) files.insert(m.file);
     std::map<std::string_view, std::string_view> holder;
-    for (std::string_view file : files) {
+    for (std::string_view file : index.weight_map->files()) {
       if (const auto* tensors = PickleShardTensors(artifact, index, file)) {
         for (const std::string& t : *tensors) holder.emplace(t, file);
       }

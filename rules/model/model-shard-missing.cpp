@@ -32,17 +32,19 @@ template <typename Readable>
 void ReportMissing(const Artifact& artifact, const ModelIndex& index, Readable readable, std::string_view kind,
                    FindingSink& sink) {
   if (!index.weight_map) return;
-  std::map<std::string, std::pair<const ShardIndex::Mapping*, std::size_t>> missing;  // file -> first, count
-  for (const ShardIndex::Mapping& m : *index.weight_map) {
-    if (!IsBareFileName(m.file) || readable(m.file)) continue;
-    auto [it, inserted] = missing.emplace(m.file, std::pair(&m, 0));
-    ++it->second.second;
+  const WeightMap& map = *index.weight_map;
+  std::vector<std::size_t> first(map.files().size(), 0);
+  std::vector<std::size_t> count(map.files().size(), 0);
+  for (std::size_t i = 0; i < map.size(); ++i) {
+    if (count[map.FileIndex(i)]++ == 0) first[map.FileIndex(i)] = i;
   }
-  for (const auto& [file, first] : missing) {
+  for (std::size_t f = 0; f < map.files().size(); ++f) {
+    const std::string& file = map.files()[f];
+    if (count[f] == 0 || !IsBareFileName(file) || readable(file)) continue;
     const bool present = artifact.HasEntry(InFolder(index.folder, file));
-    sink.Report(kRule, MappingLocation(index, *first.first, true),
-                QuoteForMessage(index.json.name) + " maps " + std::to_string(first.second) +
-                    (first.second == 1 ? " tensor" : " tensors") + " to " + QuoteForMessage(file) + ", which " +
+    sink.Report(kRule, MappingLocation(index, map[first[f]], true),
+                QuoteForMessage(index.json.name) + " maps " + std::to_string(count[f]) +
+                    (count[f] == 1 ? " tensor" : " tensors") + " to " + QuoteForMessage(file) + ", which " +
                     (present ? "is not " + std::string(kind) : std::string("is not in the folder")) + ".");
   }
 }

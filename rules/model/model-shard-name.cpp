@@ -55,8 +55,8 @@ void Check(const Artifact& artifact, FindingSink& sink) {
   for (const ModelIndex& index : artifact.model->indexes) {
     if (!index.weight_map) continue;
     std::set<std::string> files;
-    for (const ShardIndex::Mapping& m : *index.weight_map) {
-      if (IsBareFileName(m.file)) files.insert(m.file);
+    for (const std::string& file : index.weight_map->files()) {
+      if (IsBareFileName(file)) files.insert(file);
     }
     const auto count = static_cast<unsigned>(files.size());
     for (const std::string& file : files) {

@@ -111,11 +111,11 @@ void Check(const Artifact& artifact, FindingSink& sink) {
   const Patterns patterns(artifact.policy.action_head_patterns);
   std::set<std::string> reported;
   // `locate` runs only for a hit: computing every tensor's location up front is O(n^2).
-  auto check = [&](const std::string& name, const auto& locate, const std::string& where) {
+  auto check = [&](std::string_view name, const auto& locate, const std::string& where) {
     const Match match = Classify(name, patterns);
-    if (match == Match::kNone || !reported.insert(name).second) return;
+    if (match == Match::kNone || !reported.emplace(name).second) return;
     Location loc = locate();
-    loc.tensor = name;
+    loc.tensor = std::string(name);
     sink.Report(kRule, std::move(loc),
                 "Tensor " + QuoteForMessage(name) + " (" + where + ") is an action head" +
                     std::string(HowItMatched(match)) +

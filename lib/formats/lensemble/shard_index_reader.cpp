@@ -46,8 +46,10 @@ IoResult<ShardIndex> ReadShardIndex(const RandomAccessFile& file, DiagnosticSink
                 map ? "weight_map in weights.index.json is not an object." : "weights.index.json has no weight_map.");
     return index;
   }
-  std::vector<ShardIndex::Mapping> mappings;
+  WeightMap mappings;
+  mappings.Reserve(map->Size());
   bool ok = true;
+  std::string scratch;
   for (const json::Member& m : map->Members()) {
     const std::string pointer = "/weight_map/" + json::EscapePointerToken(m.key);
     if (!m.value.is(json::Type::kString)) {
@@ -57,9 +59,12 @@ IoResult<ShardIndex> ReadShardIndex(const RandomAccessFile& file, DiagnosticSink
       ok = false;
       continue;
     }
-    mappings.push_back({m.key, m.value.String(), m.key_offset, m.value.offset()});
+    mappings.Add(m.key, index.json.doc.StringAt(m.value.tape_index(), scratch), m.key_offset, m.value.offset());
   }
-  if (ok) index.weight_map = std::move(mappings);
+  if (ok) {
+    mappings.Finish();
+    index.weight_map = std::move(mappings);
+  }
   return index;
 }
 

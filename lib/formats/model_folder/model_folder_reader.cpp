@@ -268,8 +268,10 @@ IoResult<ModelIndex> ReadModelIndex(const std::string& name, const RandomAccessF
                     : shown + " has no weight_map: loaders cannot find any tensor through it.");
     return index;
   }
-  std::vector<ShardIndex::Mapping> mappings;
+  WeightMap mappings;
+  mappings.Reserve(map->Size());
   bool ok = true;
+  std::string scratch;
   for (const json::Member& m : map->Members()) {
     if (!m.value.is(json::Type::kString)) {
       sink.Report(invalid, index.json.At(m.value.offset(), "/weight_map/" + json::EscapePointerToken(m.key)),
@@ -278,15 +280,10 @@ IoResult<ModelIndex> ReadModelIndex(const std::string& name, const RandomAccessF
       ok = false;
       continue;
     }
-    mappings.push_back({m.key, m.value.String(), m.key_offset, m.value.offset()});
+    mappings.Add(m.key, index.json.doc.StringAt(m.value.tape_index(), scratch), m.key_offset, m.value.offset());
   }
   if (ok) {
-    std::vector<std::string_view> files;
-    files.reserve(mappings.size());
-    for (const ShardIndex::Mapping& m : mappings) files.push_back(m.file);
-    std::sort(files.begin(), files.end());
-    files.erase(std::unique(files.begin(), files.end()), files.end());
-    index.mapped_files.assign(files.begin(), files.end());
+    mappings.Finish();
     index.weight_map = std::move(mappings);
   }
   return index;
