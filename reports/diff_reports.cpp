@@ -14,14 +14,14 @@
 namespace ckpt::reports {
 namespace {
 
-std::string Shape(const std::vector<std::uint64_t>& shape) {
+std::string Shape(std::span<const std::uint64_t> shape) {
   std::string s = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
   return s + "]";
 }
 
 std::string SideText(const std::optional<TensorSide>& side) {
-  return side ? side->dtype + Shape(side->shape) + " " + side->group : "-";
+  return side ? std::string(side->dtype) + Shape(side->shape) + " " + std::string(side->group) : "-";
 }
 
 // One table of roll-ups: key, tensors, counts of what moved, L2 and relative L2.

@@ -138,7 +138,8 @@ TEST(DiffSummary, LargeCountsAreShownWhole) {
   TensorDiff t;
   t.name = "encoder.w";
   t.status = TensorStatus::kChanged;
-  t.a = TensorSide{"encoder", "float32", {268435456}};
+  static constexpr std::uint64_t kShape[] = {268435456};  // a side views its layout
+  t.a = TensorSide{"encoder", "float32", kShape};
   t.b = t.a;
   t.stats.emplace();
   t.stats->numel = 268435456;

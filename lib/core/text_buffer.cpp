@@ -23,12 +23,13 @@ TextBuffer TextBuffer::Uninitialised(std::size_t size) {
 }
 
 void ReleasePages(void* begin, std::size_t length) {
-  static const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
-  const auto from = reinterpret_cast<std::uintptr_t>(begin);
-  const std::uintptr_t first = (from + page - 1) / page * page;  // pages wholly inside only
-  const std::uintptr_t last = (from + length) / page * page;
+  static const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  char* const bytes = static_cast<char*>(begin);
+  const std::size_t skip = (page - reinterpret_cast<std::uintptr_t>(bytes) % page) % page;  // to a page boundary
+  if (length <= skip) return;
+  const std::size_t whole = (length - skip) / page * page;  // pages wholly inside only
   // Advice, not a requirement: if the system declines, the pages simply stay.
-  if (last > first) (void)::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+  if (whole > 0) (void)::madvise(bytes + skip, whole, MADV_DONTNEED);
 }
 
 void TextBuffer::ReleasePrefix(std::size_t end) {

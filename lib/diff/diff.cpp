@@ -47,7 +47,7 @@ std::vector<std::pair<std::string, TensorSide>> TensorTable(const Artifact& arti
         side.length = *size;
         locate(e.name, side);
       }
-      table.emplace_back(e.name, std::move(side));
+      table.emplace_back(e.name, side);
     }
     return sorted();
   }
@@ -75,8 +75,8 @@ std::vector<std::pair<std::string, TensorSide>> TensorTable(const Artifact& arti
         const TensorSize size = SafetensorsByteSize(t.shape, *dtype);
         if (size.error == SizeError::kNone) length = size.bytes;
       }
-      TensorSide side{t.name.substr(0, t.name.find('.')),
-                      dtype && dtype->allowed_in_artifact() ? std::string(dtype->manifest) : t.dtype,
+      TensorSide side{std::string_view(t.name).substr(0, t.name.find('.')),
+                      dtype && dtype->allowed_in_artifact() ? std::string_view(dtype->manifest) : t.dtype,
                       t.shape,
                       nullptr,
                       0,
@@ -87,7 +87,7 @@ std::vector<std::pair<std::string, TensorSide>> TensorTable(const Artifact& arti
         side.file = wf.file.get();
         side.offset = t.data_offset;
       }
-      table.emplace_back(t.name, std::move(side));
+      table.emplace_back(t.name, side);
     }
   }
   return sorted();
@@ -253,17 +253,17 @@ std::vector<TensorDiff> BuildTensorDiffs(const Artifact& a, const Artifact& b) {
     const bool from_b = i == ta.size() || (j < tb.size() && tb[j].first <= ta[i].first);
     if (from_a) {
       d.name = std::move(ta[i].first);
-      d.a = std::move(ta[i++].second);
+      d.a = ta[i++].second;
     }
     if (from_b) {
       if (!from_a) d.name = std::move(tb[j].first);
-      d.b = std::move(tb[j++].second);
+      d.b = tb[j++].second;
     }
     if (!d.b) {
       d.status = TensorStatus::kRemoved;
     } else if (!d.a) {
       d.status = TensorStatus::kAdded;
-    } else if (d.a->dtype != d.b->dtype || d.a->shape != d.b->shape || d.a->group != d.b->group) {
+    } else if (d.a->dtype != d.b->dtype || !std::ranges::equal(d.a->shape, d.b->shape) || d.a->group != d.b->group) {
       d.status = TensorStatus::kLayoutChanged;
     } else if (!d.a->file || !d.b->file) {
       d.status = TensorStatus::kUnreadable;

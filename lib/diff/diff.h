@@ -6,6 +6,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lib/diff/tensor_stats.h"
@@ -25,11 +26,14 @@ enum class TensorStatus {
 };
 std::string_view TensorStatusName(TensorStatus status);
 
-/// One side of a tensor: its manifest layout and where its bytes are (when readable).
+/// One side of a tensor: its manifest layout and where its bytes are (when readable). The
+/// layout is viewed, not copied (10^5 tensors held two copies of every layout): group, dtype and
+/// shape point into the artifact the side was read from, or at static dtype names, and stay
+/// valid while that artifact lives, moves included.
 struct TensorSide {
-  std::string group;
-  std::string dtype;  ///< manifest token
-  std::vector<std::uint64_t> shape;
+  std::string_view group;
+  std::string_view dtype;  ///< manifest token
+  std::span<const std::uint64_t> shape;
   const RandomAccessFile* file = nullptr;
   std::uint64_t offset = 0;
   std::uint64_t length = 0;

@@ -71,7 +71,7 @@ void CheckDiff(const DiffRun& run, FindingSink& sink) {
     if (t.status != TensorStatus::kChanged) continue;
     if (!t.stats) {  // a dtype without statistics (quantized, integer): a change cannot be measured
       sink.Report(kRule, loc,
-                  "Tensor " + QuoteForMessage(t.name) + " (" + (t.a ? t.a->dtype : std::string()) +
+                  "Tensor " + QuoteForMessage(t.name) + " (" + (t.a ? std::string(t.a->dtype) : std::string()) +
                       ") changed, and its dtype has no numeric statistics: a change that cannot be measured exceeds "
                       "every threshold" +
                       Source(*limit) + ".");
