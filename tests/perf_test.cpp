@@ -1186,6 +1186,28 @@ TEST(Perf, RealShapedCheckpointsPassAtHashingSpeed) {
   }
 }
 
+// Issue 50 item 2: a real torch.save of 10^6 tensors (Debian torch, data.pkl about 100 MB)
+// passes, within inputs.md section 6's 64 MiB plus 16 times the pickle's size. It peaked at
+// 1.8 GiB (over the 1.66 GiB bound) and took 46 s: four maps of records and storage keys held a
+// tree node for every tensor; they are sorted vectors now (1.46 GiB, 30 s).
+TEST(Perf, AMillionTensorTorchSavePassesWithinItsMemoryBound) {
+  TempDir dir;
+  const std::string file = (dir.path() / "model.pt").string();
+  const CommandResult made = RunCommand(
+      "/usr/bin/python3 -c 'import sys, torch, zipfile\n"
+      "torch.save({f\"layers.{i}.weight\": torch.zeros(1) for i in range(1000000)}, sys.argv[1])\n"
+      "print(next(i.file_size for i in zipfile.ZipFile(sys.argv[1]).infolist() if "
+      "i.filename.endswith(\"/data.pkl\")))' " +
+      ShellQuote(file) + " 2>&1");
+  if (made.exit_code != 0) CKPT_MISSING_PREREQUISITE() << "python3-torch: " << made.output;
+  const double pickle_mib = std::stod(made.output) / kMiB;
+  const Measured m = RunAudit({"-q", file});
+  std::cout << "torch.save of 10^6 tensors: data.pkl " << pickle_mib << " MiB, peak " << m.peak_rss_mib
+            << " MiB (bound " << 64 + 16 * pickle_mib << "), " << m.seconds << " s" << std::endl;
+  EXPECT_EQ(m.exit_code, 0) << "a real torch.save of 10^6 tensors must pass";
+  EXPECT_LE(m.peak_rss_mib, 64 + 16 * pickle_mib);
+}
+
 // Issue 11 item 3: hostile pickles end in a finding within 1 s; peak RSS within the bound of
 // inputs.md section 6, 64 MiB plus 16 times the pickle's size (the budgets scale with it).
 TEST(Perf, HostilePicklesEndWithinASecondAndTheirMemoryBound) {

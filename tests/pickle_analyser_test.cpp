@@ -166,6 +166,29 @@ TEST(PickleSemantics, MemoKeysScaleWithThePickle) {
       << "65,537 keys past max(2^22, P) are refused";
 }
 
+// Storage keys torch numbers from "0" are found in a dense table; every other spelling is its
+// own key ("07" is not "7"), and a number far past the storages seen ("4000000000") is kept
+// without a table that large. Sizes differ per record, so a key found as another would be a
+// storage mismatch.
+TEST(PickleSemantics, StorageKeysAreExactWhateverTheirSpelling) {
+  const std::vector<pk::TensorSpec> tensors = {{"a", "FloatStorage", "7", 1, 0, {1}, {}},
+                                               {"b", "FloatStorage", "07", 2, 0, {2}, {}},
+                                               {"c", "FloatStorage", "4000000000", 3, 0, {3}, {}},
+                                               {"tied", "FloatStorage", "7", 1, 0, {1}, {}}};
+  const std::map<std::string, std::string> records = {
+      {"7", std::string(4, '\0')}, {"07", std::string(8, '\0')}, {"4000000000", std::string(12, '\0')}};
+  const AuditResult result = AuditBytes("model.pt", TorchZip(StateDictPickle(tensors), records));
+  EXPECT_TRUE(FindingsOf(result, "pickle-storage-mismatch").empty()) << Describe(result);
+  EXPECT_TRUE(FindingsOf(result, "zip-member-unexpected").empty()) << Describe(result);
+  EXPECT_EQ(ErrorCount(result), 0U) << Describe(result);
+  // The near miss: "07" declared with the size of "7" is a mismatch against its own record.
+  std::vector<pk::TensorSpec> wrong = tensors;
+  wrong[1].numel = 1;
+  wrong[1].shape = {1};
+  EXPECT_TRUE(HasFinding(AuditBytes("model.pt", TorchZip(StateDictPickle(wrong), records)), "pickle-storage-mismatch",
+                         "holds 8 bytes, but its storage is FloatStorage of 1 elements"));
+}
+
 TEST(PickleSemantics, MemoizeUsesTheNumberOfKeysWritten) {
   // PUT 5 makes len(memo) 1: MEMOIZE then writes keys 1 and 2, not 6 and 7.
   const std::string s = Proto(4) + ShortStr("x") + BinPut(5) + kPop + ShortStr("posix") + kMemoize + kPop +

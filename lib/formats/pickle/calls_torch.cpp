@@ -48,7 +48,7 @@ ValueId Analyser::Machine::RebuildTensor(Known which, const std::vector<ValueId>
     }
     const StorageRef& s = a_.storages_[storage.aux];
     t.storage = storage.aux;
-    t.torch_dtype = s.torch_dtype;
+    t.torch_dtype = std::string(s.torch_dtype);
     t.dtype = s.dtype;
     t.element_size = s.element_size;
     auto offset = NonNegative(args[1]);
@@ -171,6 +171,41 @@ ValueId Analyser::Machine::RebuildParameter(Known which, const std::vector<Value
   return a_.NewValue(v);
 }
 
+namespace {
+
+// The number a canonical decimal key spells ("0", "17"; not "017", "+1" or "1e3").
+std::optional<std::uint64_t> KeyNumber(std::string_view key) {
+  if (key.empty() || key.size() > 9 || (key.size() > 1 && key[0] == '0')) return std::nullopt;
+  std::uint64_t n = 0;
+  for (const char c : key) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  return n;
+}
+
+}  // namespace
+
+std::optional<std::uint32_t> Analyser::FindStorage(std::string_view key) const {
+  if (const auto n = KeyNumber(key); n && *n < storage_by_number_.size()) {
+    if (storage_by_number_[*n] != 0) return storage_by_number_[*n] - 1;
+  }
+  const auto it = storage_by_key_.find(key);
+  return it == storage_by_key_.end() ? std::nullopt : std::optional(it->second);
+}
+
+void Analyser::RememberStorage(std::string_view key, std::uint32_t index) {
+  // Dense only up to a few times the storages seen (torch's keys count up from 0).
+  const std::size_t bound = 4 * (storages_.size() + 1024);
+  if (const auto n = KeyNumber(key); n && *n < bound) {
+    if (*n >= storage_by_number_.size())
+      storage_by_number_.resize(std::max<std::size_t>(*n + 1, storage_by_number_.size() * 2), 0);
+    storage_by_number_[*n] = index + 1;
+    return;
+  }
+  storage_by_key_.emplace(std::string(key), index);
+}
+
 ValueId Analyser::Machine::PersistentLoad(ValueId pid) {
   const std::string where = OpName();
   if (a_.mode_ == StorageMode::kNone) {
@@ -206,28 +241,29 @@ ValueId Analyser::Machine::PersistentLoad(ValueId pid) {
   }
   StorageRef ref;
   ref.key = a_.texts_[a_.values_[(*items)[2]].aux];
-  ref.type_name = std::string(st->name);
-  ref.torch_dtype = std::string(st->torch_dtype);
+  ref.type_name = st->name;
+  ref.torch_dtype = st->torch_dtype;
   ref.dtype = st->token.empty() ? nullptr : FindSafetensorsDtype(st->token);
   ref.element_size = st->element_size;
   ref.numel = static_cast<std::uint64_t>(a_.number((*items)[4]));
   ref.offset = op_at_;
-  if (auto it = a_.storage_by_key_.find(ref.key); it != a_.storage_by_key_.end()) {
-    const StorageRef& first = a_.storages_[it->second];
+  if (const std::optional<std::uint32_t> known = a_.FindStorage(ref.key)) {
+    const StorageRef& first = a_.storages_[*known];
     if (first.type_name != ref.type_name || first.numel != ref.numel) {
       a_.Report(Diag::kPickleStorageMismatch, op_at_,
-                where + " references storage " + Quoted(ref.key, 40) + " as " + ref.type_name + " of " +
+                where + " references storage " + Quoted(ref.key, 40) + " as " + std::string(ref.type_name) + " of " +
                     std::to_string(ref.numel) + " elements, and byte " + std::to_string(first.offset) + " as " +
-                    first.type_name + " of " + std::to_string(first.numel) + ": one record cannot be both.");
+                    std::string(first.type_name) + " of " + std::to_string(first.numel) +
+                    ": one record cannot be both.");
       return Unknown();
     }
     Value s;
     s.kind = Kind::kStorage;
-    s.aux = it->second;
+    s.aux = *known;
     return a_.NewValue(s);
   }
   a_.storages_.push_back(std::move(ref));
-  a_.storage_by_key_[a_.storages_.back().key] = static_cast<std::uint32_t>(a_.storages_.size() - 1);
+  a_.RememberStorage(a_.storages_.back().key, static_cast<std::uint32_t>(a_.storages_.size() - 1));
   Value s;
   s.kind = Kind::kStorage;
   s.aux = static_cast<std::uint32_t>(a_.storages_.size() - 1);

@@ -102,9 +102,9 @@ inline constexpr std::uint8_t kInline = 8;     ///< an int or bool held in `aux`
 /// A storage reference from a persistent id.
 struct StorageRef {
   std::string key;
-  std::string type_name;             ///< "FloatStorage", "UntypedStorage"
+  std::string_view type_name;        ///< "FloatStorage", "UntypedStorage" (the static storage table's)
   const DtypeInfo* dtype = nullptr;  ///< nullptr: no safetensors token (complex128, quantized)
-  std::string torch_dtype;           ///< "float32"
+  std::string_view torch_dtype;      ///< "float32" (the static storage table's)
   std::uint64_t element_size = 1;
   std::uint64_t numel = 0;   ///< in elements (bytes for an untyped storage)
   std::uint64_t offset = 0;  ///< the persistent-id opcode
@@ -269,7 +269,14 @@ class Analyser {
   };
   std::vector<Call> calls_;
   std::vector<StorageRef> storages_;
-  std::map<std::string, std::uint32_t> storage_by_key_;
+  // Storage keys to indexes into storages_. torch.save numbers its keys "0", "1", ...: those
+  // are found by number in a dense table (4 bytes a key; a tree node each was 72 MB at 10^6
+  // tensors), any other key in the map. The table grows only as far as the storages seen
+  // allow, so a key of 4000000000 in a small pickle cannot buy memory.
+  std::vector<std::uint32_t> storage_by_number_;  // number -> index + 1; 0: none
+  std::map<std::string, std::uint32_t, std::less<>> storage_by_key_;
+  [[nodiscard]] std::optional<std::uint32_t> FindStorage(std::string_view key) const;
+  void RememberStorage(std::string_view key, std::uint32_t index);
   std::vector<RebuiltTensor> tensors_;
   std::vector<JoblibArray> joblib_arrays_;
   std::vector<EstimatorValue> estimators_;

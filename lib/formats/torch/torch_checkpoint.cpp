@@ -48,20 +48,56 @@ IoResult<std::uint32_t> MemberCrc(const RandomAccessFile& file, const ZipMember&
   return crc.value();
 }
 
+// A sorted table of (key, value) keeping the first value added for each key, as a std::map
+// filled by emplace would, at 24 bytes an entry instead of a tree node each: a torch.save of
+// 10^6 tensors has 10^6 records and storages, and four such maps were 280 MB of it.
+template <class Value>
+class FirstByKey {
+ public:
+  void Reserve(std::size_t count) { entries_.reserve(count); }
+  void Add(std::string_view key, Value value) { entries_.emplace_back(key, value); }
+  /// Sorts by key, keeping each key's first entry; call once all are added.
+  void Seal() {
+    std::stable_sort(entries_.begin(), entries_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    entries_.erase(
+        std::unique(entries_.begin(), entries_.end(), [](const auto& a, const auto& b) { return a.first == b.first; }),
+        entries_.end());
+  }
+  [[nodiscard]] const Value* Find(std::string_view key) const {
+    const auto at = std::lower_bound(entries_.begin(), entries_.end(), key,
+                                     [](const auto& entry, std::string_view k) { return entry.first < k; });
+    return at != entries_.end() && at->first == key ? &at->second : nullptr;
+  }
+  [[nodiscard]] auto begin() const { return entries_.begin(); }
+  [[nodiscard]] auto end() const { return entries_.end(); }
+
+ private:
+  std::vector<std::pair<std::string_view, Value>> entries_;
+};
+
+// Where each storage's bytes start in the file, by storage index (nullopt: not located).
+using RecordOffsets = std::vector<std::optional<std::uint64_t>>;
+
 std::string TokenOf(const RebuiltTensor& t) {
   return t.dtype != nullptr ? std::string(t.dtype->safetensors) : t.torch_dtype;
 }
 
 // The listed tensors into `out`, located in their storages' bytes where `record_offset`
 // knows them (absolute offset of a storage's first byte).
-void AddTensors(const Analyser& analyser, std::vector<NamedTensor> named,
-                const std::map<std::uint32_t, std::uint64_t>& record_offset, WeightFile& out, const Reporter& report,
-                std::uint64_t at) {
+void AddTensors(const Analyser& analyser, std::vector<NamedTensor> named, const RecordOffsets& record_offset,
+                WeightFile& out, const Reporter& report, std::uint64_t at) {
   std::set<std::string> reported_dtypes;
-  std::map<std::uint64_t, std::uint32_t> record_at;  // absolute offset -> index into records
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> record_at;  // (absolute offset, index into records)
   if (out.pickle) {
-    for (std::uint32_t i = 0; i < out.pickle->records.size(); ++i) record_at.emplace(out.pickle->records[i].offset, i);
+    record_at.reserve(out.pickle->records.size());
+    for (std::uint32_t i = 0; i < out.pickle->records.size(); ++i)
+      record_at.emplace_back(out.pickle->records[i].offset, i);
+    std::stable_sort(record_at.begin(), record_at.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });  // first of an offset wins
   }
+  const auto offset_of = [&record_offset](std::uint32_t storage) -> std::optional<std::uint64_t> {
+    return storage < record_offset.size() ? record_offset[storage] : std::nullopt;
+  };
   out.tensors.reserve(out.tensors.size() + named.size());
   for (NamedTensor& n : named) {
     const RebuiltTensor& t = analyser.tensors()[n.tensor];
@@ -77,8 +113,9 @@ void AddTensors(const Analyser& analyser, std::vector<NamedTensor> named,
         const StorageRef& storage = analyser.storages()[*t.storage];
         const std::uint64_t unit = storage.type_name == "UntypedStorage" ? t.element_size : storage.element_size;
         source.offset = CheckedMul(t.storage_offset, unit).value_or(UINT64_MAX);
-        if (auto it = record_offset.find(*t.storage); it != record_offset.end()) {
-          if (auto r = record_at.find(it->second); r != record_at.end()) source.record = r->second;
+        if (const auto offset = offset_of(*t.storage)) {
+          const auto r = std::lower_bound(record_at.begin(), record_at.end(), std::pair(*offset, std::uint32_t{0}));
+          if (r != record_at.end() && r->first == *offset) source.record = r->second;
         }
       }
       out.pickle->sources.push_back(std::move(source));
@@ -101,12 +138,12 @@ void AddTensors(const Analyser& analyser, std::vector<NamedTensor> named,
     for (std::uint64_t d : t.shape) numel = numel ? CheckedMul(*numel, d) : std::nullopt;
     auto bytes = numel ? CheckedMul(*numel, t.element_size) : std::nullopt;
     if (t.storage && t.contiguous && bytes) {
-      if (auto it = record_offset.find(*t.storage); it != record_offset.end()) {
+      if (const auto record = offset_of(*t.storage)) {
         const StorageRef& storage = analyser.storages()[*t.storage];
         // An untyped storage's offset counts elements of the tensor's dtype, like a typed one's.
         const std::uint64_t unit = storage.type_name == "UntypedStorage" ? t.element_size : storage.element_size;
         auto start = CheckedMul(t.storage_offset, unit);
-        auto offset = start ? CheckedAdd(it->second, *start) : std::nullopt;
+        auto offset = start ? CheckedAdd(*record, *start) : std::nullopt;
         if (offset) {
           s.data_offset = *offset;
           s.data_length = *bytes;
@@ -138,7 +175,8 @@ IoResult<WeightFile> ReadTorchZip(WeightFile wf, const RandomAccessFile& file, D
                " is not inside a folder; torch.save puts every member under one top folder.");
   }
   const ZipMember* data_pkl = nullptr;
-  std::map<std::string, const ZipMember*> records;  // key -> data/<key>
+  FirstByKey<const ZipMember*> records;  // key -> data/<key>
+  records.Reserve(dir->members.size());
   const ZipMember* byteorder = nullptr;
   std::vector<const ZipMember*> other_pickles;
   Analyser analyser(wf.name, sink, StorageMode::kTorchZip);
@@ -151,7 +189,7 @@ IoResult<WeightFile> ReadTorchZip(WeightFile wf, const RandomAccessFile& file, D
     if (rel == "data.pkl") {
       if (data_pkl == nullptr) data_pkl = &m;
     } else if (rel.starts_with("data/") && rel.size() > 5 && rel.find('/', 5) == std::string::npos) {
-      records.emplace(rel.substr(5), &m);
+      records.Add(std::string_view(m.name).substr(top.size() + 5), &m);
     } else if (rel == "byteorder") {
       byteorder = &m;
     } else if (rel != "version" && rel != ".data/version" && rel != ".data/serialization_id" &&
@@ -220,37 +258,41 @@ IoResult<WeightFile> ReadTorchZip(WeightFile wf, const RandomAccessFile& file, D
     if (!run) return run.error();
   }
   // Storage references against the data records.
-  std::map<std::uint32_t, std::uint64_t> record_offset;
-  std::set<std::string> referenced;
+  records.Seal();
+  RecordOffsets record_offset(analyser.storages().size());
+  std::vector<std::string_view> referenced;
+  referenced.reserve(analyser.storages().size());
   for (std::uint32_t i = 0; i < analyser.storages().size(); ++i) {
     const StorageRef& s = analyser.storages()[i];
-    referenced.insert(s.key);
-    auto it = records.find(s.key);
-    if (it == records.end()) {
+    referenced.push_back(s.key);
+    const ZipMember* const* found = records.Find(s.key);
+    if (found == nullptr) {
       report(Diag::kPickleStorageMismatch, s.offset,
              "Storage " + QuoteForMessage(s.key) + " (referenced at byte " + std::to_string(s.offset) +
                  ") has no record " + QuoteForMessage(top + "data/" + s.key) + " in the zip.");
       continue;
     }
+    const ZipMember& record = **found;
     auto expected = CheckedMul(s.numel, s.element_size);
-    if (!expected || *expected != it->second->size) {
-      report(Diag::kPickleStorageMismatch, it->second->header_offset,
-             "Record " + QuoteForMessage(it->second->name) + " holds " + std::to_string(it->second->size) +
-                 " bytes, but its storage is " + s.type_name + " of " + std::to_string(s.numel) + " elements (" +
-                 (expected ? std::to_string(*expected) : std::string("past 2^64")) + " bytes).");
+    if (!expected || *expected != record.size) {
+      report(Diag::kPickleStorageMismatch, record.header_offset,
+             "Record " + QuoteForMessage(record.name) + " holds " + std::to_string(record.size) +
+                 " bytes, but its storage is " + std::string(s.type_name) + " of " + std::to_string(s.numel) +
+                 " elements (" + (expected ? std::to_string(*expected) : std::string("past 2^64")) + " bytes).");
       continue;
     }
-    if (it->second->located && it->second->method == 0) {
-      record_offset[i] = it->second->data_offset;
-      wf.pickle->records.push_back({it->second->name, it->second->data_offset, it->second->size});
+    if (record.located && record.method == 0) {
+      record_offset[i] = record.data_offset;
+      wf.pickle->records.push_back({record.name, record.data_offset, record.size});
     }
   }
   std::sort(wf.pickle->records.begin(), wf.pickle->records.end(),
             [](const PickleFacts::Record& a, const PickleFacts::Record& b) { return a.offset < b.offset; });
   // Once a budget stopped the analysis, the storages after that point were never seen: their
   // records are not unexpected, and the budget's finding says where the read stopped.
+  std::sort(referenced.begin(), referenced.end());
   for (const auto& [key, m] : records) {
-    if (!referenced.contains(key) && !analyser.budget().exceeded) {
+    if (!std::binary_search(referenced.begin(), referenced.end(), key) && !analyser.budget().exceeded) {
       report(Diag::kZipMemberUnexpected, m->central_offset,
              "Record " + QuoteForMessage(m->name) +
                  " is referenced by no storage in data.pkl: torch.save writes "
@@ -327,10 +369,12 @@ IoResult<WeightFile> ReadTorchLegacy(WeightFile wf, const RandomAccessFile& file
     at = run->end;
   }
   // The storages, in the order of the keys list: an 8-byte count equal to numel, the bytes.
-  std::map<std::string, std::uint32_t> storage_of;
-  for (std::uint32_t i = 0; i < analyser.storages().size(); ++i) storage_of.emplace(analyser.storages()[i].key, i);
-  std::map<std::uint32_t, std::uint64_t> record_offset;
-  std::set<std::string> listed;
+  FirstByKey<std::uint32_t> storage_of;
+  storage_of.Reserve(analyser.storages().size());
+  for (std::uint32_t i = 0; i < analyser.storages().size(); ++i) storage_of.Add(analyser.storages()[i].key, i);
+  storage_of.Seal();
+  RecordOffsets record_offset(analyser.storages().size());
+  std::vector<bool> listed(analyser.storages().size(), false);  // by storage_of's index
   if (keys_root && layout_ok) {
     const pickle::Value& keys = analyser.value(*keys_root);
     if (keys.kind != Kind::kList) {
@@ -342,14 +386,15 @@ IoResult<WeightFile> ReadTorchLegacy(WeightFile wf, const RandomAccessFile& file
           break;
         }
         const std::string& key = analyser.text(k);
-        auto it = storage_of.find(key);
-        if (it == storage_of.end() || !listed.insert(key).second) {
-          broken(at, "Storage key " + QuoteForMessage(key) +
-                         (it == storage_of.end() ? " is referenced by no tensor in the object pickle."
-                                                 : " is listed twice."));
+        const std::uint32_t* storage = storage_of.Find(key);
+        if (storage == nullptr || listed[*storage]) {
+          broken(at,
+                 "Storage key " + QuoteForMessage(key) +
+                     (storage == nullptr ? " is referenced by no tensor in the object pickle." : " is listed twice."));
           break;
         }
-        const StorageRef& s = analyser.storages()[it->second];
+        listed[*storage] = true;
+        const StorageRef& s = analyser.storages()[*storage];
         std::array<std::byte, 8> count_bytes{};
         if (size - at < 8) {
           broken(at, "The legacy file ends before storage " + QuoteForMessage(key) + "'s element count.");
@@ -365,13 +410,13 @@ IoResult<WeightFile> ReadTorchLegacy(WeightFile wf, const RandomAccessFile& file
                          (bytes && *bytes > size - at - 8 ? ", and its bytes run past the end of the file." : "."));
           break;
         }
-        record_offset[it->second] = at + 8;
+        record_offset[*storage] = at + 8;
         wf.pickle->records.push_back({"storage:" + key, at + 8, *bytes});
         at += 8 + *bytes;
       }
       if (layout_ok) {
         for (const StorageRef& s : analyser.storages()) {
-          if (!listed.contains(s.key)) {
+          if (!listed[*storage_of.Find(s.key)]) {
             report(Diag::kPickleStorageMismatch, s.offset,
                    "Storage " + QuoteForMessage(s.key) +
                        " is referenced in the object pickle but not in the key list: "
