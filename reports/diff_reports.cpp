@@ -21,7 +21,7 @@ std::string Shape(std::span<const std::uint64_t> shape) {
 }
 
 std::string SideText(const std::optional<TensorSide>& side) {
-  return side ? std::string(side->dtype) + Shape(side->shape) + " " + std::string(side->group) : "-";
+  return side ? EscapeForDisplay(side->dtype) + Shape(side->shape) + " " + EscapeForDisplay(side->group) : "-";
 }
 
 // One table of roll-ups: key, tensors, counts of what moved, L2 and relative L2.

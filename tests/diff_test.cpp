@@ -348,6 +348,31 @@ TEST(Diff, ResultsDoNotDependOnTheJobCount) {
   EXPECT_EQ(one.str(), four.str());
 }
 
+// A re-laid-out tensor's layout (its dtype token and its group, the first part of its name)
+// comes from the input: the text report escapes it like the name. It printed the group raw,
+// so a name holding an escape sequence reached the terminal.
+TEST(Diff, ALayoutInTheTextReportIsEscaped) {
+  TempDir dir;
+  auto safetensors = [](const std::string& shape) {
+    std::string header =
+        std::string("{\"\\u001b[2Jevil.w\":{\"dtype\":\"F32\",\"shape\":") + shape + ",\"data_offsets\":[0,8]}}";
+    header.resize((header.size() + 7) / 8 * 8, ' ');
+    std::string file(8, '\0');
+    for (std::size_t b = 0; b < 8; ++b) file[b] = static_cast<char>((header.size() >> (8 * b)) & 0xFF);
+    return file + header + std::string(8, '\0');
+  };
+  const std::string a = (dir.path() / "a.safetensors").string();
+  const std::string b = (dir.path() / "b.safetensors").string();
+  std::ofstream(a, std::ios::binary) << safetensors("[2]");
+  std::ofstream(b, std::ios::binary) << safetensors("[1,2]");
+  const DiffRun run = RunDiff(a, b, Options());
+  ASSERT_EQ(Tensor(run, "\x1b[2Jevil.w").status, TensorStatus::kLayoutChanged);
+  std::ostringstream text;
+  reports::WriteDiffText(text, run, reports::ReportContext{});
+  EXPECT_EQ(text.str().find('\x1b'), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("float32[2]"), std::string::npos) << "the layout is still shown: " << text.str();
+}
+
 // ---- gates
 
 TEST(DiffGates, AllowChange) {
