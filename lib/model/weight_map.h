@@ -23,8 +23,12 @@ class WeightMap {
     std::uint64_t value_offset = 0;  ///< offset of the file name
   };
 
-  /// Room for `count` entries, so a million are added without a copy.
-  void Reserve(std::size_t count) { entries_.reserve(count); }
+  /// Room for `count` entries whose names take at most `name_bytes` in all (the index's text
+  /// size will do: room never written costs no memory), so a million are added without a copy.
+  void Reserve(std::size_t count, std::size_t name_bytes) {
+    entries_.reserve(count);
+    names_.reserve(name_bytes);
+  }
   /// Appends an entry (offsets into a JSON text, so below 2^32). Call Finish() after the last.
   void Add(std::string_view tensor, std::string_view file, std::uint64_t offset, std::uint64_t value_offset);
   /// Sorts the distinct file names (what files() promises).

@@ -47,7 +47,7 @@ IoResult<ShardIndex> ReadShardIndex(const RandomAccessFile& file, DiagnosticSink
     return index;
   }
   WeightMap mappings;
-  mappings.Reserve(map->Size());
+  mappings.Reserve(map->Size(), index.json.text().size());
   bool ok = true;
   std::string scratch;
   for (const json::Member& m : map->Members()) {

@@ -269,7 +269,7 @@ IoResult<ModelIndex> ReadModelIndex(const std::string& name, const RandomAccessF
     return index;
   }
   WeightMap mappings;
-  mappings.Reserve(map->Size());
+  mappings.Reserve(map->Size(), index.json.text().size());
   bool ok = true;
   std::string scratch;
   for (const json::Member& m : map->Members()) {
