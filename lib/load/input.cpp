@@ -128,9 +128,8 @@ class LoneFileContexts {
       if (read->weight_map) {
         counts.emplace();
         const WeightMap& map = *read->weight_map;
-        std::vector<std::size_t> per_file(map.files().size(), 0);
-        for (std::size_t i = 0; i < map.size(); ++i) ++per_file[map.FileIndex(i)];
-        for (std::size_t f = 0; f < per_file.size(); ++f) counts->emplace(map.files()[f], per_file[f]);
+        const std::vector<WeightMap::FileUse> uses = map.FileUses();
+        for (std::size_t f = 0; f < uses.size(); ++f) counts->emplace(map.files()[f], uses[f].entries);
       }
     }
     Keep(indexes_, identity, read_at, counts);

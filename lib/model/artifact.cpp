@@ -86,9 +86,7 @@ void Artifact::BuildIndexes() {
     for (std::uint32_t t : wf.by_name) tensor_index_.push_back({f, t});
     run_ends.push_back(tensor_index_.size());
   }
-  const auto by_name = [&](const TensorRef& a, const TensorRef& b) {
-    return weights[a.file].tensors[a.tensor].name < weights[b.file].tensors[b.tensor].name;
-  };
+  const auto by_name = [&](const TensorRef& a, const TensorRef& b) { return NameOf(a) < NameOf(b); };
   while (run_ends.size() > 1) {  // adjacent runs merged pairwise: log(files) passes
     std::vector<std::size_t> merged;
     for (std::size_t i = 0; i < run_ends.size(); i += 2) {
@@ -107,11 +105,10 @@ void Artifact::BuildIndexes() {
 
 std::pair<std::vector<Artifact::TensorRef>::const_iterator, std::vector<Artifact::TensorRef>::const_iterator>
 Artifact::Declarations(std::string_view name) const {
-  auto name_of = [&](const TensorRef& r) -> std::string_view { return weights[r.file].tensors[r.tensor].name; };
   auto first = std::lower_bound(tensor_index_.begin(), tensor_index_.end(), name,
-                                [&](const TensorRef& r, std::string_view key) { return name_of(r) < key; });
+                                [&](const TensorRef& r, std::string_view key) { return NameOf(r) < key; });
   auto last = first;
-  while (last != tensor_index_.end() && name_of(*last) == name) ++last;
+  while (last != tensor_index_.end() && NameOf(*last) == name) ++last;
   return {first, last};
 }
 
@@ -130,12 +127,8 @@ Artifact::StoredRef Artifact::FindStored(std::string_view name) const {
 void Artifact::ForEachRepeatedName(const std::function<void(std::span<const StoredRef>)>& visit) const {
   std::vector<StoredRef> run;
   for (std::size_t i = 0; i < tensor_index_.size();) {
-    const std::string& name = weights[tensor_index_[i].file].tensors[tensor_index_[i].tensor].name;
     std::size_t end = i + 1;
-    while (end < tensor_index_.size() &&
-           weights[tensor_index_[end].file].tensors[tensor_index_[end].tensor].name == name) {
-      ++end;
-    }
+    while (end < tensor_index_.size() && NameOf(tensor_index_[end]) == NameOf(tensor_index_[i])) ++end;
     if (end - i > 1) {
       run.clear();
       for (std::size_t k = i; k < end; ++k) {

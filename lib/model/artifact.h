@@ -434,6 +434,9 @@ struct Artifact {
   std::vector<std::uint32_t> weights_by_name_;  ///< indexes into `weights`, by file name
   [[nodiscard]] std::pair<std::vector<TensorRef>::const_iterator, std::vector<TensorRef>::const_iterator> Declarations(
       std::string_view name) const;
+  [[nodiscard]] const std::string& NameOf(const TensorRef& ref) const {
+    return weights[ref.file].tensors[ref.tensor].name;
+  }
 };
 
 }  // namespace ckpt

@@ -45,6 +45,15 @@ WeightMap::Entry WeightMap::operator[](std::size_t i) const {
   return Entry{TensorAt(i), files_[stored.file], stored.offset, stored.value_offset};
 }
 
+std::vector<WeightMap::FileUse> WeightMap::FileUses() const {
+  std::vector<FileUse> uses(files_.size());
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    FileUse& use = uses[entries_[i].file];
+    if (use.entries++ == 0) use.first = i;
+  }
+  return uses;
+}
+
 std::vector<std::uint32_t> WeightMap::SortedByTensor() const {
   std::vector<std::uint32_t> sorted(entries_.size());
   std::iota(sorted.begin(), sorted.end(), 0U);

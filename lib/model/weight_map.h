@@ -41,6 +41,12 @@ class WeightMap {
   [[nodiscard]] const std::vector<std::string>& files() const { return files_; }
   /// Position of entry `i`'s file in files().
   [[nodiscard]] std::size_t FileIndex(std::size_t i) const { return entries_[i].file; }
+  /// For each of files(): how many entries map to it, and the first of them.
+  struct FileUse {
+    std::size_t entries = 0;
+    std::size_t first = 0;
+  };
+  [[nodiscard]] std::vector<FileUse> FileUses() const;
 
   /// Entry positions sorted by tensor name, for lookups by name: 4 bytes an entry.
   [[nodiscard]] std::vector<std::uint32_t> SortedByTensor() const;

@@ -1,8 +1,7 @@
 // model-shard-missing: weight_map names a shard that is not in the folder.
 // Checked on the artifact model after reading (model folders).
-#include <map>
-#include <optional>
-#include <set>
+#include <string>
+#include <vector>
 
 #include "rules/catalog.h"
 #include "rules/rule_helpers.h"
@@ -33,18 +32,14 @@ void ReportMissing(const Artifact& artifact, const ModelIndex& index, Readable r
                    FindingSink& sink) {
   if (!index.weight_map) return;
   const WeightMap& map = *index.weight_map;
-  std::vector<std::size_t> first(map.files().size(), 0);
-  std::vector<std::size_t> count(map.files().size(), 0);
-  for (std::size_t i = 0; i < map.size(); ++i) {
-    if (count[map.FileIndex(i)]++ == 0) first[map.FileIndex(i)] = i;
-  }
-  for (std::size_t f = 0; f < map.files().size(); ++f) {
+  const std::vector<WeightMap::FileUse> uses = map.FileUses();
+  for (std::size_t f = 0; f < uses.size(); ++f) {
     const std::string& file = map.files()[f];
-    if (count[f] == 0 || !IsBareFileName(file) || readable(file)) continue;
+    if (!IsBareFileName(file) || readable(file)) continue;  // every file has an entry
     const bool present = artifact.HasEntry(InFolder(index.folder, file));
-    sink.Report(kRule, MappingLocation(index, map[first[f]], true),
-                QuoteForMessage(index.json.name) + " maps " + std::to_string(count[f]) +
-                    (count[f] == 1 ? " tensor" : " tensors") + " to " + QuoteForMessage(file) + ", which " +
+    sink.Report(kRule, MappingLocation(index, map[uses[f].first], true),
+                QuoteForMessage(index.json.name) + " maps " + std::to_string(uses[f].entries) +
+                    (uses[f].entries == 1 ? " tensor" : " tensors") + " to " + QuoteForMessage(file) + ", which " +
                     (present ? "is not " + std::string(kind) : std::string("is not in the folder")) + ".");
   }
 }

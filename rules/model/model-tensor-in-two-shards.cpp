@@ -28,13 +28,12 @@ const RuleInfo kRule{
 void Check(const Artifact& artifact, FindingSink& sink) {
   if (!artifact.model) return;
   for (const ModelIndex& index : artifact.model->indexes) {
-    const std::vector<const WeightFile*> shards = MappedShards(artifact, index);  // in path order
-    std::vector<std::pair<const WeightFile*, std::size_t>> rank_of;               // by address: O(log) a lookup
-    for (std::size_t i = 0; i < shards.size(); ++i) rank_of.emplace_back(shards[i], i);
-    std::sort(rank_of.begin(), rank_of.end());
+    const std::vector<const WeightFile*> shards = MappedShards(artifact, index);  // sorted by path
+    // A file's position among the mapped shards, or shards.size() when it is not one of them.
     const auto path_rank = [&](const WeightFile* wf) {
-      const auto at = std::lower_bound(rank_of.begin(), rank_of.end(), std::pair(wf, std::size_t{0}));
-      return at != rank_of.end() && at->first == wf ? at->second : shards.size();
+      const auto at = std::lower_bound(shards.begin(), shards.end(), wf->name,
+                                       [](const WeightFile* s, const std::string& name) { return s->name < name; });
+      return at != shards.end() && *at == wf ? static_cast<std::size_t>(at - shards.begin()) : shards.size();
     };
     // The artifact's name index gives the repeated names (a map of every name was 60 MB at
     // 10^6 tensors); each is reported against its first mapped shard in path order, and the

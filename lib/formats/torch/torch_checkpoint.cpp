@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -87,14 +86,6 @@ std::string TokenOf(const RebuiltTensor& t) {
 void AddTensors(const Analyser& analyser, std::vector<NamedTensor> named, const RecordOffsets& record_offset,
                 WeightFile& out, const Reporter& report, std::uint64_t at) {
   std::set<std::string> reported_dtypes;
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> record_at;  // (absolute offset, index into records)
-  if (out.pickle) {
-    record_at.reserve(out.pickle->records.size());
-    for (std::uint32_t i = 0; i < out.pickle->records.size(); ++i)
-      record_at.emplace_back(out.pickle->records[i].offset, i);
-    std::stable_sort(record_at.begin(), record_at.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });  // first of an offset wins
-  }
   const auto offset_of = [&record_offset](std::uint32_t storage) -> std::optional<std::uint64_t> {
     return storage < record_offset.size() ? record_offset[storage] : std::nullopt;
   };
@@ -114,8 +105,13 @@ void AddTensors(const Analyser& analyser, std::vector<NamedTensor> named, const 
         const std::uint64_t unit = storage.type_name == "UntypedStorage" ? t.element_size : storage.element_size;
         source.offset = CheckedMul(t.storage_offset, unit).value_or(UINT64_MAX);
         if (const auto offset = offset_of(*t.storage)) {
-          const auto r = std::lower_bound(record_at.begin(), record_at.end(), std::pair(*offset, std::uint32_t{0}));
-          if (r != record_at.end() && r->first == *offset) source.record = r->second;
+          // The records are in file order (PickleFacts::records): the first at that offset.
+          const auto& records = out.pickle->records;
+          const auto r =
+              std::lower_bound(records.begin(), records.end(), *offset,
+                               [](const PickleFacts::Record& rec, std::uint64_t start) { return rec.offset < start; });
+          if (r != records.end() && r->offset == *offset)
+            source.record = static_cast<std::uint32_t>(r - records.begin());
         }
       }
       out.pickle->sources.push_back(std::move(source));
