@@ -261,7 +261,7 @@ InputSubjects SubjectsOfAudit(const AuditResult& result) {
         auto it = known.find(IsSingleFileKind(a.kind) ? std::string() : name);
         return it == known.end() ? std::nullopt : std::optional<std::string>(it->second);
       },
-      std::max(1u, a.policy.file_jobs));
+      std::max(1u, a.policy.file_jobs), a.excluded);
   if (!files.error && !files.unaccounted.empty()) {
     // A statement names regular files only; an input with anything else cannot be signed
     // as it is (its verification would fail, and a link may point outside the input).
@@ -339,7 +339,9 @@ AuditResult VerifyAttestation(const std::string& envelope_path, const attest::Pu
       result.artifact.path = audited.artifact.path;
       result.artifact.remote = audited.artifact.remote;
     } else {
-      now = attest::DigestInputFiles(input_path, {}, std::max(1u, options.file_jobs));
+      // The verifying run's own reports inside the input are left out, as its audit would.
+      now = attest::DigestInputFiles(input_path, {}, std::max(1u, options.file_jobs),
+                                     OutputsInside(input_path, options.excluded_outputs));
     }
     if (now.error) {
       result.tool_errors.push_back(*now.error);

@@ -102,7 +102,7 @@ std::unique_ptr<AuditSession> BeginAuditPath(const std::string& path, const Audi
   artifact.path = path;
   artifact.policy = policy;
   RuleSink reader_sink(session->sink);
-  OpenedInput input = OpenInputPath(path, reader_sink, policy.remote);
+  OpenedInput input = OpenInputPath(path, reader_sink, policy.remote, policy.excluded_outputs);
   artifact.kind = input.kind;
   // A remote input is named by its redacted URL (hf://ORG/NAME@COMMIT) everywhere.
   const std::string shown = input.display_path.empty() ? path : input.display_path;
@@ -129,6 +129,7 @@ std::unique_ptr<AuditSession> BeginAuditPath(const std::string& path, const Audi
   }
   session->remote = input.remote;
   LoadInto(*session, shown, *session->owned_source, input.kind);
+  session->result.artifact.excluded = std::move(input.excluded);
   if (input.container) session->result.artifact.container = std::pair(input.container->name, input.container->size);
   return session;
 }

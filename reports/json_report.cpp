@@ -170,6 +170,14 @@ boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext
     files.push_back(std::move(file));
   }
   out["files"] = std::move(files);
+  if (!a.excluded.empty()) {
+    // The run's own reports inside the input: left out, so a second run judges the same files.
+    boost::json::array excluded;
+    for (const std::string& name : a.excluded) {
+      excluded.push_back({{"name", ToValidUtf8(name)}, {"why", "a report this run writes"}});
+    }
+    out["excluded"] = std::move(excluded);
+  }
   if (a.remote) {
     const RemoteInput& r = *a.remote;
     out["remote"] = {{"url", r.url},

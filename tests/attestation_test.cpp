@@ -134,6 +134,31 @@ class Attestation : public ::testing::Test {
   std::vector<Round> rounds_;
 };
 
+// Issue 51 item 1: a report written inside the signed input is no subject (the audit left it
+// out), and a verification that writes the same report there verifies; a run that leaves it
+// behind for one that does not write it finds an unsigned file.
+TEST_F(Attestation, AReportInsideTheInputIsNoSubject) {
+  const std::string report = (rounds_[1].dir / "audit.json").string();
+  for (int run = 0; run < 2; ++run) {  // the second with the first run's report present
+    const Envelope e = ReadEnvelope(Attest(1, "inside.dsse.json", "-f json -o " + ShellQuote(report)));
+    const boost::json::value statement = boost::json::parse(e.payload);
+    const boost::json::array& subjects = statement.at("subject").as_array();
+    ASSERT_EQ(subjects.size(), 2u) << run;
+    EXPECT_EQ(subjects[0].at("name"), "header.json");
+    EXPECT_EQ(subjects[1].at("name"), "weights.safetensors");
+  }
+  const std::string envelope = ReadText(dir_.path() / "inside.dsse.json");
+  WriteText(dir_.path() / "check.dsse.json", envelope);
+  const CommandResult same =
+      Audit("--verify-attestation " + ShellQuote(dir_.path() / "check.dsse.json") + " --trusted-key " +
+            ShellQuote(keys_.pub) + " -f json -o " + ShellQuote(report) + " " + ShellQuote(rounds_[1].dir));
+  EXPECT_EQ(same.exit_code, 0) << same.output;
+  // Near miss: verified without writing it, the report left behind is a file no subject names.
+  EXPECT_EQ(Verify(envelope, rounds_[1].dir).exit_code, 1);
+  fs::remove(report);
+  EXPECT_EQ(Verify(envelope, rounds_[1].dir).exit_code, 0);
+}
+
 TEST_F(Attestation, KeyIdIsTheSha256OfTheDerSubjectPublicKeyInfoAsOpensslComputesIt) {
   auto key = attest::LoadPublicKey(keys_.pub.string());
   ASSERT_TRUE(std::holds_alternative<attest::PublicKey>(key)) << std::get<attest::KeyError>(key).message;

@@ -163,18 +163,59 @@ TEST_F(CliTest, FailOnNoneKeepsTheVerdictAndSaysItIsNotGating) {
   EXPECT_NE(Cli("--fail-on none " + kClean).out.find(": PASS"), std::string::npos);
 }
 
-// Issue 8 item 7: -o inside an audited input is refused before anything is written.
-TEST_F(CliTest, OutputInsideAnInputIsRefused) {
+// Issue 8 item 7, as issue 51 item 1 refined it: a report may be written inside an audited
+// folder when the audit would only list it (it is then left out of the audit); a path naming
+// the input or a file the audit judges is refused before anything is written.
+TEST_F(CliTest, AReportInsideAnInputIsLeftOutOfItsAuditAndAJudgedFileIsRefused) {
   WriteFiles(ArtifactSpec::Clean().Build(), dir_.path() / "art");
   const std::string art = (dir_.path() / "art").string();
   const std::string before = ReadFiles(art).at("header.json");
-  for (const std::string& out : {art + "/header.json", art + "/report.json", art + "/./sub/../report.txt"}) {
+  const std::pair<std::string, std::string> refused[] = {
+      {art + "/header.json",
+       "names a file the audit of '" + art + "' judges (a Lensemble artifact's file is named so)"},
+      {art + "/./weights.safetensors", "names a file the audit of '" + art + "' judges"},
+      {art + "/notes.pkl",
+       "names a file the audit of '" + art + "' judges (its extension names a format the audit reads)"},
+      {art + "/sub/..", "is the audited input '" + art + "'"}};
+  for (const auto& [out, why] : refused) {
     CliRun run = Cli("-o " + out + " " += art);
     EXPECT_EQ(run.exit_code, 2) << out;
-    EXPECT_NE(run.err.find("is inside the audited input"), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("-o '" + out + "' " + why), std::string::npos) << run.err;
   }
   EXPECT_EQ(ReadFiles(art).at("header.json"), before);
   EXPECT_EQ(ReadFiles(art).size(), 2u) << "nothing was added to the artifact";
+  // A report inside: written, listed as left out, and a second run with it present judges the
+  // same files and gives the same verdict.
+  const std::string report = art + "/audit.json";
+  for (int run = 0; run < 2; ++run) {
+    CliRun audited = Cli("-f json -o " + report + " --report sarif=" + art + "/audit.sarif " + art);
+    ASSERT_EQ(audited.exit_code, 0) << audited.err;
+    auto json = boost::json::parse(ReadFiles(art).at("audit.json")).as_object();
+    const auto& artifact = json["artifacts"].as_array()[0].as_object();
+    EXPECT_EQ(artifact.at("verdict"), "pass") << run;
+    EXPECT_EQ(artifact.at("files").as_array().size(), 2u) << run;
+    EXPECT_EQ(boost::json::serialize(artifact.at("excluded")),
+              R"([{"name":"audit.json","why":"a report this run writes"},)"
+              R"({"name":"audit.sarif","why":"a report this run writes"}])");
+  }
+  // A file the report would replace that is no report: refused by what it holds.
+  const std::string pickle = art + "/old.json";
+  std::ofstream(pickle, std::ios::binary) << std::string("\x80\x02}q\x00.", 6);
+  CliRun run = Cli("-o " + pickle + " " + art);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(
+      run.err.find("-o '" + pickle + "' names a file the audit of '" + art + "' judges (it holds a Python pickle"),
+      std::string::npos)
+      << run.err;
+  std::filesystem::remove(pickle);
+  // Only this run's own reports are left out: another run judges the ones left behind.
+  CliRun other = Cli(art);
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_NE(other.out.find(art + "/audit.json: error: 'audit.json' is a file that the artifact layout does not allow"),
+            std::string::npos)
+      << other.out;
+  std::filesystem::remove(art + "/audit.json");
+  std::filesystem::remove(art + "/audit.sarif");
   // Near miss: beside the artifact is fine, and the report replaces the old file whole.
   const std::string beside = (dir_.path() / "art.report").string();
   std::ofstream(beside) << "old";
@@ -182,6 +223,45 @@ TEST_F(CliTest, OutputInsideAnInputIsRefused) {
   std::ifstream in(beside);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(text.rfind(art + ": PASS", 0), 0u) << text;
+}
+
+// Issue 51 item 1: a Hugging Face repository whose model is its root, audited as `.` with
+// every report written at the root (as GitLab requires), passes on the second run as on the
+// first; a configuration or code file name stays refused.
+TEST_F(CliTest, ARepositoryRootModelIsAuditedWithItsReportsInside) {
+  const std::filesystem::path repo = dir_.path() / "repo";
+  std::filesystem::create_directories(repo);
+  WriteText(repo / "model.safetensors",
+            SafetensorsFile(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", std::string(8, '\0')));
+  const std::string in_repo = "cd " + ShellQuote(repo) + " &&";
+  WriteText(repo / "config.json", R"({"model_type": "llama"})");
+  WriteText(repo / "README.md", "# a model\n");
+  const std::string reports =
+      "--report gitlab=gl-code-quality-report.json --report junit=ckpt-audit.junit.xml --report sarif=ckpt-audit.sarif";
+  std::string first;
+  for (int run = 0; run < 2; ++run) {
+    CliRun audited = Cli("-f json -o audit.json " + reports + " .", in_repo);
+    ASSERT_EQ(audited.exit_code, 0) << audited.err;
+    auto json = boost::json::parse(ReadText(repo / "audit.json")).as_object();
+    auto& artifact = json["artifacts"].as_array()[0].as_object();
+    EXPECT_EQ(artifact["excluded"].as_array().size(), 4u);
+    std::vector<std::string> files;
+    for (const auto& f : artifact["files"].as_array()) files.emplace_back(f.as_object().at("name").as_string());
+    std::sort(files.begin(), files.end());
+    EXPECT_EQ(files, (std::vector<std::string>{"README.md", "config.json", "model.safetensors"})) << run;
+    const std::string verdict =
+        boost::json::serialize(artifact["findings"]) + std::string(artifact["verdict"].as_string());
+    if (run == 0) first = verdict;
+    EXPECT_EQ(verdict, first);
+  }
+  for (const char* judged : {"config.json", "tokenizer_config.json", "modeling_evil.py", "model.safetensors.index.json",
+                             "pytorch_model.bin"}) {
+    CliRun run = Cli(std::string("--report sarif=") + judged + " .", in_repo);
+    EXPECT_EQ(run.exit_code, 2) << judged;
+    EXPECT_NE(run.err.find("--report '" + std::string(judged) + "' names a file the audit of '.' judges"),
+              std::string::npos)
+        << run.err;
+  }
 }
 
 // Issue 8 item 8: output that cannot be written is exit 2, even for --help.

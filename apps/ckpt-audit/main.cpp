@@ -597,6 +597,7 @@ int RunAudits(const ckpt::cli::CommonCli& cli, const AuditCli& o, ckpt::AuditOpt
 
 int main(int argc, char** argv) try {
   ckpt::cli::CommonCli cli("ckpt-audit", ckpt::cli::WriterNames<std::vector<ckpt::AuditResult>>(Writers()), kUsage);
+  cli.AllowReportsInsideInputs();
   AuditCli o;
   DeclareOptions(cli, o);
   std::vector<std::string> artifacts;

@@ -165,6 +165,7 @@ int ReportAndExit(const ckpt::cli::CommonCli& cli, const ckpt::DiffOptions& diff
 
 int main(int argc, char** argv) try {
   ckpt::cli::CommonCli cli("ckpt-diff", ckpt::cli::WriterNames<ckpt::DiffRun>(Writers()), kUsage);
+  cli.AllowReportsInsideInputs();
   DiffCli o;
   DeclareOptions(cli, o);
   std::vector<std::string> paths;

@@ -18,6 +18,7 @@
 #include "apps/common/config_file.h"
 #include "apps/common/manual.h"
 #include "lib/core/text.h"
+#include "lib/load/input.h"
 #include "lib/remote/remote_source.h"
 #include "reports/rule_catalog_report.h"
 
@@ -268,7 +269,7 @@ std::optional<int> CommonCli::Parse(int argc, char** argv, std::vector<std::stri
                         "'");
     }
     extras_.emplace_back(format, extra.substr(eq + 1));
-    if (auto refused = RefuseInsideInputs(extras_.back().second, positionals, "--report")) return *refused;
+    if (auto refused = AdmitReportPath(extras_.back().second, positionals, "--report")) return *refused;
   }
   if (!ParseFailThreshold(fail_on_, threshold_)) {
     return UsageError("--fail-on must be error, warning, note or none, not '" + fail_on_ + "'");
@@ -296,9 +297,44 @@ std::optional<int> CommonCli::Parse(int argc, char** argv, std::vector<std::stri
   return std::nullopt;
 }
 
-std::optional<int> CommonCli::RefuseOutputInsideInputs(const std::vector<std::string>& inputs) const {
+std::optional<int> CommonCli::RefuseOutputInsideInputs(const std::vector<std::string>& inputs) {
   if (output_.empty()) return std::nullopt;
-  return RefuseInsideInputs(output_, inputs, "-o");
+  return AdmitReportPath(output_, inputs, "-o");
+}
+
+std::optional<int> CommonCli::AdmitReportPath(const std::string& path, const std::vector<std::string>& inputs,
+                                              const std::string& option) {
+  namespace fs = std::filesystem;
+  if (!reports_inside_inputs_) return RefuseInsideInputs(path, inputs, option);
+  // Absolute, through every link that exists, without "." or ".." or a trailing separator.
+  auto normal = [](const std::string& given, std::error_code& ec) {
+    fs::path p = fs::weakly_canonical(fs::absolute(given, ec), ec).lexically_normal();
+    return p.has_filename() ? p : p.parent_path();
+  };
+  std::error_code ec;
+  const fs::path out = normal(path, ec);
+  if (ec) return std::nullopt;  // reported when writing
+  bool inside = false;
+  for (const std::string& input : inputs) {
+    if (ckpt::remote::IsRemoteArgument(input)) continue;
+    std::error_code input_ec;
+    const fs::path in = normal(input, input_ec);
+    if (input_ec) continue;
+    auto [end, rest] = std::mismatch(in.begin(), in.end(), out.begin(), out.end());
+    if (end != in.end()) continue;
+    std::string message = option;
+    message.append(" '").append(path).append("'");
+    if (rest == out.end()) {
+      return UsageError(message.append(" is the audited input '").append(input).append("'"));
+    }
+    if (auto judged = JudgedFileReason(out)) {
+      message.append(" names a file the audit of '").append(input).append("' judges (").append(*judged);
+      return UsageError(message.append("); write the report outside it or under another name"));
+    }
+    inside = true;
+  }
+  if (inside) reports_inside_.push_back(out.string());
+  return std::nullopt;
 }
 
 std::optional<int> CommonCli::RefuseInsideInputs(const std::string& path, const std::vector<std::string>& inputs,
@@ -480,6 +516,7 @@ std::optional<int> CommonCli::ApplyAllowGroups(AuditOptions& policy) {
   // SARIF lists each file read with its SHA-256; a reviewed acceptance holds only for the
   // bytes it names, so their digests come from the audit's own reads.
   policy.digest_files = format_ == "sarif" || (gate_ && !gate_->gate.acceptances.empty());
+  policy.excluded_outputs = reports_inside_;
   for (const std::string& group : allow_groups_) {
     if (group.empty()) return UsageError("--allow-group needs a non-empty group name");
     if (!policy.IsAllowedGroup(group)) policy.extra_allowed_groups.push_back(group);

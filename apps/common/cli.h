@@ -32,6 +32,10 @@ class CommonCli {
   /// output or --report.
   CommonCli(std::string tool, std::vector<std::string> formats, const char* usage, bool report_to_o = true);
 
+  /// Reports (-o, --report) may then be written inside an audited folder when the audit would
+  /// only list them: they are left out of its audit (AuditOptions::excluded_outputs). Before Parse().
+  void AllowReportsInsideInputs() { reports_inside_inputs_ = true; }
+
   /// Tool-specific options go here before Parse().
   boost::program_options::options_description& options() { return options_; }
 
@@ -67,7 +71,7 @@ class CommonCli {
   int UsageError(const std::string& message) const;
 
   /// A usage error when `path` (written by `option`) lies inside one of `inputs`: the
-  /// tools never write into what they audit.
+  /// tools never write into what they audit (reports see AdmitReportPath).
   std::optional<int> RefuseInsideInputs(const std::string& path, const std::vector<std::string>& inputs,
                                         const std::string& option) const;
 
@@ -115,7 +119,13 @@ class CommonCli {
   std::string reason_;
   std::optional<ResolvedGate> gate_;
   AuditOptions effective_policy_;  ///< for the report's policy object
-  std::optional<int> RefuseOutputInsideInputs(const std::vector<std::string>& inputs) const;
+  std::optional<int> RefuseOutputInsideInputs(const std::vector<std::string>& inputs);
+  /// A report path: refused when it is an input, or lies inside one where the tool does not
+  /// allow reports or the audit would judge the file; else noted in reports_inside_ when inside.
+  std::optional<int> AdmitReportPath(const std::string& path, const std::vector<std::string>& inputs,
+                                     const std::string& option);
+  bool reports_inside_inputs_ = false;
+  std::vector<std::string> reports_inside_;  ///< absolute, normalised: left out of the audits
   bool WriteAtomically(const std::string& path, const std::function<void(std::ostream&)>& write) const;
   /// Flushes standard output; 2 with a message when it cannot be written (/dev/full).
   int FinishStdout(int code) const;

@@ -52,7 +52,8 @@ std::optional<std::string> HashPath(const fs::path& path, std::uint64_t& size, s
 }  // namespace
 
 InputFiles DigestInputFiles(const std::string& path,
-                            const std::function<std::optional<std::string>(const std::string&)>& known, unsigned jobs) {
+                            const std::function<std::optional<std::string>(const std::string&)>& known, unsigned jobs,
+                            std::span<const std::string> excluded) {
   InputFiles out;
   std::error_code ec;
   const fs::path root(path);
@@ -74,6 +75,7 @@ InputFiles DigestInputFiles(const std::string& path,
         return out;
       }
       const std::string name = it->path().lexically_relative(root).generic_string();
+      if (std::binary_search(excluded.begin(), excluded.end(), name)) continue;
       if (fs::is_symlink(own)) {
         // Never followed: a link is an entry no subject names (it may point anywhere).
         std::error_code target_ec;

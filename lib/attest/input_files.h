@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -28,9 +29,10 @@ struct InputFiles {
 
 /// Lists and hashes the files of the input at `path`, on up to `jobs` threads (one file
 /// each; the result does not depend on `jobs`). `known(name)` may give a digest the audit
-/// already computed from its own reads (so those files are not read again).
+/// already computed from its own reads (so those files are not read again). The paths in
+/// `excluded` (sorted; a run's own reports inside the input) are left out, as the audit left them.
 InputFiles DigestInputFiles(const std::string& path,
                             const std::function<std::optional<std::string>(const std::string&)>& known = {},
-                            unsigned jobs = 1);
+                            unsigned jobs = 1, std::span<const std::string> excluded = {});
 
 }  // namespace ckpt::attest

@@ -287,9 +287,15 @@ IoResult<void> ForEachEntry(int dir_fd, const std::function<void(const dirent&)>
 
 }  // namespace
 
+void DirectorySource::Hide(std::vector<std::string> names) {
+  hidden_ = std::move(names);
+  std::sort(hidden_.begin(), hidden_.end());
+}
+
 IoResult<std::vector<DirectoryEntry>> DirectorySource::List() const {
   std::vector<DirectoryEntry> entries;
   auto listed = ForEachEntry(dir_->fd, [&](const dirent& ent) {
+    if (std::binary_search(hidden_.begin(), hidden_.end(), std::string_view(ent.d_name))) return;
     DirectoryEntry entry{ent.d_name, EntryKind::kOther, 0};
     struct stat st {};
     if (::fstatat(dir_->fd, ent.d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
@@ -314,6 +320,7 @@ IoResult<std::vector<DirectoryEntry>> DirectorySource::List() const {
 IoResult<std::vector<std::string>> DirectorySource::RegularFileNames() const {
   std::vector<std::string> names;
   auto listed = ForEachEntry(dir_->fd, [&](const dirent& ent) {
+    if (std::binary_search(hidden_.begin(), hidden_.end(), std::string_view(ent.d_name))) return;
     bool regular = ent.d_type == DT_REG;
     if (ent.d_type == DT_UNKNOWN) {
       struct stat st {};

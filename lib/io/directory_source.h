@@ -36,6 +36,10 @@ class DirectorySource final : public ArtifactSource {
   /// removed or renamed).
   [[nodiscard]] IoResult<FileIdentity> Identity() const;
 
+  /// Leaves the entries `names` out of List() and RegularFileNames(): a run's own reports,
+  /// written into the folder it audits.
+  void Hide(std::vector<std::string> names);
+
   /// The sub-directory `name` (one component, not a symlink) as a source of its own.
   [[nodiscard]] IoResult<std::unique_ptr<DirectorySource>> OpenSubdirectory(const std::string& name) const;
   /// The target text of the symlink `name` (at most 4096 bytes).
@@ -57,6 +61,7 @@ class DirectorySource final : public ArtifactSource {
  private:
   explicit DirectorySource(std::shared_ptr<const DirHandle> dir) : dir_(std::move(dir)) {}
   std::shared_ptr<const DirHandle> dir_;
+  std::vector<std::string> hidden_;  // sorted
 };
 
 }  // namespace ckpt

@@ -27,7 +27,8 @@ std::string Join(const std::string& folder, const std::string& name) {
 
 }  // namespace
 
-IoResult<std::unique_ptr<ModelFolderSource>> ModelFolderSource::OpenFolder(const std::string& path) {
+IoResult<std::unique_ptr<ModelFolderSource>> ModelFolderSource::OpenFolder(const std::string& path,
+                                                                           std::span<const std::string> excluded) {
   std::error_code ec;
   const std::filesystem::path real = std::filesystem::canonical(path, ec);
   if (ec) return Error(ec.value());
@@ -45,6 +46,8 @@ IoResult<std::unique_ptr<ModelFolderSource>> ModelFolderSource::OpenFolder(const
       source->snapshot_ = "snapshots/" + real.filename().string();
     }
   }
+  source->excluded_.assign(excluded.begin(), excluded.end());
+  std::sort(source->excluded_.begin(), source->excluded_.end());
   source->Walk();
   return source;
 }
@@ -72,6 +75,7 @@ void ModelFolderSource::Walk() {
         break;
       }
       const std::string path = Join(folder.path, e.name);
+      if (std::binary_search(excluded_.begin(), excluded_.end(), path)) continue;
       if (e.kind == EntryKind::kSymlink) {
         AddLink(*folder.dir, folder.path, e.name);
         continue;

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,10 @@ class ModelFolderSource final : public ArtifactSource {
   static constexpr std::size_t kMaxDepth = 8;
   static constexpr std::size_t kMaxEntries = 100'000;
 
-  /// Opens the folder at `path` (a symlink given on the command line is followed) and walks it.
-  [[nodiscard]] static IoResult<std::unique_ptr<ModelFolderSource>> OpenFolder(const std::string& path);
+  /// Opens the folder at `path` (a symlink given on the command line is followed) and walks it,
+  /// leaving out the entries at the paths `excluded` (a run's own reports, written there).
+  [[nodiscard]] static IoResult<std::unique_ptr<ModelFolderSource>> OpenFolder(
+      const std::string& path, std::span<const std::string> excluded = {});
 
   /// Every entry of the tree, sorted by path: regular files (and admitted links, listed as
   /// regular files), directories, refused symlinks and other entries.
@@ -67,6 +70,7 @@ class ModelFolderSource final : public ArtifactSource {
   std::map<std::string, std::size_t> link_index_;  // name -> links_ index
   std::vector<std::string> artifacts_;
   std::vector<std::string> not_walked_;
+  std::vector<std::string> excluded_;  // sorted
 };
 
 }  // namespace ckpt

@@ -255,7 +255,26 @@ OpenedInput OpenRemoteInput(const std::string& argument, DiagnosticSink& sink, c
   return file;
 }
 
-OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink, const remote::RemoteOptions& remote) {
+namespace fs = std::filesystem;
+
+std::vector<std::string> OutputsInside(const std::string& dir, std::span<const std::string> outputs) {
+  std::vector<std::string> inside;
+  if (outputs.empty()) return inside;
+  std::error_code ec;
+  const fs::path root = fs::weakly_canonical(fs::absolute(dir, ec), ec);
+  if (ec) return inside;
+  for (const std::string& output : outputs) {
+    const fs::path relative = fs::path(output).lexically_relative(root);
+    if (relative.empty() || relative == "." || *relative.begin() == "..") continue;
+    inside.push_back(relative.generic_string());
+  }
+  std::sort(inside.begin(), inside.end());
+  inside.erase(std::unique(inside.begin(), inside.end()), inside.end());
+  return inside;
+}
+
+OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink, const remote::RemoteOptions& remote,
+                          std::span<const std::string> outputs) {
   if (remote::IsRemoteArgument(path)) return OpenRemoteInput(path, sink, remote);
   OpenedInput in;
   struct stat st {};
@@ -269,6 +288,13 @@ OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink, const r
       in.tool_error = Describe("cannot open directory " + path, dir.error());
       return in;
     }
+    in.excluded = OutputsInside(path, outputs);
+    // A Lensemble directory is flat: only its own entries can be left out.
+    std::vector<std::string> top_level;
+    for (const std::string& name : in.excluded) {
+      if (name.find('/') == std::string::npos) top_level.push_back(name);
+    }
+    (*dir)->Hide(std::move(top_level));
     auto entries = (*dir)->List();
     if (!entries) {
       in.tool_error = Describe("cannot list " + path, entries.error());
@@ -288,7 +314,7 @@ OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink, const r
       in.source = std::move(*dir);
       return in;
     }
-    auto folder = ModelFolderSource::OpenFolder(path);
+    auto folder = ModelFolderSource::OpenFolder(path, in.excluded);
     if (!folder) {
       in.tool_error = Describe("cannot open directory " + path, folder.error());
       return in;
@@ -397,8 +423,6 @@ OpenedInput OpenFileInput(const std::string& path, std::unique_ptr<ArtifactSourc
 
 namespace {
 
-namespace fs = std::filesystem;
-
 bool IsDirectory(const fs::path& p) {
   std::error_code ec;
   return fs::is_directory(fs::symlink_status(p, ec)) && !ec;
@@ -448,6 +472,30 @@ bool IsLensembleTarFile(const DirectorySource& folder, const std::string& name) 
 }
 
 }  // namespace
+
+std::optional<std::string> JudgedFileReason(const std::filesystem::path& file) {
+  const std::string base = file.filename().string();
+  if (base == kHeaderFileName || base == kShardIndexFileName || IsWeightFileName(base)) {
+    return "a Lensemble artifact's file is named so";
+  }
+  if (IsModelIndexName(base) || IsPickleIndexName(base)) return "a shard index is named so";
+  if (IsLoaderConfigName(base)) return "loaders read a configuration file so named";
+  if (base.ends_with(".py")) return "Python source is judged as remote code";
+  if (auto named = FormatNamedBy(base)) return "its extension names a format the audit reads";
+  struct stat st {};
+  if (::lstat(file.c_str(), &st) != 0) return std::nullopt;  // not there: nothing to judge yet
+  if (!S_ISREG(st.st_mode)) return "it exists and is not a regular file";
+  auto folder = DirectorySource::OpenDirectory(file.parent_path().empty() ? "." : file.parent_path().string());
+  if (!folder) return std::nullopt;  // the report cannot be written there either: said when writing
+  auto opened = (*folder)->Open(base);
+  if (!opened) return std::nullopt;
+  auto classified = ClassifyFile(**opened);
+  if (classified && classified->kind != InputKind::kUnknown) {
+    return "it holds " +
+           (classified->description.empty() ? std::string("a file the audit reads") : classified->description);
+  }
+  return std::nullopt;
+}
 
 bool IsLensembleTarFile(const std::filesystem::path& file) {
   auto folder = DirectorySource::OpenDirectory(file.parent_path().empty() ? "." : file.parent_path().string());

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -36,13 +37,27 @@ struct OpenedInput {
   const remote::RemoteSource* remote = nullptr;
   std::optional<remote::RemoteFacts> remote_facts;  ///< set for every remote input that was opened
   std::string display_path;
+  /// Paths inside a directory input left out of the audit (the run's own reports), sorted.
+  std::vector<std::string> excluded;
 };
 
 /// Opens `path` (following a symlink given on the command line, as a user expects).
 /// Structural diagnostics of a tar go to `sink`; so do the refusals of a file that is no
 /// input the audit reads (its format table entry's opening is kRefused: compressed, unknown).
 /// A remote argument (https://, http:// to loopback, hf://) is opened over HTTP with `remote`.
-OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink, const remote::RemoteOptions& remote = {});
+/// Of `outputs` (absolute paths a run writes), those inside a directory input are left out of it.
+OpenedInput OpenInputPath(const std::string& path, DiagnosticSink& sink, const remote::RemoteOptions& remote = {},
+                          std::span<const std::string> outputs = {});
+
+/// The paths of `outputs` (absolute, normalised) that lie inside the directory `dir`, relative
+/// to it, sorted: what an audit of `dir` leaves out.
+std::vector<std::string> OutputsInside(const std::string& dir, std::span<const std::string> outputs);
+
+/// Why the audit of a folder holding `file` judges it: by its name (weights, an index, a
+/// loader's configuration, code, a name a format claims) or, when it exists, by what it is
+/// (not a regular file, or content a format recognises). nullopt: the audit would only list
+/// it, so a report may be written there and left out of the audit (OpenInputPath's `outputs`).
+std::optional<std::string> JudgedFileReason(const std::filesystem::path& file);
 
 /// True when the regular file at `file` is a Lensemble artifact tar by content (the format
 /// table's recognition: a tar that is not a NeMo archive; never its name). Opened like any

@@ -315,6 +315,9 @@ struct AuditOptions {
   const Gate* gate = nullptr;
   /// How remote inputs are read (--ca-file, timeouts, HF_ENDPOINT, HF_TOKEN).
   remote::RemoteOptions remote;
+  /// The run's own report files (absolute, normalised): where one lies inside a directory
+  /// input it is left out of that input's audit (a second run judges what the first did).
+  std::vector<std::string> excluded_outputs;
 
   [[nodiscard]] bool IsAllowedGroup(std::string_view group) const;
 };
@@ -373,7 +376,9 @@ struct Artifact {
   /// The file the input's files are members of (a tar), for reports.
   std::optional<std::pair<std::string, std::uint64_t>> container;  ///< its path and size
   std::vector<AdmittedFile> files;                                 ///< every file opened, in the order admitted
-  std::optional<RemoteInput> remote;                               ///< set for a remote input
+  /// Paths inside the input left out of its audit: the run's own reports (sorted).
+  std::vector<std::string> excluded;
+  std::optional<RemoteInput> remote;  ///< set for a remote input
   AuditOptions policy;
   std::vector<DirectoryEntry> entries;
   Layout layout = Layout::kNone;

@@ -52,17 +52,6 @@ void ReportTargets(const std::string& name, const std::vector<ImportTarget>& tar
   }
 }
 
-// The configuration files transformers, diffusers and sentence-transformers read for the keys
-// that fetch or run code (code-in-metadata.md section 2).
-bool IsLoaderConfigName(std::string_view base) {
-  for (std::string_view name : {"config.json", "tokenizer_config.json", "processor_config.json",
-                                "preprocessor_config.json", "feature_extractor_config.json", "generation_config.json",
-                                "model_index.json", "modules.json", "chat_template.json"}) {
-    if (base == name) return true;
-  }
-  return false;
-}
-
 // transformers' built-in attention implementations (and their paged| forms).
 bool IsBuiltinAttention(std::string_view value) {
   if (value.starts_with("paged|")) value.remove_prefix(6);
@@ -212,6 +201,15 @@ void RecordAttentionKey(const std::string& name, std::string_view key, const jso
 }
 
 }  // namespace
+
+bool IsLoaderConfigName(std::string_view base) {
+  for (std::string_view name : {"config.json", "tokenizer_config.json", "processor_config.json",
+                                "preprocessor_config.json", "feature_extractor_config.json", "generation_config.json",
+                                "model_index.json", "modules.json", "chat_template.json"}) {
+    if (base == name) return true;
+  }
+  return false;
+}
 
 bool IsModelIndexName(std::string_view path) {
   const std::string_view base = BaseName(path);

@@ -17,6 +17,9 @@
 
 namespace ckpt {
 
+/// The configuration files transformers, diffusers and sentence-transformers read for the keys
+/// that fetch or run code (code-in-metadata.md section 2), by base name.
+bool IsLoaderConfigName(std::string_view base);
 /// True for `<prefix>.safetensors.index.json` (the file name, any folder).
 bool IsModelIndexName(std::string_view path);
 /// `<prefix>.bin.index.json`, `<prefix>.pt.index.json` (pytorch_model.bin.index.json): an
