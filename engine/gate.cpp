@@ -192,6 +192,55 @@ std::vector<Finding> ExpiredEntryFindings(const ResolvedGate& gate) {
   return out;
 }
 
+AcceptanceUse JudgeAcceptanceUse(const ResolvedGate& gate, const std::vector<AuditResult>& results) {
+  AcceptanceUse use;
+  const auto& entries = gate.gate.acceptances;
+  use.accepted.assign(entries.size(), 0);
+  for (const AuditResult& r : results) {
+    for (const Finding& f : r.findings) {
+      for (std::size_t i = 0; i < entries.size(); ++i) use.accepted[i] += f.suppression == entries[i] ? 1U : 0U;
+    }
+    for (const DroppedFindings& d : r.dropped) {
+      for (std::size_t i = 0; i < entries.size(); ++i) use.accepted[i] += d.suppression == entries[i] ? d.count : 0;
+    }
+  }
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (use.accepted[i] > 0) continue;
+    const Suppression& a = *entries[i];
+    // The first audited file the entry names; a file whose acceptance was found void is said so
+    // already (baseline-acceptance-void names the entry), never twice.
+    std::optional<std::string> named;
+    bool void_there = false;
+    for (const AuditResult& r : results) {
+      for (const AdmittedFile& f : r.artifact.files) {
+        if (named || !AcceptanceNamesFile(gate.gate, a, r.artifact.path, f.name)) continue;
+        Location at;
+        at.file = f.name;
+        named = ReportedPath(r.artifact.path, at);
+        for (const Finding& finding : r.findings) {
+          void_there |= finding.rule == &rules::baseline_acceptance_void::kRule && finding.location.file == f.name;
+        }
+      }
+    }
+    if (void_there) continue;
+    const std::filesystem::path source(a.source);
+    Location at;
+    at.artifact = source.has_parent_path() ? source.parent_path().string() : std::string(".");
+    at.file = source.filename().string();
+    const std::string root =
+        gate.gate.path_root.empty() ? std::string("the working directory") : QuoteForMessage(gate.gate.path_root);
+    use.unmatched.push_back(Finding{
+        &rules::baseline_acceptance_unmatched::kRule, std::move(at),
+        named ? "Reviewed " + EntryName(a) + " of " + QuoteForMessage(a.source) + " names " + QuoteForMessage(*named) +
+                    ", which has no finding the entry could accept: it accepts nothing in this run."
+              : "Reviewed " + EntryName(a) + " of " + QuoteForMessage(a.source) +
+                    " names no file this run audited: its path is read relative to " + root +
+                    " or to the audited input (a finding's location.path or location.file in the JSON report), so it "
+                    "accepts nothing."});
+  }
+  return use;
+}
+
 void ApplyGateToAudit(const Gate& gate, const Artifact& artifact, std::vector<Finding>& findings,
                       std::vector<DroppedFindings>& dropped, const std::string& root) {
   const FileDigestLookup digest_of = [&artifact](const std::string& file) -> std::optional<std::string> {
@@ -362,6 +411,90 @@ std::string BaselineText(const std::vector<Suppression>& entries) {
                                                       {"path", ToValidUtf8(s.path.value_or(""))},
                                                       {"reason", ToValidUtf8(s.reason)},
                                                       {"expires", s.expires}});
+    separator = ",\n    ";
+  }
+  out += entries.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  return out;
+}
+
+AcceptanceDraft DraftAcceptances(std::vector<AuditResult>& results, const std::string& root, const std::string& reason,
+                                 const std::string& expires) {
+  AcceptanceDraft draft;
+  std::map<std::string, std::size_t> by_path;  // root-relative path -> entry
+  auto add_once = [](std::vector<std::string>& into, const std::string& item) {
+    if (std::find(into.begin(), into.end(), item) == into.end()) into.push_back(item);
+  };
+  for (AuditResult& r : results) {
+    for (Finding& f : r.findings) {
+      if (!f.rule->security || !f.counts()) continue;
+      const AdmittedFile* file = nullptr;
+      for (const AdmittedFile& admitted : r.artifact.files) {
+        if (admitted.name == f.location.file) file = &admitted;
+      }
+      if (file == nullptr || !file->sha256 || file->change) {
+        ++draft.left_out["its file's SHA-256 was not computed from the audit's reads"];
+        continue;
+      }
+      const bool names_code = f.location.global || f.location.call;
+      if (!names_code && f.rule->id.starts_with("pickle-")) {
+        ++draft.left_out["a pickle finding that names no global or call"];
+        continue;
+      }
+      const std::string path = RootRelativePath(root, ReportedPath(r.artifact.path, f.location));
+      auto [it, fresh] = by_path.try_emplace(path, draft.entries.size());
+      if (fresh) {
+        Suppression& entry = draft.entries.emplace_back();
+        entry.kind = Suppression::Kind::kAcceptance;
+        entry.path = path;
+        entry.sha256 = *file->sha256;
+        entry.reason = reason;
+        entry.expires = expires;
+      } else if (draft.entries[it->second].sha256 != *file->sha256) {
+        ++draft.left_out["two audited files share its path"];
+        continue;
+      }
+      Suppression& entry = draft.entries[it->second];
+      if (f.location.global) add_once(entry.globals, *f.location.global);
+      if (f.location.call) add_once(entry.calls, *f.location.call);
+      if (!names_code) add_once(entry.rules, std::string(f.rule->id));
+      draft.covers.emplace_back(&f, it->second);
+    }
+    for (const DroppedFindings& d : r.dropped) {
+      if (d.rule->security && d.counts()) draft.left_out["past the report's cap, naming nothing to accept"] += d.count;
+    }
+  }
+  // Sorted by path, so the file reads (and diffs) the same whatever order the inputs came in.
+  std::vector<std::size_t> order(draft.entries.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return *draft.entries[a].path < *draft.entries[b].path; });
+  std::vector<std::size_t> rank(order.size());
+  std::vector<Suppression> sorted;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    rank[order[i]] = i;
+    sorted.push_back(std::move(draft.entries[order[i]]));
+    sorted.back().index = i;
+    std::sort(sorted.back().globals.begin(), sorted.back().globals.end());
+    std::sort(sorted.back().calls.begin(), sorted.back().calls.end());
+    std::sort(sorted.back().rules.begin(), sorted.back().rules.end());
+  }
+  draft.entries = std::move(sorted);
+  for (auto& [finding, entry] : draft.covers) entry = rank[entry];
+  return draft;
+}
+
+std::string AcceptanceText(const std::vector<Suppression>& entries) {
+  std::string out = "{\n  \"accept\": [";
+  const char* separator = "\n    ";
+  for (const Suppression& a : entries) {
+    out += separator;
+    out += boost::json::serialize(boost::json::object{{"path", ToValidUtf8(a.path.value_or(""))},
+                                                      {"sha256", a.sha256},
+                                                      {"globals", Utf8Strings(a.globals)},
+                                                      {"calls", Utf8Strings(a.calls)},
+                                                      {"rules", Utf8Strings(a.rules)},
+                                                      {"reason", ToValidUtf8(a.reason)},
+                                                      {"expires", a.expires}});
     separator = ",\n    ";
   }
   out += entries.empty() ? "]\n}\n" : "\n  ]\n}\n";

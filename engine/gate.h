@@ -5,6 +5,7 @@
 #pragma once
 
 #include <boost/json.hpp>
+#include <map>
 #include <optional>
 #include <string>
 #include <variant>
@@ -13,6 +14,7 @@
 #include "engine/verdict.h"
 #include "lib/gate/gate.h"
 #include "lib/model/artifact.h"
+#include "lib/model/audit_result.h"
 
 namespace ckpt {
 
@@ -55,6 +57,32 @@ void ApplyGateToAudit(const Gate& gate, const Artifact& artifact, std::vector<Fi
 
 /// One baseline-entry-expired finding per expired entry or acceptance, located in its file.
 std::vector<Finding> ExpiredEntryFindings(const ResolvedGate& gate);
+
+/// What each reviewed acceptance in force did over a run's audits: the findings it accepted
+/// (in the gate's order), and a baseline-acceptance-unmatched warning, located in the policy
+/// or baseline file, for each that accepted none and was not found void (it names no file the
+/// run audited, or a file without a finding it could accept).
+struct AcceptanceUse {
+  std::vector<std::uint64_t> accepted;
+  std::vector<Finding> unmatched;
+};
+AcceptanceUse JudgeAcceptanceUse(const ResolvedGate& gate, const std::vector<AuditResult>& results);
+
+/// --write-acceptances: one reviewed acceptance entry per file holding security findings that
+/// still count, bound to the file's SHA-256 from the audit's own reads, naming the globals and
+/// calls its findings name and the rules of those naming neither, with `reason` until
+/// `expires`; paths relative to `root` (BaselineRoot of the file written). A finding that
+/// cannot be bound is left out and counted by why: its file's digest was not computed, a pickle
+/// finding names no global or call (acceptances never name pickle rules), it was past the cap.
+struct AcceptanceDraft {
+  std::vector<Suppression> entries;                      ///< sorted by path
+  std::vector<std::pair<Finding*, std::size_t>> covers;  ///< finding, its entry
+  std::map<std::string, std::size_t> left_out;           ///< why, findings
+};
+AcceptanceDraft DraftAcceptances(std::vector<AuditResult>& results, const std::string& root, const std::string& reason,
+                                 const std::string& expires);
+/// The entries as a file --baseline (or a policy's "accept") reads: {"accept": [...]}, one entry a line.
+std::string AcceptanceText(const std::vector<Suppression>& entries);
 
 /// The rule set in force: the count of rules not turned off and the SHA-256 of one line per
 /// such rule, sorted by id, "<id> TAB <code> TAB <severity in force> LF".

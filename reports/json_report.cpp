@@ -213,10 +213,12 @@ boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext
   boost::json::array findings;
   for (const Finding& f : result.findings) {
     boost::json::value item = FindingToJson(f);
-    // The fingerprint a baseline entry can name: the same finding, however the input is spelled.
-    item.as_object()["fingerprint"] = FindingFingerprint(
-        f.rule->id, RootRelativePath(context.fingerprint_root, ReportedPath(result.artifact.path, f.location)),
-        f.location);
+    // The file as a baseline or acceptance entry names it (relative to the policy's root), and
+    // the fingerprint an entry can name: the same finding, however the input is spelled.
+    const std::string root_relative =
+        RootRelativePath(context.fingerprint_root, ReportedPath(result.artifact.path, f.location));
+    item.as_object()["path"] = ToValidUtf8(root_relative);
+    item.as_object()["fingerprint"] = FindingFingerprint(f.rule->id, root_relative, f.location);
     findings.push_back(std::move(item));
   }
   out["findings"] = std::move(findings);

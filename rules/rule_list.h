@@ -22,6 +22,7 @@
   X(attest, attest_statement_invalid, "attest-statement-invalid", Attest) \
   X(attest, attest_subject_mismatch, "attest-subject-mismatch", Attest) \
   X(attest, attest_verdict_fail, "attest-verdict-fail", Attest) \
+  X(baseline, baseline_acceptance_unmatched, "baseline-acceptance-unmatched", Gate) \
   X(baseline, baseline_acceptance_void, "baseline-acceptance-void", Gate) \
   X(baseline, baseline_entry_expired, "baseline-entry-expired", Gate) \
   X(chain, chain_cycle, "chain-cycle", Chain) \

@@ -162,6 +162,80 @@ TEST_F(Acceptance, AnExpiredEntryOrBytesNotHashedAcceptNothing) {
       << run.output;
 }
 
+// Issue 51 item 3: an entry written with the path the report's location.file gives (relative
+// to the model folder) holds as one written relative to the policy's root (location.path);
+// an entry that names no audited file, or a file without a finding it could accept, is a
+// warning naming it, and the JSON report says which entries matched.
+TEST_F(Acceptance, AnEntryCopiedFromTheReportMatchesAndOneThatMatchesNothingSaysSo) {
+  WriteText(root() / "repo" / "ckpt" / "model.safetensors",
+            SafetensorsFile(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", std::string(8, '\0')));
+  WriteText(root() / "repo" / "ckpt" / "config.json", R"({"model_type": "llama"})");
+  const CommandResult report = Audit("-f json ckpt");
+  ASSERT_EQ(report.exit_code, 1) << report.output;
+  const boost::json::value json = boost::json::parse(report.output);
+  const boost::json::object& finding = json.at("artifacts").at(0).at("findings").at(0).as_object();
+  EXPECT_EQ(finding.at("location").at("file"), "training_args.bin");
+  EXPECT_EQ(finding.at("path"), "ckpt/training_args.bin");
+  const std::string entry = R"(, "sha256": ")" + sha_ + R"(", "globals": [)" + Quoted(kGlobal) + R"(], "calls": [)" +
+                            Quoted(kCall) + R"(], "reason": "r", "expires": "2099-12-31"})";
+  WriteText(root() / "repo" / "policy.json", R"({"accept": [{"path": "training_args.bin")" + entry +
+                                                 R"(, {"path": "checkpoint-500/training_args.bin")" + entry +
+                                                 R"(, {"path": "ckpt/config.json")" + entry + "]}");
+  const CommandResult run = Audit("--policy policy.json ckpt");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_TRUE(Has(run.output, "2 findings accepted by reviewed acceptance 1 of policy.json")) << run.output;
+  EXPECT_TRUE(Has(run.output,
+                  "./policy.json: warning: Reviewed acceptance 2 (path 'checkpoint-500/training_args.bin', "
+                  "sha256 " +
+                      sha_.substr(0, 12) +
+                      "...) of 'policy.json' names no file this run audited: its path is read relative to " + "'" +
+                      fs::canonical(root() / "repo").string() +
+                      "' or to the audited input (a finding's location.path or location.file in the JSON "
+                      "report), so it accepts nothing. [baseline-acceptance-unmatched CHECKPOINT_INTEGRITY]"))
+      << run.output;
+  EXPECT_TRUE(
+      Has(run.output, "./policy.json: warning: Reviewed acceptance 3 (path 'ckpt/config.json', sha256 " +
+                          sha_.substr(0, 12) +
+                          "...) of 'policy.json' names 'ckpt/config.json', which has no finding the entry could "
+                          "accept: it accepts nothing in this run. [baseline-acceptance-unmatched"))
+      << run.output;
+  EXPECT_FALSE(Has(run.output, "Reviewed acceptance 1 (path 'training_args.bin'")) << run.output;  // the near miss
+  const boost::json::value judged = boost::json::parse(Audit("-f json --policy policy.json ckpt").output);
+  const boost::json::array& listed = judged.at("policy").at("acceptances").as_array();
+  ASSERT_EQ(listed.size(), 3u);
+  EXPECT_EQ(listed[0].at("matched"), true);
+  EXPECT_EQ(listed[0].at("accepted"), 2);
+  EXPECT_EQ(listed[1].at("matched"), false);
+  EXPECT_EQ(listed[2].at("accepted"), 0);
+}
+
+// Issue 51 item 3: --write-acceptances writes one entry per file holding security findings,
+// bound to its bytes and naming its globals and calls; the run is judged with it, and so is the
+// next run given the file. Without the file's digest (--no-hash) nothing is written for it.
+TEST_F(Acceptance, WriteAcceptancesBindsTheRunsSecurityFindingsToTheirBytes) {
+  const CommandResult write =
+      Audit("--write-acceptances accepted.json --reason 'reviewed in #9' --expires 2099-12-31 ckpt/training_args.bin");
+  EXPECT_EQ(write.exit_code, 0) << write.output;
+  EXPECT_TRUE(Has(write.output, "ckpt-audit: wrote 1 acceptance covering 2 security findings to accepted.json"))
+      << write.output;
+  EXPECT_EQ(ReadText(root() / "repo" / "accepted.json"),
+            "{\n  \"accept\": [\n    {\"path\":\"ckpt/training_args.bin\",\"sha256\":\"" + sha_ + "\",\"globals\":[\"" +
+                kGlobal + "\"],\"calls\":[\"" + kCall +
+                "\"],\"rules\":[],\"reason\":\"reviewed in #9\",\"expires\":\"2099-12-31\"}\n  ]\n}\n");
+  const CommandResult again = Audit("--baseline accepted.json ckpt/training_args.bin");
+  EXPECT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_TRUE(Has(again.output, "2 findings accepted by reviewed acceptance 1 of accepted.json")) << again.output;
+  // Near miss: bytes not hashed cannot be bound, so nothing is written and the run fails.
+  const CommandResult unhashed = Audit(
+      "--no-hash --write-acceptances none.json --reason 'reviewed in #9' --expires 2099-12-31 ckpt/training_args.bin");
+  EXPECT_EQ(unhashed.exit_code, 1) << unhashed.output;
+  EXPECT_TRUE(Has(unhashed.output,
+                  "ckpt-audit: --write-acceptances left out 2 security findings: its file's SHA-256 was not computed "
+                  "from the audit's reads"))
+      << unhashed.output;
+  EXPECT_EQ(ReadText(root() / "repo" / "none.json"), "{\n  \"accept\": []\n}\n");
+}
+
 TEST_F(Acceptance, EntriesThatCannotBeHonouredAreUsageErrors) {
   const std::string ok = R"("path": "ckpt/training_args.bin", "reason": "r", "expires": "2099-12-31")";
   const std::string sha = R"("sha256": ")" + sha_ + R"(")";

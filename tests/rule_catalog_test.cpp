@@ -105,6 +105,7 @@ TEST(RuleCatalog, SeverityDefaults) {
                                                "keras-metadata-invalid",
                                                "baseline-entry-expired",
                                                "baseline-acceptance-void",
+                                               "baseline-acceptance-unmatched",
                                                "input-hard-link"};
   for (const RuleEntry& entry : AllRules()) {
     const std::string_view id = entry.info->id;

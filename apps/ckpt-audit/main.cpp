@@ -162,6 +162,7 @@ struct AuditCli {
   unsigned jobs = std::max(1U, std::thread::hardware_concurrency());
   std::string progress = "auto";
   std::string inputs_from;
+  std::string write_acceptances;
   ckpt::hdf5::ProbeTimes probe_times;
 };
 
@@ -174,8 +175,11 @@ void DeclareOptions(ckpt::cli::CommonCli& cli, AuditCli& o) {
       "PATH=HEX (repeatable)")("no-hash",
                                "check structure only; do not recompute the content hash (reported as a warning)");
   cli.options().add_options()(
-      "attest", po::value(&o.attest_key)->value_name("KEY"),
-      "sign each audit with the Ed25519 private key in KEY (PEM, as openssl genpkey writes it)")(
+      "write-acceptances", po::value(&o.write_acceptances)->value_name("FILE"),
+      "write a reviewed acceptance for each file holding security findings (its path, SHA-256, globals, "
+      "calls) with --reason TEXT until --expires DATE, to read with --baseline FILE; the run is judged with "
+      "it")("attest", po::value(&o.attest_key)->value_name("KEY"),
+            "sign each audit with the Ed25519 private key in KEY (PEM, as openssl genpkey writes it)")(
       "attestation-out", po::value(&o.attestation_out)->value_name("PATH"),
       "where --attest writes: the envelope file for one input; for several, a folder receiving "
       "<name>.audit.dsse.json each")(
@@ -256,6 +260,31 @@ std::optional<int> WriteBaseline(const ckpt::cli::CommonCli& cli, std::vector<ck
     for (ckpt::Finding& f : r.findings) accepted.emplace_back(&f, ckpt::ReportedPath(r.artifact.path, f.location));
   }
   return cli.WriteBaseline(accepted);
+}
+
+// --write-acceptances: writes the entries for the run's security findings, says what it left
+// out and why, and marks what they accept so the run is reported as the next one with the file.
+std::optional<int> WriteAcceptances(const ckpt::cli::CommonCli& cli, const AuditCli& o,
+                                    std::vector<ckpt::AuditResult>& results) {
+  if (!cli.Has("write-acceptances")) return std::nullopt;
+  ckpt::AcceptanceDraft draft =
+      ckpt::DraftAcceptances(results, cli.GateFileRoot(o.write_acceptances), cli.reason(), cli.expires());
+  for (const auto& [why, count] : draft.left_out) {
+    std::cerr << "ckpt-audit: --write-acceptances left out " << count
+              << (count == 1 ? " security finding: " : " security findings: ") << why
+              << "; they fail the gate until the input is fixed or reviewed otherwise\n";
+  }
+  if (!cli.WriteFileAtomically(o.write_acceptances, ckpt::AcceptanceText(draft.entries))) return ckpt::kExitToolError;
+  std::vector<std::shared_ptr<const ckpt::Suppression>> written;
+  for (ckpt::Suppression& entry : draft.entries) {
+    entry.source = o.write_acceptances;
+    written.push_back(std::make_shared<const ckpt::Suppression>(std::move(entry)));
+  }
+  for (auto& [finding, entry] : draft.covers) finding->suppression = written[entry];
+  std::cerr << "ckpt-audit: wrote " << written.size() << (written.size() == 1 ? " acceptance" : " acceptances")
+            << " covering " << draft.covers.size() << " security findings to " << o.write_acceptances
+            << ": review each file before trusting it\n";
+  return std::nullopt;
 }
 
 // An expired baseline entry is reported once, with the first input.
@@ -544,6 +573,33 @@ std::pair<std::string, bool> SignStatement(const ckpt::cli::CommonCli& cli, cons
   return {std::string(), !cli.WriteFileAtomically(path, envelope)};
 }
 
+// What each reviewed acceptance did over the run: a baseline-acceptance-unmatched warning for
+// one that accepted nothing (in the first input's findings, beside the expired entries), and
+// the policy object's acceptances[].matched and .accepted in every report.
+void NoteAcceptanceUse(const ckpt::cli::CommonCli& cli, std::vector<ckpt::AuditResult>& results,
+                       ckpt::reports::ReportContext& context) {
+  const ckpt::ResolvedGate* gate = cli.gate();
+  if (gate == nullptr || gate->acceptances.empty() || results.empty()) return;
+  ckpt::AcceptanceUse use = ckpt::JudgeAcceptanceUse(*gate, results);
+  for (ckpt::Finding& f : use.unmatched) results.front().findings.push_back(std::move(f));
+  if (!context.policy) return;
+  boost::json::value* listed = context.policy->if_contains("acceptances");
+  if (listed == nullptr || !listed->is_array()) return;
+  for (boost::json::value& item : listed->as_array()) {
+    boost::json::object& entry = item.as_object();
+    std::uint64_t accepted = 0;
+    for (std::size_t i = 0; i < gate->gate.acceptances.size(); ++i) {
+      const ckpt::Suppression& a = *gate->gate.acceptances[i];
+      if (entry.at("entry").to_number<std::uint64_t>() == a.index + 1 &&
+          entry.at("source").as_string() == ckpt::ToValidUtf8(a.source)) {
+        accepted = use.accepted[i];
+      }
+    }
+    entry["matched"] = accepted > 0;
+    entry["accepted"] = accepted;
+  }
+}
+
 // The audits: every input (a hub root or folder of rounds stands for several), in parallel.
 int RunAudits(const ckpt::cli::CommonCli& cli, const AuditCli& o, ckpt::AuditOptions policy,
               std::vector<std::string> artifacts, const ckpt::reports::ReportContext& context) {
@@ -589,7 +645,10 @@ int RunAudits(const ckpt::cli::CommonCli& cli, const AuditCli& o, ckpt::AuditOpt
     if (failed) signing_failed = ckpt::kExitToolError;
   }
   if (auto failed = WriteBaseline(cli, results)) return *failed;
-  const int code = ReportAndExit(cli, context, results);
+  if (auto failed = WriteAcceptances(cli, o, results)) return *failed;
+  ckpt::reports::ReportContext judged = context;
+  NoteAcceptanceUse(cli, results, judged);
+  const int code = ReportAndExit(cli, judged, results);
   return code == ckpt::kExitToolError ? code : (signing_failed != 0 ? signing_failed : code);
 }
 

@@ -127,8 +127,9 @@ CommonCli::CommonCli(std::string tool, std::vector<std::string> formats, const c
       "write-baseline", po::value(&write_baseline_)->value_name("FILE"),
       "write a baseline accepting the current non-security findings (needs --expires and --reason)")(
       "expires", po::value(&expires_)->value_name("DATE"),
-      "with --write-baseline: the last day (YYYY-MM-DD) it accepts them")(
-      "reason", po::value(&reason_)->value_name("TEXT"), "with --write-baseline: why they are accepted")(
+      "with --write-baseline or --write-acceptances: the last day (YYYY-MM-DD) it accepts them")(
+      "reason", po::value(&reason_)->value_name("TEXT"),
+      "with --write-baseline or --write-acceptances: why they are accepted")(
       "max-findings", po::value(&max_findings_)->value_name("N"),
       "list at most N findings per artifact (root causes first); the rest are counted (default: no limit; one "
       "rule repeats at most 100 times per file in any case)");
@@ -490,10 +491,13 @@ std::optional<int> CommonCli::ApplyRemoteOptions(AuditOptions& policy, const std
 
 std::optional<int> CommonCli::ApplyAllowGroups(AuditOptions& policy) {
   policy.max_findings = max_findings_;
-  if (Has("write-baseline") != Has("expires") || Has("write-baseline") != Has("reason")) {
-    return UsageError("--write-baseline FILE, --expires DATE and --reason TEXT go together");
+  // --write-acceptances (ckpt-audit) takes the same --expires and --reason.
+  const bool writing = Has("write-baseline") || Has("write-acceptances");
+  if (writing != Has("expires") || writing != Has("reason")) {
+    return UsageError(
+        "--write-baseline FILE (or --write-acceptances FILE), --expires DATE and --reason TEXT go together");
   }
-  if (Has("write-baseline")) {
+  if (writing) {
     if (!IsCalendarDate(expires_)) return UsageError("--expires needs a date YYYY-MM-DD, not '" + expires_ + "'");
     // A baseline that expires before today accepts nothing: a refresh job would fail on it.
     if (expires_ < TodayUtc()) {
@@ -515,7 +519,7 @@ std::optional<int> CommonCli::ApplyAllowGroups(AuditOptions& policy) {
   }
   // SARIF lists each file read with its SHA-256; a reviewed acceptance holds only for the
   // bytes it names, so their digests come from the audit's own reads.
-  policy.digest_files = format_ == "sarif" || (gate_ && !gate_->gate.acceptances.empty());
+  policy.digest_files = format_ == "sarif" || (gate_ && !gate_->gate.acceptances.empty()) || Has("write-acceptances");
   policy.excluded_outputs = reports_inside_;
   for (const std::string& group : allow_groups_) {
     if (group.empty()) return UsageError("--allow-group needs a non-empty group name");
@@ -527,6 +531,10 @@ std::optional<int> CommonCli::ApplyAllowGroups(AuditOptions& policy) {
 
 std::vector<Finding> CommonCli::ExpiredEntryFindings() const {
   return gate_ ? ckpt::ExpiredEntryFindings(*gate_) : std::vector<Finding>{};
+}
+
+std::string CommonCli::GateFileRoot(const std::string& file) const {
+  return BaselineRoot(Has("source-root") ? std::optional<std::string>(source_root_) : std::nullopt, file);
 }
 
 std::optional<int> CommonCli::WriteBaseline(const std::vector<std::pair<Finding*, std::string>>& findings) const {
@@ -551,8 +559,7 @@ std::optional<int> CommonCli::WriteBaseline(const std::vector<std::pair<Finding*
                  "and calls reviewed (docs/gate-files.md, 'Reviewed acceptances').\n";
   }
   // Paths relative to the baseline's root, so that the file means the same from any directory.
-  const std::string root =
-      BaselineRoot(Has("source-root") ? std::optional<std::string>(source_root_) : std::nullopt, write_baseline_);
+  const std::string root = GateFileRoot(write_baseline_);
   std::vector<std::pair<const Finding*, std::string>> rooted;
   rooted.reserve(findings.size());
   for (const auto& [f, path] : findings) rooted.emplace_back(f, RootRelativePath(root, path));

@@ -85,6 +85,12 @@ class CommonCli {
   std::optional<int> WriteReport(const std::function<void(std::ostream&, const std::string&)>& write) const;
 
   [[nodiscard]] bool Has(const char* option) const { return vm_.count(option) > 0; }
+  /// --reason and --expires, for a file of accepted findings the tool writes.
+  [[nodiscard]] const std::string& reason() const { return reason_; }
+  [[nodiscard]] const std::string& expires() const { return expires_; }
+  /// The root the paths of the gate file `file` are relative to: --source-root, else the
+  /// repository holding it, else its folder (BaselineRoot).
+  [[nodiscard]] std::string GateFileRoot(const std::string& file) const;
   [[nodiscard]] const std::string& format() const { return format_; }
   [[nodiscard]] const reports::SarifOptions& sarif() const { return sarif_; }
   /// Report context: tool name, threshold, and colour only for text on a terminal without NO_COLOR.

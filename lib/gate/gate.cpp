@@ -387,6 +387,16 @@ bool GlobMatches(const std::string& pattern, const std::string& path) {
   return fnmatch(bare_pattern.c_str(), bare.c_str(), 0) == 0;
 }
 
+bool AcceptanceNamesFile(const Gate& gate, const Suppression& entry, const std::string& root, const std::string& file) {
+  if (!entry.path) return false;
+  Location at;
+  at.file = file;
+  const std::string path = ReportedPath(root, at);
+  if (PathMatches(*entry.path, path) || PathMatches(*entry.path, file)) return true;
+  return !gate.path_root.empty() &&
+         PathMatches(EntryRelativePath(gate.path_root, *entry.path), RootRelativePath(gate.path_root, path));
+}
+
 std::vector<AcceptanceMiss> ApplyGate(const Gate& gate, std::vector<Finding>& findings,
                                       std::vector<DroppedFindings>& dropped, const std::string& root,
                                       const FileDigestLookup& digest_of) {
@@ -454,7 +464,9 @@ std::vector<AcceptanceMiss> ApplyGate(const Gate& gate, std::vector<Finding>& fi
                             const std::string& relative, std::uint64_t count) -> std::shared_ptr<const Suppression> {
     for (std::size_t i = 0; i < gate.acceptances.size(); ++i) {
       const auto& a = gate.acceptances[i];
-      if (!names_path(*a, acceptance_paths[i], path, relative)) continue;
+      // The path as the policy's root names it, or as the report's location.file does (relative
+      // to the input): both are what a user copies, and the SHA-256 binds either to its bytes.
+      if (!names_path(*a, acceptance_paths[i], path, relative) && !(a->path && PathMatches(*a->path, file))) continue;
       const bool named_rule = std::find(a->rules.begin(), a->rules.end(), rule->id) != a->rules.end();
       const bool about_global = at != nullptr && (at->global || at->call);
       bool covered = true;

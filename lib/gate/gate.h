@@ -106,6 +106,11 @@ struct AcceptanceMiss {
   std::uint64_t unchecked = 0;        ///< findings past the report's cap, which name no global
 };
 
+/// True when the reviewed acceptance `entry` names the file `file` of the input `root` (its
+/// name in the input, as a finding's location.file), in either form ApplyGate matches: relative
+/// to the policy's root, or to the input.
+bool AcceptanceNamesFile(const Gate& gate, const Suppression& entry, const std::string& root, const std::string& file);
+
 /// Applies `gate` to one input's findings (reported under `root`): drops the rules turned
 /// off, sets the severities in force, and marks what a suppression or a reviewed acceptance
 /// matches. An acceptance holds only for the bytes it names (`digest_of`) and only for the
