@@ -488,6 +488,11 @@ ChainNode NodeFromEnvelope(const std::string& path, const attest::PublicKey& key
     node.refused_claims = true;
     node.round_index = p.round_index;
     node.declared_hash = p.content_hash ? p.content_hash : p.declared_content_hash;
+    // A round audited after it was tampered with claims its recomputed hash, while its child
+    // names the header's: either names this refused envelope, never a missing round.
+    if (p.declared_content_hash && p.declared_content_hash != node.declared_hash) {
+      node.claimed_header_hash = p.declared_content_hash;
+    }
     std::string claims = p.round_index ? "round " + std::to_string(*p.round_index) : std::string("no round");
     if (node.declared_hash) claims += " with content hash " + node.declared_hash->substr(0, 12);
     for (Finding& f : sink.findings()) {

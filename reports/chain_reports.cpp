@@ -21,7 +21,7 @@ std::string RoundText(const ChainNode& node) { return node.round_index ? std::to
 // What the pictures mark on each node of the scope.
 struct Marks {
   std::vector<std::size_t> nodes;                        // scope in history order
-  std::set<std::size_t> forks;                           // parents with a chain-fork finding
+  std::set<std::size_t> forks;                           // parents whose children have a chain-fork finding
   std::map<std::string, std::vector<std::size_t>> gaps;  // missing parent hash -> children
 };
 
@@ -29,7 +29,9 @@ Marks MarksOf(const ChainRun& run) {
   Marks m;
   m.nodes = run.history;
   for (const ChainFinding& f : run.findings) {
-    if (f.node && f.finding.rule->id == "chain-fork") m.forks.insert(*f.node);
+    if (f.node && f.finding.rule->id == "chain-fork" && run.graph.parent_of[*f.node]) {
+      m.forks.insert(*run.graph.parent_of[*f.node]);
+    }
     if (f.node && f.finding.rule->id == "chain-gap") {
       m.gaps[*run.graph.nodes[*f.node].parent_hash].push_back(*f.node);
     }
@@ -427,9 +429,11 @@ ChainStory TellChainStory(const ChainRun& run, FailThreshold threshold) {
     story.traces = holds && reached_root;
   }
 
+  // Every round found, not only those in scope: under --head, rounds 0-11 outside the
+  // lineage are still there, and a lineage broken at 12 is missing 12 alone.
   std::set<std::uint64_t> present;
-  for (std::size_t i : run.history) {
-    if (g.nodes[i].round_index) present.insert(*g.nodes[i].round_index);
+  for (const ChainNode& n : g.nodes) {
+    if (n.round_index && !n.refused_claims) present.insert(*n.round_index);
   }
   const FailThreshold bar = VerdictThreshold(threshold);
   std::set<std::tuple<std::string, std::optional<std::uint64_t>, std::string>> told;
@@ -447,8 +451,13 @@ ChainStory TellChainStory(const ChainRun& run, FailThreshold threshold) {
       tell({StoryWord(f.rule->id), n.round_index, std::nullopt, std::string(f.rule->id), n.path});
       break;  // the round's first failure tells its story; the rest is in the findings
     }
+    // A lineage that ends in a gap has no genesis because of the gap: told once, as the gap.
+    const bool gap_here = std::any_of(run.findings.begin(), run.findings.end(), [&](const ChainFinding& f) {
+      return f.node == i && f.finding.rule->id == "chain-gap";
+    });
     for (const ChainFinding& f : run.findings) {
       if (f.node != i || !failing(f.finding) || f.finding.rule->tier == Tier::kConsequence) continue;
+      if (gap_here && f.finding.rule->id == "chain-genesis-missing") continue;
       StoryEvent e{StoryWord(f.finding.rule->id), n.round_index, std::nullopt, std::string(f.finding.rule->id), n.path};
       if (f.finding.rule->id == "chain-gap" && n.round_index && *n.round_index > 0) {
         // The missing rounds: back from the child to the round before it that is present.

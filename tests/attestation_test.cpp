@@ -698,6 +698,40 @@ TEST(AttestedChain, FortySignedRoundsProveTheSameHistoryAsTheArtifacts) {
   EXPECT_NE(from_envelopes.output.find("attest-verdict-fail"), std::string::npos);
 }
 
+// Issue 51 item 4: a tampered round whose failing statement was edited to pass claims its
+// recomputed hash while its child names the header's: the forgery is told once and the child
+// links to the refused envelope (chain-parent-untrusted), never to a missing round.
+TEST_F(Attestation, AForgedStatementOfATamperedRoundIsToldOnce) {
+  std::vector<Round> rounds = WriteHistory(dir_.path() / "ten", 10);
+  std::string weights = ReadText(rounds[7].dir / "weights.safetensors");
+  weights.back() = static_cast<char>(weights.back() ^ 1);
+  WriteText(rounds[7].dir / "weights.safetensors", weights);
+  fs::create_directories(dir_.path() / "env");
+  for (std::size_t i = 0; i < rounds.size(); ++i) {
+    const CommandResult run = Audit("--attest " + ShellQuote(keys_.key) + " --attestation-out " +
+                                    ShellQuote(dir_.path() / "env" / ("round-" + std::to_string(i) + ".dsse.json")) +
+                                    " " + ShellQuote(rounds[i].dir));
+    EXPECT_EQ(run.exit_code, i == 7 ? 1 : 0) << run.output;
+  }
+  const fs::path forged = dir_.path() / "env" / "round-7.dsse.json";
+  Envelope e = ReadEnvelope(ReadText(forged));
+  boost::json::object statement = boost::json::parse(e.payload).as_object();
+  EXPECT_NE(statement["predicate"].at("content_hash"), statement["predicate"].at("declared_content_hash"));
+  statement["predicate"].as_object()["verdict"] = "pass";
+  statement["predicate"].as_object()["findings"] = boost::json::array{};
+  e.payload = boost::json::serialize(statement);
+  WriteText(forged, WriteEnvelope(e));
+  const CommandResult run = Chain("--trusted-key " + ShellQuote(keys_.pub) + " " + ShellQuote(dir_.path() / "env"));
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_EQ(run.output.rfind("round 9 does not trace to genesis: forged at 7.\n", 0), 0u) << run.output;
+  EXPECT_EQ(run.output.find("chain-gap"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("round 8 at " + (dir_.path() / "env" / "round-8.dsse.json").string() + " names parent " +
+                            rounds[7].hash.substr(0, 12) + ", which only the refused signed statement " +
+                            forged.string() + " claims (as round 7): signature does not verify"),
+            std::string::npos)
+      << run.output;
+}
+
 // Issue 30, item 1: a round whose statement was edited after signing, or that another key
 // signed, is named at its child as that refused envelope (with the round it claims and why
 // it was refused), not read as a missing round.

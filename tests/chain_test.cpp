@@ -370,7 +370,7 @@ TEST(Chain, HeadFollowsOneLineageAndIgnoresOtherBranches) {
   EXPECT_EQ(run.history.size(), 5u);
   EXPECT_EQ(ChainExitCode(run, Severity::kError), kExitClean);
   ChainRun all = RunOn(dir.path());
-  EXPECT_EQ(Chain(all, "chain-fork").size(), 1u) << Describe(all);
+  EXPECT_EQ(Chain(all, "chain-fork").size(), 2u) << Describe(all);  // told at each branch
 }
 
 // Issue 8 item 12: a copy of the head is the same node, and a decoy that only claims the
@@ -471,7 +471,8 @@ TEST(ChainCli, TheRootCauseComesFirstInEveryFormat) {
   ArtifactSpec fork = RoundSpec(21, rounds[20].hash);
   fork.tensors[0].data[0] ^= 1;
   WriteRound(h, "fork-0021", fork);
-  const std::string story = "round 29 does not trace to genesis: tampered at 7, gap at 12, fork at 20.";
+  // The fork is told at its branches (round 21 twice), never at round 20, whose content is intact.
+  const std::string story = "round 29 does not trace to genesis: tampered at 7, gap at 12, fork at 21.";
   const std::string round7 = (rounds[7].dir / "header.json").string();
 
   CommandResult text = Cli(h.string());
@@ -486,26 +487,32 @@ TEST(ChainCli, TheRootCauseComesFirstInEveryFormat) {
     next = quiet.output.find('\n', at);
     lines.push_back(quiet.output.substr(at, next - at));
   }
-  ASSERT_EQ(lines.size(), 6u) << quiet.output;
+  ASSERT_EQ(lines.size(), 7u) << quiet.output;
   EXPECT_EQ(lines[0], story);
   EXPECT_EQ(lines[1].rfind(round7 + ":1:36: error: The recomputed content hash is ", 0), 0u) << lines[1];
   EXPECT_NE(lines[1].find("[hash-mismatch CHECKPOINT_INTEGRITY]"), std::string::npos);
   EXPECT_EQ(lines[2].rfind((rounds[13].dir / "header.json").string() + ":1:117: error: ", 0), 0u) << lines[2];
   EXPECT_NE(lines[2].find("[chain-gap CHAIN_INTEGRITY]"), std::string::npos);
-  EXPECT_EQ(lines[3].rfind((rounds[20].dir / "header.json").string() + ":1:36: error: ", 0), 0u) << lines[3];
-  EXPECT_NE(lines[3].find("[chain-fork CHAIN_INTEGRITY]"), std::string::npos);
-  EXPECT_EQ(lines[4].rfind((rounds[8].dir / "header.json").string() + ":1:117: error: ", 0), 0u) << lines[4];
-  EXPECT_NE(lines[4].find("[chain-parent-untrusted CHAIN_INTEGRITY]"), std::string::npos);
-  EXPECT_EQ(lines[5].rfind("30 artifacts in the history", 0), 0u) << lines[5];
+  std::set<std::string> fork_files;
+  for (const std::string& line : {lines[3], lines[4]}) {
+    EXPECT_NE(line.find(" is one of 2 children of round 20 at " + rounds[20].dir.string()), std::string::npos) << line;
+    EXPECT_NE(line.find("[chain-fork CHAIN_INTEGRITY]"), std::string::npos) << line;
+    fork_files.insert(line.substr(0, line.find(":1:117: error: ")));
+  }
+  EXPECT_EQ(fork_files, (std::set<std::string>{(rounds[21].dir / "header.json").string(),
+                                               (h / "fork-0021" / "header.json").string()}));
+  EXPECT_EQ(lines[5].rfind((rounds[8].dir / "header.json").string() + ":1:117: error: ", 0), 0u) << lines[5];
+  EXPECT_NE(lines[5].find("[chain-parent-untrusted CHAIN_INTEGRITY]"), std::string::npos);
+  EXPECT_EQ(lines[6].rfind("30 artifacts in the history", 0), 0u) << lines[6];
 
   const boost::json::object json = boost::json::parse(Cli("--format json " + h.string()).output).as_object();
   EXPECT_EQ(json.at("story").at("line").as_string(), story);
   EXPECT_FALSE(json.at("story").at("traces").as_bool());
   const boost::json::array& causes = json.at("findings_by_cause").as_array();
-  ASSERT_EQ(causes.size(), 4u);
+  ASSERT_EQ(causes.size(), 5u);
   EXPECT_EQ(causes[0].at("rule").as_string(), "hash-mismatch");
   EXPECT_EQ(causes[0].at("round_index").to_number<int>(), 7);
-  EXPECT_EQ(causes[3].at("rule").as_string(), "chain-parent-untrusted");
+  EXPECT_EQ(causes[4].at("rule").as_string(), "chain-parent-untrusted");
   for (const boost::json::value& f : causes) {
     EXPECT_FALSE(f.at("location").at("artifact").as_string().empty()) << f;
   }
@@ -521,11 +528,11 @@ TEST(ChainCli, TheRootCauseComesFirstInEveryFormat) {
 
   const boost::json::object sarif = boost::json::parse(Cli("--format sarif " + h.string()).output).as_object();
   const boost::json::array& results = sarif.at("runs").at(0).at("results").as_array();
-  ASSERT_EQ(results.size(), 4u);
+  ASSERT_EQ(results.size(), 5u);
   EXPECT_EQ(results[0].at("ruleId").as_string(), "hash-mismatch");
-  EXPECT_EQ(results[3].at("ruleId").as_string(), "chain-parent-untrusted");
+  EXPECT_EQ(results[4].at("ruleId").as_string(), "chain-parent-untrusted");
   const boost::json::array gitlab = boost::json::parse(Cli("--format gitlab " + h.string()).output).as_array();
-  ASSERT_EQ(gitlab.size(), 4u);
+  ASSERT_EQ(gitlab.size(), 5u);
   EXPECT_EQ(gitlab[0].at("check_name").as_string(), "hash-mismatch");
   EXPECT_NE(std::string(gitlab[1].at("location").at("path").as_string()).find("round-0013/header.json"),
             std::string::npos);
@@ -540,8 +547,28 @@ TEST(ChainCli, TheRootCauseComesFirstInEveryFormat) {
   EXPECT_NE(html.find("<code>" + (rounds[13].dir / "header.json").string() + ":1:117</code>"), std::string::npos);
   EXPECT_NE(html.find("<td class=\"num\">12</td><td colspan=\"5\"><i>missing: no artifact in the set</i>"),
             std::string::npos);
-  EXPECT_NE(html.find("</span></td><td><code>chain-fork</code></td><td><code>" + rounds[20].dir.string()),
+  EXPECT_NE(html.find("</span></td><td><code>chain-fork</code></td><td><code>" + rounds[21].dir.string()),
             std::string::npos);
+  // The fork's parent passes: its content is intact, the branches are what is contested.
+  for (const boost::json::value& n : json.at("history").as_array()) {
+    if (n.at("path").as_string() == rounds[20].dir.string()) {
+      EXPECT_EQ(n.at("verdict").as_string(), "pass");
+    }
+  }
+}
+
+// Issue 51 item 4: under --head, a lineage broken by one missing round is missing that round
+// alone (rounds 0-11 are there, outside the lineage), told once as the gap.
+TEST(ChainCli, UnderHeadOneMissingRoundIsTheWholeGap) {
+  TempDir dir;
+  const std::vector<Round> rounds = WriteHistory(dir.path() / "h", 15);
+  std::filesystem::remove_all(rounds[12].dir);
+  const CommandResult run = Cli("--head " + rounds[14].hash + " " + (dir.path() / "h").string());
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_EQ(run.output.rfind("round 14 does not trace to genesis: gap at 12.\n", 0), 0u) << run.output;
+  // Near miss: the whole history tells the same story.
+  const CommandResult all = Cli((dir.path() / "h").string());
+  EXPECT_EQ(all.output.rfind("round 14 does not trace to genesis: gap at 12.\n", 0), 0u) << all.output;
 }
 
 // The near miss: a sound history tells that its head traces to genesis, and -q prints the
@@ -788,8 +815,10 @@ TEST(ChainPicture, GapsForksFailuresAndWmcpChangesAreDrawnInPlace) {
                              "untrusted link<", "wmcp changed<"}) {
     EXPECT_NE(r.dot.find(legend), std::string::npos) << legend;
   }
-  EXPECT_NE(r.dot.find("label=\"40 artifacts in the history (40 found): 34 passed, 6 failed; rounds 0-39 (2 "
-                       "missing); 7 findings\""),
+  // Round 21, whose two children fork, passes: the branches fail.
+  EXPECT_EQ(r.Named("round 21|").label.find("fail"), std::string::npos) << r.Named("round 21|").label;
+  EXPECT_NE(r.dot.find("label=\"40 artifacts in the history (40 found): 33 passed, 7 failed; rounds 0-39 (2 "
+                       "missing); 8 findings\""),
             std::string::npos)
       << r.dot;
 }

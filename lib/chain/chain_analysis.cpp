@@ -95,6 +95,7 @@ ChainGraph BuildChainGraph(std::vector<ChainNode> nodes, const ChainOptions& opt
     if (node.link_hash) continue;
     if (node.declared_hash) failed_by_hash.emplace(*node.declared_hash, i);
     if (node.computed_hash) failed_by_hash.emplace(*node.computed_hash, i);
+    if (node.claimed_header_hash) failed_by_hash.emplace(*node.claimed_header_hash, i);
   }
   graph.parent_of.assign(n, std::nullopt);
   graph.parent_untrusted.assign(n, false);

@@ -34,6 +34,9 @@ struct ChainNode {
   /// A signed statement that was refused (its signature does not verify, or another key
   /// made it): round_index and declared_hash are what it claims, nothing more.
   bool refused_claims = false;
+  /// A refused statement's declared_content_hash (its header's, which a child names) when it
+  /// differs from the content hash it claims (a tampered round's recomputed hash).
+  std::optional<std::string> claimed_header_hash;
 
   /// The hash children may link to: the recomputed hash of an artifact that passed its
   /// audit, or (with --no-hash) its declared hash. Failed artifacts offer none.

@@ -33,16 +33,24 @@ void CheckChain(const ChainGraph& graph, ChainFindingSink& sink) {
     if (seen.emplace(*graph.parent_of[i], graph.nodes[i].ShownHash()).second)
       children[*graph.parent_of[i]].push_back(i);
   }
+  // Told at each child: the branches are what is contested, while the parent's own content
+  // may be intact (its row passes when its audit does).
   for (const auto& [parent, kids] : children) {
     if (kids.size() < 2) continue;
-    std::string names;
-    for (std::size_t k : kids) {
-      names += (names.empty() ? "" : ", ") + ShortHash(graph.nodes[k].ShownHash()) + " (" + graph.nodes[k].path + ")";
-    }
     const ChainNode& p = graph.nodes[parent];
-    sink.Report(kRule, parent, p.hash_location,
-                NodeLabel(p) + " " + ShortHash(p.ShownHash()) + " has " + std::to_string(kids.size()) +
-                    " children: " + names + ".");
+    for (std::size_t k : kids) {
+      std::string others;
+      for (std::size_t other : kids) {
+        if (other == k) continue;
+        others += (others.empty() ? "" : ", ") + ShortHash(graph.nodes[other].ShownHash()) + " (" +
+                  graph.nodes[other].path + ")";
+      }
+      const ChainNode& child = graph.nodes[k];
+      sink.Report(kRule, k, child.parent_location,
+                  NodeLabel(child) + " " + ShortHash(child.ShownHash()) + " is one of " + std::to_string(kids.size()) +
+                      " children of " + NodeLabel(p) + " " + ShortHash(p.ShownHash()) + "; the other" +
+                      (kids.size() > 2 ? "s: " : ": ") + others + ".");
+    }
   }
 }
 
