@@ -451,10 +451,12 @@ ChainStory TellChainStory(const ChainRun& run, FailThreshold threshold) {
       tell({StoryWord(f.rule->id), n.round_index, std::nullopt, std::string(f.rule->id), n.path});
       break;  // the round's first failure tells its story; the rest is in the findings
     }
-    // A lineage that ends in a gap has no genesis because of the gap: told once, as the gap.
-    const bool gap_here = std::any_of(run.findings.begin(), run.findings.end(), [&](const ChainFinding& f) {
-      return f.node == i && f.finding.rule->id == "chain-gap";
-    });
+    // A lineage that ends in a gap, or at a refused statement (whose parent nothing vouches
+    // for), has no genesis because of that: told once, as the gap or the refusal.
+    const bool gap_here =
+        n.refused_claims || std::any_of(run.findings.begin(), run.findings.end(), [&](const ChainFinding& f) {
+          return f.node == i && f.finding.rule->id == "chain-gap";
+        });
     for (const ChainFinding& f : run.findings) {
       if (f.node != i || !failing(f.finding) || f.finding.rule->tier == Tier::kConsequence) continue;
       if (gap_here && f.finding.rule->id == "chain-genesis-missing") continue;

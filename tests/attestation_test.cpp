@@ -833,6 +833,40 @@ TEST_F(Attestation, RandomlyDamagedHistoriesTellTheStoryTheModelPredicts) {
     std::string story = "round " + std::to_string(count - 1) + " does not trace to genesis: ";
     for (std::size_t k = 0; k < events.size(); ++k) story += (k ? ", " : "") + events[k];
     story += ".";
+    // Under --head (the last round): the lineage back from it, which ends at a missing round
+    // (the gap is told) or at a refused statement (told; nothing vouches for its parent) and
+    // never holds the fork's other branch. Its earliest round has no genesis behind it.
+    std::vector<std::string> head_events;
+    std::uint64_t earliest = 0;
+    for (std::size_t i = count; i-- > 0;) {
+      const auto fault = faults.find(i);
+      if (fault == faults.end() || fault->second == Fault::kFork) continue;
+      const std::string word = fault->second == Fault::kTampered  ? "tampered"
+                               : fault->second == Fault::kForeign ? "foreign-signed"
+                               : fault->second == Fault::kMissing ? "gap"
+                                                                  : "forged";
+      head_events.insert(head_events.begin(), word + " at " + std::to_string(i));
+      if (fault->second == Fault::kTampered) continue;
+      earliest = fault->second == Fault::kMissing ? i + 1 : i;
+      break;
+    }
+    std::string head_story = "round " + std::to_string(count - 1) + " does not trace to genesis: ";
+    for (std::size_t k = 0; k < head_events.size(); ++k) head_story += (k ? ", " : "") + head_events[k];
+    head_story += ".";
+    std::multimap<std::uint64_t, std::vector<std::string>> head_rows;
+    for (const auto& [round, rules] : rows) {
+      if (round < earliest) continue;
+      std::vector<std::string> kept;
+      for (const std::string& rule : rules) {
+        if (rule != "chain-fork") kept.push_back(rule);
+      }
+      if (round == earliest && earliest > 0) kept.emplace_back("chain-genesis-missing");
+      if (faults.count(round) && faults.at(round) == Fault::kFork && rules == std::vector<std::string>{"chain-fork"} &&
+          head_rows.count(round)) {
+        continue;  // the branch off the lineage
+      }
+      head_rows.emplace(round, kept);
+    }
 
     const CommandResult run =
         Chain("--format json --trusted-key " + ShellQuote(keys_.pub) + " " + ShellQuote(root / "env"));
@@ -847,10 +881,24 @@ TEST_F(Attestation, RandomlyDamagedHistoriesTellTheStoryTheModelPredicts) {
     }
     auto sorted = [](std::multimap<std::uint64_t, std::vector<std::string>> m) {
       std::vector<std::pair<std::uint64_t, std::vector<std::string>>> out(m.begin(), m.end());
+      for (auto& [round, rules] : out) std::sort(rules.begin(), rules.end());
       std::sort(out.begin(), out.end());
       return out;
     };
     EXPECT_EQ(sorted(seen), sorted(rows)) << "seed " << seed << "\n" << run.output;
+
+    const CommandResult head = Chain("--format json --trusted-key " + ShellQuote(keys_.pub) + " --head " +
+                                     rounds[count - 1].hash + " " + ShellQuote(root / "env"));
+    EXPECT_EQ(head.exit_code, 1) << "seed " << seed << "\n" << head.output;
+    const boost::json::value lineage = boost::json::parse(head.output);
+    EXPECT_EQ(lineage.at("story").at("line").as_string(), head_story) << "seed " << seed;
+    std::multimap<std::uint64_t, std::vector<std::string>> head_seen;
+    for (const boost::json::value& node : lineage.at("history").as_array()) {
+      std::vector<std::string> rules;
+      for (const boost::json::value& f : node.at("findings").as_array()) rules.emplace_back(f.at("rule").as_string());
+      head_seen.emplace(node.at("round_index").to_number<std::uint64_t>(), rules);
+    }
+    EXPECT_EQ(sorted(head_seen), sorted(head_rows)) << "seed " << seed << " --head\n" << head.output;
   }
   EXPECT_EQ(kinds_met.size(), 6u) << "the histories drawn meet every fault";
 }
