@@ -579,6 +579,9 @@ SignedModel SignModel(const std::string& model, const SignModelOptions& options,
       options.key.public_key.hint + R"("},"tlogEntries":[]},"dsseEnvelope":{"payload":")" + Base64Encode(payload) +
       R"(","payloadType":"application/vnd.in-toto+json","signatures":[{"sig":")" + Base64Encode(signature) +
       R"(","keyid":""}]}})";
+  out.files = resources.size();
+  out.ignored = options.ignore_paths;  // what was asked; the defaults (.git, ...) go without saying
+  out.key_hint = options.key.public_key.hint;
   return out;
 }
 

@@ -54,6 +54,9 @@ struct SignModelOptions {
 struct SignedModel {
   std::string bundle;                ///< the bundle's bytes
   std::optional<std::string> error;  ///< why the model cannot be signed (a usage error)
+  std::size_t files = 0;             ///< the files it signs
+  std::vector<std::string> ignored;  ///< the --ignore-path paths it leaves out
+  std::string key_hint;              ///< the signing key's hint, as the bundle names it
 };
 
 /// The bundle for the model folder `model`, whose audit (`audited`) passed.

@@ -515,17 +515,34 @@ TEST(ModelSigningSign, NothingWrittenWhenTheAuditFailsOrTheFolderCannotBeSigned)
   WriteFiles(files, model);
   const std::string sign = "--sign-model " + ShellQuote(dir.path() / "k.pem") + " --model-signature-out " +
                            ShellQuote(dir.path() / "out.sig") + " ";
-  EXPECT_EQ(Audit(sign + ShellQuote(model)).exit_code, 1);
+  const CommandResult failed = Audit(sign + ShellQuote(model));
+  EXPECT_EQ(failed.exit_code, 1);
+  EXPECT_NE(failed.output.find("ckpt-audit: no signature written to " + (dir.path() / "out.sig").string() +
+                               ": its audit failed, and only a model that passes is signed (exit 1)\n"),
+            std::string::npos)
+      << failed.output;
   EXPECT_FALSE(fs::exists(dir.path() / "out.sig"));
   fs::remove_all(model);
   WriteFiles(ModelFolderSpec{}.Build(), model);
   fs::create_symlink("config.json", model / "link.json");
   const CommandResult linked = Audit(sign + ShellQuote(model));
   EXPECT_NE(linked.exit_code, 0) << linked.output;
+  EXPECT_NE(linked.output.find("ckpt-audit: no signature written to " + (dir.path() / "out.sig").string() + ": "),
+            std::string::npos)
+      << linked.output;
   EXPECT_FALSE(fs::exists(dir.path() / "out.sig"));
   fs::remove(model / "link.json");
-  EXPECT_EQ(Audit(sign + ShellQuote(model)).exit_code, 0);
+  const CommandResult written = Audit(sign + ShellQuote(model));
+  EXPECT_EQ(written.exit_code, 0) << written.output;
   EXPECT_TRUE(fs::exists(dir.path() / "out.sig"));
+  EXPECT_NE(written.output.find("ckpt-audit: wrote " + (dir.path() / "out.sig").string() +
+                                ": a model signature (OpenSSF Model Signing, key "),
+            std::string::npos)
+      << written.output;
+  EXPECT_NE(written.output.find(") of " + std::to_string(ModelFolderSpec{}.Build().size()) + " files of " +
+                                model.string() + "\n"),
+            std::string::npos)
+      << written.output;
 }
 
 }  // namespace

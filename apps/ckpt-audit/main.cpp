@@ -430,13 +430,26 @@ int RunModelSigning(const ckpt::cli::CommonCli& cli, const AuditCli& o, ckpt::Au
   }
   if (auto failed = WriteBaseline(cli, results)) return *failed;
   const int code = ReportAndExit(cli, context, results);
-  if (verify_model || code != 0) return code;
+  if (verify_model) return code;
+  if (code != 0) {
+    std::cerr << "ckpt-audit: no signature written to " << o.model_signature_out << ": "
+              << (code == ckpt::kExitToolError ? "the model could not be audited"
+                                               : "its audit failed, and only a model that passes is signed")
+              << " (exit " << code << ")\n";
+    return code;
+  }
   const ckpt::SignedModel signed_model = ckpt::SignModel(model, sign_options, results[0]);
   if (signed_model.error) {
-    std::cerr << "ckpt-audit: no signature written: " << *signed_model.error << "\n";
+    std::cerr << "ckpt-audit: no signature written to " << o.model_signature_out << ": " << *signed_model.error << "\n";
     return ckpt::kExitToolError;
   }
-  return cli.WriteFileAtomically(o.model_signature_out, signed_model.bundle) ? 0 : ckpt::kExitToolError;
+  if (!cli.WriteFileAtomically(o.model_signature_out, signed_model.bundle)) return ckpt::kExitToolError;
+  std::string ignored;
+  for (const std::string& path : signed_model.ignored) ignored += (ignored.empty() ? "" : ", ") + path;
+  std::cerr << "ckpt-audit: wrote " << o.model_signature_out << ": a model signature (OpenSSF Model Signing, key "
+            << signed_model.key_hint << ") of " << signed_model.files << (signed_model.files == 1 ? " file" : " files")
+            << " of " << model << (ignored.empty() ? std::string() : ", leaving out " + ignored) << "\n";
+  return 0;
 }
 
 // Verifying a statement or a record: one input, no audit of its own.
