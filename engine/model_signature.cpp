@@ -330,19 +330,29 @@ bool CheckSigstoreTrust(const oms::Bundle& bundle, const ModelSignatureTrust& tr
   const auto& names = std::get<oms::CertificateIdentity>(identity);
   std::vector<std::string> sans = names.emails;
   sans.insert(sans.end(), names.uris.begin(), names.uris.end());
-  if (std::find(sans.begin(), sans.end(), trust.identity) == sans.end()) {
-    report(Diag::kOmsIdentityMismatch, "The model was signed by " + ListForMessage(sans) + ", not by --identity " +
-                                           QuoteForMessage(trust.identity, 120) + ".");
+  std::optional<std::string> signer;
+  for (const std::string& san : sans) {
+    const bool match = trust.identity_pattern.empty() ? san == trust.identity
+                                                      : oms::IdentityMatchesPattern(trust.identity_pattern, san);
+    if (match && !signer) signer = san;
+  }
+  if (!signer) {
+    report(Diag::kOmsIdentityMismatch,
+           "The model was signed by " + ListForMessage(sans) + ", not by " +
+               (trust.identity_pattern.empty() ? "--identity " + QuoteForMessage(trust.identity, 120)
+                                               : "an identity matching --identity-pattern " +
+                                                     QuoteForMessage(trust.identity_pattern, 120) + " whole") +
+               ".");
     return false;
   }
   if (names.oidc_issuer != trust.issuer) {
     report(Diag::kOmsIdentityMismatch,
-           "The signer " + QuoteForMessage(trust.identity, 120) + " signed in at " +
+           "The signer " + QuoteForMessage(*signer, 120) + " signed in at " +
                (names.oidc_issuer ? QuoteForMessage(*names.oidc_issuer, 120) : std::string("no recorded OIDC issuer")) +
                ", not at --issuer " + QuoteForMessage(trust.issuer, 120) + ".");
     return false;
   }
-  facts.identity = trust.identity;
+  facts.identity = *signer;
   facts.issuer = trust.issuer;
   return true;
 }

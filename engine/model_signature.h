@@ -22,6 +22,7 @@ struct ModelSignatureTrust {
   std::vector<std::string> certificates;  ///< kCertificate: every certificate of the trusted PEM files (DER)
   std::optional<oms::TrustedRoot> root;   ///< kSigstore: the logs and authorities trusted
   std::string identity;                   ///< kSigstore: the SAN the certificate must carry
+  std::string identity_pattern;           ///< kSigstore: or a pattern one SAN must match whole
   std::string issuer;                     ///< kSigstore: the OIDC issuer it must name
 };
 

@@ -369,6 +369,67 @@ TEST(ModelSigningSigstore, IdentitySignatureFilesAndMethod) {
   EXPECT_EQ(keyed.oms_rules, std::vector<std::string>{"oms-method-mismatch"});
 }
 
+// Issue 51 item 5: a workflow identity carries its ref, so the expected signer can be a
+// pattern: '*' within one path segment, '**' across, matched against the whole identity, with
+// the host, owner and repository literal; and .ckpt-audit.json may name it for the runs that
+// verify without breaking the runs that do not.
+TEST(ModelSigningSigstore, WorkflowIdentityPatternsMatchWholeIdentitiesOnly) {
+  const std::string release = "https://github.com/org/repo/.github/workflows/release.yml@refs/tags/v1.2";
+  const std::string tags = "https://github.com/org/repo/.github/workflows/release.yml@refs/tags/*";
+  EXPECT_TRUE(oms::IdentityMatchesPattern(tags, release));
+  EXPECT_TRUE(oms::IdentityMatchesPattern(release, release));
+  EXPECT_TRUE(oms::IdentityMatchesPattern("https://github.com/org/repo/**", release));
+  // Near misses: no partial match at either end, '*' never crosses '/', nor matches nothing.
+  EXPECT_FALSE(oms::IdentityMatchesPattern(tags, release + "/../../evil"));
+  EXPECT_FALSE(oms::IdentityMatchesPattern(tags, "x" + release));
+  EXPECT_FALSE(oms::IdentityMatchesPattern(tags, release.substr(0, release.size() - 4) + "feature/x"));
+  EXPECT_FALSE(oms::IdentityMatchesPattern(tags, release.substr(0, release.size() - 4)));
+  EXPECT_FALSE(oms::IdentityMatchesPattern("https://github.com/org/repo/*", release));
+  EXPECT_FALSE(oms::IdentityMatchesPattern("https://github.com/org/repo/**", "https://github.com/org/repo2/x"));
+  EXPECT_FALSE(oms::IdentityMatchesPattern("https://github.com/org/repo/**", std::string(9000, 'a')));
+  EXPECT_EQ(oms::IdentityPatternError(tags), std::nullopt);
+  EXPECT_EQ(oms::IdentityPatternError("https://github.com/*/repo/x"),
+            "a wildcard comes before the host, owner and repository are named (https://HOST/OWNER/REPO/...)");
+  EXPECT_EQ(oms::IdentityPatternError("https://github.com/org/*"),
+            "a wildcard comes before the host, owner and repository are named (https://HOST/OWNER/REPO/...)");
+  EXPECT_EQ(oms::IdentityPatternError("*@example.com"), "it must start with https:// (email identities match exactly)");
+
+  const fs::path model = kUpstream / "v1.0.1-sigstore";
+  const std::string root = " --sigstore-trusted-root " + ShellQuote(kTrustConfig);
+  const CommandResult other =
+      RunCommand(std::string(CKPT_AUDIT_BIN) + " --verify-model-signature" + root + " --identity-pattern " +
+                 ShellQuote(tags) + " --issuer " + ShellQuote(kIssuer) + " " + ShellQuote(model) + " 2>&1");
+  EXPECT_EQ(other.exit_code, 1) << other.output;
+  EXPECT_NE(other.output.find("The model was signed by 'stefanb@us.ibm.com', not by an identity matching "
+                              "--identity-pattern '" +
+                              tags + "' whole. [oms-identity-mismatch"),
+            std::string::npos)
+      << other.output;
+  const CommandResult refused = RunCommand(std::string(CKPT_AUDIT_BIN) + " --verify-model-signature" + root +
+                                           " --identity-pattern 'https://github.com/*/repo/x' --issuer " +
+                                           ShellQuote(kIssuer) + " " + ShellQuote(model) + " 2>&1");
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("--identity-pattern 'https://github.com/*/repo/x': a wildcard comes before"),
+            std::string::npos)
+      << refused.output;
+
+  // The expected signer in .ckpt-audit.json: a plain audit in that repository runs as before,
+  // and a verification takes the signer from it.
+  TempDir dir;
+  const fs::path repo = dir.path() / "repo";
+  fs::create_directories(repo / ".git");
+  WriteText(repo / ".ckpt-audit.json",
+            R"({"ckpt-audit": {"identity": ")" + std::string(kIdentity) + R"(", "issuer": ")" + kIssuer + R"("}})");
+  const std::string in_repo = "cd " + ShellQuote(repo) + " && " + CKPT_AUDIT_BIN;
+  const CommandResult plain =
+      RunCommand(in_repo + " " + ShellQuote(fs::path(CKPT_SOURCE_DIR) / "fixtures/vectors/v1-single") + " 2>&1");
+  EXPECT_EQ(plain.exit_code, 0) << plain.output;
+  const CommandResult verified = RunCommand(in_repo + " --verify-model-signature --ignore-path ignore-me" + root + " " +
+                                            ShellQuote(model) + " 2>&1");
+  EXPECT_NE(verified.output.find("model signature: verified"), std::string::npos) << verified.output;
+  EXPECT_EQ(verified.output.find("[oms-"), std::string::npos) << verified.output;
+}
+
 TEST(ModelSigningSigstore, UsageErrors) {
   const std::string model = ShellQuote(kUpstream / "v1.0.1-sigstore");
   auto exit_code = [](const std::string& args) {

@@ -24,6 +24,7 @@
 #include "lib/formats/hdf5/h5probe_client.h"
 #include "lib/gate/gate.h"
 #include "lib/load/input.h"
+#include "lib/oms/fulcio_certificate.h"
 #include "lib/oms/model_files.h"
 #include "lib/oms/x509_path.h"
 #include "reports/ci_reports.h"
@@ -158,6 +159,7 @@ struct AuditCli {
   std::string model_signature_out;
   std::string sigstore_root;
   std::string sigstore_identity;
+  std::string sigstore_identity_pattern;
   std::string sigstore_issuer;
   unsigned jobs = std::max(1U, std::thread::hardware_concurrency());
   std::string progress = "auto";
@@ -205,6 +207,10 @@ void DeclareOptions(ckpt::cli::CommonCli& cli, AuditCli& o) {
       "or ClientTrustConfig (needs --identity and --issuer)")(
       "identity", po::value(&o.sigstore_identity)->value_name("ID"),
       "with --sigstore-trusted-root: the signer's identity, an email address or URI of the certificate")(
+      "identity-pattern", po::value(&o.sigstore_identity_pattern)->value_name("PATTERN"),
+      "with --sigstore-trusted-root, instead of --identity: a workflow identity with '*' for one or more "
+      "characters but '/' and '**' for any, matched whole; https://HOST/OWNER/REPO/ stays literal "
+      "(https://github.com/org/repo/.github/workflows/release.yml@refs/tags/*)")(
       "issuer", po::value(&o.sigstore_issuer)->value_name("URL"),
       "with --sigstore-trusted-root: the OIDC issuer the signer signed in at")(
       "ignore-path", po::value(&o.ignore_paths)->value_name("P"),
@@ -305,10 +311,17 @@ std::optional<int> ReadModelTrust(const ckpt::cli::CommonCli& cli, const AuditCl
         "--sigstore-trusted-root FILE --identity ID --issuer URL");
   }
   if (cli.Has("sigstore-trusted-root")) {
-    if (!cli.Has("identity") || !cli.Has("issuer") || o.sigstore_identity.empty() || o.sigstore_issuer.empty()) {
+    const bool identity = cli.Has("identity") && !o.sigstore_identity.empty();
+    const bool pattern = cli.Has("identity-pattern") && !o.sigstore_identity_pattern.empty();
+    if (identity == pattern || !cli.Has("issuer") || o.sigstore_issuer.empty()) {
       return cli.UsageError(
-          "--sigstore-trusted-root needs --identity ID and --issuer URL (who signed, and where "
-          "they signed in)");
+          "--sigstore-trusted-root needs --identity ID (or --identity-pattern PATTERN, not both) and --issuer URL "
+          "(who signed, and where they signed in)");
+    }
+    if (pattern) {
+      if (auto why = ckpt::oms::IdentityPatternError(o.sigstore_identity_pattern)) {
+        return cli.UsageError("--identity-pattern '" + o.sigstore_identity_pattern + "': " + *why);
+      }
     }
     auto root = ckpt::oms::LoadTrustedRootFile(o.sigstore_root);
     if (auto* error = std::get_if<std::string>(&root)) {
@@ -317,6 +330,7 @@ std::optional<int> ReadModelTrust(const ckpt::cli::CommonCli& cli, const AuditCl
     trust.method = ckpt::ModelSignatureTrust::Method::kSigstore;
     trust.root = std::move(std::get<ckpt::oms::TrustedRoot>(root));
     trust.identity = o.sigstore_identity;
+    trust.identity_pattern = o.sigstore_identity_pattern;
     trust.issuer = o.sigstore_issuer;
   } else if (cli.Has("trusted-key")) {
     auto key = ckpt::oms::LoadPublicKeyFile(o.trusted_key);
@@ -349,8 +363,10 @@ std::optional<int> RefuseMismatchedOptions(const ckpt::cli::CommonCli& cli) {
   if (cli.Has("sigstore-trusted-root") && !verify_model) {
     return cli.UsageError("--sigstore-trusted-root goes with --verify-model-signature");
   }
-  if ((cli.Has("identity") || cli.Has("issuer")) && !cli.Has("sigstore-trusted-root")) {
-    return cli.UsageError("--identity and --issuer go with --sigstore-trusted-root");
+  // Typed, not set by .ckpt-audit.json, which may name the expected signer for the runs that verify.
+  if ((cli.Typed("identity") || cli.Typed("identity-pattern") || cli.Typed("issuer")) &&
+      !cli.Has("sigstore-trusted-root")) {
+    return cli.UsageError("--identity, --identity-pattern and --issuer go with --sigstore-trusted-root");
   }
   if (cli.Has("ignore-path") && !verify_model && !sign_model) {
     return cli.UsageError("--ignore-path goes with --verify-model-signature or --sign-model");

@@ -208,6 +208,7 @@ std::optional<int> CommonCli::Parse(int argc, char** argv, std::vector<std::stri
   positional.add("positional", -1);
   try {
     po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm_);
+    for (const auto& [name, value] : vm_) typed_.insert(name);
   } catch (const po::error& e) {
     return UsageError(e.what());
   }

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -85,6 +86,8 @@ class CommonCli {
   std::optional<int> WriteReport(const std::function<void(std::ostream&, const std::string&)>& write) const;
 
   [[nodiscard]] bool Has(const char* option) const { return vm_.count(option) > 0; }
+  /// Given on the command line (not only set by the configuration file).
+  [[nodiscard]] bool Typed(const char* option) const { return typed_.count(option) > 0; }
   /// --reason and --expires, for a file of accepted findings the tool writes.
   [[nodiscard]] const std::string& reason() const { return reason_; }
   [[nodiscard]] const std::string& expires() const { return expires_; }
@@ -105,6 +108,7 @@ class CommonCli {
   std::vector<std::string> formats_;
   boost::program_options::options_description options_;
   boost::program_options::variables_map vm_;
+  std::set<std::string> typed_;  ///< the options on the command line, before the configuration file's
   std::string format_;
   std::string output_;
   std::string fail_on_ = "error";

@@ -230,4 +230,49 @@ std::string PrecertificateSignedData(const SignedTimestamp& sct, std::string_vie
   return out;
 }
 
+namespace {
+constexpr std::size_t kMaxIdentityBytes = 8192;  // a SAN longer than any workflow path
+}  // namespace
+
+std::optional<std::string> IdentityPatternError(std::string_view pattern) {
+  if (!pattern.starts_with("https://")) return "it must start with https:// (email identities match exactly)";
+  const std::size_t wildcard = pattern.find('*');
+  if (wildcard == std::string_view::npos) return std::nullopt;
+  std::size_t slashes = 0;
+  for (std::size_t i = 0; i < wildcard; ++i) slashes += pattern[i] == '/' ? 1U : 0U;
+  if (slashes < 5) {
+    return "a wildcard comes before the host, owner and repository are named (https://HOST/OWNER/REPO/...)";
+  }
+  if (pattern.find("***") != std::string_view::npos) return "it has '***'; write '*' or '**'";
+  return std::nullopt;
+}
+
+bool IdentityMatchesPattern(std::string_view pattern, std::string_view identity) {
+  // matched[j]: the pattern read so far matches identity[0, j). One row per pattern token, so
+  // the cost is pattern x identity whatever the certificate holds (never backtracking).
+  if (identity.size() > kMaxIdentityBytes) return false;
+  std::vector<char> matched(identity.size() + 1, 0);
+  matched[0] = 1;
+  for (std::size_t p = 0; p < pattern.size();) {
+    std::vector<char> next(identity.size() + 1, 0);
+    if (pattern[p] == '*') {
+      const bool any = p + 1 < pattern.size() && pattern[p + 1] == '*';
+      // One or more characters: from each matched end, extend over what the wildcard admits.
+      for (std::size_t j = 0; j < identity.size(); ++j) {
+        if (!matched[j] && !next[j]) continue;
+        if (!any && identity[j] == '/') continue;
+        next[j + 1] = 1;
+      }
+      p += any ? 2 : 1;
+    } else {
+      for (std::size_t j = 0; j < identity.size(); ++j) {
+        if (matched[j] && identity[j] == pattern[p]) next[j + 1] = 1;
+      }
+      ++p;
+    }
+    matched.swap(next);
+  }
+  return matched[identity.size()] != 0;
+}
+
 }  // namespace ckpt::oms

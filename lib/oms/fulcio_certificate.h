@@ -32,6 +32,14 @@ struct CertificateIdentity {
 /// Who Fulcio says the certificate is for; an error when the extensions are malformed.
 std::variant<CertificateIdentity, std::string> IdentityOf(std::string_view certificate);
 
+/// A workflow identity pattern (--identity-pattern): literal but for `*` (one or more
+/// characters other than '/') and `**` (one or more of any), matched against the whole
+/// identity, never a part of it. It must start with https:// and name the host, the owner and
+/// the repository literally (no wildcard before the fifth '/'), so that a pattern cannot
+/// admit another repository's workflow. The error says why a pattern is refused.
+std::optional<std::string> IdentityPatternError(std::string_view pattern);
+bool IdentityMatchesPattern(std::string_view pattern, std::string_view identity);
+
 /// One signed certificate timestamp (RFC 6962 3.2), as embedded in a certificate.
 struct SignedTimestamp {
   std::string log_id;  ///< 32 bytes: SHA-256 of the log's key
