@@ -25,6 +25,14 @@ std::variant<std::string, std::string> ReadGateFile(const std::string& path, con
   return std::variant<std::string, std::string>(std::in_place_index<0>, std::move(file.text));
 }
 
+// "; did you mean 'pickle-global-unsafe'?" for an id close to a rule's, else "".
+std::string RuleSuggestion(std::string_view id) {
+  std::vector<std::string> ids;
+  for (const rules::RuleEntry& rule : rules::AllRules()) ids.emplace_back(rule.info->id);
+  const auto near = NearestName(id, ids);
+  return near ? "; did you mean '" + *near + "'?" : std::string();
+}
+
 std::string EntryName(const Suppression& s) {
   if (s.acceptance()) {
     return "acceptance " + std::to_string(s.index + 1) + " (path " + QuoteForMessage(s.path.value_or("")) +
@@ -44,7 +52,9 @@ std::optional<std::string> ResolveAcceptances(std::vector<Suppression> entries, 
     for (const std::string& id : a.rules) {
       const RuleInfo* rule = rules::FindRule(id);
       std::string at = std::string(option) + " '" + source + "': " + EntryName(a);
-      if (rule == nullptr) return at.append(" names the unknown rule ").append(QuoteForMessage(id));
+      if (rule == nullptr) {
+        return at.append(" names the unknown rule ").append(QuoteForMessage(id)).append(RuleSuggestion(id));
+      }
       // A pickle's findings are accepted by what they import and call, never by rule alone.
       if (id.starts_with("pickle-")) {
         return at.append(" lists the rule ")
@@ -83,7 +93,8 @@ std::variant<ResolvedGate, std::string> LoadGate(const GateFiles& files) {
     for (const auto& [id, level] : out.policy.severity) {
       const RuleInfo* rule = rules::FindRule(id);
       if (rule == nullptr)
-        return "--policy '" + *files.policy + "': severity names unknown rule " + QuoteForMessage(id);
+        return "--policy '" + *files.policy + "': severity names unknown rule " + QuoteForMessage(id) +
+               RuleSuggestion(id);
       std::optional<Severity> wanted;
       if (level != "off") {
         wanted = ParseSeverity(level);
@@ -120,7 +131,10 @@ std::variant<ResolvedGate, std::string> LoadGate(const GateFiles& files) {
     for (Suppression& s : out.entries) {
       s.source = *files.baseline;
       const RuleInfo* rule = rules::FindRule(s.rule);
-      if (rule == nullptr) return "--baseline '" + *files.baseline + "': " + EntryName(s) + " names an unknown rule";
+      if (rule == nullptr) {
+        return "--baseline '" + *files.baseline + "': " + EntryName(s) + " names an unknown rule" +
+               RuleSuggestion(s.rule);
+      }
       if (rule->security) {
         return "--baseline '" + *files.baseline + "': " + EntryName(s) +
                " names a security rule; security findings cannot be suppressed, only fixed or accepted for "

@@ -461,6 +461,12 @@ ChainStory TellChainStory(const ChainRun& run, FailThreshold threshold) {
       if (f.node != i || !failing(f.finding) || f.finding.rule->tier == Tier::kConsequence) continue;
       if (gap_here && f.finding.rule->id == "chain-genesis-missing") continue;
       StoryEvent e{StoryWord(f.finding.rule->id), n.round_index, std::nullopt, std::string(f.finding.rule->id), n.path};
+      // A fork is told at its branches, and told in the story where the history branches: at
+      // the parent both name ("fork at 20": round 20 has two children), once.
+      if (f.finding.rule->id == "chain-fork" && g.parent_of[i]) {
+        e.round = g.nodes[*g.parent_of[i]].round_index;
+        e.path = g.nodes[*g.parent_of[i]].path;
+      }
       if (f.finding.rule->id == "chain-gap" && n.round_index && *n.round_index > 0) {
         // The missing rounds: back from the child to the round before it that is present.
         e.last_round = *n.round_index - 1;

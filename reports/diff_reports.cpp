@@ -141,9 +141,12 @@ void WriteDiffText(std::ostream& out, const DiffRun& run, const ReportContext& c
         << EscapeForDisplay(h.b.value_or("(absent)")) << "\n";
   }
   const DiffSummary summary = SummarizeDiff(run.tensors, run.options.rollup_depth, run.options.top);
-  SummaryText(out, summary);
-  const std::vector<const TensorDiff*> listed = ListedTensors(run);
-  out << "STATUS          REL_L2       MAX_ABS      CHANGED/NUMEL    NAME\n";
+  // --quiet: the findings and the summary line; the tables are for reading a diff, not a gate's log.
+  const std::vector<const TensorDiff*> listed = context.quiet ? std::vector<const TensorDiff*>{} : ListedTensors(run);
+  if (!context.quiet) {
+    SummaryText(out, summary);
+    out << "STATUS          REL_L2       MAX_ABS      CHANGED/NUMEL    NAME\n";
+  }
   for (const TensorDiff* t : listed) {
     std::string status(TensorStatusName(t->status));
     status.resize(15, ' ');
@@ -162,7 +165,7 @@ void WriteDiffText(std::ostream& out, const DiffRun& run, const ReportContext& c
     }
     out << "\n";
   }
-  if (listed.size() < run.tensors.size()) {
+  if (!context.quiet && listed.size() < run.tensors.size()) {
     out << "(" << Plural(run.tensors.size() - listed.size(), "tensor") << " not listed: "
         << (run.options.top_given ? "--top " + std::to_string(run.options.top) : std::string("--changed-only"))
         << ")\n";

@@ -126,10 +126,9 @@ std::string FileOf(const std::string& artifact, const Location& loc, const std::
   return file.empty() ? root : root + "/" + file;
 }
 
-// What an empty file name means for an artifact of this kind (SarifFinding::whole_file).
-std::string WholeFile(InputKind kind) {
-  return kind == InputKind::kLensemble || kind == InputKind::kModelFolder ? "header.json" : "";
-}
+// What an empty file name means for an artifact of this kind (SarifFinding::whole_file): a
+// Lensemble artifact's header; for a model folder or a file, the input itself.
+std::string WholeFile(InputKind kind) { return kind == InputKind::kLensemble ? "header.json" : ""; }
 
 }  // namespace
 

@@ -824,7 +824,7 @@ TEST_F(Attestation, RandomlyDamagedHistoriesTellTheStoryTheModelPredicts) {
           sign(fork.dir, keys_, "fork-" + std::to_string(i));
           rules.emplace_back("chain-fork");
           rows.emplace(i, std::vector<std::string>{"chain-fork"});  // the branch
-          events.push_back("fork at " + std::to_string(i));
+          events.push_back("fork at " + std::to_string(i - 1));     // where the history branches
           break;
         }
       }

@@ -471,8 +471,9 @@ TEST(ChainCli, TheRootCauseComesFirstInEveryFormat) {
   ArtifactSpec fork = RoundSpec(21, rounds[20].hash);
   fork.tensors[0].data[0] ^= 1;
   WriteRound(h, "fork-0021", fork);
-  // The fork is told at its branches (round 21 twice), never at round 20, whose content is intact.
-  const std::string story = "round 29 does not trace to genesis: tampered at 7, gap at 12, fork at 21.";
+  // The fork is found at its branches (round 21 twice) and told where the history branches;
+  // round 20 itself passes, its content intact.
+  const std::string story = "round 29 does not trace to genesis: tampered at 7, gap at 12, fork at 20.";
   const std::string round7 = (rounds[7].dir / "header.json").string();
 
   CommandResult text = Cli(h.string());

@@ -264,6 +264,68 @@ TEST_F(CliTest, ARepositoryRootModelIsAuditedWithItsReportsInside) {
   }
 }
 
+// Issue 51 papercuts: an empty folder is located as itself (never "empty/."), in text and
+// SARIF; a lone Git LFS pointer named as weights gets one error for its one cause; --help and
+// the manual open with what the tool audits, not with one format.
+TEST_F(CliTest, PapercutsOfLocationsDuplicatesAndTheFirstLine) {
+  const std::string empty = (dir_.path() / "empty").string();
+  std::filesystem::create_directories(empty);
+  CliRun run = Cli(empty);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.out.rfind(empty + ": error: The folder holds no weight file", 0), 0u) << run.out;
+  auto sarif = boost::json::parse(Cli("-f sarif " + empty).out);
+  const auto& uri = sarif.at("runs")
+                        .at(0)
+                        .at("results")
+                        .at(0)
+                        .at("locations")
+                        .at(0)
+                        .at("physicalLocation")
+                        .at("artifactLocation")
+                        .at("uri");
+  EXPECT_EQ(uri.as_string().find("header.json"), std::string::npos) << uri;
+  EXPECT_TRUE(uri.as_string().ends_with("empty")) << uri;
+
+  const std::string lone = (dir_.path() / "lone.safetensors").string();
+  WriteText(lone, "version https://git-lfs.github.com/spec/v1\noid sha256:" + std::string(64, 'a') + "\nsize 1234\n");
+  run = Cli(lone);
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.out.find("[input-unrecognised CHECKPOINT_INTEGRITY]"), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("[input-name-mismatch"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("FAIL (1 error, 0 warnings, 0 notes)"), std::string::npos) << run.out;
+
+  const std::string help = Cli("--help").out;
+  const std::size_t description = help.find("\n\n") + 2;
+  EXPECT_EQ(help.substr(description, 57), "Audits machine-learning checkpoints without running them:") << help;
+  EXPECT_NE(Cli("--man-page")
+                .out.find(".SH NAME\nckpt\\-audit \\- Audits machine\\-learning checkpoints without "
+                          "running them"),
+            std::string::npos);
+}
+
+// Issue 51 papercuts: "did you mean" for an option, an input kind and a rule id; a name far
+// from every one gets none.
+TEST_F(CliTest, TyposOfOptionsKindsAndRulesSuggestTheNearestName) {
+  CliRun run = Cli("--fail-onn error " + kClean);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("ckpt-audit: unrecognised option '--fail-onn'; did you mean '--fail-on'?"), std::string::npos)
+      << run.err;
+  run = Cli("--expect-kind safetensor " + kClean);
+  EXPECT_NE(run.err.find("--expect-kind 'safetensor' is not an input kind; did you mean 'safetensors'?"),
+            std::string::npos)
+      << run.err;
+  WriteText(dir_.path() / "policy.json", R"({"severity": {"pickle-global-unsafee": "error"}})");
+  run = Cli("--policy " + (dir_.path() / "policy.json").string() + " " + kClean);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("severity names unknown rule 'pickle-global-unsafee'; did you mean 'pickle-global-unsafe'?"),
+            std::string::npos)
+      << run.err;
+  // Near miss: nothing close, nothing suggested.
+  run = Cli("--zzzzzzzz " + kClean);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err.find("did you mean"), std::string::npos) << run.err;
+}
+
 // Issue 8 item 8: output that cannot be written is exit 2, even for --help.
 TEST_F(CliTest, UnwritableStandardOutputIsAToolError) {
   for (const char* args : {"--help", "--version", "--list-rules", "--list-rules --format json"}) {

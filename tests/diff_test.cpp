@@ -578,12 +578,37 @@ TEST(DiffCli, NumbersReadAsNumbers) {
   EXPECT_EQ(plain.find("<tr class=\"gate\">"), std::string::npos);
 }
 
+// Issue 51 papercuts: -q keeps the inputs, the findings and the summary line; two names of one
+// file are "the same file".
+TEST(DiffCli, QuietKeepsTheFindingsAndTheSummaryLine) {
+  auto p = MakePair();
+  const CommandResult full = Cli(p->a + " " + p->b);
+  const CommandResult quiet = Cli("-q " + p->a + " " + p->b);
+  EXPECT_EQ(quiet.exit_code, full.exit_code);
+  EXPECT_EQ(quiet.output.find("STATUS          REL_L2"), std::string::npos) << quiet.output;
+  EXPECT_NE(full.output.find("STATUS          REL_L2"), std::string::npos) << full.output;  // the near miss
+  const std::string last = full.output.substr(full.output.rfind('\n', full.output.size() - 2) + 1);
+  EXPECT_EQ(quiet.output.substr(quiet.output.size() - last.size()), last) << quiet.output;
+  EXPECT_EQ(quiet.output.rfind("A: " + p->a + " (", 0), 0u) << quiet.output;
+  TempDir dir;
+  WriteText(dir.path() / "m.safetensors",
+            SafetensorsFile(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", std::string(8, '\0')));
+  const std::string file = (dir.path() / "m.safetensors").string();
+  const CommandResult same = Cli(file + " " + (dir.path() / "." / "m.safetensors").string());
+  EXPECT_EQ(same.exit_code, 2);
+  EXPECT_NE(same.output.find("A and B are the same file ('" + file + "')"), std::string::npos) << same.output;
+}
+
 TEST(DiffCli, BadInputBehavesAsDocumented) {
   auto p = MakePair();
-  EXPECT_EQ(Cli(p->a + " /nonexistent/b").exit_code, 2);  // one missing
-  EXPECT_EQ(Cli(p->a + " " + p->a).exit_code, 2);         // identical paths
-  EXPECT_EQ(Cli(p->a + " " + p->a + "/.").exit_code, 2);  // same directory, other spelling
-  EXPECT_EQ(Cli(p->a).exit_code, 2);                      // one argument
+  EXPECT_EQ(Cli(p->a + " /nonexistent/b").exit_code, 2);     // one missing
+  EXPECT_EQ(Cli(p->a + " " + p->a).exit_code, 2);            // identical paths
+  const CommandResult same = Cli(p->a + " " + p->a + "/.");  // same folder, other spelling
+  EXPECT_EQ(same.exit_code, 2);
+  EXPECT_NE(same.output.find("ckpt-diff: A and B are the same folder ('" + p->a + "'); nothing to compare"),
+            std::string::npos)
+      << same.output;
+  EXPECT_EQ(Cli(p->a).exit_code, 2);  // one argument
   EXPECT_EQ(Cli("--max-rel-l2 -1 " + p->a + " " + p->b).exit_code, 2);
   // A broken artifact: header.json is not JSON. Reported as findings; the diff is still produced.
   std::ofstream(p->b + "/header.json", std::ios::trunc) << "{";

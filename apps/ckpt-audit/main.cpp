@@ -45,12 +45,13 @@ constexpr const char* kUsage = R"(Usage: ckpt-audit [options] ARTIFACT...
        ckpt-audit --verify-model-signature[=SIG] (--trusted-key PUB | --trusted-cert-chain PEM...) [options] MODEL
        ckpt-audit --sign-model KEY --model-signature-out PATH [--ignore-path P]... [options] MODEL
 
-Audits each ARTIFACT directory (header.json plus safetensors weights) against the
-Lensemble artifact format: schema version and migration, header fields, strict
+Audits machine-learning checkpoints without running them: each ARTIFACT (a safetensors,
+GGUF, pickle-based (torch.save, joblib), NumPy, ONNX, Keras, HDF5 or Flax file, a Hugging
+Face model folder or cache, a Lensemble artifact) is recognised by content and judged by
+every rule of its kind. A Lensemble artifact (header.json plus safetensors weights) is
+checked against its format: schema version and migration, header fields, strict
 safetensors structure, manifest and shard index cross-checks, path confinement,
-action-head exclusion, pickle refusal and the recomputed content hash. Every other
-input (a safetensors, GGUF, pickle-based or NumPy file, a model folder, a Hugging Face
-cache) is recognised by content. An ARTIFACT may be remote: https://HOST/FILE, a
+action-head exclusion, pickle refusal and the recomputed content hash. An ARTIFACT may be remote: https://HOST/FILE, a
 Lensemble directory https://HOST/DIR/, or hf://ORG/NAME[@REV][/SUBPATH] (through
 $HF_ENDPOINT, with $HF_TOKEN when set); http:// only to a loopback host.
 
@@ -710,7 +711,9 @@ int main(int argc, char** argv) try {
   policy.compute_hash = !cli.Has("no-hash");
   for (const std::string& name : o.expect_kinds) {
     auto kind = ckpt::InputKindFromName(name);
-    if (!kind) return cli.UsageError("--expect-kind '" + name + "' is not an input kind");
+    if (!kind) {
+      return cli.UsageError("--expect-kind '" + name + "' is not an input kind" + ckpt::InputKindSuggestion(name));
+    }
     policy.expected_kinds.push_back(*kind);
   }
   if (auto stop = cli.ApplyAllowGroups(policy)) return *stop;

@@ -26,19 +26,20 @@ namespace {
 
 constexpr const char* kUsage = R"(Usage: ckpt-diff [options] A B
 
-Audits artifacts A and B (every ckpt-audit rule), then compares them: header fields,
-the parent link (is B's parent_hash A's recomputed content hash, is B's round A's + 1),
-and every tensor of the union of both manifests, with one status: unchanged, changed
+Audits checkpoints A and B (any input ckpt-audit reads: safetensors, pickle-based and
+GGUF files, model folders, Lensemble rounds; every ckpt-audit rule), then compares every
+tensor of the union of both, with one status: unchanged, changed
 (with exact statistics: numel, changed, max_abs, l2, rel_l2, NaN/Inf appearing),
 layout_changed, added, removed (or unreadable when one side's bytes cannot be read).
-A summary comes first: the whole model's L2 and relative L2, counts by status, the same per
+For two Lensemble rounds, the header fields and the parent link too (is B's parent_hash A's
+recomputed content hash, is B's round A's + 1). A summary comes first: the whole model's L2 and relative L2, counts by status, the same per
 manifest group and per name prefix (--rollup), and the tensors that moved most (--top).
 
 Exit status:
   0  no finding at or above --fail-on
   1  findings at or above --fail-on: in A's or B's audit, or from a gate below
   2  the tool could not do its job: bad usage, A or B missing or unreadable, A and B
-     the same directory, or an internal error
+     the same file or folder, or an internal error
 
 Examples:
   ckpt-diff rounds/round-0041 rounds/round-0042
@@ -56,7 +57,9 @@ struct DiffCli {
 };
 
 void DeclareOptions(ckpt::cli::CommonCli& cli, DiffCli& o) {
-  cli.options().add_options()(
+  cli.options().add_options()("quiet,q",
+                              "text report: the inputs, the findings and the summary line only (no tables of groups, "
+                              "prefixes and tensors)")(
       "allow-change", po::value(&o.allow_change)->value_name("GLOB"),
       "gate: only tensors matching a glob may change, appear or vanish (repeatable; '*' also matches '.')")(
       "max-rel-l2", po::value(&o.max_rel_l2)->value_name("[PATTERN=]X"),
@@ -92,7 +95,9 @@ std::variant<ckpt::DiffOptions, int> DiffOptionsOf(ckpt::cli::CommonCli& cli, co
   }
   std::error_code ec;
   if (std::filesystem::equivalent(paths[0], paths[1], ec) && !ec) {
-    return cli.UsageError("A and B are the same directory ('" + paths[0] + "'); nothing to compare");
+    const bool folder = std::filesystem::is_directory(paths[0], ec);
+    return cli.UsageError("A and B are the same " + std::string(folder ? "folder" : "file") + " ('" + paths[0] +
+                          "'); nothing to compare");
   }
   ckpt::DiffOptions diff;
   diff.jobs = o.jobs;
@@ -148,6 +153,7 @@ std::optional<int> WriteBaseline(const ckpt::cli::CommonCli& cli, ckpt::DiffRun&
 // Writes every report of the run, says each side's tool errors, and returns the exit code.
 int ReportAndExit(const ckpt::cli::CommonCli& cli, const ckpt::DiffOptions& diff, const ckpt::DiffRun& run) {
   ckpt::reports::ReportContext context = cli.Context();
+  context.quiet = cli.Has("quiet");
   if (context.policy) {  // the limits in force belong to the effective policy
     boost::json::object limits;
     for (const ckpt::RelL2Limit& l : diff.max_rel_l2) limits[ckpt::ToValidUtf8(l.pattern)] = l.limit;

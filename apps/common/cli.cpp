@@ -209,6 +209,13 @@ std::optional<int> CommonCli::Parse(int argc, char** argv, std::vector<std::stri
   try {
     po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm_);
     for (const auto& [name, value] : vm_) typed_.insert(name);
+  } catch (const po::unknown_option& e) {
+    std::string written = e.get_option_name();
+    written.erase(0, written.find_first_not_of('-'));
+    std::vector<std::string> names;
+    for (const auto& option : options_.options()) names.push_back(option->long_name());
+    const auto near = NearestName(written, names);
+    return UsageError(std::string(e.what()) + (near ? "; did you mean '--" + *near + "'?" : std::string()));
   } catch (const po::error& e) {
     return UsageError(e.what());
   }

@@ -60,6 +60,8 @@ inline constexpr std::array kAllInputKinds = {
 std::string_view InputKindName(InputKind kind);
 /// The kind a JSON `kind` name stands for (--expect-kind); nullopt for any other name.
 std::optional<InputKind> InputKindFromName(std::string_view name);
+/// "; did you mean 'safetensors'?" for a name close to a kind's, else "".
+std::string InputKindSuggestion(std::string_view name);
 
 /// A set of input kinds (which inputs a rule applies to).
 class InputKinds {

@@ -256,7 +256,7 @@ std::variant<PolicyFile, std::string> ParsePolicy(std::string_view text) {
       for (const std::string& kind : std::get<std::vector<std::string>>(list)) {
         if (!InputKindFromName(kind)) {
           return "expect_kinds names " + QuoteForMessage(kind) + ", which is not an input kind" +
-                 GateFileAt(doc, m.value.offset());
+                 GateFileAt(doc, m.value.offset()) + InputKindSuggestion(kind);
         }
       }
       out.expect_kinds = std::move(std::get<std::vector<std::string>>(list));

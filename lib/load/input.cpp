@@ -365,8 +365,10 @@ OpenedInput OpenFileInput(const std::string& path, std::unique_ptr<ArtifactSourc
   const ClassifiedFile& classified = *classified_or;
   in.kind = classified.kind;
   in.description = classified.description;
-  CheckNameClaim(name, classified.kind, classified.description, "", sink);
   const InputFormat& format = FormatOf(classified.kind);
+  // A refused input's refusal says what it is (a Git LFS pointer, a gzip stream): that its
+  // name claims another format is the same cause, told once.
+  if (format.opening != InputOpening::kRefused) CheckNameClaim(name, classified.kind, classified.description, "", sink);
   switch (format.opening) {
     case InputOpening::kTar: {
       std::shared_ptr<RandomAccessFile> tar(std::move(*file));

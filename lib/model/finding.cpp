@@ -4,6 +4,8 @@
 #include <array>
 #include <tuple>
 
+#include "lib/core/text.h"
+
 namespace ckpt {
 
 std::string_view SeverityName(Severity severity) {
@@ -89,6 +91,13 @@ std::optional<InputKind> InputKindFromName(std::string_view name) {
     if (InputKindName(kind) == name) return kind;
   }
   return std::nullopt;
+}
+
+std::string InputKindSuggestion(std::string_view name) {
+  std::vector<std::string> names;
+  for (InputKind kind : kAllInputKinds) names.emplace_back(InputKindName(kind));
+  const auto near = NearestName(name, names);
+  return near ? "; did you mean '" + *near + "'?" : std::string();
 }
 
 }  // namespace ckpt

@@ -32,7 +32,7 @@ void Check(const Artifact& artifact, FindingSink& sink) {
   }
   const std::size_t files = artifact.model->inventory.size();
   // Located at the first file there is instead of weights (the folder itself when empty).
-  sink.Report(kRule, FileLocation(files == 0 ? std::string(".") : artifact.model->inventory.front().name),
+  sink.Report(kRule, FileLocation(files == 0 ? std::string() : artifact.model->inventory.front().name),
               "The folder holds no weight file (safetensors, pickle-based or GGUF) and no artifact" +
                   (files == 0 ? std::string(": it is empty.")
                               : ", only " + std::to_string(files) + (files == 1 ? " other file." : " other files.")) +
