@@ -26,6 +26,11 @@
 namespace ckpt {
 namespace {
 
+// A file of an input for a message: the input itself when the file is its one file ("").
+std::string Within(const std::string& input, const std::string& name) {
+  return name.empty() ? input : input + "/" + name;
+}
+
 // What the source claims each file is (a Hub listing): checked once the bytes are hashed.
 void RecordExpectedContent(Artifact& artifact, const ArtifactSource& source) {
   for (AdmittedFile& f : artifact.files) {
@@ -98,7 +103,7 @@ std::optional<WeightFile> AnalysePickleFamily(const ArtifactSource& source, cons
   auto read = format.read(name, std::move(*file), sink);
   if (!read) {
     if (read.error().value() != kFileChangedErrno) {
-      tool_errors.push_back(Describe("cannot read " + display_path + "/" + name, read.error()));
+      tool_errors.push_back(Describe("cannot read " + Within(display_path, name), read.error()));
     }
     return std::nullopt;
   }
@@ -147,7 +152,7 @@ void ResolveClaims(const std::string& path, const ArtifactSource& source, ModelF
     std::vector<std::string> claimed;
     if (auto resolved = format->resolve_in_folder(wf, source, sink, claimed);
         !resolved && resolved.error().value() != kFileChangedErrno) {
-      tool_errors.push_back(Describe("cannot read " + path + "/" + wf.name, resolved.error()));
+      tool_errors.push_back(Describe("cannot read " + Within(path, wf.name), resolved.error()));
     }
     for (std::string& name : claimed) owner.emplace(std::move(name), wf.name);
   }
@@ -225,7 +230,7 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
     }
     auto file = source.Open(entry.name);
     if (!file) {
-      tool_errors.push_back(Describe("cannot open " + artifact.path + "/" + entry.name, file.error()));
+      tool_errors.push_back(Describe("cannot open " + Within(artifact.path, entry.name), file.error()));
       continue;
     }
     AdmittedFile admitted;
@@ -244,7 +249,7 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
       auto index = ReadModelIndex(entry.name, **file, sink);
       if (!index) {
         if (index.error().value() != kFileChangedErrno) {
-          tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, index.error()));
+          tool_errors.push_back(Describe("cannot read " + Within(artifact.path, entry.name), index.error()));
         }
         continue;
       }
@@ -259,21 +264,21 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
     const auto length = static_cast<std::size_t>(std::min<std::uint64_t>((*file)->size(), head.size()));
     if (auto read = (*file)->ReadAt(0, std::span(head).first(length)); !read) {
       if (read.error().value() != kFileChangedErrno) {
-        tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, read.error()));
+        tool_errors.push_back(Describe("cannot read " + Within(artifact.path, entry.name), read.error()));
       }
       continue;
     }
     auto classified = ClassifyFile(**file);
     if (!classified) {
       if (classified.error().value() != kFileChangedErrno) {
-        tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, classified.error()));
+        tool_errors.push_back(Describe("cannot read " + Within(artifact.path, entry.name), classified.error()));
       }
       continue;
     }
     InventoryItem item = ClassifyInventoryFile(entry.name, std::span(head).first(length), (*file)->size(), *classified);
     if (auto checked = CheckPolyglot(**file, classified->kind, entry.name, LoaderForName(entry.name), sink);
         !checked && checked.error().value() != kFileChangedErrno) {
-      tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, checked.error()));
+      tool_errors.push_back(Describe("cannot read " + Within(artifact.path, entry.name), checked.error()));
     }
     // A file whose name says a loader opens it is judged as it would be alone (formats.md
     // section 14): content its name does not claim is input-name-mismatch, and content no
@@ -295,22 +300,22 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
     if (item.kind == InventoryClass::kConfig) {
       if (auto read = ReadModelConfig(entry.name, **file, model, sink, digest_read);
           !read && read.error().value() != kFileChangedErrno) {
-        tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, read.error()));
+        tool_errors.push_back(Describe("cannot read " + Within(artifact.path, entry.name), read.error()));
       }
     } else if (IsTemplateFileName(entry.name) && item.kind == InventoryClass::kData) {
       if (auto read = ReadTemplateFile(entry.name, **file, model, sink, digest_read);
           !read && read.error().value() != kFileChangedErrno) {
-        tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, read.error()));
+        tool_errors.push_back(Describe("cannot read " + Within(artifact.path, entry.name), read.error()));
       }
     } else if (IsConfigTextName(entry.name) && item.kind == InventoryClass::kData) {
       if (auto read = ReadConfigTargets(entry.name, **file, model, sink, digest_read);
           !read && read.error().value() != kFileChangedErrno) {
-        tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, read.error()));
+        tool_errors.push_back(Describe("cannot read " + Within(artifact.path, entry.name), read.error()));
       }
     } else if (item.kind == InventoryClass::kArchive) {
       if (auto read = ReadArchiveConfigTargets(entry.name, **file, model, sink);
           !read && read.error().value() != kFileChangedErrno) {
-        tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, read.error()));
+        tool_errors.push_back(Describe("cannot read " + Within(artifact.path, entry.name), read.error()));
       }
     } else if (item.kind == InventoryClass::kPythonSource) {
       model.remote_code.push_back({entry.name, "Python source shipped with the model"});
@@ -337,7 +342,7 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
         model.analysed.push_back(std::move(*read));
         if (format.resolve_in_folder != nullptr) resolvers.emplace_back(model.analysed.size() - 1, &format);
       } else if (!read && read.error().value() != kFileChangedErrno) {
-        tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, read.error()));
+        tool_errors.push_back(Describe("cannot read " + Within(artifact.path, entry.name), read.error()));
       }
     } else if (item.kind == InventoryClass::kGguf) {
       // Analysed for its findings, like a pickle-based file (inputs.md section 4).
@@ -346,7 +351,7 @@ void LoadModelFolderExtras(Artifact& artifact, const ArtifactSource& source, Dia
         if (!artifact.policy.keep_all_weight_files) gguf->file.reset();  // facts only: nothing more is read from it
         gguf_files.push_back(std::move(*gguf));
       } else if (gguf.error().value() != kFileChangedErrno) {
-        tool_errors.push_back(Describe("cannot read " + artifact.path + "/" + entry.name, gguf.error()));
+        tool_errors.push_back(Describe("cannot read " + Within(artifact.path, entry.name), gguf.error()));
       }
     }
     model.inventory.push_back(std::move(item));
@@ -402,7 +407,7 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
   for (const std::string& name : weight_names) {
     auto file = source.Open(name);
     if (!file) {
-      tool_errors.push_back(Describe("cannot open " + display_path + "/" += name, file.error()));
+      tool_errors.push_back(Describe("cannot open " + Within(display_path, name), file.error()));
       continue;
     }
     artifact.files.push_back(Admit(name, (*file)->identity()));
@@ -418,7 +423,7 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
                    : name.empty() ? CheckPolyglot(**file, kind, name, loader, sink)
                                   : CheckPolyglot(**file, name, loader, sink);
     if (!checked && checked.error().value() != kFileChangedErrno) {
-      tool_errors.push_back(Describe("cannot read " + display_path + "/" += name, checked.error()));
+      tool_errors.push_back(Describe("cannot read " + Within(display_path, name), checked.error()));
     }
     // The input's own reader for its one file; safetensors for the weights of the rest.
     const InputFormat& format = FormatOf(kind);
@@ -431,7 +436,7 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
     }
     if (!weights) {
       if (weights.error().value() != kFileChangedErrno) {
-        tool_errors.push_back(Describe("cannot read " + display_path + "/" += name, weights.error()));
+        tool_errors.push_back(Describe("cannot read " + Within(display_path, name), weights.error()));
       }
       continue;
     }
@@ -460,7 +465,7 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
     if (profile.is_weight_file(entry.name)) continue;  // read above, in shard order
     auto file = source.Open(entry.name);
     if (!file) {
-      tool_errors.push_back(Describe("cannot open " + display_path + "/" + entry.name, file.error()));
+      tool_errors.push_back(Describe("cannot open " + Within(display_path, entry.name), file.error()));
       continue;
     }
     artifact.files.push_back(Admit(entry.name, (*file)->identity()));
@@ -482,7 +487,7 @@ Artifact LoadArtifact(const std::string& display_path, const ArtifactSource& sou
       }
       if (!index) {
         if (index.error().value() != kFileChangedErrno)
-          tool_errors.push_back(Describe("cannot read " + display_path + "/" + entry.name, index.error()));
+          tool_errors.push_back(Describe("cannot read " + Within(display_path, entry.name), index.error()));
       } else {
         artifact.index = std::move(*index);
       }

@@ -233,14 +233,22 @@ TEST(Hdf5Isolation, TheHelperGetsNoEnvironmentNoDescriptorsAndThePinnedLimits) {
   EXPECT_NE(run.output.find("PASS"), std::string::npos) << run.output;
 }
 
-TEST(Hdf5Isolation, AMissingHelperIsAFindingNotAPass) {
+// Issue 51: a missing helper is the tool's installation at fault, not the model's: a tool
+// error (exit 2) that says how to fix it, never a pass and never a finding against the file.
+TEST(Hdf5Isolation, AMissingHelperIsAToolErrorNotAPass) {
   const TempDir dir;
   const fs::path input = dir.path() / "model.h5";
   std::ofstream(input, std::ios::binary) << std::string("\x89HDF\r\n\x1a\n", 8) << std::string(64, '\0');
   const CommandResult run = RunCommand("CKPT_H5PROBE=/nonexistent/ckpt-h5probe " + ShellQuote(CKPT_AUDIT_BIN) + " " +
                                        ShellQuote(input.string()) + " 2>&1");
-  EXPECT_EQ(run.exit_code, 1) << run.output;
-  EXPECT_NE(run.output.find("could not be started (No such file or directory)"), std::string::npos) << run.output;
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("tool error: cannot read " + input.string() +
+                            ": the isolated HDF5 reader ckpt-h5probe could not be started (No such file or "
+                            "directory): install it beside the tools, or name it with CKPT_H5PROBE"),
+            std::string::npos)
+      << run.output;
+  EXPECT_EQ(run.output.find("hdf5-reader-failed"), std::string::npos) << run.output;
+  EXPECT_EQ(run.output.find("PASS"), std::string::npos) << run.output;
 }
 
 // Issue 46 item 4: the real helper filters its own system calls (seccomp, no new privileges)

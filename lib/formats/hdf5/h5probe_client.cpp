@@ -267,6 +267,27 @@ std::string ProbePath() {
   return (self.parent_path() / "ckpt-h5probe").string();
 }
 
+namespace {
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wnon-virtual-dtor"  // boost's category base: never deleted through it
+class ProbeStart final : public boost::system::error_category {
+ public:
+  [[nodiscard]] const char* name() const noexcept override { return "ckpt-h5probe"; }
+  [[nodiscard]] std::string message(int code) const override {
+    return "the isolated HDF5 reader ckpt-h5probe could not be started (" + std::string(std::strerror(code)) +
+           "): install it beside the tools, or name it with CKPT_H5PROBE";
+  }
+};
+#pragma GCC diagnostic pop
+
+}  // namespace
+
+const boost::system::error_category& ProbeStartCategory() {
+  static const ProbeStart category;
+  return category;
+}
+
 IoResult<ProbeOutcome> RunProbe(const RandomAccessFile& file) {
   const ProbeTimes times = CurrentProbeTimes();
   ProbeOutcome outcome;
@@ -313,8 +334,8 @@ IoResult<ProbeOutcome> RunProbe(const RandomAccessFile& file) {
   input.Close();
   answer_write.Close();
   if (spawned != 0) {
-    outcome.failure = "could not be started (" + std::string(std::strerror(spawned)) + ")";
-    return outcome;
+    // The tool's own installation, not the file: a tool error, never a finding against the model.
+    return IoResult<ProbeOutcome>(boost::system::error_code(spawned, ProbeStartCategory()));
   }
   const Clock::time_point deadline = Clock::now() + std::chrono::seconds(times.wall_seconds);
   Child child(pid);

@@ -42,7 +42,12 @@ struct ProbeTimes {
 void SetProbeTimes(ProbeTimes times);
 ProbeTimes CurrentProbeTimes();
 
-/// Runs the helper on `file`'s bytes. The error is an I/O failure of the audit reading `file`.
+/// The category of RunProbe's error when the helper cannot be started (it is missing, or not
+/// executable): the tool's installation is at fault, so the audit reports a tool error.
+const boost::system::error_category& ProbeStartCategory();
+
+/// Runs the helper on `file`'s bytes. The error is an I/O failure of the audit reading `file`,
+/// or the helper not starting (ProbeStartCategory).
 IoResult<ProbeOutcome> RunProbe(const RandomAccessFile& file);
 
 }  // namespace ckpt::hdf5
