@@ -687,6 +687,13 @@ int RunAudits(const ckpt::cli::CommonCli& cli, const AuditCli& o, ckpt::AuditOpt
 int main(int argc, char** argv) try {
   ckpt::cli::CommonCli cli("ckpt-audit", ckpt::cli::WriterNames<std::vector<ckpt::AuditResult>>(Writers()), kUsage);
   cli.AllowReportsInsideInputs();
+  {
+    std::vector<std::string> kinds;
+    for (ckpt::InputKind kind : ckpt::kAllInputKinds) {
+      if (ckpt::FormatOf(kind).opening != ckpt::InputOpening::kRefused) kinds.emplace_back(ckpt::InputKindName(kind));
+    }
+    cli.AddChoices("expect-kind", std::move(kinds));
+  }
   AuditCli o;
   DeclareOptions(cli, o);
   std::vector<std::string> artifacts;

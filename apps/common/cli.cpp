@@ -177,11 +177,13 @@ int CommonCli::ListRules() const {
 }
 
 int CommonCli::WriteManual(const std::string& what) const {
-  ManualSource source{tool_, CKPT_VERSION, usage_.c_str(), &options_, {}};
+  ManualSource source{tool_, CKPT_VERSION, usage_.c_str(), &options_, {}, {}};
   source.choices["format"] = formats_;
   source.choices["fail-on"] = {"error", "warning", "note", "none"};
   source.choices["color"] = {"auto", "always", "never"};
   source.choices["progress"] = {"auto", "always", "never"};
+  for (const auto& [option, values] : extra_choices_) source.choices[option] = values;
+  source.keyed_files["report"] = formats_;
   if (what == "man") {
     WriteManPage(std::cout, source);
   } else if (what == "bash") {

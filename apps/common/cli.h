@@ -5,6 +5,7 @@
 
 #include <boost/program_options.hpp>
 #include <functional>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <set>
@@ -36,6 +37,11 @@ class CommonCli {
   /// Reports (-o, --report) may then be written inside an audited folder when the audit would
   /// only list them: they are left out of its audit (AuditOptions::excluded_outputs). Before Parse().
   void AllowReportsInsideInputs() { reports_inside_inputs_ = true; }
+
+  /// Values a tool's own option takes from a fixed set, for completion (--expect-kind's kinds).
+  void AddChoices(const std::string& option, std::vector<std::string> values) {
+    extra_choices_[option] = std::move(values);
+  }
 
   /// Tool-specific options go here before Parse().
   boost::program_options::options_description& options() { return options_; }
@@ -108,6 +114,7 @@ class CommonCli {
   std::vector<std::string> formats_;
   boost::program_options::options_description options_;
   boost::program_options::variables_map vm_;
+  std::map<std::string, std::vector<std::string>> extra_choices_;  ///< AddChoices
   std::set<std::string> typed_;  ///< the options on the command line, before the configuration file's
   std::string format_;
   std::string output_;

@@ -168,8 +168,22 @@ void WriteBashCompletion(std::ostream& out, const ManualSource& source) {
   const std::string function = FunctionName(source.tool);
   out << "# bash completion for " << source.tool << " " << source.version << " (generated from its options)\n"
       << function << "() {\n"
-      << "  local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n"
-      << "  case \"$prev\" in\n";
+      << "  local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n";
+  if (!source.keyed_files.empty()) {
+    // '=' breaks words for readline, so the option before the cursor is read from the line.
+    out << "  local line=\"${COMP_LINE:0:COMP_POINT}\"\n"
+        << "  local word=\"${line##*[[:space:]]}\" before=\"${line%[[:space:]]*}\"\n"
+        << "  case \"${before##*[[:space:]]}\" in\n";
+    for (const auto& [option, keys] : source.keyed_files) {
+      out << "    --" << option << ")\n      if [[ \"$word\" == *=* ]]; then\n"
+          << "        mapfile -t COMPREPLY < <(compgen -f -- \"${word#*=}\")\n      else\n"
+          << "        compopt -o nospace 2>/dev/null\n        mapfile -t COMPREPLY < <(compgen -W \"";
+      for (std::size_t i = 0; i < keys.size(); ++i) out << (i ? " " : "") << keys[i] << "=";
+      out << "\" -- \"$word\")\n      fi\n      return ;;\n";
+    }
+    out << "  esac\n";
+  }
+  out << "  case \"$prev\" in\n";
   for (const auto& [option, values] : source.choices) {
     out << "    --" << option << ")\n      mapfile -t COMPREPLY < <(compgen -W \"";
     for (std::size_t i = 0; i < values.size(); ++i) out << (i ? " " : "") << values[i];
@@ -177,7 +191,10 @@ void WriteBashCompletion(std::ostream& out, const ManualSource& source) {
   }
   std::string with_values;
   for (const OptionText& o : options) {
-    if (o.value.empty() || o.optional_value || source.choices.contains(o.long_name.substr(2))) continue;
+    if (o.value.empty() || o.optional_value || source.choices.contains(o.long_name.substr(2)) ||
+        source.keyed_files.contains(o.long_name.substr(2))) {
+      continue;
+    }
     with_values += (with_values.empty() ? "" : "|") + o.long_name + (o.short_name.empty() ? "" : "|" + o.short_name);
   }
   if (!with_values.empty()) {

@@ -19,6 +19,8 @@ struct ManualSource {
   const boost::program_options::options_description* options;
   /// Values an option takes from a fixed set (completion offers them): --format, --fail-on, ...
   std::map<std::string, std::vector<std::string>> choices;
+  /// KEY=FILE options (--report FORMAT=FILE): the keys completion offers before the '=', then files.
+  std::map<std::string, std::vector<std::string>> keyed_files;
 };
 
 /// A section 1 man page (roff): NAME, SYNOPSIS, DESCRIPTION, OPTIONS, EXIT STATUS, ENVIRONMENT,

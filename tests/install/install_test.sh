@@ -43,6 +43,20 @@ for tool in "${tools[@]}"; do
     COMP_WORDS=($tool --fail-o); COMP_CWORD=1; _${tool//-/_}; echo \"\${COMPREPLY[*]}\"
     COMP_WORDS=($tool --fail-on w); COMP_CWORD=2; _${tool//-/_}; echo \"\${COMPREPLY[*]}\"")
   [ "$words" = $'--fail-on\nwarning' ] || fail "bash completion of $tool gave: $words"
+  # --report FORMAT=FILE: the formats first (no space after the '='), then files; and ckpt-audit's
+  # --expect-kind, its kinds.
+  words=$(cd "$tmp" && bash -c "source '$tmp/prefix/share/bash-completion/completions/$tool'
+    COMP_LINE='$tool --report sar'; COMP_POINT=\${#COMP_LINE}; COMP_WORDS=($tool --report sar); COMP_CWORD=2
+    _${tool//-/_}; echo \"\${COMPREPLY[*]}\"
+    COMP_LINE='$tool --report sarif=pref'; COMP_POINT=\${#COMP_LINE}; COMP_WORDS=($tool --report sarif = pref); COMP_CWORD=4
+    _${tool//-/_}; echo \"\${COMPREPLY[*]}\"")
+  [ "$words" = $'sarif=\nprefix' ] || fail "bash completion of $tool --report gave: $words"
+  if [ "$tool" = ckpt-audit ]; then
+    words=$(bash -c "source '$tmp/prefix/share/bash-completion/completions/$tool'
+      COMP_LINE='$tool --expect-kind safe'; COMP_POINT=\${#COMP_LINE}; COMP_WORDS=($tool --expect-kind safe)
+      COMP_CWORD=2; _${tool//-/_}; echo \"\${COMPREPLY[*]}\"")
+    [ "$words" = safetensors ] || fail "bash completion of --expect-kind gave: $words"
+  fi
   if command -v zsh >/dev/null; then
     zsh -n "$tmp/prefix/share/zsh/vendor-completions/_$tool" || fail "_$tool is not valid zsh"
   fi
