@@ -165,13 +165,6 @@ std::string EncodeUriPath(std::string_view text) {
 
 void WriteSarif(std::ostream& out, const SarifInput& input, const SarifOptions& options, const ReportContext& context) {
   const fs::path root = options.source_root;
-  std::map<std::string_view, std::size_t> rule_index;
-  boost::json::array rules;
-  for (const rules::RuleEntry& entry : rules::AllRules()) {  // sorted by id
-    rule_index[entry.info->id] = rules.size();
-    rules.push_back(RuleToSarif(entry));
-  }
-
   std::vector<Placed> placed;
   for (const SarifFinding& f : input.findings) {
     const Location& loc = f.finding->location;
@@ -195,6 +188,16 @@ void WriteSarif(std::ostream& out, const SarifInput& input, const SarifOptions& 
   }
   const std::size_t dropped = placed.size() > kMaxSarifResults ? placed.size() - kMaxSarifResults : 0;
   if (dropped) placed.resize(kMaxSarifResults);
+  // The rules the results name (sorted by id, as the catalog is), or the whole catalog.
+  std::set<std::string_view> named;
+  for (const Placed& p : placed) named.insert(p.source->finding->rule->id);
+  std::map<std::string_view, std::size_t> rule_index;
+  boost::json::array rules;
+  for (const rules::RuleEntry& entry : rules::AllRules()) {  // sorted by id
+    if (!input.whole_catalog && !named.contains(entry.info->id)) continue;
+    rule_index[entry.info->id] = rules.size();
+    rules.push_back(RuleToSarif(entry));
+  }
 
   // artifacts[]: containers first (a tar, a hub-cache repository folder), then every file,
   // nested files with parentIndex (SARIF 2.1.0 section 3.24.3); a tar member is named

@@ -46,6 +46,9 @@ struct SarifInput {
   /// Results in the order of `findings` (already deterministic: ckpt-chain's root cause
   /// first); otherwise sorted by location.
   bool keep_order = false;
+  /// tool.driver.rules lists every rule of the catalog (--list-rules); otherwise only the
+  /// rules the results name, so a report of a few findings is not half a megabyte of catalog.
+  bool whole_catalog = false;
 };
 
 struct SarifOptions {

@@ -168,6 +168,7 @@ int CommonCli::ListRules() const {
       reports::WriteRuleCatalogJson(out);
     } else if (format == "sarif") {
       reports::SarifInput catalog;  // the whole catalog in tool.driver.rules, no results
+      catalog.whole_catalog = true;
       reports::WriteSarif(out, catalog, sarif_, Context());
     } else {
       reports::WriteRuleCatalogText(out);
