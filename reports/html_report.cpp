@@ -39,6 +39,7 @@ details.rule > summary { cursor: pointer; font-weight: 600; }
 .sev-error { background: #c0392b; color: #fff; }
 .sev-warning { background: #e67e22; color: #fff; }
 .sev-note { background: #7f8c8d; color: #fff; }
+.sev-accepted { background: #dfe6e9; color: #2d3436; }
 .explain { color: #333; margin: 6px 0; }
 .remedy { color: #1e5a2c; margin: 6px 0; }
 .suppressed { color: #888; }
@@ -94,25 +95,32 @@ struct DroppedListed {
 
 int SeverityRank(Severity s) { return s == Severity::kError ? 0 : s == Severity::kWarning ? 1 : 2; }
 
-// Findings grouped by rule: errors first, then warnings and notes, each group by rule id.
+// Findings grouped by rule: those that count first (errors, then warnings and notes, each
+// group by rule id), then those a baseline or a reviewed acceptance accepts, under a grey
+// "accepted" mark and folded: a page must not open with accepted findings under red headers.
 void FindingsByRule(std::ostream& out, const std::vector<Listed>& findings, const std::vector<DroppedListed>& dropped) {
   struct Group {
     const RuleInfo* rule = nullptr;
     Severity severity = Severity::kNote;
+    bool accepted = false;
     std::vector<const Listed*> items;
     std::vector<const DroppedListed*> dropped;
   };
-  std::map<std::pair<int, std::string_view>, Group> groups;
+  std::map<std::tuple<bool, int, std::string_view>, Group> groups;
   for (const Listed& l : findings) {
-    Group& g = groups[{SeverityRank(l.finding->severity()), l.finding->rule->id}];
+    const bool accepted = !l.finding->counts();
+    Group& g = groups[{accepted, SeverityRank(l.finding->severity()), l.finding->rule->id}];
     g.rule = l.finding->rule;
     g.severity = l.finding->severity();
+    g.accepted = accepted;
     g.items.push_back(&l);
   }
   for (const DroppedListed& d : dropped) {
-    Group& g = groups[{SeverityRank(d.dropped->severity()), d.dropped->rule->id}];
+    const bool accepted = !d.dropped->counts();
+    Group& g = groups[{accepted, SeverityRank(d.dropped->severity()), d.dropped->rule->id}];
     g.rule = d.dropped->rule;
     g.severity = d.dropped->severity();
+    g.accepted = accepted;
     g.dropped.push_back(&d);
   }
   out << "<h2>Findings by rule</h2>\n";
@@ -124,11 +132,13 @@ void FindingsByRule(std::ostream& out, const std::vector<Listed>& findings, cons
     std::uint64_t total = g.items.size();
     for (const DroppedListed* d : g.dropped) total += d->dropped->count;
     const std::string severity(SeverityName(g.severity));
-    out << "<details class=\"rule\" open>\n<summary><span class=\"sev sev-" << severity << "\">" << severity
-        << "</span> <code>" << HtmlEscape(g.rule->id) << "</code> " << HtmlEscape(CodeName(g.rule->code)) << " &mdash; "
-        << HtmlEscape(g.rule->title) << " (" << total << ")</summary>\n<p class=\"explain\">"
-        << HtmlEscape(g.rule->explanation) << "</p>\n<p class=\"remedy\"><b>Remediation:</b> "
-        << HtmlEscape(g.rule->remediation) << "</p>\n<ul class=\"findings\">\n";
+    out << "<details class=\"rule\"" << (g.accepted ? "" : " open") << ">\n<summary><span class=\"sev sev-"
+        << (g.accepted ? "accepted" : severity) << "\">" << (g.accepted ? "accepted" : severity) << "</span> <code>"
+        << HtmlEscape(g.rule->id) << "</code> " << HtmlEscape(CodeName(g.rule->code)) << " &mdash; "
+        << HtmlEscape(g.rule->title) << " (" << total << (g.accepted ? " " + severity + (total == 1 ? "" : "s") : "")
+        << ")</summary>\n<p class=\"explain\">" << HtmlEscape(g.rule->explanation)
+        << "</p>\n<p class=\"remedy\"><b>Remediation:</b> " << HtmlEscape(g.rule->remediation)
+        << "</p>\n<ul class=\"findings\">\n";
     std::size_t shown = 0;
     for (const Listed* l : g.items) {
       if (shown++ == kShownPerRule) break;

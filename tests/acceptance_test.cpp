@@ -236,6 +236,26 @@ TEST_F(Acceptance, WriteAcceptancesBindsTheRunsSecurityFindingsToTheirBytes) {
   EXPECT_EQ(ReadText(root() / "repo" / "none.json"), "{\n  \"accept\": []\n}\n");
 }
 
+// Issue 51 papercut: the HTML page lists accepted findings after those that count, folded
+// under a grey "accepted" mark, never under a red error header.
+TEST_F(Acceptance, TheHtmlPageShowsAcceptedFindingsAsAccepted) {
+  ReviewedPolicy();
+  const CommandResult page = Audit("-f html --policy policy.json ckpt/training_args.bin");
+  EXPECT_EQ(page.exit_code, 0) << page.output;
+  EXPECT_EQ(page.output.find("<span class=\"sev sev-error\">"), std::string::npos) << page.output;
+  EXPECT_NE(page.output.find("<details class=\"rule\">\n<summary><span class=\"sev sev-accepted\">accepted</span> "
+                             "<code>pickle-global-unsafe</code>"),
+            std::string::npos)
+      << page.output;
+  EXPECT_NE(page.output.find("(1 error)</summary>"), std::string::npos) << page.output;
+  // Near miss: without the acceptance they are errors, open, under the red mark.
+  const CommandResult failing = Audit("-f html ckpt/training_args.bin");
+  EXPECT_NE(failing.output.find("<details class=\"rule\" open>\n<summary><span class=\"sev sev-error\">error</span> "
+                                "<code>pickle-call-unsafe</code>"),
+            std::string::npos)
+      << failing.output;
+}
+
 TEST_F(Acceptance, EntriesThatCannotBeHonouredAreUsageErrors) {
   const std::string ok = R"("path": "ckpt/training_args.bin", "reason": "r", "expires": "2099-12-31")";
   const std::string sha = R"("sha256": ")" + sha_ + R"(")";

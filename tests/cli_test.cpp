@@ -180,7 +180,7 @@ TEST_F(CliTest, AReportInsideAnInputIsLeftOutOfItsAuditAndAJudgedFileIsRefused) 
   for (const auto& [out, why] : refused) {
     CliRun run = Cli("-o " + out + " " += art);
     EXPECT_EQ(run.exit_code, 2) << out;
-    EXPECT_NE(run.err.find("-o '" + out + "' " + why), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find(std::string("-o '").append(out).append("' ").append(why)), std::string::npos) << run.err;
   }
   EXPECT_EQ(ReadFiles(art).at("header.json"), before);
   EXPECT_EQ(ReadFiles(art).size(), 2u) << "nothing was added to the artifact";
@@ -188,7 +188,12 @@ TEST_F(CliTest, AReportInsideAnInputIsLeftOutOfItsAuditAndAJudgedFileIsRefused) 
   // same files and gives the same verdict.
   const std::string report = art + "/audit.json";
   for (int run = 0; run < 2; ++run) {
-    CliRun audited = Cli("-f json -o " + report + " --report sarif=" + art + "/audit.sarif " + art);
+    CliRun audited = Cli(std::string("-f json -o ")
+                             .append(report)
+                             .append(" --report sarif=")
+                             .append(art)
+                             .append("/audit.sarif ")
+                             .append(art));
     ASSERT_EQ(audited.exit_code, 0) << audited.err;
     auto json = boost::json::parse(ReadFiles(art).at("audit.json")).as_object();
     const auto& artifact = json["artifacts"].as_array()[0].as_object();
@@ -417,8 +422,7 @@ TEST_F(CliTest, PreCommitRecipesAuditTheFoldersOfChangedFiles) {
   ModelFolderSpec sharded;
   sharded.shards = 2;
   WriteFiles(sharded.Build(), repo / "models" / "sharded");
-  WriteText(repo / "ckpt-baseline.json", R"({"suppressions": []})");
-  WriteText(repo / "hook.sh", hook);
+  WriteText(repo / "hook.sh", hook);  // no baseline yet: the recipes work without one (issue 51)
   const std::string in_repo = "cd " + ShellQuote(repo) +
                               " && PATH=" + ShellQuote(std::filesystem::path(CKPT_AUDIT_BIN).parent_path()) + ":$PATH ";
   ASSERT_EQ(RunCommand(in_repo + "git init -q . && git add -A 2>&1").exit_code, 0);

@@ -95,6 +95,7 @@ std::optional<InputKind> InputKindFromName(std::string_view name) {
 
 std::string InputKindSuggestion(std::string_view name) {
   std::vector<std::string> names;
+  names.reserve(kAllInputKinds.size());
   for (InputKind kind : kAllInputKinds) names.emplace_back(InputKindName(kind));
   const auto near = NearestName(name, names);
   return near ? "; did you mean '" + *near + "'?" : std::string();
