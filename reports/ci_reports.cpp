@@ -266,6 +266,75 @@ std::string MarkdownText(std::string_view text) {
 
 }  // namespace
 
+namespace {
+
+// A workflow command's message: '%', CR and LF encoded as the runner decodes them, control
+// characters already escaped, so no input can end the line or start another command.
+std::string CommandData(std::string_view text) {
+  std::string out;
+  for (const char c : EscapeForDisplay(text)) {
+    if (c == '%') {
+      out += "%25";
+    } else if (c == '\r') {
+      out += "%0D";
+    } else if (c == '\n') {
+      out += "%0A";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// A property value (file=, title=): ':' and ',' end it, so they are encoded too.
+std::string CommandProperty(std::string_view text) {
+  std::string out;
+  for (const char c : CommandData(text)) {
+    if (c == ':') {
+      out += "%3A";
+    } else if (c == ',') {
+      out += "%2C";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void WriteAuditGithub(std::ostream& out, std::span<const AuditResult> results, const ReportContext& context) {
+  constexpr std::size_t kShown = 50;  // GitHub shows at most 50 annotations of a job
+  std::size_t shown = 0;
+  std::size_t more = 0;
+  for (const CiCase& c : AuditCases(results, context)) {
+    for (const std::string& error : c.tool_errors) {
+      out << "::error title=" << CommandProperty(context.tool_name + " tool error")
+          << "::" << CommandData(c.name + ": " + error) << "\n";
+    }
+    for (const Finding* f : c.findings) {
+      if (!f->counts()) continue;  // accepted: not a red mark on the pull request
+      if (shown == kShown) {
+        ++more;
+        continue;
+      }
+      ++shown;
+      const std::string_view command = f->severity() == Severity::kError     ? "error"
+                                       : f->severity() == Severity::kWarning ? "warning"
+                                                                             : "notice";
+      out << "::" << command << " file=" << CommandProperty(RepositoryPath(ReportedPath(c.root, f->location)));
+      if (f->location.line) out << ",line=" << *f->location.line;
+      if (f->location.column) out << ",col=" << *f->location.column;
+      out << ",title=" << CommandProperty(context.tool_name + " " + std::string(f->rule->id))
+          << "::" << CommandData(f->message + " [" + std::string(f->rule->id) + "]") << "\n";
+    }
+  }
+  if (more > 0) {
+    out << "::notice title=" << CommandProperty(context.tool_name) << "::" << more
+        << " more findings are not annotated here (GitHub shows 50 a job); the SARIF and text reports list them\n";
+  }
+}
+
 void WriteAuditMarkdown(std::ostream& out, std::span<const AuditResult> results, const ReportContext& context) {
   std::size_t failed = 0;
   for (const AuditResult& r : results) {

@@ -24,6 +24,11 @@ void WriteAuditGitlab(std::ostream& out, std::span<const AuditResult> results, c
 /// a table of inputs with their verdicts, the counting findings, and what was accepted under a
 /// <details>. Every character taken from the input is escaped, so no finding can shape the page.
 void WriteAuditMarkdown(std::ostream& out, std::span<const AuditResult> results, const ReportContext& context);
+/// GitHub Actions workflow commands, one line a finding that counts (::error, ::warning,
+/// ::notice with file, line, col and title) and one per tool error: annotations in the job log
+/// and on the pull request's files, without code scanning. At most 50 findings (the most a job
+/// shows), then a notice of how many more the SARIF report holds.
+void WriteAuditGithub(std::ostream& out, std::span<const AuditResult> results, const ReportContext& context);
 void WriteChainGitlab(std::ostream& out, const ChainRun& run, const ReportContext& context);
 void WriteDiffGitlab(std::ostream& out, const DiffRun& run, const ReportContext& context);
 

@@ -40,7 +40,12 @@ void WriteMarkdown(std::ostream& out, const std::vector<AuditResult>& results, c
   reports::WriteAuditMarkdown(out, results, context);
 }
 
-constexpr std::array<AuditWriterEntry, 7> kAuditWriters{{
+void WriteGithub(std::ostream& out, const std::vector<AuditResult>& results, const CommonCli& /*cli*/,
+                 const reports::ReportContext& context) {
+  reports::WriteAuditGithub(out, results, context);
+}
+
+constexpr std::array<AuditWriterEntry, 8> kAuditWriters{{
     {"text", &WriteText},
     {"json", &WriteJson},
     {"sarif", &WriteSarif},
@@ -48,6 +53,7 @@ constexpr std::array<AuditWriterEntry, 7> kAuditWriters{{
     {"gitlab", &WriteGitlab},
     {"html", &WriteHtml},
     {"markdown", &WriteMarkdown},
+    {"github", &WriteGithub},
 }};
 
 }  // namespace

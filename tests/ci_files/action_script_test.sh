@@ -52,6 +52,15 @@ has evil.summary "| models/b/evil\\.pkl | **FAIL** |"
 has evil.summary "#### Findings"
 has evil.summary "\\[pickle\\-global\\-unsafe CHECKPOINT\\_INTEGRITY\\]"
 grep -q '"ruleId": *"pickle-global-unsafe"' evil.sarif || fail "the SARIF lacks the finding"
+# Annotations in the log (issue 51): the finding on its file, where code scanning is not enabled.
+has evil.log "::error file=models/b/evil.pkl,title=ckpt-audit pickle-global-unsafe::GLOBAL at byte 2 imports posix.system"
+lacks clean.log "::error file="
+# A name holding a comma, a colon and a newline cannot end the property or start a command.
+mkdir -p 'odd'
+printf '\x80\x02cposix\nsystem\nX\x04\x00\x00\x00trueq\x00\x85R.' >$'odd/a,b:c\n::warning::x.pkl'
+run odd PATHS=$'odd'
+has odd.log "::error file=odd/a%2Cb%3Ac\\u000a%3A%3Awarning%3A%3Ax.pkl,title="
+grep -q '^::warning::x' odd.log && fail "a file name started a workflow command"
 
 # expect-kind, expect-hash, jobs and no-hash reach the tool.
 run kinds PATHS=models/b/evil.pkl EXPECT_KIND="safetensors lensemble" JOBS=1
