@@ -7,15 +7,21 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstdio>
+#include <random>
 #include <set>
 #include <string>
 
 #include "engine/audit.h"
 #include "engine/diff_run.h"
+#include "lib/formats/pickle/pickle_text.h"
 #include "lib/io/memory_source.h"
 #include "tests/support/audit_helpers.h"
 #include "tests/support/model_folder_builder.h"
 #include "tests/support/pickle_builder.h"
+#include "tests/support/prerequisite.h"
+#include "tests/support/process.h"
 #include "tests/support/tar_builder.h"
 
 namespace ckpt::testing {
@@ -794,6 +800,57 @@ TEST(PicklePolicy, TheMachineAsksItsPolicy) {
   pickle::Analyser standard("a.pkl", torch, pickle::StorageMode::kNone);
   ASSERT_TRUE(standard.Run(**file, 0, stream.size()));
   EXPECT_TRUE(torch.items.empty());
+}
+
+// Issue 51 papercut: floats in findings read as Python's repr (5e-05, not
+// 5.0000000000000002e-05), judged against Debian's python3 on edge values and random doubles.
+TEST(PickleText, FloatsReadAsPythonsRepr) {
+  if (RunCommand("/usr/bin/python3 -c 'pass' 2>&1").exit_code != 0) CKPT_MISSING_PREREQUISITE() << "python3 missing";
+  std::vector<double> values = {5e-05,
+                                0.1,
+                                1.0,
+                                -2.5,
+                                0.0,
+                                -0.0,
+                                1e16,
+                                1e15,
+                                123456789012345680.0,
+                                1e-4,
+                                1e-5,
+                                1.5e300,
+                                5e-324,
+                                2.2250738585072014e-308,
+                                1.7976931348623157e308,
+                                100.0,
+                                0.3,
+                                std::numeric_limits<double>::infinity(),
+                                -std::numeric_limits<double>::infinity()};
+  std::mt19937_64 random(51);
+  while (values.size() < 2000) {
+    const double v = std::bit_cast<double>(random());
+    if (!std::isnan(v)) values.push_back(v);
+  }
+  TempDir dir;
+  std::string hex;
+  for (const double v : values) {
+    char line[32];
+    std::snprintf(line, sizeof line, "%016llx\n", static_cast<unsigned long long>(std::bit_cast<std::uint64_t>(v)));
+    hex += line;
+  }
+  WriteText(dir.path() / "values.txt", hex);
+  const CommandResult python = RunCommand(
+      "/usr/bin/python3 -c 'import struct,sys\nfor l in open(sys.argv[1]): "
+      "print(repr(struct.unpack(\"<d\", bytes.fromhex(l.strip())[::-1])[0]))' " +
+      ShellQuote(dir.path() / "values.txt"));
+  ASSERT_EQ(python.exit_code, 0) << python.output;
+  std::size_t at = 0;
+  for (const double v : values) {
+    const std::size_t end = python.output.find('\n', at);
+    ASSERT_NE(end, std::string::npos);
+    EXPECT_EQ(pickle::PythonFloatRepr(v), python.output.substr(at, end - at)) << std::bit_cast<std::uint64_t>(v);
+    at = end + 1;
+  }
+  EXPECT_EQ(pickle::PythonFloatRepr(std::numeric_limits<double>::quiet_NaN()), "nan");
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "lib/formats/pickle/pickle_text.h"
 
+#include <array>
 #include <cctype>
+#include <charconv>
+#include <cmath>
 #include <cstring>
 
 #include "lib/core/checked_math.h"
@@ -223,6 +226,39 @@ bool LineParses(LineSyntax syntax, const std::string& t) {
       break;
   }
   return false;
+}
+
+std::string PythonFloatRepr(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value < 0 ? "-inf" : "inf";
+  std::array<char, 64> buf{};
+  const auto written = std::to_chars(buf.data(), buf.data() + buf.size(), value, std::chars_format::scientific);
+  const std::string_view text(buf.data(), static_cast<std::size_t>(written.ptr - buf.data()));
+  const bool negative = text.front() == '-';
+  const std::size_t e = text.find('e');
+  std::string digits;
+  for (const char c : text.substr(negative ? 1 : 0, e - (negative ? 1 : 0))) {
+    if (c != '.') digits += c;
+  }
+  int exponent = 0;
+  std::from_chars(text.data() + e + 1 + (text[e + 1] == '+' ? 1 : 0), text.data() + text.size(), exponent);
+  std::string out = negative ? "-" : "";
+  if (exponent >= -4 && exponent < 16) {
+    if (exponent < 0) {
+      out += "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + digits;
+    } else if (static_cast<std::size_t>(exponent) + 1 >= digits.size()) {
+      out += digits + std::string(static_cast<std::size_t>(exponent) + 1 - digits.size(), '0') + ".0";
+    } else {
+      out += digits.substr(0, static_cast<std::size_t>(exponent) + 1) + "." +
+             digits.substr(static_cast<std::size_t>(exponent) + 1);
+    }
+    return out;
+  }
+  out += digits.substr(0, 1);
+  if (digits.size() > 1) out += "." + digits.substr(1);
+  const int magnitude = exponent < 0 ? -exponent : exponent;
+  out += std::string(exponent < 0 ? "e-" : "e+") + (magnitude < 10 ? "0" : "") + std::to_string(magnitude);
+  return out;
 }
 
 }  // namespace ckpt::pickle

@@ -17,6 +17,10 @@ namespace ckpt::pickle {
 std::string Escaped(std::string_view text, char quote);
 /// `text` as a quoted Python literal, cut after `limit` bytes.
 std::string Quoted(std::string_view text, std::size_t limit = 80);
+/// repr(float) as Python writes it: the shortest digits that read back to the same double,
+/// positional when the decimal exponent is in [-4, 16) (".0" when integral), else d.ddde+XX;
+/// inf, -inf, nan. A report shows 5e-05, as Python does, not 5.0000000000000002e-05.
+std::string PythonFloatRepr(double value);
 bool ValidUtf8(std::string_view s);
 /// STRING's argument ('...' or "..." with Python escapes), as pickle's load_string decodes it.
 std::optional<std::string> DecodeStringLiteral(std::string_view line);

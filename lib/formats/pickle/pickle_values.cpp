@@ -161,12 +161,9 @@ void Analyser::RenderInto(ValueId id, int depth, std::string& out) const {
     case Kind::kBigInt:
       out += "<int of " + std::to_string(texts_[v.aux].size()) + " bytes>";
       break;
-    case Kind::kFloat: {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.17g", std::bit_cast<double>(NumberOf(v)));
-      out += buf;
+    case Kind::kFloat:
+      out += PythonFloatRepr(std::bit_cast<double>(NumberOf(v)));
       break;
-    }
     case Kind::kStr:
       out += Quoted(texts_[v.aux]);
       break;
