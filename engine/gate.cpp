@@ -29,8 +29,7 @@ std::variant<std::string, std::string> ReadGateFile(const std::string& path, con
 std::string RuleSuggestion(std::string_view id) {
   std::vector<std::string> ids;
   for (const rules::RuleEntry& rule : rules::AllRules()) ids.emplace_back(rule.info->id);
-  const auto near = NearestName(id, ids);
-  return near ? "; did you mean '" + *near + "'?" : std::string();
+  return DidYouMean(id, ids);
 }
 
 std::string EntryName(const Suppression& s) {
@@ -415,20 +414,34 @@ std::vector<Suppression> BaselineEntries(const std::vector<std::pair<const Findi
   return entries;
 }
 
-std::string BaselineText(const std::vector<Suppression>& entries) {
-  // One entry a line, so a review sees each accepted finding on its own line of the diff.
-  std::string out = "{\n  \"suppressions\": [";
+namespace {
+
+// A gate file the tools write: one entry a line under `key`, so a review sees each accepted
+// finding (or file) on its own line of the diff.
+std::string OneEntryALine(std::string_view key, const std::vector<boost::json::object>& entries) {
+  std::string out = "{\n  \"" + std::string(key) + "\": [";
   const char* separator = "\n    ";
-  for (const Suppression& s : entries) {
+  for (const boost::json::object& entry : entries) {
     out += separator;
-    out += boost::json::serialize(boost::json::object{{"rule", s.rule},
-                                                      {"path", ToValidUtf8(s.path.value_or(""))},
-                                                      {"reason", ToValidUtf8(s.reason)},
-                                                      {"expires", s.expires}});
+    out += boost::json::serialize(entry);
     separator = ",\n    ";
   }
   out += entries.empty() ? "]\n}\n" : "\n  ]\n}\n";
   return out;
+}
+
+}  // namespace
+
+std::string BaselineText(const std::vector<Suppression>& entries) {
+  std::vector<boost::json::object> objects;
+  objects.reserve(entries.size());
+  for (const Suppression& s : entries) {
+    objects.push_back({{"rule", s.rule},
+                       {"path", ToValidUtf8(s.path.value_or(""))},
+                       {"reason", ToValidUtf8(s.reason)},
+                       {"expires", s.expires}});
+  }
+  return OneEntryALine("suppressions", objects);
 }
 
 AcceptanceDraft DraftAcceptances(std::vector<AuditResult>& results, const std::string& root, const std::string& reason,
@@ -498,21 +511,18 @@ AcceptanceDraft DraftAcceptances(std::vector<AuditResult>& results, const std::s
 }
 
 std::string AcceptanceText(const std::vector<Suppression>& entries) {
-  std::string out = "{\n  \"accept\": [";
-  const char* separator = "\n    ";
+  std::vector<boost::json::object> objects;
+  objects.reserve(entries.size());
   for (const Suppression& a : entries) {
-    out += separator;
-    out += boost::json::serialize(boost::json::object{{"path", ToValidUtf8(a.path.value_or(""))},
-                                                      {"sha256", a.sha256},
-                                                      {"globals", Utf8Strings(a.globals)},
-                                                      {"calls", Utf8Strings(a.calls)},
-                                                      {"rules", Utf8Strings(a.rules)},
-                                                      {"reason", ToValidUtf8(a.reason)},
-                                                      {"expires", a.expires}});
-    separator = ",\n    ";
+    objects.push_back({{"path", ToValidUtf8(a.path.value_or(""))},
+                       {"sha256", a.sha256},
+                       {"globals", Utf8Strings(a.globals)},
+                       {"calls", Utf8Strings(a.calls)},
+                       {"rules", Utf8Strings(a.rules)},
+                       {"reason", ToValidUtf8(a.reason)},
+                       {"expires", a.expires}});
   }
-  out += entries.empty() ? "]\n}\n" : "\n  ]\n}\n";
-  return out;
+  return OneEntryALine("accept", objects);
 }
 
 std::string BaselineFromFindings(const std::vector<std::pair<const Finding*, std::string>>& findings,

@@ -268,9 +268,10 @@ std::string MarkdownText(std::string_view text) {
 
 namespace {
 
-// A workflow command's message: '%', CR and LF encoded as the runner decodes them, control
-// characters already escaped, so no input can end the line or start another command.
-std::string CommandData(std::string_view text) {
+// A workflow command's text: '%', CR and LF encoded as the runner decodes them, control
+// characters already escaped, so no input can end the line or start another command; in a
+// property value (file=, title=) ':' and ',' end it, so they are encoded too.
+std::string CommandText(std::string_view text, bool property) {
   std::string out;
   for (const char c : EscapeForDisplay(text)) {
     if (c == '%') {
@@ -279,20 +280,9 @@ std::string CommandData(std::string_view text) {
       out += "%0D";
     } else if (c == '\n') {
       out += "%0A";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-// A property value (file=, title=): ':' and ',' end it, so they are encoded too.
-std::string CommandProperty(std::string_view text) {
-  std::string out;
-  for (const char c : CommandData(text)) {
-    if (c == ':') {
+    } else if (property && c == ':') {
       out += "%3A";
-    } else if (c == ',') {
+    } else if (property && c == ',') {
       out += "%2C";
     } else {
       out += c;
@@ -300,6 +290,8 @@ std::string CommandProperty(std::string_view text) {
   }
   return out;
 }
+std::string CommandData(std::string_view text) { return CommandText(text, false); }
+std::string CommandProperty(std::string_view text) { return CommandText(text, true); }
 
 }  // namespace
 

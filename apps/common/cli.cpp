@@ -217,8 +217,7 @@ std::optional<int> CommonCli::Parse(int argc, char** argv, std::vector<std::stri
     written.erase(0, written.find_first_not_of('-'));
     std::vector<std::string> names;
     for (const auto& option : options_.options()) names.push_back(option->long_name());
-    const auto near = NearestName(written, names);
-    return UsageError(std::string(e.what()) + (near ? "; did you mean '--" + *near + "'?" : std::string()));
+    return UsageError(std::string(e.what()) + DidYouMean(written, names, "--"));
   } catch (const po::error& e) {
     return UsageError(e.what());
   }

@@ -256,6 +256,11 @@ std::string QuoteForMessage(std::string_view text, std::size_t max_chars) {
   return out;
 }
 
+std::string DidYouMean(std::string_view wrong, const std::vector<std::string>& names, std::string_view prefix) {
+  const auto near = NearestName(wrong, names);
+  return near ? "; did you mean '" + std::string(prefix) + *near + "'?" : std::string();
+}
+
 std::optional<std::string> NearestName(std::string_view wrong, const std::vector<std::string>& names) {
   auto normal = [](std::string_view text) {
     std::string out(text);

@@ -113,5 +113,7 @@ std::string QuoteForMessage(std::string_view text, std::size_t max_chars = 120);
 /// The name among `names` nearest to `wrong` (edit distance, '-' and '_' alike), when it is
 /// close enough to be a typo of it: for "did you mean ..." in usage errors.
 std::optional<std::string> NearestName(std::string_view wrong, const std::vector<std::string>& names);
+/// "; did you mean 'PREFIXname'?" for NearestName's answer, else "": the tail of a usage error.
+std::string DidYouMean(std::string_view wrong, const std::vector<std::string>& names, std::string_view prefix = {});
 
 }  // namespace ckpt

@@ -97,8 +97,7 @@ std::string InputKindSuggestion(std::string_view name) {
   std::vector<std::string> names;
   names.reserve(kAllInputKinds.size());
   for (InputKind kind : kAllInputKinds) names.emplace_back(InputKindName(kind));
-  const auto near = NearestName(name, names);
-  return near ? "; did you mean '" + *near + "'?" : std::string();
+  return DidYouMean(name, names);
 }
 
 }  // namespace ckpt
