@@ -32,7 +32,18 @@ foreach(tool IN LISTS CKPT_TOOLS)
 endforeach()
 add_custom_target(manuals ALL DEPENDS ${manuals})
 
-install(TARGETS ${CKPT_TOOLS} RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
+if(CKPT_PORTABLE)
+  # One binary, named ckpt-audit, and a link to it for each other tool (apps/multi-call): the
+  # archive holds the static libraries once.
+  install(TARGETS ckpt-multi-call RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
+  foreach(tool IN LISTS CKPT_TOOLS)
+    if(NOT tool STREQUAL "ckpt-audit")
+      install(CODE "file(CREATE_LINK ckpt-audit \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}/${tool}\" SYMBOLIC)")
+    endif()
+  endforeach()
+else()
+  install(TARGETS ${CKPT_TOOLS} RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
+endif()
 # The isolated HDF5 reader: ckpt-audit runs it from its own directory (formats.md section 6).
 install(TARGETS ckpt-h5probe RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}")
 install(FILES "${PROJECT_SOURCE_DIR}/README.md" DESTINATION "${CMAKE_INSTALL_DOCDIR}")

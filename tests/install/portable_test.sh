@@ -29,8 +29,20 @@ while IFS= read -r binary; do
   [ "$(printf '%s\n2.35\n' "$newest" | sort -t. -k1,1n -k2,2n | tail -n 1)" = 2.35 ] ||
     fail "${binary#"$work"/} needs GLIBC_$newest, newer than Ubuntu 22.04's 2.35"
 done < <(find "$work" -type f -path '*/bin/*')
-[ "$count" -ge 5 ] || fail "the archive holds $count binaries, not the four tools and ckpt-h5probe"
+# One multi-call binary (ckpt-audit) and the HDF5 helper; the other tools are links to it.
+[ "$count" -eq 2 ] || fail "the archive holds $count binaries, not the multi-call ckpt-audit and ckpt-h5probe"
 tool=$(find "$work" -type f -name ckpt-audit -path '*/bin/*')
+bin=$(dirname "$tool")
+[ -x "$bin/ckpt-h5probe" ] || fail "ckpt-h5probe is not beside ckpt-audit"
+for name in ckpt-chain ckpt-convert ckpt-diff; do
+  [ "$(readlink "$bin/$name")" = ckpt-audit ] || fail "$name is not a link to ckpt-audit"
+  "$bin/$name" --help | head -n 1 | grep -q "^Usage: $name " || fail "$name does not run as itself: $("$bin/$name" --help 2>&1 | head -n 1)"
+done
+ln -s "$tool" "$work/ckpt-other"
+status=0
+"$work/ckpt-other" --help >/dev/null 2>"$work/other.txt" || status=$?
+[ "$status" -eq 2 ] && grep -q 'runs the tool it is named as' "$work/other.txt" ||
+  fail "the binary under another name did not refuse (exit $status): $(cat "$work/other.txt")"
 "$tool" "$source_dir/fixtures/vectors/v1-single" >"$work/out.txt" || fail "the archive's ckpt-audit fails a clean round: $(cat "$work/out.txt")"
 /usr/bin/python3 - "$work/model.onnx" <<'PY'
 import sys, onnx
@@ -42,4 +54,5 @@ onnx.save(helper.make_model(graph), sys.argv[1])
 PY
 "$tool" "$work/model.onnx" >"$work/onnx.txt" || fail "the archive's ckpt-audit fails an ONNX model: $(cat "$work/onnx.txt")"
 grep -q 'kind onnx' "$work/onnx.txt" || fail "the ONNX model was not read as ONNX: $(cat "$work/onnx.txt")"
-echo "portable_test: $count binaries, glibc <= 2.35 and no other library, in $(basename "$archive")"
+echo "portable_test: $count binaries, glibc <= 2.35 and no other library, in $(basename "$archive")" \
+     "($(($(stat -c %s "$archive") / 1048576)) MiB)"
