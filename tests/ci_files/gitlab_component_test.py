@@ -3,8 +3,9 @@
 (ci-examples/gitlab-ci.yml): the component's spec declares every input its job uses, the
 example gives only declared inputs and every one without a default, the job keeps the
 reports GitLab shows, and its script, with the inputs substituted as GitLab does, runs here:
-ckpt-audit cloned from this checkout, restored from the cache (no compile), the findings in
-the log and the Code Quality and JUnit files written.
+the tools restored from the cache of the component's commit (nothing installed or fetched),
+or on a miss a pinned archive fetched, checked and unpacked by this commit's scripts/ci-tools;
+the findings in the log and the Code Quality and JUnit files written.
     gitlab_component_test.py SOURCE_DIR BIN_DIR"""
 import os, re, shutil, subprocess, sys, tempfile
 import yaml
@@ -19,7 +20,9 @@ docs = list(yaml.safe_load_all(text))
 if len(docs) != 2 or "spec" not in docs[0]:
     fail("the component is not a spec document and a job document")
 inputs = docs[0]["spec"]["inputs"]
-used = set(re.findall(r"\$\[\[\s*inputs\.([a-z-]+)\s*\]\]", text.split("\n---\n", 1)[1]))
+used = set(re.findall(r"\$\[\[\s*inputs\.([a-z0-9-]+)\s*\]\]", text.split("\n---\n", 1)[1]))
+if docs[0]["spec"].get("component") != ["sha"]:
+    fail("the component does not ask GitLab for its commit (spec: component: [sha])")
 if used - set(inputs):
     fail("the job uses undeclared inputs: %s" % sorted(used - set(inputs)))
 if set(inputs) - used:
@@ -34,34 +37,42 @@ if required - set(given):
 if not example["include"][0]["component"].endswith("/ckpt-audit@main"):
     fail("the example does not include the component by name")
 
-def substitute(values):
+def substitute(values, sha):
     body = text.split("\n---\n", 1)[1]
-    return yaml.safe_load(re.sub(r"\$\[\[\s*inputs\.([a-z-]+)\s*\]\]", lambda m: str(values[m.group(1)]), body))
+    body = re.sub(r"\$\[\[\s*component\.sha\s*\]\]", sha, body)
+    return yaml.safe_load(re.sub(r"\$\[\[\s*inputs\.([a-z0-9-]+)\s*\]\]", lambda m: str(values[m.group(1)]), body))
 
 head = subprocess.run(["git", "-C", source, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
 
-def run_job(work, paths):
-    """The job's script as GitLab runs it in the project at `work`, with the cache a previous
-    run of this version left (the built tools): its exit status and log."""
+def fill_cache(work):
+    """The cache a previous job of this commit left: the tools and the commit they are of."""
+    shutil.copytree(bin_dir, os.path.join(work, ".ckpt-audit/tools/usr/bin"),
+                    ignore=lambda d, names: [n for n in names if not n.startswith("ckpt-")])
+    with open(os.path.join(work, ".ckpt-audit/id"), "w") as f:
+        f.write(head + "\n")
+
+def run_job(work, paths, restored=True, **given):
+    """The job's script as GitLab runs it in the project at `work`, the component included at
+    this checkout's commit: its exit status and log."""
     values = {name: (spec or {}).get("default", "") for name, spec in inputs.items()}
-    values.update({"paths": paths, "version": head, "repository": source})
-    job = substitute(values)[values["job-name"]]
+    values.update({"paths": paths, "repository": source})
+    values.update(given)
+    job = substitute(values, head)[values["job-name"]]
     if job["artifacts"]["reports"] != {"codequality": "gl-code-quality-report.json", "junit": "ckpt-audit.junit.xml"}:
         fail("the job does not keep the Code Quality and JUnit reports")
-    if values["version"] not in job["cache"]["key"]:
-        fail("the cache is not keyed on the version")
-    if not os.path.isdir(os.path.join(work, ".ckpt-audit/build/bin")):
-        shutil.copytree(bin_dir, os.path.join(work, ".ckpt-audit/build/bin"),
-                        ignore=lambda d, names: [n for n in names if not n.startswith("ckpt-")])
+    if head not in job["cache"]["key"] or values["archive-sha256"] not in job["cache"]["key"]:
+        fail("the cache is not keyed on the component's commit and the pinned archive")
     env = dict(os.environ, CI_PROJECT_DIR=work)
     env.update({k: v.replace("$CI_PROJECT_DIR", work) for k, v in job["variables"].items()})
     env["CKPT_RUN"] = os.path.join(tempfile.mkdtemp(), "tools")  # the runner's /tmp, one per job
-    script = "set -eo pipefail\n" + "\n".join(line for line in job["script"] if "apt-get" not in line)
+    script = "set -eo pipefail\n" + "\n".join(job["script"])
     run = subprocess.run(["bash", "-c", script], cwd=work, env=env, capture_output=True, text=True)
     log = run.stdout + run.stderr
-    if "ckpt-audit restored from the cache" not in log:
-        fail("the job compiled instead of restoring the cache:\n" + log)
-    if not os.path.isfile(os.path.join(work, ".ckpt-audit/build/bin/ckpt-audit")):
+    if restored != ("ckpt-audit restored from the cache" in log):
+        fail(("the job did not restore the cache:\n" if restored else "the job restored a stale cache:\n") + log)
+    if run.returncode == 2:
+        return run.returncode, log
+    if not os.path.isfile(os.path.join(work, ".ckpt-audit/tools/usr/bin/ckpt-audit")):
         fail("the tools did not go back where GitLab caches them:\n" + log)
     for report in ("gl-code-quality-report.json", "ckpt-audit.junit.xml", "ckpt-audit.sarif"):
         if not os.path.getsize(os.path.join(work, report)):
@@ -75,6 +86,7 @@ try:
     shutil.copytree(os.path.join(source, "fixtures/vectors/v1-single"), os.path.join(work, "models/round"))
     with open(os.path.join(work, "models/evil.pkl"), "wb") as f:
         f.write(b"\x80\x02cposix\nsystem\nX\x04\x00\x00\x00trueq\x00\x85R.")
+    fill_cache(work)
     status, log = run_job(work, "models/*")
     if status != 1:
         fail("the job exited %d, not 1 (findings):\n%s" % (status, log))
@@ -97,6 +109,7 @@ try:
         f.write('{"model_type": "llama"}')
     with open(os.path.join(work, "README.md"), "w") as f:
         f.write("# a model\n")
+    fill_cache(work)
     for attempt in ("first", "second"):
         status, log = run_job(work, ".")
         if status != 0 or ".: PASS" not in log:
@@ -108,4 +121,43 @@ try:
         fail("a pickle at the repository root did not fail the job (%d):\n%s" % (status, log))
 finally:
     shutil.rmtree(work)
-print("gitlab_component_test: the component's job runs, restores its build, reports the findings and gates a repository-root model")
+# A cache miss with a pinned release: the job fetches the component's commit, whose
+# scripts/ci-tools downloads the archive, checks its SHA-256 and unpacks it into the cache;
+# the next job restores it; a cache of another commit is never used; a wrong pin fails the job
+# (exit 2) with nothing unpacked.
+work = tempfile.mkdtemp()
+try:
+    release = os.path.join(work, "release")
+    os.makedirs(os.path.join(release, "ckpt-audit-0-Linux/usr/bin"))
+    for name in os.listdir(bin_dir):
+        if name.startswith("ckpt-"):
+            shutil.copy(os.path.join(bin_dir, name), os.path.join(release, "ckpt-audit-0-Linux/usr/bin", name))
+    archive = os.path.join(work, "ckpt-audit-0-Linux.tar.gz")
+    subprocess.run(["tar", "-czf", archive, "-C", release, "ckpt-audit-0-Linux"], check=True)
+    shutil.rmtree(release)
+    sha = subprocess.run(["sha256sum", archive], capture_output=True, text=True, check=True).stdout.split()[0]
+    project = os.path.join(work, "project")
+    shutil.copytree(os.path.join(source, "fixtures/vectors/v1-single"), os.path.join(project, "round"))
+    pinned = {"archive-url": "file://" + archive, "archive-sha256": sha}
+    status, log = run_job(project, "round", restored=False, **pinned)
+    if status != 0 or "archive SHA-256 " + sha not in log:
+        fail("the job did not install the pinned archive on a cache miss (%d):\n%s" % (status, log))
+    status, log = run_job(project, "round", restored=True, **pinned)
+    if status != 0:
+        fail("the job failed with the restored archive (%d):\n%s" % (status, log))
+    with open(os.path.join(project, ".ckpt-audit/id"), "w") as f:
+        f.write("0" * 40 + "\n")  # a cache another commit filled
+    status, log = run_job(project, "round", restored=False, **pinned)
+    if status != 0:
+        fail("the job did not replace another commit's tools (%d):\n%s" % (status, log))
+    shutil.rmtree(os.path.join(project, ".ckpt-audit"))
+    status, log = run_job(project, "round", restored=False, **{"archive-url": "file://" + archive,
+                                                               "archive-sha256": "0" * 64})
+    if status != 2 or "not the pinned " + "0" * 64 not in log:
+        fail("a wrong pin did not fail the job (%d):\n%s" % (status, log))
+    if os.path.exists(os.path.join(project, ".ckpt-audit/tools")):
+        fail("a wrong pin left tools in the cache")
+finally:
+    shutil.rmtree(work)
+print("gitlab_component_test: the component's job runs, restores its tools, installs a pinned archive on a miss,"
+      " reports the findings and gates a repository-root model")

@@ -10,11 +10,8 @@ source_dir=$1
 build=$2/portable
 fail() { echo "portable_test: $*" >&2; exit 1; }
 # Warnings as errors as in the ci tree: its flags, so the compiler cache serves the objects.
-cmake -S "$source_dir" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCKPT_PORTABLE=ON -DCKPT_WARNINGS_AS_ERRORS=ON >/dev/null
-cmake --build "$build" -j "$(nproc)" >/dev/null
-rm -f "$build"/ckpt-audit-*.tar.gz
-(cd "$build" && cpack -G TGZ >/dev/null)
-archive=$(ls "$build"/ckpt-audit-*.tar.gz)
+archive=$("$source_dir/scripts/build-portable" "$build" -DCKPT_WARNINGS_AS_ERRORS=ON 2>"$build.log") ||
+  fail "scripts/build-portable failed: $(tail -n 30 "$build.log")"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 tar -xzf "$archive" -C "$work"
@@ -54,5 +51,34 @@ onnx.save(helper.make_model(graph), sys.argv[1])
 PY
 "$tool" "$work/model.onnx" >"$work/onnx.txt" || fail "the archive's ckpt-audit fails an ONNX model: $(cat "$work/onnx.txt")"
 grep -q 'kind onnx' "$work/onnx.txt" || fail "the ONNX model was not read as ONNX: $(cat "$work/onnx.txt")"
+# scripts/ci-tools as the Action and the GitLab component run it with a pinned release: the
+# download is checked against its SHA-256 and unpacked into the cache; the next run restores it
+# from the cache without fetching anything (the URL is gone) and the tools run with an empty
+# environment; a wrong pin unpacks nothing.
+sha=$(sha256sum "$archive" | sed 's/ .*//')
+cp "$archive" "$work/release.tar.gz"
+cache=$work/ci-cache
+ci_bin=$(CKPT_ARCHIVE_URL="file://$work/release.tar.gz" CKPT_ARCHIVE_SHA256=$sha \
+         "$source_dir/scripts/ci-tools" "$cache" 2>"$work/ci.log" | tail -n 1) ||
+  fail "ci-tools could not install the pinned archive: $(cat "$work/ci.log")"
+[ "$ci_bin" = "$cache/tools/usr/bin" ] || fail "ci-tools printed '$ci_bin', not the cache's bin folder"
+grep -q "archive SHA-256 $sha" "$work/ci.log" || fail "ci-tools did not log the archive's SHA-256: $(cat "$work/ci.log")"
+rm "$work/release.tar.gz"
+CKPT_ARCHIVE_URL="file://$work/release.tar.gz" CKPT_ARCHIVE_SHA256=$sha \
+  "$source_dir/scripts/ci-tools" "$cache" >/dev/null 2>"$work/ci.log" ||
+  fail "ci-tools did not restore from the cache: $(cat "$work/ci.log")"
+grep -q 'restored from the cache' "$work/ci.log" || fail "ci-tools fetched again on a cache hit: $(cat "$work/ci.log")"
+env -i "$ci_bin/ckpt-audit" "$source_dir/fixtures/vectors/v1-single" >"$work/out.txt" ||
+  fail "the cached ckpt-audit fails a clean round with an empty environment: $(cat "$work/out.txt")"
+cp -r "$source_dir/fixtures/vectors/v1-single" "$work/copy"
+env -i "$ci_bin/ckpt-diff" -q "$source_dir/fixtures/vectors/v1-single" "$work/copy" ||
+  fail "the cached ckpt-diff fails two equal rounds with an empty environment"
+cp "$archive" "$work/release.tar.gz"
+status=0
+CKPT_ARCHIVE_URL="file://$work/release.tar.gz" CKPT_ARCHIVE_SHA256=$(printf '0%.0s' {1..64}) \
+  "$source_dir/scripts/ci-tools" "$work/other-cache" >/dev/null 2>"$work/ci.log" || status=$?
+[ "$status" -eq 2 ] && grep -q "has SHA-256 $sha, not the pinned 0000" "$work/ci.log" ||
+  fail "a wrong pin was not refused (exit $status): $(cat "$work/ci.log")"
+[ ! -e "$work/other-cache/tools" ] || fail "a wrong pin left tools in the cache"
 echo "portable_test: $count binaries, glibc <= 2.35 and no other library, in $(basename "$archive")" \
      "($(($(stat -c %s "$archive") / 1048576)) MiB)"
