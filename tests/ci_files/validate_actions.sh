@@ -54,4 +54,24 @@ for step in steps:
     assert not re.search(r'^\s*category:', step, re.M), 'a category: input'
 PY
 done
+# The release workflow: a version tag publishes the portable archive built the one way
+# (scripts/build-portable), tried before it is published, the Debian package and a .sha256 per
+# asset, with write access only where the release is created.
+python3 - "$source_dir/.github/workflows/release.yml" <<'PY' || fail ".github/workflows/release.yml is not the release it must be"
+import sys, yaml
+flow = yaml.safe_load(open(sys.argv[1]))
+on = flow.get(True, flow.get("on"))  # YAML 1.1 reads the key `on` as true
+assert on == {"push": {"tags": ["v*"]}}, "not run on version tags alone: %r" % on
+assert flow["permissions"] == {"contents": "read"}, "the workflow's token is not read-only"
+build, publish = flow["jobs"]["build"], flow["jobs"]["publish"]
+assert build.get("container") == "debian:12", "the archive is not built in debian:12"
+runs = "\n".join(step.get("run", "") for step in build["steps"])
+assert "scripts/build-portable" in runs, "the archive is not built by scripts/build-portable"
+assert "env -i " in runs, "the archive is not tried before it is published"
+assert "cpack -G DEB" in runs, "no Debian package"
+assert "sha256sum" in runs and ".sha256" in runs, "no .sha256 per asset"
+assert "GITHUB_REF_NAME" in runs or "github.ref_name" in str(build), "the tag is not checked against the version"
+assert publish.get("needs") == "build" and publish["permissions"] == {"contents": "write"}, "publish is not the only writer"
+assert "gh release create" in "\n".join(step.get("run", "") for step in publish["steps"]), "nothing publishes the release"
+PY
 echo "validate_actions: ${#files[@]} files valid"
