@@ -33,7 +33,8 @@ bin=$(dirname "$tool")
 [ -x "$bin/ckpt-h5probe" ] || fail "ckpt-h5probe is not beside ckpt-audit"
 for name in ckpt-chain ckpt-convert ckpt-diff; do
   [ "$(readlink "$bin/$name")" = ckpt-audit ] || fail "$name is not a link to ckpt-audit"
-  "$bin/$name" --help | head -n 1 | grep -q "^Usage: $name " || fail "$name does not run as itself: $("$bin/$name" --help 2>&1 | head -n 1)"
+  "$bin/$name" --help >"$work/help.txt" || fail "$name --help failed"
+  head -n 1 "$work/help.txt" | grep -q "^Usage: $name " || fail "$name does not run as itself: $(head -n 1 "$work/help.txt")"
 done
 ln -s "$tool" "$work/ckpt-other"
 status=0
@@ -51,6 +52,23 @@ onnx.save(helper.make_model(graph), sys.argv[1])
 PY
 "$tool" "$work/model.onnx" >"$work/onnx.txt" || fail "the archive's ckpt-audit fails an ONNX model: $(cat "$work/onnx.txt")"
 grep -q 'kind onnx' "$work/onnx.txt" || fail "the ONNX model was not read as ONNX: $(cat "$work/onnx.txt")"
+# A bare root holding only glibc's loader, libc and libm and the unpacked archive (what a plain
+# Ubuntu or Debian image has at the least): the tools audit a round and diff two there, with an
+# empty environment. A chroot as root, else in a user namespace.
+root=$work/bare-root
+mkdir -p "$root/lib64" "$root/lib/x86_64-linux-gnu" "$root/tmp"
+cp -L /lib64/ld-linux-x86-64.so.2 "$root/lib64/"
+cp -L /lib/x86_64-linux-gnu/libc.so.6 /lib/x86_64-linux-gnu/libm.so.6 "$root/lib/x86_64-linux-gnu/"
+tar -xzf "$archive" -C "$root" --strip-components=1
+cp -r "$source_dir/fixtures/vectors/v1-single" "$root/round"
+cp -r "$source_dir/fixtures/vectors/v1-single" "$root/copy"
+if [ "$(id -u)" -eq 0 ]; then in_root=("$(command -v chroot)" "$root"); else in_root=("$(command -v unshare)" --map-root-user "$(command -v chroot)" "$root"); fi
+env -i "${in_root[@]}" /usr/bin/ckpt-audit /round >"$work/bare.txt" 2>&1 ||
+  fail "ckpt-audit does not audit a round in a root of glibc alone: $(cat "$work/bare.txt")"
+grep -q 'PASS' "$work/bare.txt" || fail "the bare-root audit did not pass: $(cat "$work/bare.txt")"
+env -i "${in_root[@]}" /usr/bin/ckpt-diff -q /round /copy >"$work/bare.txt" 2>&1 ||
+  fail "ckpt-diff does not compare two rounds in a root of glibc alone: $(cat "$work/bare.txt")"
+
 # scripts/ci-tools as the Action and the GitLab component run it with a pinned release: the
 # download is checked against its SHA-256 and unpacked into the cache; the next run restores it
 # from the cache without fetching anything (the URL is gone) and the tools run with an empty
