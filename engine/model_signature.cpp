@@ -3,9 +3,11 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <ctime>
 #include <filesystem>
 #include <set>
+#include <span>
 
 #include "engine/attestation.h"
 #include "engine/audit.h"
@@ -48,6 +50,64 @@ std::vector<std::string> BaseIgnores(const std::string& model, const std::string
   if (auto inside = InsideModel(model, signature)) out.push_back(*inside);
   out.insert(out.end(), extra.begin(), extra.end());
   return out;
+}
+
+// A remote model's ignores: the defaults, its own model.sig when that is the signature read,
+// and --ignore-path.
+std::vector<std::string> BaseIgnores(const std::vector<std::string>& extra, bool default_signature) {
+  std::vector<std::string> out(std::begin(oms::kDefaultIgnorePaths), std::end(oms::kDefaultIgnorePaths));
+  if (default_signature) out.emplace_back("model.sig");
+  out.insert(out.end(), extra.begin(), extra.end());
+  return out;
+}
+
+enum class SignatureRead : std::uint8_t { kRead, kMissing, kTooLarge, kUnreadable };
+
+// The bundle at `path` into `text` (on kUnreadable: why).
+SignatureRead ReadLocalSignature(const std::string& path, std::string& text) {
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (!fs::exists(status)) return SignatureRead::kMissing;
+  if (fs::is_regular_file(status) && fs::file_size(path, ec) > oms::kMaxBundleBytes && !ec) {
+    return SignatureRead::kTooLarge;
+  }
+  SmallFile file = ReadSmallFile(path, static_cast<std::size_t>(oms::kMaxBundleBytes));
+  text = file.ok() ? std::move(file.text) : file.error;
+  return file.ok() ? SignatureRead::kRead : SignatureRead::kUnreadable;
+}
+
+// A remote model's own model.sig, read from its source (bound to its ETag like every file).
+SignatureRead ReadRemoteSignature(const ArtifactSource& model, std::string& text) {
+  auto file = model.Open("model.sig");
+  if (!file) {
+    if (file.error().value() == ENOENT) return SignatureRead::kMissing;
+    text = file.error().message();
+    return SignatureRead::kUnreadable;
+  }
+  const std::uint64_t size = (*file)->size();
+  if (size > oms::kMaxBundleBytes) return SignatureRead::kTooLarge;
+  text.assign(static_cast<std::size_t>(size), '\0');
+  if (auto read = (*file)->ReadAt(0, std::as_writable_bytes(std::span(text.data(), text.size()))); !read) {
+    text = read.error().message();
+    return SignatureRead::kUnreadable;
+  }
+  return SignatureRead::kRead;
+}
+
+// A remote file's digest: the audit's own SHA-256 of its read (each admitted file was checked
+// against its ETag when the audit ended), else one read of it now through the same source.
+oms::WholeFileDigester RemoteDigester(const ArtifactSource& model, const AuditResult& audited, oms::HashType hash) {
+  std::map<std::string, std::string> audited_sha256;
+  for (const AdmittedFile& f : audited.artifact.files) {
+    if (f.sha256 && !f.change) audited_sha256.emplace(f.name, *f.sha256);
+  }
+  return [&model, hash, audited_sha256 = std::move(audited_sha256)](const oms::ModelFile& file,
+                                                                    std::string& error) -> std::optional<std::string> {
+    if (auto it = audited_sha256.find(file.name); hash == oms::HashType::kSha256 && it != audited_sha256.end()) {
+      if (auto raw = FromHex(it->second)) return raw;
+    }
+    return oms::HashSourceFile(model, file.name, hash, error);
+  };
 }
 
 std::map<std::string, oms::KnownDigest> KnownDigests(const AuditResult& audited) {
@@ -420,32 +480,33 @@ void VerifyModelSignature(const std::string& model, const VerifyModelSignatureOp
     MergeFindings(sink, policy, audited);
   };
 
-  std::error_code ec;
-  const fs::file_status status = fs::status(options.signature, ec);
-  if (!fs::exists(status)) {
-    if (options.default_signature) {
-      report(Diag::kOmsSignatureMissing,
-             "The model has no model.sig: nothing says who signed its files (name a bundle with "
-             "--verify-model-signature=PATH).");
+  const bool remote = options.remote_model != nullptr;
+  std::string bundle_text;
+  switch (remote && options.default_signature ? ReadRemoteSignature(*options.remote_model, bundle_text)
+                                              : ReadLocalSignature(options.signature, bundle_text)) {
+    case SignatureRead::kRead:
+      break;
+    case SignatureRead::kMissing:
+      if (options.default_signature) {
+        report(Diag::kOmsSignatureMissing,
+               "The model has no model.sig: nothing says who signed its files (name a bundle with "
+               "--verify-model-signature=PATH).");
+        finish();
+      } else {
+        audited.tool_errors.push_back("cannot read the model signature " + QuoteForMessage(options.signature) +
+                                      ": it does not exist");
+      }
+      return;
+    case SignatureRead::kTooLarge:
+      report(Diag::kOmsBundleInvalid, "The signature file is not a Sigstore bundle: it is larger than 64 MiB.");
       finish();
-    } else {
-      audited.tool_errors.push_back("cannot read the model signature " + QuoteForMessage(options.signature) +
-                                    ": it does not exist");
-    }
-    return;
+      return;
+    case SignatureRead::kUnreadable:
+      audited.tool_errors.push_back("cannot read the model signature " + QuoteForMessage(options.signature) + ": " +
+                                    bundle_text);
+      return;
   }
-  if (fs::is_regular_file(status) && fs::file_size(options.signature, ec) > oms::kMaxBundleBytes && !ec) {
-    report(Diag::kOmsBundleInvalid, "The signature file is not a Sigstore bundle: it is larger than 64 MiB.");
-    finish();
-    return;
-  }
-  const SmallFile file = ReadSmallFile(options.signature, static_cast<std::size_t>(oms::kMaxBundleBytes));
-  if (!file.ok()) {
-    audited.tool_errors.push_back("cannot read the model signature " + QuoteForMessage(options.signature) + ": " +
-                                  file.error);
-    return;
-  }
-  auto bundle = oms::ParseBundle(file.text, report);
+  auto bundle = oms::ParseBundle(bundle_text, report);
   if (!bundle) return finish();
   // Sigstore clients also spell the v0.3 type the older way; model_signing's key and
   // certificate bundles never do.
@@ -486,18 +547,22 @@ void VerifyModelSignature(const std::string& model, const VerifyModelSignatureOp
     return finish();
   }
 
-  std::vector<std::string> ignore = BaseIgnores(model, options.signature, options.ignore_paths);
+  std::vector<std::string> ignore = remote ? BaseIgnores(options.ignore_paths, options.default_signature)
+                                           : BaseIgnores(model, options.signature, options.ignore_paths);
   for (const std::string& entry : manifest->ignore_paths) {
     if (auto normalized = oms::NormalizeIgnorePath(entry)) ignore.push_back(*normalized);
   }
-  const oms::ModelListing listing = oms::ListModel(model, ignore, manifest->allow_symlinks);
+  const oms::ModelListing listing = remote ? oms::ListSourceModel(*options.remote_model, ignore)
+                                           : oms::ListModel(model, ignore, manifest->allow_symlinks);
   if (listing.error) {
     audited.tool_errors.push_back(*listing.error);
     return;
   }
   rules::RuleSink at_model(sink);
   const oms::ComparisonResult compared =
-      oms::CompareWithManifest(listing, *manifest, KnownDigests(audited), options.jobs, at_model);
+      remote ? oms::CompareWithManifest(listing, *manifest,
+                                        RemoteDigester(*options.remote_model, audited, manifest->hash), 1, at_model)
+             : oms::CompareWithManifest(listing, *manifest, KnownDigests(audited), options.jobs, at_model);
   if (compared.error) {
     audited.tool_errors.push_back(*compared.error);
     return;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/io/artifact_source.h"
 #include "lib/model/audit_result.h"
 #include "lib/oms/keys.h"
 #include "lib/oms/trusted_root.h"
@@ -37,6 +38,10 @@ struct VerifyModelSignatureOptions {
   /// of each whole file go to `signed_digests` (a shards statement, or BLAKE2b digests, are
   /// a tool error: the lazy hold cannot check them).
   std::map<std::string, std::string>* signed_digests = nullptr;
+  /// A remote MODEL (hf://, a directory URL): the source its audit read, kept open. Its files
+  /// are listed there and each digest is the audit's own, bound to the file's ETag, or one
+  /// read of the file now; with `default_signature`, model.sig is read there too.
+  const ArtifactSource* remote_model = nullptr;
 };
 
 /// Verifies the signature of the model at `model` (whose audit is `audited`, with the

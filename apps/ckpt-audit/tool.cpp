@@ -24,6 +24,7 @@
 #include "lib/formats/format_table.h"
 #include "lib/formats/hdf5/h5probe_client.h"
 #include "lib/gate/gate.h"
+#include "lib/io/shared_source.h"
 #include "lib/load/input.h"
 #include "lib/oms/fulcio_certificate.h"
 #include "lib/oms/model_files.h"
@@ -384,10 +385,12 @@ int RunModelSigning(const ckpt::cli::CommonCli& cli, const AuditCli& o, ckpt::Au
                     const std::string& model, const ckpt::reports::ReportContext& context) {
   const bool verify_model = cli.Has("verify-model-signature");
   const std::string option = verify_model ? "--verify-model-signature" : "--sign-model";
-  if (ckpt::remote::IsRemoteArgument(model)) return cli.UsageError(option + " reads a local MODEL (download it first)");
+  const bool remote = ckpt::remote::IsRemoteArgument(model);
+  if (remote && !verify_model) return cli.UsageError("--sign-model signs a local model folder (download it first)");
   std::error_code ec;
-  const bool model_is_folder = std::filesystem::is_directory(model, ec);
-  if (!std::filesystem::exists(model, ec)) return cli.UsageError("'" + model + "' does not exist");
+  // A remote MODEL is a folder (hf://, a directory URL); a remote file is refused by its audit.
+  const bool model_is_folder = remote || std::filesystem::is_directory(model, ec);
+  if (!remote && !std::filesystem::exists(model, ec)) return cli.UsageError("'" + model + "' does not exist");
   std::vector<std::string> ignores;
   for (const std::string& p : o.ignore_paths) {
     auto normalized = ckpt::oms::NormalizeIgnorePath(p);
@@ -437,12 +440,40 @@ int RunModelSigning(const ckpt::cli::CommonCli& cli, const AuditCli& o, ckpt::Au
     policy.expected_hash = hex;
   }
   std::vector<ckpt::AuditResult> results(1);
+  // A remote model's source outlives its audit: the signature is checked against the files
+  // the audit read (their digests, bound to their ETags), reading only what it did not.
+  std::shared_ptr<const ckpt::ArtifactSource> remote_model;
   {
     ckpt::cli::Progress shown("ckpt-audit", o.progress, 1);
-    results[0] = ckpt::AuditPath(model, policy);
+    if (remote) {
+      results[0] =
+          ckpt::AuditPathThrough(model, policy, [&](std::unique_ptr<ckpt::ArtifactSource> source, std::string&) {
+            remote_model = std::move(source);
+            return std::unique_ptr<ckpt::ArtifactSource>(std::make_unique<ckpt::SharedSource>(remote_model));
+          });
+    } else {
+      results[0] = ckpt::AuditPath(model, policy);
+    }
     shown.InputDone();
   }
   AddExpiredEntries(cli, results[0]);
+  if (verify_model && remote && results[0].tool_errors.empty()) {
+    if (!remote_model || !results[0].artifact.remote || results[0].artifact.kind == ckpt::InputKind::kLensembleTar ||
+        (results[0].artifact.kind != ckpt::InputKind::kModelFolder &&
+         results[0].artifact.kind != ckpt::InputKind::kLensemble)) {
+      results[0].tool_errors.push_back(option + " checks a remote model folder (hf://ORG/NAME, a directory URL); '" +
+                                       results[0].artifact.path +
+                                       "' is a single file: download it and name its "
+                                       "signature with --verify-model-signature=SIG");
+    } else if (verify_options.default_signature && results[0].artifact.remote->scheme != "hf") {
+      results[0].tool_errors.push_back(option +
+                                       ": a directory URL has no listing to find a model.sig in; name the "
+                                       "bundle with --verify-model-signature=SIG");
+    } else {
+      verify_options.remote_model = remote_model.get();
+      if (verify_options.default_signature) verify_options.signature = results[0].artifact.path + "/model.sig";
+    }
+  }
   if (verify_model && results[0].tool_errors.empty()) {
     ckpt::VerifyModelSignature(model, verify_options, policy, results[0]);
   }

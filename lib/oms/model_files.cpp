@@ -193,6 +193,49 @@ ModelListing ListModel(const fs::path& model, const std::vector<std::string>& ig
   return out;
 }
 
+ModelListing ListSourceModel(const ArtifactSource& source, const std::vector<std::string>& ignore) {
+  ModelListing out;
+  auto entries = source.List();
+  if (!entries) {
+    out.error = "cannot list the model: " + entries.error().message();
+    return out;
+  }
+  for (const DirectoryEntry& entry : *entries) {
+    if (entry.kind != EntryKind::kRegular || Ignored(entry.name, ignore)) continue;
+    if (out.files.size() >= kMaxEntries) {
+      out.error = "the model holds more than " + std::to_string(kMaxEntries) + " files";
+      return out;
+    }
+    out.files.push_back({entry.name, {}, !FindInvalidUtf8(entry.name)});
+  }
+  std::sort(out.files.begin(), out.files.end(), [](const ModelFile& a, const ModelFile& b) { return a.name < b.name; });
+  return out;
+}
+
+std::optional<std::string> HashSourceFile(const ArtifactSource& source, const std::string& name, HashType hash,
+                                          std::string& error) {
+  auto file = source.Open(name);
+  if (!file) {
+    error = "cannot open " + QuoteForMessage(name) + ": " + file.error().message();
+    return std::nullopt;
+  }
+  const std::uint64_t size = (*file)->size();
+  (*file)->ExpectSequentialRead(0, size);
+  Hasher hasher(hash);
+  std::string buffer(kReadBytes, '\0');
+  for (std::uint64_t at = 0; at < size;) {
+    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), size - at));
+    auto read = (*file)->ReadAt(at, std::as_writable_bytes(std::span(buffer.data(), want)));
+    if (!read) {
+      error = "cannot read " + QuoteForMessage(name) + ": " + read.error().message();
+      return std::nullopt;
+    }
+    hasher.Update(std::string_view(buffer.data(), want));
+    at += want;
+  }
+  return hasher.FinalRaw();
+}
+
 std::optional<std::string> HashFileRange(const fs::path& path, HashType hash, std::uint64_t start,
                                          std::optional<std::uint64_t> end, FileIdentity& identity, std::string& error) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -270,9 +313,12 @@ HashedFiles HashModelFiles(const ModelListing& listing, HashType hash, const std
   return out;
 }
 
-ComparisonResult CompareWithManifest(const ModelListing& listing, const Manifest& manifest,
-                                     const std::map<std::string, KnownDigest>& known, unsigned jobs,
-                                     DiagnosticSink& sink) {
+namespace {
+
+// The comparison, each whole file's digest from `whole_file` (a shards manifest's ranges are
+// hashed from the local files).
+ComparisonResult Compare(const ModelListing& listing, const Manifest& manifest, const WholeFileDigester& whole_file,
+                         unsigned jobs, DiagnosticSink& sink) {
   ComparisonResult result;
   auto at_file = [&](const std::string& name) {
     Location location;
@@ -310,7 +356,7 @@ ComparisonResult CompareWithManifest(const ModelListing& listing, const Manifest
   for (const ModelFile& f : listing.files) {
     auto it = f.valid_utf8 ? signed_files.find(f.name) : signed_files.end();
     std::error_code size_ec;
-    if (it == signed_files.end() && manifest.method == SerializationMethod::kShards &&
+    if (it == signed_files.end() && manifest.method == SerializationMethod::kShards && !f.path.empty() &&
         fs::file_size(f.path, size_ec) == 0 && !size_ec) {
       continue;  // an empty file has no shard, so no shards manifest names it
     }
@@ -340,12 +386,12 @@ ComparisonResult CompareWithManifest(const ModelListing& listing, const Manifest
     if (manifest.method == SerializationMethod::kFiles) {
       const Resource& r = *w.resources->front();
       std::string error;
-      auto digest = WholeFileDigest(*w.file, listing.single_file, manifest.hash, known, error);
-      if (!digest) {
+      auto whole = whole_file(*w.file, error);
+      if (!whole) {
         w.error = error;
         return;
       }
-      const std::string& raw = *digest;
+      const std::string& raw = *whole;
       if (raw.size() != digest_bytes || raw != r.digest) {
         w.mismatch = true;
         w.detail = "it hashes to " + std::string(HashTypeName(manifest.hash)) + ":" + ToHex(raw) + ", signed " +
@@ -409,6 +455,29 @@ ComparisonResult CompareWithManifest(const ModelListing& listing, const Manifest
   }
   result.files_compared = work.size();
   return result;
+}
+
+}  // namespace
+
+ComparisonResult CompareWithManifest(const ModelListing& listing, const Manifest& manifest,
+                                     const std::map<std::string, KnownDigest>& known, unsigned jobs,
+                                     DiagnosticSink& sink) {
+  const WholeFileDigester local = [&](const ModelFile& file, std::string& error) {
+    return WholeFileDigest(file, listing.single_file, manifest.hash, known, error);
+  };
+  return Compare(listing, manifest, local, jobs, sink);
+}
+
+ComparisonResult CompareWithManifest(const ModelListing& listing, const Manifest& manifest,
+                                     const WholeFileDigester& digest, unsigned jobs, DiagnosticSink& sink) {
+  if (manifest.method == SerializationMethod::kShards) {
+    ComparisonResult result;
+    result.error =
+        "the signature signs shards (byte ranges of each file), which are checked on a local copy of "
+        "the model only: download it to verify this signature";
+    return result;
+  }
+  return Compare(listing, manifest, digest, jobs, sink);
 }
 
 }  // namespace ckpt::oms

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -79,6 +80,27 @@ struct ComparisonResult {
 ComparisonResult CompareWithManifest(const ModelListing& listing, const Manifest& manifest,
                                      const std::map<std::string, KnownDigest>& known, unsigned jobs,
                                      DiagnosticSink& sink);
+
+/// Lists the model `source` exposes (a remote model folder: its listing, or the files a
+/// directory URL declares) as ListModel lists a folder: its regular files less `ignore`.
+ModelListing ListSourceModel(const ArtifactSource& source, const std::vector<std::string>& ignore);
+
+/// The raw digest (`hash`) of the whole file `name` of `source`, read once in order; nullopt
+/// and `error` when it cannot be read (a remote file that changed while read is an error of
+/// the read).
+std::optional<std::string> HashSourceFile(const ArtifactSource& source, const std::string& name, HashType hash,
+                                          std::string& error);
+
+/// Where a file's whole-file digest comes from when the model is not on this disk (a remote
+/// model: the audit's own digest of its read, else one read of it now); nullopt and `error`
+/// when it cannot be had.
+using WholeFileDigester = std::function<std::optional<std::string>(const ModelFile& file, std::string& error)>;
+
+/// CompareWithManifest for a listing whose files are not local (ModelFile::path empty): a
+/// files manifest only (a shards manifest needs byte ranges: a tool error), each digest from
+/// `digest`, on up to `jobs` threads.
+ComparisonResult CompareWithManifest(const ModelListing& listing, const Manifest& manifest,
+                                     const WholeFileDigester& digest, unsigned jobs, DiagnosticSink& sink);
 
 /// model_signing's resource order: by path components, each compared by bytes (`a/b` < `a-b`).
 bool ComponentOrderLess(std::string_view a, std::string_view b);

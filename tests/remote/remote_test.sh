@@ -130,6 +130,42 @@ json.dump([page1[0], {"type": "file", "path": "pytorch_model.bin", "size": len(w
           open(os.path.join(www, "hub/torch.json"), "w"))
 PY
 
+# --- signed Hub repositories (issue 51 item 5): model.sig by --sign-model over a local copy;
+# "tampered" serves another config.json, "added" one file more, "unsigned" no model.sig ---
+for repo in signed tampered added unsigned; do mkdir -p "$www/hub/$repo"; done
+# Weights past the first 64 KiB window, so a second read of them would show in the log.
+$py - "$www"/hub/signed/model.safetensors <<'PY'
+import json, struct, sys
+data = bytes(range(256)) * 1024
+header = json.dumps({"w": {"dtype": "U8", "shape": [len(data)], "data_offsets": [0, len(data)]}}).encode()
+open(sys.argv[1], "wb").write(struct.pack("<Q", len(header)) + header + data)
+PY
+printf '{"model_type": "bert"}\n' >"$www"/hub/signed/config.json
+printf '# a signed model\n' >"$www"/hub/signed/readme.md
+openssl ecparam -name prime256v1 -genkey -noout -out "$work"/sign.pem 2>/dev/null
+chmod 600 "$work"/sign.pem
+openssl ec -in "$work"/sign.pem -pubout -out "$work"/sign.pub 2>/dev/null
+"$bin"/ckpt-audit --sign-model "$work"/sign.pem --model-signature-out "$work"/model.sig "$www"/hub/signed >/dev/null 2>&1 ||
+  fail "--sign-model did not sign the local copy of the signed repository"
+mv "$work"/model.sig "$www"/hub/signed/model.sig
+cp "$www"/hub/signed/* "$www"/hub/tampered/
+printf '{"model_type": "gpt2"}\n' >"$www"/hub/tampered/config.json
+cp "$www"/hub/signed/* "$www"/hub/added/
+printf 'added after signing\n' >"$www"/hub/added/extra.txt
+cp "$www"/hub/signed/* "$www"/hub/unsigned/
+rm "$www"/hub/unsigned/model.sig
+$py - "$www" <<'PY'
+import hashlib, json, os, sys
+www = sys.argv[1]
+git = lambda b: hashlib.sha1(b"blob %d\0" % len(b) + b).hexdigest()
+for repo in ("signed", "tampered", "added", "unsigned"):
+    listing = []
+    for name in sorted(os.listdir(os.path.join(www, "hub", repo))):
+        data = open(os.path.join(www, "hub", repo, name), "rb").read()
+        listing.append({"type": "file", "path": name, "size": len(data), "oid": git(data)})
+    json.dump(listing, open(os.path.join(www, "hub", repo + ".json"), "w"))
+PY
+
 # --- TLS: a CA, a certificate for 127.0.0.1 it signs, and one it does not ---
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=ckpt-test-ca -keyout "$work"/ca.key -out "$work"/ca.pem \
   2>/dev/null
@@ -174,6 +210,13 @@ http=$(
     location ~ ^/org/chat/resolve/$commit/([a-z_.]+)\$ {
       add_header X-Repo-Commit $commit always;
       rewrite ^/org/chat/resolve/$commit/([a-z_.]+)\$ /hub/chat/\$1 break;
+    }
+    location ~ ^/api/models/org/(signed|tampered|added|unsigned)/tree/$commit\$ {
+      rewrite ^/api/models/org/([a-z]+)/tree/ /hub/\$1.json last;
+    }
+    location ~ ^/org/(signed|tampered|added|unsigned)/resolve/$commit/([a-z_.]+)\$ {
+      add_header X-Repo-Commit $commit always;
+      rewrite ^/org/([a-z]+)/resolve/$commit/([a-z_.]+)\$ /hub/\$1/\$2 break;
     }
     location = /api/models/org/private/revision/main { return 401; }
     location = /api/models/org/rounds/tree/$commit/round-0001 { rewrite ^ /hub/rounds.json last; }
@@ -514,6 +557,68 @@ HF_ENDPOINT=http://127.0.0.1:$hub "$bin"/ckpt-chain --inputs-from "$work"/hub-ro
 echo "== two hf:// inputs of one repository and REV resolve it once"
 : >"$work"/logs/hub.log
 HF_ENDPOINT=http://127.0.0.1:$hub audit hf://org/tiny@main hf://org/tiny@main >/dev/null 2>&1 || fail "two hf:// inputs"
+echo "== --verify-model-signature on hf://: the files the audit read, each read once; a tampered, an added and a missing file"
+verify_remote() { HF_ENDPOINT=http://127.0.0.1:$hub audit --verify-model-signature --trusted-key "$work"/sign.pub "$@"; }
+# The bytes each file sends in an audit, and in the same audit verifying the signature: equal,
+# since the check reuses the audit's reads (its digests, bound to the ETags).
+bytes_per_file() {  # bytes_per_file FROM_LINE: content bytes per /hub/signed/ file since that line
+  $py - "$work"/logs/hub.log "$1" <<'PY'
+import json, sys
+sent = {}
+for line in open(sys.argv[1]).readlines()[int(sys.argv[2]):]:
+    fields = line.split()
+    if len(fields) > 4 and fields[2].startswith("/hub/signed/"):
+        name = fields[2][len("/hub/signed/"):]
+        sent[name] = sent.get(name, 0) + int(fields[4])
+print(json.dumps(sent, sort_keys=True))
+PY
+}
+before=$(wc -l <"$work"/logs/hub.log)
+HF_ENDPOINT=http://127.0.0.1:$hub audit "hf://org/signed@$commit" >/dev/null 2>&1 || fail "the signed hf:// model's audit failed"
+wait_for_log "$work"/logs/hub.log "/hub/signed/model.sig" 2
+audit_only=$(bytes_per_file "$before")
+before=$(wc -l <"$work"/logs/hub.log)
+verify_remote --format json "hf://org/signed@$commit" >"$work"/signed.json 2>&1 ||
+  fail "a signed hf:// model did not verify: $(head -c 1500 "$work"/signed.json)"
+wait_for_log "$work"/logs/hub.log "/hub/signed/model.sig" 4
+verified=$(bytes_per_file "$before")
+[ "$verified" = "$audit_only" ] || fail "verifying the signature read more: $verified, the audit alone $audit_only"
+$py - "$work"/signed.json <<'PY' || fail "hf:// model signature: verified, three files"
+import json, sys
+sig = json.load(open(sys.argv[1]))["artifacts"][0]["model_signature"]
+assert sig["verified"] is True and sig["files"] == 3, sig
+assert sig["signature"].startswith("hf://org/signed@") and sig["signature"].endswith("/model.sig"), sig["signature"]
+PY
+status=0
+verify_remote "hf://org/tampered@$commit" >"$work"/tampered.txt 2>&1 || status=$?
+[ "$status" -eq 1 ] && grep -q "oms-digest-mismatch" "$work"/tampered.txt && grep -q "'config.json' is not what was signed" "$work"/tampered.txt ||
+  fail "a tampered hf:// file was not found ($status): $(head -c 1500 "$work"/tampered.txt)"
+status=0
+verify_remote "hf://org/added@$commit" >"$work"/added.txt 2>&1 || status=$?
+[ "$status" -eq 1 ] && grep -q "oms-file-unsigned" "$work"/added.txt && grep -q "'extra.txt' is in the model" "$work"/added.txt ||
+  fail "a file added to an hf:// model was not found ($status): $(head -c 1500 "$work"/added.txt)"
+status=0
+verify_remote "hf://org/unsigned@$commit" >"$work"/unsigned.txt 2>&1 || status=$?
+[ "$status" -eq 1 ] && grep -q "oms-signature-missing" "$work"/unsigned.txt ||
+  fail "an hf:// model without model.sig was not told ($status): $(head -c 1500 "$work"/unsigned.txt)"
+status=0
+audit --verify-model-signature="$www"/hub/signed/model.sig --trusted-key "$work"/sign.pub \
+  "http://127.0.0.1:$plain/m.safetensors" >"$work"/single.txt 2>&1 || status=$?
+[ "$status" -eq 2 ] && grep -q "is a single file: download it" "$work"/single.txt ||
+  fail "a remote single file was not refused ($status): $(head -c 1500 "$work"/single.txt)"
+# A Lensemble directory URL: no listing, so its bundle is named; the files are those header.json declares.
+"$bin"/ckpt-audit --sign-model "$work"/sign.pem --model-signature-out "$work"/art.sig "$www"/art >/dev/null 2>&1 ||
+  fail "--sign-model did not sign the local copy of the directory URL's round"
+audit --verify-model-signature="$work"/art.sig --trusted-key "$work"/sign.pub "http://127.0.0.1:$plain/art/" >"$work"/art.txt 2>&1 ||
+  fail "a signed directory URL did not verify: $(head -c 1500 "$work"/art.txt)"
+grep -q 'model signature: verified by key' "$work"/art.txt || fail "the directory URL's verification is not told: $(cat "$work"/art.txt)"
+status=0
+audit --verify-model-signature --trusted-key "$work"/sign.pub "http://127.0.0.1:$plain/art/" >"$work"/art.txt 2>&1 || status=$?
+[ "$status" -eq 2 ] && grep -q "a directory URL has no listing" "$work"/art.txt ||
+  fail "a directory URL without a named bundle was not refused ($status): $(head -c 1500 "$work"/art.txt)"
+status=0
+audit --sign-model "$work"/sign.pem --model-signature-out "$work"/x.sig "hf://org/signed@$commit" >"$work"/sign.txt 2>&1 || status=$?
+[ "$status" -eq 2 ] && grep -q "signs a local model folder" "$work"/sign.txt || fail "--sign-model of a remote model was not refused ($status)"
 wait_for_log "$work"/logs/hub.log 'revision/main' 1
 [ "$(grep -c 'revision/main' "$work"/logs/hub.log)" = 1 ] || fail "one repository and REV was resolved more than once"
 
