@@ -102,7 +102,19 @@ std::unique_ptr<AuditSession> BeginAuditPath(const std::string& path, const Audi
   artifact.path = path;
   artifact.policy = policy;
   RuleSink reader_sink(session->sink);
-  OpenedInput input = OpenInputPath(path, reader_sink, policy.remote, policy.excluded_outputs);
+  // A shard of a folder audited whole in this run is not alone: that finding is dropped.
+  class WithoutShardAlone final : public DiagnosticSink {
+   public:
+    explicit WithoutShardAlone(DiagnosticSink& inner) : inner_(inner) {}
+    void Report(Diag kind, Location location, std::string message) override {
+      if (kind != Diag::kInputShardAlone) inner_.Report(kind, std::move(location), std::move(message));
+    }
+
+   private:
+    DiagnosticSink& inner_;
+  } part_sink(reader_sink);
+  DiagnosticSink& open_sink = policy.shard_of_audited_folder ? static_cast<DiagnosticSink&>(part_sink) : reader_sink;
+  OpenedInput input = OpenInputPath(path, open_sink, policy.remote, policy.excluded_outputs);
   artifact.kind = input.kind;
   // A remote input is named by its redacted URL (hf://ORG/NAME@COMMIT) everywhere.
   const std::string shown = input.display_path.empty() ? path : input.display_path;

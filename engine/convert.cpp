@@ -23,6 +23,7 @@
 #include "lib/hashing/sha256.h"
 #include "lib/io/directory_source.h"
 #include "lib/io/place_new.h"
+#include "lib/json/json_writer.h"
 #include "rules/catalog.h"
 #include "rules/reader_rules.h"
 
@@ -466,8 +467,9 @@ ConvertResult ConvertSession(std::unique_ptr<AuditSession> session, const std::s
   if (options.lensemble) {
     rules_for_artifact = convert::LensembleRules{options.lensemble->groups, policy.action_head_patterns};
   }
-  std::optional<convert::Plan> plan = convert::PlanConversion(
-      wf, refusals, rules_for_artifact ? &*rules_for_artifact : nullptr, options.select ? &*options.select : nullptr);
+  std::optional<convert::Plan> plan =
+      convert::PlanConversion(wf, refusals, rules_for_artifact ? &*rules_for_artifact : nullptr,
+                              options.select ? &*options.select : nullptr, options.copy_aliases);
   if (analysis_fails() || !plan) return Finished(*session, std::move(out));
 
   Outputs outputs(options, LayOut(*plan, options.lensemble));
@@ -540,7 +542,178 @@ ConvertResult ConvertSession(std::unique_ptr<AuditSession> session, const std::s
   return out;
 }
 
+// The safetensors name the Hub's conversion gives a .bin weight file: pytorch_model.bin is
+// model.safetensors, pytorch_model-00001-of-00002.bin model-00001-of-00002.safetensors.
+std::string SafetensorsName(const std::string& bin) {
+  std::string stem = bin.ends_with(".bin") ? bin.substr(0, bin.size() - 4) : bin;
+  constexpr std::string_view kTorchStem = "pytorch_model";
+  if (stem.starts_with(kTorchStem)) stem = "model" + stem.substr(kTorchStem.size());
+  return stem + ".safetensors";
+}
+
+// A new hidden folder beside `target`, removed when destroyed unless kept.
+class FolderBeside {
+ public:
+  explicit FolderBeside(const std::string& target) {
+    const fs::path t(target);
+    const fs::path parent = t.has_parent_path() ? t.parent_path() : fs::path(".");
+    std::string pattern = (parent / ("." + t.filename().string() + ".tmp.XXXXXX")).string();
+    if (::mkdtemp(pattern.data()) != nullptr) path_ = pattern;
+  }
+  ~FolderBeside() {
+    std::error_code ec;
+    if (!kept_ && !path_.empty()) fs::remove_all(path_, ec);
+  }
+  FolderBeside(const FolderBeside&) = delete;
+  FolderBeside& operator=(const FolderBeside&) = delete;
+  [[nodiscard]] bool ok() const { return !path_.empty(); }
+  [[nodiscard]] const std::string& path() const { return path_; }
+  // Into place, never onto anything (errno set when it cannot).
+  bool Keep(const std::string& target) {
+    const int error = PlaceNew(path_, target);
+    if (error != 0) {
+      errno = error;
+      return false;
+    }
+    kept_ = true;
+    ::chmod(target.c_str(), 0755);
+    return true;
+  }
+
+ private:
+  std::string path_;
+  bool kept_ = false;
+};
+
+// model.safetensors.index.json as save_pretrained writes it (sorted keys, two-space indent),
+// from the headers of the files written: each tensor's file, and the bytes of them all.
+std::optional<std::string> SafetensorsIndex(const std::string& folder, const std::vector<std::string>& files) {
+  std::vector<std::pair<std::string, std::string>> entries;
+  std::uint64_t total = 0;
+  auto dir = DirectorySource::OpenDirectory(folder);
+  if (!dir) return std::nullopt;
+  for (const std::string& name : files) {
+    auto file = (*dir)->Open(name);
+    if (!file) return std::nullopt;
+    DiagnosticList reader;
+    auto read = AcceptedWeightFormat().read(name, std::move(*file), reader);
+    if (!read || !read->valid) return std::nullopt;
+    for (const StoredTensor& t : read->tensors) {
+      entries.emplace_back(t.name, name);
+      total += t.end - t.begin;
+    }
+  }
+  std::sort(entries.begin(), entries.end());
+  std::string out =
+      "{\n  \"metadata\": {\n    \"total_size\": " + std::to_string(total) + "\n  },\n  \"weight_map\": {";
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    out += (i == 0 ? "\n    " : ",\n    ") + json::QuoteString(entries[i].first) + ": " +
+           json::QuoteString(entries[i].second);
+  }
+  out += entries.empty() ? "}\n}\n" : "\n  }\n}\n";
+  return out;
+}
+
 }  // namespace
+
+ConvertResult ConvertModelFolder(const std::string& input, const ConvertOptions& options) {
+  ConvertResult out;
+  // The folder as a whole first (every file judged, the index against the shards), reading the
+  // structure only: each .bin's bytes are read once, hashed and checked by its own conversion.
+  AuditOptions structure = options.policy;
+  structure.compute_hash = false;
+  out.input = AuditPath(input, structure);
+  // Its --no-hash warning is void: the conversions below hash every byte.
+  std::erase_if(out.input.findings,
+                [](const Finding& f) { return f.rule != nullptr && f.rule->id == "hash-not-verified"; });
+  AuditResult& folder = out.input;
+  if (!folder.tool_errors.empty()) return out;
+  if (folder.artifact.kind != InputKind::kModelFolder) {
+    folder.tool_errors.push_back(input + " is " + std::string(InputKindName(folder.artifact.kind)) +
+                                 ", not a model folder of .bin weights");
+    return out;
+  }
+  if (VerdictOf(folder, options.threshold) != Verdict::kPass) return out;
+  std::vector<std::string> bins;
+  std::vector<const WeightFile*> weights;
+  for (const WeightFile& wf : folder.artifact.weights) weights.push_back(&wf);  // safetensors: refused below
+  if (folder.artifact.model) {
+    for (const WeightFile& wf : folder.artifact.model->other_weights) weights.push_back(&wf);
+    for (const WeightFile& wf : folder.artifact.model->analysed) weights.push_back(&wf);
+  }
+  for (const WeightFile* weight : weights) {
+    const WeightFile& wf = *weight;
+    if (!wf.pickle || !wf.name.ends_with(".bin")) {
+      folder.tool_errors.push_back(input + " holds " + QuoteForMessage(wf.name) +
+                                   ", which is not a torch .bin file: ckpt-convert converts a folder whose weights "
+                                   "are all .bin files");
+      return out;
+    }
+    bins.push_back(wf.name);
+  }
+  if (bins.empty()) {
+    folder.tool_errors.push_back(input + " holds no .bin weights to convert");
+    return out;
+  }
+  std::sort(bins.begin(), bins.end());
+
+  FolderBeside written(options.output);
+  std::optional<FolderBeside> records;
+  if (options.record) records.emplace(*options.record);
+  if (!written.ok() || (records && !records->ok())) {
+    folder.tool_errors.push_back("cannot write beside " + (written.ok() ? *options.record : options.output) + ": " +
+                                 std::strerror(errno));
+    return out;
+  }
+  std::vector<std::string> outputs;
+  for (const std::string& bin : bins) {
+    ConvertOptions one = options;
+    one.policy.shard_of_audited_folder = true;  // the folder was audited whole above
+    one.copy_aliases = true;
+    one.output = (fs::path(written.path()) / SafetensorsName(bin)).string();
+    if (records) one.record = (fs::path(records->path()) / (SafetensorsName(bin) + ".dsse.json")).string();
+    ConvertResult converted = ConvertCheckpoint((fs::path(input) / bin).string(), one);
+    out.tensors += converted.tensors;
+    out.aliases += converted.aliases;
+    out.not_carried += converted.not_carried;
+    out.alias_names.insert(out.alias_names.end(), converted.alias_names.begin(), converted.alias_names.end());
+    out.shard_inputs.push_back(std::move(converted.input));
+    if (!converted.written) return out;  // its analysis says why; nothing is kept
+    outputs.push_back(SafetensorsName(bin));
+  }
+  std::vector<std::string> files = outputs;
+  if (outputs.size() > 1) {
+    auto index = SafetensorsIndex(written.path(), outputs);
+    NewFileBeside index_file(fs::path(written.path()) / "model.safetensors.index.json");
+    if (!index || !index_file.ok() || !WriteAll(index_file.fd(), 0, std::as_bytes(std::span(*index))) ||
+        !index_file.Keep()) {
+      folder.tool_errors.push_back("cannot write the index model.safetensors.index.json: nothing is kept");
+      return out;
+    }
+    files.push_back("model.safetensors.index.json");
+  }
+  // What was written is a model folder ckpt-audit passes, or nothing is kept.
+  const AuditResult audited = AuditPath(written.path(), AuditOptions{});
+  if (VerdictOf(audited, Severity::kError) != Verdict::kPass || !audited.tool_errors.empty()) {
+    folder.tool_errors.push_back("the folder written does not pass ckpt-audit: nothing is kept");
+    for (const Finding& f : audited.findings) folder.tool_errors.push_back(f.message);
+    return out;
+  }
+  if (records && !records->Keep(*options.record)) {
+    folder.tool_errors.push_back("cannot move the derivation records into place: " + std::string(std::strerror(errno)));
+    return out;
+  }
+  if (!written.Keep(options.output)) {
+    const std::string why = std::strerror(errno);
+    std::error_code ec;
+    if (records) fs::remove_all(*options.record, ec);  // a failed run leaves nothing of its own
+    folder.tool_errors.push_back("cannot move the output into place: " + why);
+    return out;
+  }
+  out.written = true;
+  out.files_written = std::move(files);
+  return out;
+}
 
 ConvertResult ConvertCheckpoint(const std::string& input, const ConvertOptions& options) {
   return ConvertSession(BeginAuditPath(input, InputPolicy(options)), input, options);

@@ -34,6 +34,7 @@ struct ConvertOptions {
   AuditOptions policy;                         ///< the input's audit policy
   FailThreshold threshold = Severity::kError;  ///< what fails the input's analysis
   std::optional<std::string> select;           ///< --select PREFIX: convert one sub-dict, renamed to its root
+  bool copy_aliases = false;                   ///< exact aliases written as copies (a model folder's conversion)
 };
 
 struct ConvertResult {
@@ -46,7 +47,23 @@ struct ConvertResult {
   /// Each alias written once: name -> the kept name (the output's __metadata__ holds them).
   std::vector<std::pair<std::string, std::string>> alias_names;
   std::size_t not_carried = 0;  ///< values left out (not tensors, or not under --select)
+  /// A model folder's conversion: each .bin file's own analysis, in name order (the last one
+  /// is the one that stopped it, when one did), and the safetensors files written.
+  std::vector<AuditResult> shard_inputs;
+  std::vector<std::string> files_written;
 };
+
+/// Converts a Hugging Face model folder whose weights are torch .bin files (pytorch_model.bin,
+/// or the shards pytorch_model.bin.index.json names) into a new folder `options.output` holding
+/// the safetensors files as the Hub's conversion names them (model.safetensors, or
+/// model-0000K-of-0000N.safetensors with model.safetensors.index.json), each .bin converted as
+/// ConvertCheckpoint converts a file, except that tied weights are written under each of
+/// their names (transformers ties the output embedding to the input one, so the name kept
+/// must be the one it loads: every name is); with a key, one derivation record per file in the new
+/// folder `options.record`. The folder's audit must pass first (its structure: each file's
+/// bytes are read once, by its conversion), and the folder written must pass ckpt-audit before
+/// it is moved into place; a refusal leaves nothing at either destination.
+ConvertResult ConvertModelFolder(const std::string& input, const ConvertOptions& options);
 
 /// Converts the checkpoint at `input` (a torch zip, legacy file or pickle).
 ConvertResult ConvertCheckpoint(const std::string& input, const ConvertOptions& options);

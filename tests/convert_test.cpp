@@ -205,6 +205,107 @@ TEST_F(ConvertTorch, TwoConversionsGiveTheSameBytesAndRecord) {
   EXPECT_EQ(named, present);
 }
 
+// A Hugging Face model folder of .bin shards (issue 51): a new folder of safetensors shards
+// named as the Hub's conversion names them, the same tensors in the same shards, byte for byte
+// what torch.load gives and laid out as the reference serializer lays them (tied weights copied
+// under each name, which is what a transformers load needs), an index save_pretrained's way,
+// a derivation record per shard that verifies against its .bin, and ckpt-audit passing it.
+TEST_F(ConvertTorch, AShardedBinFolderBecomesSafetensorsShardsWithAnIndex) {
+  if (std::system("openssl version >/dev/null 2>&1") != 0) CKPT_MISSING_PREREQUISITE() << "openssl is missing";
+  ASSERT_EQ(RunCommand("openssl genpkey -algorithm ed25519 -out " + ShellQuote(Path("folder-key.pem")) +
+                       " && chmod 600 " + ShellQuote(Path("folder-key.pem")) + " && openssl pkey -in " +
+                       ShellQuote(Path("folder-key.pem")) + " -pubout -out " + ShellQuote(Path("folder-pub.pem")))
+                .exit_code,
+            0);
+  const fs::path out = Path("sharded-safetensors");
+  const fs::path records = Path("sharded-records");
+  const CommandResult run = Convert(ShellQuote(Path("sharded")) + " -o " + ShellQuote(out) + " --attest " +
+                                    ShellQuote(Path("folder-key.pem")) + " --record " + ShellQuote(records));
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_TRUE(Has(run.output, "ckpt-convert: wrote " + out.string() +
+                                  " (model-00001-of-00002.safetensors, model-00002-of-00002.safetensors, "
+                                  "model.safetensors.index.json: 7 tensors, 0 aliases) and a derivation record for "
+                                  "each file in " +
+                                  records.string()))
+      << run.output;
+  std::set<std::string> written;
+  for (const auto& entry : fs::directory_iterator(out)) written.insert(entry.path().filename().string());
+  EXPECT_EQ(written, (std::set<std::string>{"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors",
+                                            "model.safetensors.index.json"}));
+  // Byte for byte against torch.load and the reference layout, each shard from its own .bin;
+  // the tied pair is two tensors here, each with the bytes torch gives for it.
+  ASSERT_EQ(RunCommand("/usr/bin/python3 - " + ShellQuote(Path("expected.json")) + " " +
+                       ShellQuote(Path("expected-folder.json")) +
+                       " <<'PY'\n"
+                       "import json, sys\n"
+                       "cases = json.load(open(sys.argv[1]))\n"
+                       "for name, case in cases.items():\n"
+                       "    for alias, kept in case['aliases'].items():\n"
+                       "        case['tensors'][alias] = case['tensors'][kept]\n"
+                       "    case['aliases'] = {}\n"
+                       "json.dump(cases, open(sys.argv[2], 'w'))\n"
+                       "PY")
+                .exit_code,
+            0);
+  std::map<std::string, std::string> shard_of;
+  for (const char* k : {"00001", "00002"}) {
+    const std::string bin = std::string("pytorch_model-") + k + "-of-00002.bin";
+    const std::string safetensors = std::string("model-") + k + "-of-00002.safetensors";
+    const CommandResult checked =
+        RunCommand("/usr/bin/python3 tests/torch/check_converted.py " + ShellQuote(Path("expected-folder.json")) + " " +
+                   ShellQuote("sharded/" + bin) + " " + ShellQuote(out / safetensors) + " 2>&1");
+    EXPECT_EQ(checked.exit_code, 0) << bin << ": " << checked.output;
+    const boost::json::value expected = boost::json::parse(ReadText(Path("expected-folder.json")));
+    for (const auto& tensor : expected.at("sharded/" + bin).at("tensors").as_object()) {
+      shard_of[std::string(tensor.key())] = safetensors;
+    }
+    // Its record verifies against its output and the .bin it came from.
+    const CommandResult verified =
+        Audit("--verify-derivation " + ShellQuote(records / (safetensors + ".dsse.json")) + " --trusted-key " +
+              ShellQuote(Path("folder-pub.pem")) + " " + ShellQuote(out / safetensors) + " --derived-from " +
+              ShellQuote(Path("sharded") / bin));
+    EXPECT_EQ(verified.exit_code, 0) << verified.output;
+  }
+  // The index: every tensor to the file that holds it, the total of their bytes, two-space JSON.
+  const std::string index_text = ReadText(out / "model.safetensors.index.json");
+  const boost::json::value index = boost::json::parse(index_text);
+  std::map<std::string, std::string> mapped;
+  for (const auto& entry : index.at("weight_map").as_object()) {
+    mapped[std::string(entry.key())] = std::string(entry.value().as_string());
+  }
+  EXPECT_EQ(mapped, shard_of);
+  std::int64_t tensor_bytes = 0;  // each file's size less its length prefix and header
+  for (const char* f : {"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}) {
+    const std::string bytes = ReadText(out / f);
+    std::uint64_t header = 0;
+    for (int i = 7; i >= 0; --i)
+      header = (header << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
+    tensor_bytes += static_cast<std::int64_t>(bytes.size() - 8 - header);
+  }
+  EXPECT_EQ(index.at("metadata").at("total_size").as_int64(), tensor_bytes);
+  EXPECT_TRUE(index_text.starts_with("{\n  \"metadata\": {\n    \"total_size\": ")) << index_text;
+  // What was written is a model folder the audit passes.
+  const CommandResult audited = Audit(ShellQuote(out));
+  EXPECT_EQ(audited.exit_code, 0) << audited.output;
+
+  // Near misses: an existing destination is a usage error; a folder whose second shard is not
+  // what its index says is refused with the folder's finding, and nothing is left at either
+  // destination; --select is for one file.
+  EXPECT_EQ(Convert(ShellQuote(Path("sharded")) + " -o " + ShellQuote(out)).exit_code, 2);
+  const fs::path bad = Path("sharded-bad");
+  fs::create_directories(bad);
+  for (const auto& entry : fs::directory_iterator(Path("sharded")))
+    fs::copy(entry.path(), bad / entry.path().filename());
+  fs::copy(Path("zip.pt"), bad / "pytorch_model-00002-of-00002.bin", fs::copy_options::overwrite_existing);
+  const CommandResult refused =
+      Convert(ShellQuote(bad) + " -o " + ShellQuote(Path("bad-out")) + " --attest " +
+              ShellQuote(Path("folder-key.pem")) + " --record " + ShellQuote(Path("bad-records")));
+  EXPECT_EQ(refused.exit_code, 1) << refused.output;
+  EXPECT_FALSE(fs::exists(Path("bad-out")));
+  EXPECT_FALSE(fs::exists(Path("bad-records")));
+  EXPECT_EQ(Convert(ShellQuote(Path("sharded")) + " -o " + ShellQuote(Path("x")) + " --select model.").exit_code, 2);
+}
+
 TEST_F(ConvertTorch, RefusalsNameTheTensorAndLeaveNothing) {
   struct Case {
     const char* input;

@@ -24,6 +24,7 @@ namespace {
 constexpr const char* kUsage = R"(Usage: ckpt-convert [options] INPUT -o OUTPUT.safetensors
        ckpt-convert [options] INPUT -o OUTPUT.safetensors --attest KEY --record RECORD.dsse.json
        ckpt-convert [options] INPUT --lensemble DIR --round N --parent HEX|none --wmcp VERSION --config-hash HEX
+       ckpt-convert [options] MODEL_DIR -o NEW_DIR [--attest KEY --record NEW_RECORDS_DIR]
 
 Converts a torch.save checkpoint (zip or legacy) whose analysis passes into safetensors,
 copying each tensor's bytes from its storage record: nothing is unpickled or run. The
@@ -35,7 +36,11 @@ safetensors cannot name is refused, and nothing is written. With --attest, a der
 record binding the output to the input is signed. With --lensemble, the output is a
 Lensemble artifact (header.json schema 2 with the computed content hash, weights sharded
 with --shard-size) that ckpt-audit passes; an action head, or a tensor of another group or
-dtype, is refused before anything is written.
+dtype, is refused before anything is written. A Hugging Face model folder of .bin weights
+(pytorch_model.bin, or the shards its index names) whose audit passes becomes a new folder
+of safetensors files named as the Hub's conversion names them (model.safetensors, or
+model-0000K-of-0000N.safetensors and model.safetensors.index.json), each .bin converted as
+one file is, with a derivation record per file in NEW_RECORDS_DIR.
 
 Exit status:
   0  the output was written (and the record, with --attest)
@@ -46,6 +51,7 @@ Exit status:
 Examples:
   ckpt-convert -o model.safetensors pytorch_model.bin
   ckpt-convert --attest signer.pem --record model.dsse.json -o model.safetensors pytorch_model.bin
+  ckpt-convert -o my-model-safetensors my-model
 
 Options)";
 
@@ -190,6 +196,14 @@ std::optional<int> RefuseOutputPaths(const ckpt::cli::CommonCli& cli, const Conv
 std::variant<ckpt::ConvertOptions, int> ConvertOptionsOf(ckpt::cli::CommonCli& cli, ConvertCli& o,
                                                          const std::vector<std::string>& inputs) {
   if (inputs.size() != 1) return cli.UsageError("give one INPUT checkpoint");
+  std::error_code folder_ec;
+  if (std::filesystem::is_directory(inputs.front(), folder_ec)) {
+    // A model folder of .bin weights becomes a new folder of safetensors files.
+    if (cli.Has("lensemble") || cli.Has("select")) {
+      return cli.UsageError(std::string(cli.Has("lensemble") ? "--lensemble" : "--select") +
+                            " converts one checkpoint file, not a model folder");
+    }
+  }
   if (auto stop = ApplyLensemble(cli, o)) return *stop;
   if (o.output.empty()) return cli.UsageError("give the output file: -o OUTPUT.safetensors");
   if (cli.Has("select") && o.select.empty()) return cli.UsageError("--select needs a prefix, such as model.");
@@ -224,14 +238,28 @@ std::span<const WriterEntry> Writers() { return ckpt::cli::AuditWriters().first(
 
 // What was written: the output, its counts and hash, the record, and each alias kept once.
 void SayWritten(const ckpt::ConvertOptions& options, const ckpt::ConvertResult& converted) {
-  std::cerr << "ckpt-convert: wrote " << ckpt::EscapeForDisplay(options.output) << " ("
-            << ckpt::Plural(converted.tensors, "tensor") << ", " << ckpt::Plural(converted.aliases, "alias")
-            << (converted.not_carried ? ", " + std::to_string(converted.not_carried) + " values not carried"
-                                      : std::string())
-            << (converted.content_hash.empty() ? std::string() : ", content_hash " + converted.content_hash) << ")"
-            << (options.record ? " and its derivation record " + ckpt::EscapeForDisplay(*options.record)
-                               : std::string())
-            << "\n";
+  if (!converted.files_written.empty()) {
+    std::string files;
+    for (const std::string& f : converted.files_written) files += (files.empty() ? "" : ", ") + f;
+    std::cerr << "ckpt-convert: wrote " << ckpt::EscapeForDisplay(options.output) << " (" << files << ": "
+              << ckpt::Plural(converted.tensors, "tensor") << ", " << ckpt::Plural(converted.aliases, "alias")
+              << (converted.not_carried ? ", " + std::to_string(converted.not_carried) + " values not carried"
+                                        : std::string())
+              << ")"
+              << (options.record
+                      ? " and a derivation record for each file in " + ckpt::EscapeForDisplay(*options.record)
+                      : std::string())
+              << "\n";
+  } else {
+    std::cerr << "ckpt-convert: wrote " << ckpt::EscapeForDisplay(options.output) << " ("
+              << ckpt::Plural(converted.tensors, "tensor") << ", " << ckpt::Plural(converted.aliases, "alias")
+              << (converted.not_carried ? ", " + std::to_string(converted.not_carried) + " values not carried"
+                                        : std::string())
+              << (converted.content_hash.empty() ? std::string() : ", content_hash " + converted.content_hash) << ")"
+              << (options.record ? " and its derivation record " + ckpt::EscapeForDisplay(*options.record)
+                                 : std::string())
+              << "\n";
+  }
   // Tied weights are written once: a loader sees only the kept name unless it reads __metadata__.
   for (const auto& [alias, kept] : converted.alias_names) {
     std::cerr << "ckpt-convert: " << ckpt::QuoteForMessage(alias) << " is an alias of " << ckpt::QuoteForMessage(kept)
@@ -247,12 +275,17 @@ int ReportAndExit(const ckpt::cli::CommonCli& cli, const ckpt::ConvertOptions& o
   context.quiet = cli.Has("quiet");
   std::vector<ckpt::AuditResult> results;
   results.push_back(std::move(converted.input));
+  for (ckpt::AuditResult& shard : converted.shard_inputs) results.push_back(std::move(shard));
   const bool silent = context.quiet && converted.written && results.front().tool_errors.empty();
   auto write_failed =
       silent ? std::nullopt : ckpt::cli::WriteReports<std::vector<ckpt::AuditResult>>(cli, context, Writers(), results);
   if (write_failed) return *write_failed;
-  for (const std::string& e : results.front().tool_errors) std::cerr << "ckpt-convert: " << e << "\n";
-  if (!results.front().tool_errors.empty()) return ckpt::kExitToolError;
+  bool tool_error = false;
+  for (const ckpt::AuditResult& result : results) {
+    for (const std::string& e : result.tool_errors) std::cerr << "ckpt-convert: " << e << "\n";
+    tool_error = tool_error || !result.tool_errors.empty();
+  }
+  if (tool_error) return ckpt::kExitToolError;
   if (!converted.written) return ckpt::kExitFindings;
   if (silent) return ckpt::kExitClean;
   SayWritten(options, converted);
@@ -272,6 +305,10 @@ int ckpt::apps::ConvertMain(int argc, char** argv) try {
   if (const int* stop = std::get_if<int>(&parsed)) return *stop;
   const auto& options = std::get<ckpt::ConvertOptions>(parsed);
 
+  std::error_code ec;
+  if (std::filesystem::is_directory(inputs.front(), ec)) {
+    return ReportAndExit(cli, options, ckpt::ConvertModelFolder(inputs.front(), options));
+  }
   return ReportAndExit(cli, options, ckpt::ConvertCheckpoint(inputs.front(), options));
 } catch (const std::exception& e) {
   std::cerr << "ckpt-convert: internal error: " << e.what() << "\n";

@@ -4,6 +4,7 @@
 #include <boost/json.hpp>
 #include <map>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "lib/core/checked_math.h"
@@ -204,9 +205,21 @@ IoResult<void> CheckInput(const DerivationStatement& record, DerivationFile inpu
     }
     ranges.push_back({*begin, *end, i, {}});
   }
-  std::sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) { return a.begin < b.begin; });
-  // Sources of a conversion never overlap (exact aliases are written once); overlapping
-  // ranges would also let a record make the verifier hash one region many times.
+  std::sort(ranges.begin(), ranges.end(),
+            [](const Range& a, const Range& b) { return std::tie(a.begin, a.end) < std::tie(b.begin, b.end); });
+  // An exact alias written as a copy (a model folder's conversion) names its tensor's range
+  // again: hashed once, and each copy must record the same digest.
+  std::vector<std::pair<std::size_t, std::size_t>> copies;  // (tensor, the range it copies: its owner)
+  for (std::size_t i = 1; i < ranges.size(); ++i) {
+    if (ranges[i].begin == ranges[i - 1].begin && ranges[i].end == ranges[i - 1].end &&
+        ranges[i].end > ranges[i].begin) {
+      copies.emplace_back(ranges[i].owner, ranges[i - 1].owner);
+      ranges.erase(ranges.begin() + static_cast<std::ptrdiff_t>(i));
+      --i;
+    }
+  }
+  // Other sources of a conversion never overlap; overlapping ranges would also let a record
+  // make the verifier hash one region many times.
   for (std::size_t i = 1; i < ranges.size(); ++i) {
     if (ranges[i].begin < ranges[i - 1].end) {
       const DerivedTensor& t = record.tensors[ranges[i].owner];
@@ -227,13 +240,18 @@ IoResult<void> CheckInput(const DerivationStatement& record, DerivationFile inpu
            "The input's SHA-256 is " + *digest + ", but the record says " + QuoteForMessage(record.input_name) +
                " was " + record.input_sha256 + ".");
   }
-  for (const Range& r : ranges) {
-    const DerivedTensor& t = record.tensors[r.owner];
+  std::map<std::size_t, const Range*> range_of;
+  for (const Range& r : ranges) range_of[r.owner] = &r;
+  auto check = [&](const DerivedTensor& t, const Range& r) {
     if (r.sha256 != t.sha256) {
       Report(sink, Diag::kDerivationSourceMismatch, name, r.begin, t.name,
              "Tensor " + QuoteForMessage(t.name) + "'s bytes in " + QuoteForMessage(t.record) + " hash to " +
                  r.sha256.substr(0, 16) + "..., not to the recorded " + t.sha256.substr(0, 16) + "...");
     }
+  };
+  for (const Range& r : ranges) check(record.tensors[r.owner], r);
+  for (const auto& [copy, original] : copies) {
+    if (auto it = range_of.find(original); it != range_of.end()) check(record.tensors[copy], *it->second);
   }
   return {};
 }

@@ -87,7 +87,7 @@ std::string SafetensorsHeader(const std::vector<PlannedTensor>& tensors,
 }
 
 std::optional<Plan> PlanConversion(const WeightFile& file, DiagnosticSink& sink, const LensembleRules* lensemble,
-                                   const std::string* select) {
+                                   const std::string* select, bool copy_aliases) {
   const FileReporter report(file.name, sink);
   if (!file.pickle || file.pickle->sources.size() != file.tensors.size()) {
     report(Diag::kConvertStorageMissing, 0, "The checkpoint lists no tensor whose bytes can be located.");
@@ -191,19 +191,22 @@ std::optional<Plan> PlanConversion(const WeightFile& file, DiagnosticSink& sink,
   }
 
   // Exact aliases (same storage, offset, dtype, shape and strides) are one tensor, kept under
-  // the name that sorts first by UTF-8 bytes.
+  // the name that sorts first by UTF-8 bytes (or, with `copy_aliases`, a copy under each name).
   std::sort(candidates.begin(), candidates.end(),
             [](const Candidate& a, const Candidate& b) { return a.tensor->name < b.tensor->name; });
   using Key =
       std::tuple<std::uint32_t, std::uint64_t, std::string, std::vector<std::uint64_t>, std::vector<std::uint64_t>>;
   std::map<Key, const Candidate*> kept_by_key;
   std::vector<const Candidate*> kept;
+  std::vector<const Candidate*> copies;  // copy_aliases: written beside the tensor they alias
   Plan plan;
   for (const Candidate& c : candidates) {
     Key key{c.source->storage, c.source->offset, c.tensor->dtype, c.tensor->shape, c.source->stride};
     auto [it, fresh] = kept_by_key.emplace(key, &c);
     if (fresh) {
       kept.push_back(&c);
+    } else if (copy_aliases) {
+      copies.push_back(&c);
     } else {
       plan.aliases.emplace_back(c.tensor->name, it->second->tensor->name);
     }
@@ -232,6 +235,7 @@ std::optional<Plan> PlanConversion(const WeightFile& file, DiagnosticSink& sink,
     }
   }
   if (refused) return std::nullopt;
+  kept.insert(kept.end(), copies.begin(), copies.end());  // after the overlap check: exact aliases do not overlap
 
   // Output order: dtype descending in the enum's order, then name bytes.
   std::sort(kept.begin(), kept.end(), [](const Candidate* a, const Candidate* b) {

@@ -48,8 +48,12 @@ struct LensembleRules {
 /// With `select` (ckpt-convert --select PREFIX), only the tensors whose name starts with it
 /// are converted, named without it (the `model.` sub-dict of a training checkpoint becomes
 /// the output's root); the others are listed in not_carried, and judged not at all.
+/// With `copy_aliases` (a model folder's conversion), each exact alias is written as a copy
+/// under its own name rather than once: a loader that ties weights by its own rule (Hugging
+/// Face's ties the output embedding to the input one) then finds every name it expects.
 std::optional<Plan> PlanConversion(const WeightFile& file, DiagnosticSink& sink,
-                                   const LensembleRules* lensemble = nullptr, const std::string* select = nullptr);
+                                   const LensembleRules* lensemble = nullptr, const std::string* select = nullptr,
+                                   bool copy_aliases = false);
 
 /// The reference serializer's header for `tensors` (already in output order, offsets set)
 /// with `metadata` entries in the order given: compact JSON, padded with spaces to 8.

@@ -311,6 +311,9 @@ struct AuditOptions {
   /// ckpt-diff: a model folder's pickle-based and GGUF weight files stay open with their
   /// tensors (ModelFolder::other_weights), so their bytes can be compared too.
   bool keep_all_weight_files = false;
+  /// A file given alone that is a shard of a folder audited whole in the same run (ckpt-convert
+  /// of a model folder converts each shard on its own): its being alone is no fault then.
+  bool shard_of_audited_folder = false;
   /// --policy severities and --baseline suppressions, applied to the findings once the rules ran.
   const Gate* gate = nullptr;
   /// How remote inputs are read (--ca-file, timeouts, HF_ENDPOINT, HF_TOKEN).

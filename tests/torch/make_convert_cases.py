@@ -100,6 +100,32 @@ def main():
     save("noncontiguous.pt", {"ok": torch.ones(2), "transposed": torch.randn(3, 4).t()})
     save("overlap.pt", {"a": base[0:6], "b": base[4:10]})
     save("negbit.pt", {"negated": torch._neg_view(torch.randn(3))})
+    # A Hugging Face model folder in sharded .bin form, as save_pretrained writes it: two shards
+    # (the first with a tied pair), the index naming each tensor's shard, and a configuration.
+    torch.manual_seed(13)
+    folder = os.path.join(out, "sharded")
+    os.makedirs(folder)
+    shards = {
+        "pytorch_model-00001-of-00002.bin": {"model.embed.weight": torch.randn(32, 8),
+                                             "model.layers.0.weight": torch.randn(8, 8).half(),
+                                             "model.layers.0.bias": torch.randn(8).bfloat16()},
+        "pytorch_model-00002-of-00002.bin": {"model.layers.1.weight": torch.randn(8, 8),
+                                             "model.layers.1.steps": torch.arange(6, dtype=torch.int64),
+                                             "model.norm.weight": torch.ones(8)},
+    }
+    shards["pytorch_model-00001-of-00002.bin"]["lm_head.weight"] = shards["pytorch_model-00001-of-00002.bin"]["model.embed.weight"]
+    weight_map, total = {}, 0
+    for name, sd in shards.items():
+        expected["sharded/" + name] = describe(save(os.path.join("sharded", name), sd))
+        for key, t in sd.items():
+            weight_map[key] = name
+            if key != "lm_head.weight":
+                total += t.numel() * t.element_size()
+    with open(os.path.join(folder, "pytorch_model.bin.index.json"), "w") as f:
+        json.dump({"metadata": {"total_size": total}, "weight_map": weight_map}, f, indent=2, sort_keys=True)
+        f.write("\n")
+    with open(os.path.join(folder, "config.json"), "w") as f:
+        json.dump({"model_type": "llama", "tie_word_embeddings": True}, f)
     with open(os.path.join(out, "expected.json"), "w") as f:
         json.dump(expected, f, indent=1, sort_keys=True)
 
