@@ -31,13 +31,13 @@ DiffRun DiffRounds(const std::string& path_a, const std::string& path_b, const D
     FusedHashes hashes;
     // SARIF artifacts[]: each weight file's digest from the pass's own windows where the
     // pass reads the file in order; the rest are read again below.
+    // An input without a content hash (a plain file, a model folder) is known by its files'
+    // SHA-256 in the JSON report: from the same windows.
     std::vector<FileDigestRequest> requests[2];
-    if (options.policy.digest_files) {
-      requests[0] = WeightDigestRequests(a->result.artifact);
-      requests[1] = WeightDigestRequests(b->result.artifact);
-      hashes.a.digests = requests[0];
-      hashes.b.digests = requests[1];
-    }
+    if (options.policy.digest_files || !a->plan) requests[0] = WeightDigestRequests(a->result.artifact);
+    if (options.policy.digest_files || !b->plan) requests[1] = WeightDigestRequests(b->result.artifact);
+    hashes.a.digests = requests[0];
+    hashes.b.digests = requests[1];
     FusedHashAndCompare(tensors, a->plan ? &*a->plan : nullptr, b->plan ? &*b->plan : nullptr,
                         std::max(1u, options.jobs), hashes);
     RecordDigests(a->result.artifact, requests[0]);
@@ -55,7 +55,7 @@ DiffRun DiffRounds(const std::string& path_a, const std::string& path_b, const D
     // What the pass could not digest in order (SARIF), and a torch zip's data records, whose
     // CRC-32s cover whole records: read again.
     auto needs = [&](const AuditSession& s) {
-      if (options.policy.digest_files) return true;
+      if (options.policy.digest_files || !s.plan) return true;
       for (const WeightFile& wf : s.result.artifact.weights) {
         if (!wf.pending_crcs.empty()) return true;
       }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <boost/json.hpp>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <memory>
 
@@ -107,11 +108,21 @@ boost::json::value AuditJson(const AuditResult& r, const ReportContext& context)
     return v ? boost::json::value(*v) : boost::json::value(nullptr);
   };
   const Header* h = r.artifact.header ? &*r.artifact.header : nullptr;
+  // An input without a header.json has no content hash: it is known by each weight file's
+  // SHA-256, from the diff's own read (null where it was not read whole: --no-hash).
+  boost::json::array files;
+  for (const AdmittedFile& f : r.artifact.files) {
+    if (h != nullptr || r.artifact.FindWeightFile(f.name) == nullptr) continue;
+    files.push_back({{"name", f.name.empty() ? std::filesystem::path(r.artifact.path).filename().string() : f.name},
+                     {"size", f.identity.size},
+                     {"sha256", opt(f.sha256)}});
+  }
   return boost::json::object{
       {"path", r.artifact.path},
       {"kind", InputKindName(r.artifact.kind)},
       {"verdict", VerdictName(VerdictOf(r, context.threshold))},
       {"content_hash", {{"declared", h ? opt(h->content_hash) : nullptr}, {"computed", opt(r.artifact.computed_hash)}}},
+      {"files", std::move(files)},  // empty for a Lensemble round, which its content hash names
       {"findings", std::move(findings)},
       {"dropped_findings", DroppedToJson(r.dropped)},
       {"tool_errors", std::move(errors)}};

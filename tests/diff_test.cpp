@@ -497,6 +497,48 @@ TEST(DiffCatalogCoverage, EveryDiffRuleHasAGateTest) {
 
 CommandResult Cli(const std::string& args) { return RunCommand(std::string(CKPT_DIFF_BIN) + " " + args + " 2>&1"); }
 
+// Issue 51: two plain files have no content hash, so the JSON report knows each side by its
+// file's SHA-256, from the diff's own read: the bytes read stay those of one read, and --no-hash
+// reports none rather than inventing one.
+TEST(DiffCli, PlainFilesAreKnownByTheirSha256) {
+  TempDir dir;
+  const std::string header = R"({"w":{"dtype":"U8","shape":[1048576],"data_offsets":[0,1048576]}})";
+  std::string prefix(8, '\0');
+  for (std::size_t i = 0; i < 8; ++i) prefix[i] = static_cast<char>((header.size() >> (8 * i)) & 0xFF);
+  for (const char* side : {"a", "b"}) {
+    WriteText(dir.path() / (std::string(side) + ".safetensors"),
+              prefix + header + std::string(1 << 20, side[0] == 'a' ? '\x01' : '\x02'));
+  }
+  const std::string cd = "cd " + ShellQuote(dir.path()) + " && " + CKPT_DIFF_BIN;
+  const CommandResult run = RunCommand(cd + " --format json a.safetensors b.safetensors");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const boost::json::value report = boost::json::parse(run.output);
+  for (const char* side : {"a", "b"}) {
+    const boost::json::array& files = report.at(side).at("files").as_array();
+    ASSERT_EQ(files.size(), 1u) << run.output;
+    EXPECT_EQ(files[0].at("name").as_string(), std::string(side) + ".safetensors");
+    const CommandResult sum = RunCommand("sha256sum " + ShellQuote(dir.path() / (std::string(side) + ".safetensors")));
+    EXPECT_EQ(std::string(files[0].at("sha256").as_string()), sum.output.substr(0, 64)) << side;
+  }
+  // One read: what the two audits alone read (each file hashed whole once, its header parsed,
+  // its head and tail searched for other formats' signatures), the digests from the same windows.
+  const std::string path_a = (dir.path() / "a.safetensors").string();
+  const std::string path_b = (dir.path() / "b.safetensors").string();
+  const std::uint64_t before_audits = DirectorySource::BytesRead();
+  (void)AuditPath(path_a, AuditOptions{});
+  (void)AuditPath(path_b, AuditOptions{});
+  const std::uint64_t audits = DirectorySource::BytesRead() - before_audits;
+  const std::uint64_t before = DirectorySource::BytesRead();
+  const DiffRun in_process = RunDiff(path_a, path_b, Options(1));
+  const std::uint64_t read = DirectorySource::BytesRead() - before;
+  EXPECT_LE(read, audits + 2 * 64) << read << " bytes read by the diff, " << audits << " by the two audits";
+  ASSERT_EQ(in_process.a.artifact.files.size(), 1u);
+  EXPECT_TRUE(in_process.a.artifact.files[0].sha256.has_value());
+  const CommandResult structure = RunCommand(cd + " --no-hash --format json a.safetensors b.safetensors");
+  const boost::json::value none = boost::json::parse(structure.output);
+  EXPECT_TRUE(none.at("a").at("files").as_array()[0].at("sha256").is_null()) << structure.output;
+}
+
 // Issue 30, item 4: the .bin to safetensors migration confirmed: a folder of torch.save
 // weights (zip, legacy, sharded) against its safetensors twin has every tensor unchanged, and
 // a changed element shows as the one changed tensor.
