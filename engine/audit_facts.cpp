@@ -31,6 +31,16 @@ void RecordRemoteFacts(Artifact& artifact, const remote::RemoteFacts& facts, con
   if (source == nullptr) return;
   // A single file is admitted as "" by its wrapper: its one remote file is the source's only one.
   auto entries = source->List();
+  if (artifact.container && entries && entries->size() == 1) {
+    // A tar's members are read through the one remote file: its validator binds them all.
+    if (auto report = source->FileReport(entries->front().name)) {
+      RemoteFileFacts& r = artifact.container_remote.emplace();
+      r.url = report->url;
+      r.etag = report->etag;
+      r.last_modified = report->last_modified;
+      r.bytes_transferred = report->bytes_transferred;
+    }
+  }
   for (AdmittedFile& f : artifact.files) {
     std::string name = f.name;
     if (name.empty() && entries && entries->size() == 1) name = entries->front().name;

@@ -107,7 +107,17 @@ boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext
   out["path"] = a.path;
   out["kind"] = InputKindName(a.kind);
   out["verdict"] = VerdictName(VerdictOf(result, context.threshold));
-  if (a.container) out["container"] = {{"path", a.container->first}, {"size", a.container->second}};
+  if (a.container) {
+    boost::json::object container{{"path", a.container->first}, {"size", a.container->second}};
+    if (const auto& r = a.container_remote) {  // every member's reads are bound to it
+      container["url"] = r->url;
+      container["etag"] = r->etag.empty() ? boost::json::value(nullptr) : boost::json::value(r->etag);
+      container["last_modified"] =
+          r->last_modified.empty() ? boost::json::value(nullptr) : boost::json::value(r->last_modified);
+      container["identity"] = r->etag.empty() ? "last-modified" : "etag";
+    }
+    out["container"] = std::move(container);
+  }
   boost::json::object schema;
   const Header* h = a.header ? &*a.header : nullptr;
   schema["as_written"] =
@@ -147,6 +157,10 @@ boost::json::value ArtifactToJson(const AuditResult& result, const ReportContext
                              {"ctime_ns", f.identity.ctime_ns},
                              {"sha256", OptionalString(f.sha256)},
                              {"changed", f.change ? boost::json::value(*f.change) : boost::json::value(nullptr)}};
+    if (!f.remote && a.container_remote) {  // a remote tar's member: the tar's validator binds it
+      for (const char* local : {"device", "inode", "mtime_ns", "ctime_ns"}) file[local] = nullptr;
+      file["identity"] = "container";
+    }
     if (f.remote) {  // remote.md section 9: the server's identity of the file, no inode
       for (const char* local : {"device", "inode", "mtime_ns", "ctime_ns"}) file[local] = nullptr;
       file["url"] = f.remote->url;

@@ -378,7 +378,10 @@ struct Artifact {
   InputKind kind = InputKind::kLensemble;
   /// The file the input's files are members of (a tar), for reports.
   std::optional<std::pair<std::string, std::uint64_t>> container;  ///< its path and size
-  std::vector<AdmittedFile> files;                                 ///< every file opened, in the order admitted
+  /// A remote container's own identity: its members have none of their own, the container's
+  /// ETag (or Last-Modified) binds every read of them.
+  std::optional<RemoteFileFacts> container_remote;
+  std::vector<AdmittedFile> files;  ///< every file opened, in the order admitted
   /// Paths inside the input left out of its audit: the run's own reports (sorted).
   std::vector<std::string> excluded;
   std::optional<RemoteInput> remote;  ///< set for a remote input

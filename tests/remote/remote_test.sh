@@ -334,6 +334,21 @@ same "$www"/art "$base/art/"
 same "$www"/art "$base/art/" --no-hash
 same "$www"/big "$base/big/"
 
+echo "== a remote tar's members are bound by the tar's ETag, and the report says so"
+audit --format json "$base/r.tar" >"$work"/tar.json 2>&1 || fail "r.tar did not pass remotely"
+$py - "$work"/tar.json <<'PY' || fail "the remote tar's members do not name the container's identity"
+import json, sys
+a = json.load(open(sys.argv[1]))["artifacts"][0]
+c = a["container"]
+assert c["identity"] == "etag" and c["etag"] and c["url"].endswith("/r.tar"), c
+assert {f["name"] for f in a["files"]} == {"header.json", "weights.safetensors"}, a["files"]
+for f in a["files"]:
+    assert f["identity"] == "container" and f["inode"] is None and f["device"] is None, f
+PY
+audit --format json "$www/r.tar" >"$work"/tar-local.json 2>&1 || fail "r.tar did not pass locally"
+$py -c 'import json,sys; a=json.load(open(sys.argv[1]))["artifacts"][0]; assert "identity" not in a["container"] and all("identity" not in f for f in a["files"]), a' \
+  "$work"/tar-local.json || fail "a local tar's members claim a remote identity"
+
 echo "== the evil pickle fails remotely with the local finding"
 audit "$base/evil.pkl" >"$work"/out.txt 2>&1 && fail "evil.pkl passed"
 grep -q "pickle-" "$work"/out.txt || fail "evil.pkl: no pickle finding: $(cat "$work"/out.txt)"
