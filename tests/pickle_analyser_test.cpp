@@ -802,6 +802,37 @@ TEST(PicklePolicy, TheMachineAsksItsPolicy) {
   EXPECT_TRUE(torch.items.empty());
 }
 
+// Issue 51 papercut: a call's bytes argument of 2,560 bytes is shown as Python writes the
+// literal, cut after 80 bytes with "...", so the finding stays one readable line (and the call
+// an acceptance names stays the same short text); a short one is shown whole (the near miss).
+TEST(PickleText, ALongBytesArgumentIsCutInTheFinding) {
+  for (const std::size_t length : {std::size_t{2560}, std::size_t{5}}) {
+    std::string data;
+    for (std::size_t i = 0; i < length; ++i) data += static_cast<char>(i % 256);
+    std::string bin_bytes = "B";  // BINBYTES: a 4-byte length, then the bytes
+    for (int i = 0; i < 4; ++i) bin_bytes += static_cast<char>((data.size() >> (8 * i)) & 0xFF);
+    const std::string stream = Proto(3) + Global("posix", "system") + bin_bytes + data + kTuple1 + kReduce + kStop;
+    MemorySource source;
+    source.AddFile("a.pkl", stream);
+    auto file = source.Open("a.pkl");
+    ASSERT_TRUE(file);
+    DiagnosticList found;
+    pickle::Analyser analyser("a.pkl", found, pickle::StorageMode::kNone);
+    ASSERT_TRUE(analyser.Run(**file, 0, stream.size()));
+    const auto call = std::find_if(found.items.begin(), found.items.end(),
+                                   [](const auto& d) { return d.kind == Diag::kPickleCallUnsafe; });
+    ASSERT_NE(call, found.items.end());
+    if (length == 5) {
+      EXPECT_NE(call->message.find("calls posix.system(b'\\x00\\x01\\x02\\x03\\x04')."), std::string::npos)
+          << call->message;
+    } else {
+      EXPECT_NE(call->message.find("calls posix.system(b'\\x00\\x01"), std::string::npos) << call->message;
+      EXPECT_NE(call->message.find("NO...')."), std::string::npos) << call->message;  // byte 79 is 'O'
+      EXPECT_LT(call->message.size(), 400U) << call->message;
+    }
+  }
+}
+
 // Issue 51 papercut: floats in findings read as Python's repr (5e-05, not
 // 5.0000000000000002e-05), judged against Debian's python3 on edge values and random doubles.
 TEST(PickleText, FloatsReadAsPythonsRepr) {
