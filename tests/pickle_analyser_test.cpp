@@ -811,7 +811,7 @@ TEST(PickleText, ALongBytesArgumentIsCutInTheFinding) {
     for (std::size_t i = 0; i < length; ++i) data += static_cast<char>(i % 256);
     std::string bin_bytes = "B";  // BINBYTES: a 4-byte length, then the bytes
     for (int i = 0; i < 4; ++i) bin_bytes += static_cast<char>((data.size() >> (8 * i)) & 0xFF);
-    const std::string stream = Proto(3) + Global("posix", "system") + bin_bytes + data + kTuple1 + kReduce + kStop;
+    const std::string stream = Cat({Proto(3), Global("posix", "system"), bin_bytes, data, kTuple1, kReduce, kStop});
     MemorySource source;
     source.AddFile("a.pkl", stream);
     auto file = source.Open("a.pkl");
