@@ -1,5 +1,6 @@
 #include "engine/diff_run.h"
 
+#include <algorithm>
 #include <thread>
 
 #include "engine/audit.h"
@@ -33,9 +34,19 @@ DiffRun DiffRounds(const std::string& path_a, const std::string& path_b, const D
     // pass reads the file in order; the rest are read again below.
     // An input without a content hash (a plain file, a model folder) is known by its files'
     // SHA-256 in the JSON report: from the same windows.
+    // A torch zip's files are digested by the read that checks their CRC-32s, below (were the
+    // pass to digest them, that read would skip them, and their CRC-32s would go unchecked).
+    auto crcs_pending = [](const AuditSession& s) {
+      return std::any_of(s.result.artifact.weights.begin(), s.result.artifact.weights.end(),
+                         [](const WeightFile& wf) { return !wf.pending_crcs.empty(); });
+    };
     std::vector<FileDigestRequest> requests[2];
-    if (options.policy.digest_files || !a->plan) requests[0] = WeightDigestRequests(a->result.artifact);
-    if (options.policy.digest_files || !b->plan) requests[1] = WeightDigestRequests(b->result.artifact);
+    if ((options.policy.digest_files || !a->plan) && !crcs_pending(*a)) {
+      requests[0] = WeightDigestRequests(a->result.artifact);
+    }
+    if ((options.policy.digest_files || !b->plan) && !crcs_pending(*b)) {
+      requests[1] = WeightDigestRequests(b->result.artifact);
+    }
     hashes.a.digests = requests[0];
     hashes.b.digests = requests[1];
     FusedHashAndCompare(tensors, a->plan ? &*a->plan : nullptr, b->plan ? &*b->plan : nullptr,

@@ -692,6 +692,14 @@ TEST(PickleElsewhere, CkptDiffChecksTheDataRecordsToo) {
   EXPECT_EQ(run.tensors[0].status, TensorStatus::kChanged);
   EXPECT_TRUE(HasFinding(run.b, "zip-crc-mismatch", "archive/data/0"));
   EXPECT_TRUE(FindingsOf(run.a, "zip-crc-mismatch").empty());
+  // With each file's digest wanted (SARIF), the record is still checked, and its digest taken
+  // by the same read.
+  DiffOptions digests;
+  digests.policy.digest_files = true;
+  const DiffRun sarif = RunDiff((dir.path() / "a.pt").string(), (dir.path() / "b.pt").string(), digests);
+  EXPECT_TRUE(HasFinding(sarif.b, "zip-crc-mismatch", "archive/data/0"));
+  ASSERT_FALSE(sarif.b.artifact.files.empty());
+  EXPECT_TRUE(sarif.b.artifact.files[0].sha256.has_value());
 }
 
 TEST(PickleRecognition, AHeaderlessPickleIsConfirmedByItsSyntaxNotGuessedFromText) {
