@@ -3,6 +3,7 @@
 #include <array>
 
 #include "reports/ci_reports.h"
+#include "reports/cyclonedx_report.h"
 #include "reports/html_report.h"
 #include "reports/json_report.h"
 #include "reports/sarif_report.h"
@@ -45,7 +46,15 @@ void WriteGithub(std::ostream& out, const std::vector<AuditResult>& results, con
   reports::WriteAuditGithub(out, results, context);
 }
 
-constexpr std::array<AuditWriterEntry, 8> kAuditWriters{{
+void WriteCycloneDx(std::ostream& out, const std::vector<AuditResult>& results, const CommonCli& cli,
+                    const reports::ReportContext& context) {
+  reports::CycloneDxOptions options;
+  options.source_root = cli.sarif().source_root.string();
+  options.source_date_epoch = reports::SourceDateEpochFromEnvironment();
+  reports::WriteCycloneDx(out, results, context, options);
+}
+
+constexpr std::array<AuditWriterEntry, 9> kAuditWriters{{
     {"text", &WriteText},
     {"json", &WriteJson},
     {"sarif", &WriteSarif},
@@ -54,6 +63,7 @@ constexpr std::array<AuditWriterEntry, 8> kAuditWriters{{
     {"html", &WriteHtml},
     {"markdown", &WriteMarkdown},
     {"github", &WriteGithub},
+    {"cyclonedx", &WriteCycloneDx},
 }};
 
 }  // namespace

@@ -527,9 +527,11 @@ std::optional<int> CommonCli::ApplyAllowGroups(AuditOptions& policy) {
     if (auto error = ApplyPolicyFile(*gate_, policy, threshold_, Has("fail-on"))) return UsageError(*error);
     policy.gate = &gate_->gate;
   }
-  // SARIF lists each file read with its SHA-256; a reviewed acceptance holds only for the
-  // bytes it names, so their digests come from the audit's own reads.
-  policy.digest_files = format_ == "sarif" || (gate_ && !gate_->gate.acceptances.empty()) || Has("write-acceptances");
+  // SARIF and the CycloneDX BOM list each file read with its SHA-256; a reviewed acceptance
+  // holds only for the bytes it names, so their digests come from the audit's own reads.
+  bool files_listed = format_ == "sarif" || format_ == "cyclonedx";
+  for (const auto& [format, file] : extras_) files_listed = files_listed || format == "sarif" || format == "cyclonedx";
+  policy.digest_files = files_listed || (gate_ && !gate_->gate.acceptances.empty()) || Has("write-acceptances");
   policy.excluded_outputs = reports_inside_;
   for (const std::string& group : allow_groups_) {
     if (group.empty()) return UsageError("--allow-group needs a non-empty group name");

@@ -1,0 +1,30 @@
+// CycloneDX 1.6 JSON (sbom.md): the audited inputs as machine-learning-model components, each
+// with the value --expect-hash pins, its files by SHA-256, its Lensemble parent as pedigree,
+// the verdict and counts as ckpt-audit: properties, and each security finding as a
+// vulnerability (accepted ones not_affected, with the acceptance's reason).
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "lib/model/audit_result.h"
+#include "reports/report_context.h"
+
+namespace ckpt::reports {
+
+struct CycloneDxOptions {
+  /// The folder bom-refs are relative to (--source-root; empty: the current directory).
+  std::string source_root;
+  /// SOURCE_DATE_EPOCH when set: the timestamp, and the serial number derived from the BOM.
+  std::optional<std::int64_t> source_date_epoch;
+};
+
+/// SOURCE_DATE_EPOCH from the environment, when it is a whole number of seconds.
+std::optional<std::int64_t> SourceDateEpochFromEnvironment();
+
+void WriteCycloneDx(std::ostream& out, const std::vector<AuditResult>& results, const ReportContext& context,
+                    const CycloneDxOptions& options);
+
+}  // namespace ckpt::reports

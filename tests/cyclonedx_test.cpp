@@ -1,0 +1,240 @@
+// The CycloneDX BOM (sbom.md), judged on its JSON and by two validators that are not ours:
+// the CycloneDX JavaScript library's strict validator and python3-jsonschema against the
+// official 1.6 schema (tests/cyclonedx/validate.sh), which also both reject a broken copy.
+// Section 2's elements are asserted for each input kind, several inputs in one run, a pickle's
+// finding as a vulnerability (and accepted, not_affected), hostile names, --no-hash, and the
+// bytes of two runs under SOURCE_DATE_EPOCH.
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <filesystem>
+#include <regex>
+
+#include "tests/support/artifact_builder.h"
+#include "tests/support/built_tools.h"
+#include "tests/support/pickle_builder.h"
+#include "tests/support/prerequisite.h"
+#include "tests/support/process.h"
+
+namespace ckpt::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+CommandResult Audit(const fs::path& cwd, const std::string& args) {
+  return RunCommand("cd " + ShellQuote(cwd) + " && " + CKPT_AUDIT_BIN + " " + args);
+}
+
+const boost::json::object& Obj(const boost::json::value& v, std::string_view key) { return v.at(key).as_object(); }
+
+std::string Property(const boost::json::value& component, std::string_view name) {
+  for (const boost::json::value& p : component.at("properties").as_array()) {
+    if (p.at("name").as_string() == name) return std::string(p.at("value").as_string());
+  }
+  return "<none>";
+}
+
+// A JSON value as text: a string's content, anything else serialized.
+std::string S(const boost::json::value& v) {
+  return v.is_string() ? std::string(v.as_string()) : boost::json::serialize(v);
+}
+
+std::string Sha256Of(const fs::path& path) { return RunCommand("sha256sum " + ShellQuote(path)).output.substr(0, 64); }
+
+// Writes a BOM where the validators can read it, and runs both on it.
+CommandResult Validate(const std::vector<fs::path>& boms) {
+  std::string args;
+  for (const fs::path& bom : boms) args += " " + ShellQuote(bom);
+  return RunCommand(SourceDir() + "/tests/cyclonedx/validate.sh " + ShellQuote(BuildDir()) + args + " 2>&1");
+}
+
+class CycloneDx : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::system("command -v npm >/dev/null && command -v node >/dev/null") != 0) {
+      CKPT_MISSING_PREREQUISITE() << "npm and node validate the BOM (scripts/install-deps --test installs them)";
+    }
+    if (std::system("/usr/bin/python3 -c 'import jsonschema' 2>/dev/null") != 0) {
+      CKPT_MISSING_PREREQUISITE() << "python3-jsonschema is missing";
+    }
+    // A Lensemble round with a parent, a model folder with a pickle that calls posix.system,
+    // a plain safetensors file, and a folder whose file names are hostile.
+    ArtifactSpec round = ArtifactSpec::Clean();
+    round.round_index = 1;
+    round.parent_hash = std::string(64, 'a');
+    WriteFiles(round.Build(), dir_.path() / "round");
+    fs::create_directories(dir_.path() / "model");
+    WriteText(dir_.path() / "model" / "config.json", R"({"model_type": "llama"})");
+    WriteText(dir_.path() / "model" / "extra.pkl", pk::SystemPickle("true"));
+    const std::string header = R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})";
+    std::string prefix(8, '\0');
+    prefix[0] = static_cast<char>(header.size());
+    WriteText(dir_.path() / "model" / "model.safetensors", prefix + header + std::string(8, '\0'));
+    WriteText(dir_.path() / "plain.safetensors", prefix + header + std::string(8, '\x01'));
+    fs::create_directories(dir_.path() / "hostile");
+    WriteText(dir_.path() / "hostile" / "model.safetensors", prefix + header + std::string(8, '\0'));
+    WriteText(dir_.path() / "hostile" / "a\"b\\c\x1b[31m\nd.json", "{}");
+  }
+  fs::path Bom(const std::string& name, const std::string& args, int expected_exit = 0) {
+    const fs::path out = dir_.path() / (name + ".cdx.json");
+    const CommandResult run = Audit(dir_.path(), "-f cyclonedx -o " + ShellQuote(out) + " " + args + " 2>&1");
+    EXPECT_EQ(run.exit_code, expected_exit) << name << ": " << run.output;
+    boms_.push_back(out);
+    return out;
+  }
+  static boost::json::value Read(const fs::path& bom) { return boost::json::parse(ReadText(bom)); }
+
+  TempDir dir_;
+  std::vector<fs::path> boms_;
+};
+
+TEST_F(CycloneDx, EachInputKindIsAComponentWithItsPinItsFilesAndItsVerdict) {
+  // A Lensemble round: version and hash are its content hash, the parent its pedigree.
+  const boost::json::value round = Read(Bom("round", "round"));
+  EXPECT_EQ(S(round.at("bomFormat")), "CycloneDX");
+  EXPECT_EQ(S(round.at("specVersion")), "1.6");
+  EXPECT_EQ(round.at("version").as_int64(), 1);
+  EXPECT_TRUE(
+      std::regex_match(std::string(round.at("serialNumber").as_string()),
+                       std::regex("urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")));
+  const auto& tool = Obj(round, "metadata").at("tools").at("components").as_array().at(0);
+  EXPECT_EQ(S(tool.at("type")), "application");
+  EXPECT_EQ(S(tool.at("name")), "ckpt-audit");
+  const boost::json::value& model = Obj(round, "metadata").at("component");
+  const std::string json_report = Audit(dir_.path(), "-f json round").output;
+  const std::string content_hash =
+      std::string(boost::json::parse(json_report).at("artifacts").at(0).at("content_hash").at("computed").as_string());
+  EXPECT_EQ(S(model.at("type")), "machine-learning-model");
+  EXPECT_EQ(S(model.at("name")), "round");
+  EXPECT_EQ(S(model.at("version")), content_hash);
+  EXPECT_EQ(S(model.at("hashes").at(0).at("alg")), "SHA-256");
+  EXPECT_EQ(S(model.at("hashes").at(0).at("content")), content_hash);
+  EXPECT_EQ(S(model.at("bom-ref")), "ckpt-audit:round@" + content_hash.substr(0, 16));  // relative, stable
+  EXPECT_EQ(S(model.at("pedigree").at("ancestors").at(0).at("version")), std::string(64, 'a'));
+  EXPECT_EQ(Property(model, "ckpt-audit:kind"), "lensemble");
+  EXPECT_EQ(Property(model, "ckpt-audit:verdict"), "pass");
+  EXPECT_EQ(Property(model, "ckpt-audit:fail-on"), "error");
+  EXPECT_EQ(Property(model, "ckpt-audit:gating"), "true");
+  EXPECT_EQ(Property(model, "ckpt-audit:rules-fingerprint").size(), 64U);
+  std::size_t files = 0;
+  for (const boost::json::value& file : model.at("components").as_array()) {
+    const std::string name(file.at("name").as_string());
+    EXPECT_EQ(S(file.at("type")), name.ends_with(".safetensors") ? "data" : "file") << name;
+    EXPECT_EQ(S(file.at("hashes").at(0).at("content")), Sha256Of(dir_.path() / "round" / name)) << name;
+    EXPECT_EQ(Property(file, "ckpt-audit:size"), std::to_string(fs::file_size(dir_.path() / "round" / name)));
+    ++files;
+  }
+  EXPECT_EQ(files, static_cast<std::size_t>(std::distance(fs::directory_iterator(dir_.path() / "round"), {})));
+  EXPECT_FALSE(round.as_object().contains("vulnerabilities"));
+
+  // A plain file: pinned by its SHA-256; no parent, no pedigree.
+  const boost::json::value plain = Read(Bom("plain", "plain.safetensors"));
+  const boost::json::value& file = Obj(plain, "metadata").at("component");
+  EXPECT_EQ(S(file.at("hashes").at(0).at("content")), Sha256Of(dir_.path() / "plain.safetensors"));
+  EXPECT_EQ(S(file.at("name")), "plain.safetensors");
+  EXPECT_FALSE(file.as_object().contains("pedigree"));
+
+  // Several inputs: each a top-level component, no metadata.component.
+  const boost::json::value both = Read(Bom("both", "round plain.safetensors"));
+  EXPECT_FALSE(Obj(both, "metadata").contains("component"));
+  ASSERT_EQ(both.at("components").as_array().size(), 2U);
+
+  // --no-hash invents no hash: none on the input or its weights, with a property saying why;
+  // a file read whole anyway (header.json) carries the digest of that read.
+  const boost::json::value unhashed = Read(Bom("unhashed", "--no-hash round"));
+  const boost::json::value& structure = Obj(unhashed, "metadata").at("component");
+  EXPECT_FALSE(structure.as_object().contains("hashes"));
+  EXPECT_NE(Property(structure, "ckpt-audit:hash-not-verified"), "<none>");
+  for (const boost::json::value& f : structure.at("components").as_array()) {
+    const std::string name = S(f.at("name"));
+    if (S(f.at("type")) == "data") {
+      EXPECT_FALSE(f.as_object().contains("hashes")) << name;
+      EXPECT_EQ(Property(f, "ckpt-audit:hash-not-verified"), "true") << name;
+    } else if (f.as_object().contains("hashes")) {
+      EXPECT_EQ(S(f.at("hashes").at(0).at("content")), Sha256Of(dir_.path() / "round" / name)) << name;
+    }
+  }
+  EXPECT_EQ(Validate(boms_).exit_code, 0) << Validate(boms_).output;
+}
+
+TEST_F(CycloneDx, SecurityFindingsAreVulnerabilitiesAndAcceptedOnesAreNotAffected) {
+  const boost::json::value failing = Read(Bom("model", "model", 1));
+  const boost::json::value& model = Obj(failing, "metadata").at("component");
+  EXPECT_EQ(Property(model, "ckpt-audit:verdict"), "fail");
+  std::map<std::string, std::string> refs;
+  for (const boost::json::value& f : model.at("components").as_array()) {
+    refs[std::string(f.at("bom-ref").as_string())] = std::string(f.at("name").as_string());
+  }
+  const boost::json::array& vulnerabilities = failing.at("vulnerabilities").as_array();
+  ASSERT_FALSE(vulnerabilities.empty());
+  bool call_found = false;
+  for (const boost::json::value& v : vulnerabilities) {
+    EXPECT_EQ(refs[std::string(v.at("affects").at(0).at("ref").as_string())], "extra.pkl");
+    EXPECT_EQ(S(v.at("ratings").at(0).at("severity")), "high");
+    EXPECT_FALSE(v.as_object().contains("analysis"));
+    if (S(v.at("id")) == "pickle-call-unsafe") {
+      call_found = true;
+      EXPECT_NE(std::string(v.at("description").as_string()).find("calls posix.system('true')"), std::string::npos);
+      EXPECT_NE(std::string(v.at("source").at("url").as_string()).find("#pickle-call-unsafe"), std::string::npos);
+    }
+  }
+  EXPECT_TRUE(call_found);
+  // Reviewed and accepted: the same vulnerabilities, each not_affected with the reason.
+  const CommandResult wrote =
+      Audit(dir_.path(), "--write-acceptances accepted.json --reason 'reviewed by us' --expires 2099-12-31 model 2>&1");
+  ASSERT_EQ(wrote.exit_code, 0) << wrote.output;
+  const boost::json::value accepted = Read(Bom("accepted", "--baseline accepted.json model"));
+  EXPECT_EQ(Property(Obj(accepted, "metadata").at("component"), "ckpt-audit:verdict"), "pass");
+  EXPECT_NE(Property(Obj(accepted, "metadata").at("component"), "ckpt-audit:accepted"), "0");
+  for (const boost::json::value& v : accepted.at("vulnerabilities").as_array()) {
+    EXPECT_EQ(S(v.at("analysis").at("state")), "not_affected");
+    EXPECT_NE(std::string(v.at("analysis").at("detail").as_string()).find("reviewed by us"), std::string::npos);
+  }
+  // Hostile names stay one escaped JSON string each; the BOM still validates.
+  const boost::json::value hostile = Read(Bom("hostile", "hostile"));
+  bool named = false;
+  for (const boost::json::value& f : Obj(hostile, "metadata").at("component").at("components").as_array()) {
+    named = named || S(f.at("name")) == "a\"b\\c\x1b[31m\nd.json";
+  }
+  EXPECT_TRUE(named);
+  const CommandResult valid = Validate(boms_);
+  EXPECT_EQ(valid.exit_code, 0) << valid.output;
+  // A broken copy (an unknown component type) is rejected by both validators.
+  boost::json::value broken = failing;
+  broken.at("metadata").as_object()["component"].as_object()["type"] = "model";
+  WriteText(dir_.path() / "broken.cdx.json", boost::json::serialize(broken));
+  const CommandResult rejected = Validate({dir_.path() / "broken.cdx.json"});
+  EXPECT_EQ(rejected.exit_code, 1);
+  EXPECT_NE(rejected.output.find("strict: invalid"), std::string::npos) << rejected.output;
+  EXPECT_NE(rejected.output.find("jsonschema: invalid"), std::string::npos) << rejected.output;
+}
+
+TEST_F(CycloneDx, SourceDateEpochMakesTheBytesTheSameAndDiffRefusesTheFormat) {
+  const std::string run = "SOURCE_DATE_EPOCH=1700000000 " + std::string(CKPT_AUDIT_BIN) + " -f cyclonedx round";
+  const CommandResult first = RunCommand("cd " + ShellQuote(dir_.path()) + " && " + run);
+  const CommandResult second = RunCommand("cd " + ShellQuote(dir_.path()) + " && " + run);
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_EQ(first.output, second.output);
+  EXPECT_EQ(boost::json::parse(first.output).at("metadata").at("timestamp"), "2023-11-14T22:13:20Z");
+  // Without it, only the serial number and the timestamp differ.
+  const CommandResult a = Audit(dir_.path(), "-f cyclonedx round");
+  const CommandResult b = Audit(dir_.path(), "-f cyclonedx round");
+  boost::json::value ja = boost::json::parse(a.output);
+  boost::json::value jb = boost::json::parse(b.output);
+  EXPECT_NE(S(ja.at("serialNumber")), S(jb.at("serialNumber")));
+  for (boost::json::value* j : {&ja, &jb}) {
+    j->as_object().erase("serialNumber");
+    j->at("metadata").as_object().erase("timestamp");
+  }
+  EXPECT_EQ(boost::json::serialize(ja), boost::json::serialize(jb));
+  // --report beside the text report; ckpt-diff writes no BOM.
+  const CommandResult beside = Audit(dir_.path(), "--report cyclonedx=beside.cdx.json round 2>&1");
+  EXPECT_EQ(beside.exit_code, 0) << beside.output;
+  EXPECT_EQ(Read(dir_.path() / "beside.cdx.json").at("bomFormat"), "CycloneDX");
+  const CommandResult diff =
+      RunCommand("cd " + ShellQuote(dir_.path()) + " && " + CKPT_DIFF_BIN + " -f cyclonedx round round 2>&1");
+  EXPECT_EQ(diff.exit_code, 2) << diff.output;
+}
+
+}  // namespace
+}  // namespace ckpt::testing
