@@ -44,6 +44,7 @@ struct Opened {
   std::optional<Statement> refused;
   VerificationFacts::Signature signature = VerificationFacts::Signature::kUnreadable;
   bool payload_type_ok = false;
+  std::string envelope_sha256;  ///< of the bytes read (a BOM references the envelope by it)
 };
 
 // Diagnostics of a payload nobody vouches for: the envelope's refusal is the finding.
@@ -60,6 +61,11 @@ Opened<Statement> OpenSigned(const std::string& path, const attest::PublicKey& k
   if (!file.ok()) {
     out.tool_error = path + " " + file.error;
     return out;
+  }
+  {
+    Sha256 sha;
+    sha.Update(file.text);
+    out.envelope_sha256 = sha.FinalHex();
   }
   LocatedSink located(sink, FileLocation(path));
   const FileReporter report("", located);
@@ -304,6 +310,7 @@ AuditResult VerifyAttestation(const std::string& envelope_path, const attest::Pu
   VerificationFacts& facts = result.verification.emplace();
   facts.method = "attestation";
   facts.envelope = envelope_path;
+  facts.envelope_sha256 = opened.envelope_sha256;
   facts.key_id = key.keyid;
   facts.signature = opened.signature;
   facts.payload_type_ok = opened.payload_type_ok;
@@ -397,6 +404,7 @@ AuditResult VerifyDerivationRecord(const std::string& record_path, const attest:
   VerificationFacts& facts = result.verification.emplace();
   facts.method = "derivation";
   facts.envelope = record_path;
+  facts.envelope_sha256 = opened.envelope_sha256;
   facts.key_id = key.keyid;
   facts.signature = opened.signature;
   facts.payload_type_ok = opened.payload_type_ok;
@@ -474,7 +482,7 @@ ChainNode NodeFromEnvelope(const std::string& path, const attest::PublicKey& key
   const Location at = FileLocation(path);
   node.parent_location = node.hash_location = at;
   FindingSink sink;
-  auto [tool_error, statement, refused, signature, payload_type_ok] =
+  auto [tool_error, statement, refused, signature, payload_type_ok, envelope_sha256] =
       OpenSigned(path, key, sink, &attest::ParseAuditStatement);
   if (tool_error) {
     node.tool_errors.push_back(*tool_error);

@@ -506,6 +506,11 @@ void VerifyModelSignature(const std::string& model, const VerifyModelSignatureOp
                                     bundle_text);
       return;
   }
+  {
+    Sha256 sha;
+    sha.Update(bundle_text);
+    facts.signature_sha256 = sha.FinalHex();
+  }
   auto bundle = oms::ParseBundle(bundle_text, report);
   if (!bundle) return finish();
   // Sigstore clients also spell the v0.3 type the older way; model_signing's key and

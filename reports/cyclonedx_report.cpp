@@ -179,6 +179,26 @@ Built ArtifactComponent(const AuditResult& result, const ReportContext& context,
                                                                          {"content", *a.header->parent_hash}}}}}}}};
   }
 
+  // What vouches for it, verified in this run: the signed statement, the model signature.
+  boost::json::array references;
+  if (result.verification && !result.verification->envelope_sha256.empty() &&
+      result.verification->signature == VerificationFacts::Signature::kVerified) {
+    references.push_back(
+        {{"type", "attestation"},
+         {"url", Bounded(result.verification->envelope)},
+         {"comment",
+          result.verification->method == "derivation" ? "verified derivation record" : "verified audit statement"},
+         {"hashes", boost::json::array{{{"alg", "SHA-256"}, {"content", result.verification->envelope_sha256}}}}});
+  }
+  if (result.model_signature && result.model_signature->verified && result.model_signature->signature_sha256) {
+    references.push_back(
+        {{"type", "digital-signature"},
+         {"url", Bounded(result.model_signature->signature)},
+         {"comment", "verified OpenSSF Model Signing signature (" + result.model_signature->method + ")"},
+         {"hashes", boost::json::array{{{"alg", "SHA-256"}, {"content", *result.model_signature->signature_sha256}}}}});
+  }
+  if (!references.empty()) c["externalReferences"] = std::move(references);
+
   const Counts counts = CountOf(result);
   boost::json::array properties{Property("kind", std::string(InputKindName(a.kind))),
                                 Property("verdict", std::string(VerdictName(VerdictOf(result, context.threshold)))),

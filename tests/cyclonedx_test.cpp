@@ -76,7 +76,7 @@ class CycloneDx : public ::testing::Test {
     WriteText(dir_.path() / "hostile" / "a\"b\\c\x1b[31m\nd.json", "{}");
   }
   fs::path Bom(const std::string& name, const std::string& args, int expected_exit = 0) {
-    const fs::path out = dir_.path() / (name + ".cdx.json");
+    fs::path out = dir_.path() / (name + ".cdx.json");
     const CommandResult run = Audit(dir_.path(), "-f cyclonedx -o " + ShellQuote(out) + " " + args + " 2>&1");
     EXPECT_EQ(run.exit_code, expected_exit) << name << ": " << run.output;
     boms_.push_back(out);
@@ -207,6 +207,47 @@ TEST_F(CycloneDx, SecurityFindingsAreVulnerabilitiesAndAcceptedOnesAreNotAffecte
   EXPECT_EQ(rejected.exit_code, 1);
   EXPECT_NE(rejected.output.find("strict: invalid"), std::string::npos) << rejected.output;
   EXPECT_NE(rejected.output.find("jsonschema: invalid"), std::string::npos) << rejected.output;
+}
+
+// What vouches for the input, verified in the same run, is referenced with its digest: the
+// signed audit statement (--verify-attestation) and the model signature (model.sig).
+TEST_F(CycloneDx, VerifiedStatementsAndSignaturesAreReferencedByDigest) {
+  if (std::system("openssl version >/dev/null 2>&1") != 0) CKPT_MISSING_PREREQUISITE() << "openssl is missing";
+  const fs::path& d = dir_.path();
+  ASSERT_EQ(RunCommand("cd " + ShellQuote(d) +
+                       " && openssl genpkey -algorithm ed25519 -out ed.pem && chmod 600 ed.pem && "
+                       "openssl pkey -in ed.pem -pubout -out ed.pub && "
+                       "openssl ecparam -name prime256v1 -genkey -noout -out ec.pem 2>/dev/null && chmod 600 ec.pem && "
+                       "openssl ec -in ec.pem -pubout -out ec.pub 2>/dev/null")
+                .exit_code,
+            0);
+  const CommandResult attested = Audit(d, "--attest ed.pem --attestation-out round.dsse.json round 2>&1");
+  ASSERT_EQ(attested.exit_code, 0) << attested.output;
+  const boost::json::value verified =
+      Read(Bom("verified", "--verify-attestation round.dsse.json --trusted-key ed.pub round"));
+  const boost::json::value& statement =
+      Obj(verified, "metadata").at("component").at("externalReferences").as_array().at(0);
+  EXPECT_EQ(S(statement.at("type")), "attestation");
+  EXPECT_EQ(S(statement.at("url")), "round.dsse.json");
+  EXPECT_EQ(S(statement.at("hashes").at(0).at("content")), Sha256Of(d / "round.dsse.json"));
+
+  fs::create_directories(d / "signed");
+  WriteText(d / "signed" / "model.safetensors", ReadText(d / "plain.safetensors"));
+  WriteText(d / "signed" / "config.json", R"({"model_type": "bert"})");
+  const CommandResult signed_model =
+      Audit(d, "--sign-model ec.pem --model-signature-out signed.sig signed 2>&1 && mv signed.sig signed/model.sig");
+  ASSERT_EQ(signed_model.exit_code, 0) << signed_model.output;
+  const boost::json::value signature_bom =
+      Read(Bom("signature", "--verify-model-signature --trusted-key ec.pub signed"));
+  const boost::json::value& signature =
+      Obj(signature_bom, "metadata").at("component").at("externalReferences").as_array().at(0);
+  EXPECT_EQ(S(signature.at("type")), "digital-signature");
+  EXPECT_EQ(S(signature.at("hashes").at(0).at("content")), Sha256Of(d / "signed" / "model.sig"));
+  // The near miss: a plain audit references nothing.
+  EXPECT_FALSE(
+      Obj(Read(Bom("plain-again", "signed")), "metadata").at("component").as_object().contains("externalReferences"));
+  const CommandResult valid = Validate(boms_);
+  EXPECT_EQ(valid.exit_code, 0) << valid.output;
 }
 
 TEST_F(CycloneDx, SourceDateEpochMakesTheBytesTheSameAndDiffRefusesTheFormat) {

@@ -17,9 +17,10 @@ namespace ckpt {
 /// so a report says what was verified, not only that it passed.
 struct VerificationFacts {
   enum class Signature { kUnreadable, kVerified, kInvalid, kForeignKey };
-  std::string method;    ///< "attestation" or "derivation"
-  std::string envelope;  ///< the envelope (or record) file
-  std::string key_id;    ///< the trusted key's id: SHA-256 of its DER SubjectPublicKeyInfo
+  std::string method;           ///< "attestation" or "derivation"
+  std::string envelope;         ///< the envelope (or record) file
+  std::string envelope_sha256;  ///< SHA-256 of its bytes as read
+  std::string key_id;           ///< the trusted key's id: SHA-256 of its DER SubjectPublicKeyInfo
   Signature signature = Signature::kUnreadable;
   bool payload_type_ok = false;  ///< the signed payload is an in-toto statement
   std::string predicate_type;    ///< set when the statement parsed as that predicate

@@ -17,9 +17,10 @@ struct SignedCertificate {
 };
 
 struct ModelSignatureFacts {
-  std::string signature;  ///< the bundle's path as given
-  bool verified = false;  ///< trust, statement and files all hold
-  std::string method;     ///< key, certificate, sigstore
+  std::string signature;                        ///< the bundle's path as given
+  std::optional<std::string> signature_sha256;  ///< SHA-256 of the bundle's bytes as read
+  bool verified = false;                        ///< trust, statement and files all hold
+  std::string method;                           ///< key, certificate, sigstore
   std::optional<std::string> key_hint;
   std::optional<SignedCertificate> certificate;
   std::optional<std::string> identity;          ///< sigstore: the SAN that matched --identity
