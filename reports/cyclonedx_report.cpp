@@ -179,6 +179,37 @@ Built ArtifactComponent(const AuditResult& result, const ReportContext& context,
                                                                          {"content", *a.header->parent_hash}}}}}}}};
   }
 
+  // The model card: only what the files state (config.json's model_type and architectures,
+  // a GGUF file's general.architecture, the tensors' dtypes); nothing when nothing is stated.
+  boost::json::object parameters;
+  std::string architecture_family;
+  std::string model_architecture;
+  if (a.model) {
+    if (a.model->model_type) architecture_family = Bounded(*a.model->model_type);
+    if (!a.model->architectures.empty()) model_architecture = Bounded(a.model->architectures.front());
+  }
+  std::set<std::string> dtypes;
+  for (const WeightFile* wf : a.ListedWeightFiles()) {
+    if (wf->gguf) {
+      for (const GgufFacts::Entry& e : wf->gguf->metadata) {
+        if (e.key == "general.architecture" && architecture_family.empty()) architecture_family = Bounded(e.value);
+      }
+    }
+    for (const StoredTensor& t : wf->tensors) {
+      if (t.complete && dtypes.size() < 16) dtypes.insert(Bounded(t.dtype));
+    }
+  }
+  if (!architecture_family.empty()) parameters["architectureFamily"] = architecture_family;
+  if (!model_architecture.empty()) parameters["modelArchitecture"] = model_architecture;
+  boost::json::object card;
+  if (!parameters.empty()) card["modelParameters"] = std::move(parameters);
+  if (!dtypes.empty()) {
+    std::string joined;
+    for (const std::string& d : dtypes) joined += (joined.empty() ? "" : ",") + d;
+    card["properties"] = boost::json::array{Property("dtypes", joined)};
+  }
+  if (!card.empty()) c["modelCard"] = std::move(card);
+
   // What vouches for it, verified in this run: the signed statement, the model signature.
   boost::json::array references;
   if (result.verification && !result.verification->envelope_sha256.empty() &&

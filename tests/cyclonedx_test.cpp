@@ -134,6 +134,18 @@ TEST_F(CycloneDx, EachInputKindIsAComponentWithItsPinItsFilesAndItsVerdict) {
   EXPECT_EQ(S(file.at("name")), "plain.safetensors");
   EXPECT_FALSE(file.as_object().contains("pedigree"));
 
+  // The model card holds what the files state and nothing else: a safetensors file states
+  // its dtypes only; a folder's config.json its model_type and architectures.
+  EXPECT_FALSE(file.at("modelCard").as_object().contains("modelParameters"));
+  EXPECT_EQ(Property(file.at("modelCard"), "ckpt-audit:dtypes"), "F32");
+  fs::create_directories(dir_.path() / "card");
+  WriteText(dir_.path() / "card" / "config.json", R"({"model_type": "llama", "architectures": ["LlamaForCausalLM"]})");
+  WriteText(dir_.path() / "card" / "model.safetensors", ReadText(dir_.path() / "plain.safetensors"));
+  const boost::json::value card = Read(Bom("card", "card"));
+  const boost::json::value& parameters = Obj(card, "metadata").at("component").at("modelCard").at("modelParameters");
+  EXPECT_EQ(S(parameters.at("architectureFamily")), "llama");
+  EXPECT_EQ(S(parameters.at("modelArchitecture")), "LlamaForCausalLM");
+
   // Several inputs: each a top-level component, no metadata.component.
   const boost::json::value both = Read(Bom("both", "round plain.safetensors"));
   EXPECT_FALSE(Obj(both, "metadata").contains("component"));

@@ -283,6 +283,10 @@ struct ModelFolder {
   std::vector<std::string> special_files;                            ///< devices, FIFOs, sockets: never opened
   std::vector<std::string> artifacts;   ///< sub-folders holding header.json: audited on their own
   std::vector<std::string> not_walked;  ///< folders past the depth or size bounds
+  /// What the top-level config.json states of the model (for a bill of materials; nothing
+  /// invented): its model_type and architectures, when they are strings.
+  std::optional<std::string> model_type;
+  std::vector<std::string> architectures;
   /// Files read by their own format (.npz, msgpack, ...: formats.md section 11), closed after
   /// reading: their tensors join the folder's list, each named with its file.
   std::vector<WeightFile> analysed;

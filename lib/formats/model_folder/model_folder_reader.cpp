@@ -457,6 +457,17 @@ IoResult<void> ReadModelConfig(const std::string& name, const RandomAccessFile& 
     return {};
   }
   RecordRemoteCodeKeys(name, root, model);
+  if (name == "config.json") {  // what the model says it is: model_type, architectures
+    if (const auto type = root.Find("model_type"); type && type->is(json::Type::kString)) {
+      model.model_type = type->String();
+    }
+    if (const auto names = root.Find("architectures"); names && names->is(json::Type::kArray)) {
+      for (const json::Value& item : names->Items()) {
+        if (item.is(json::Type::kString) && model.architectures.size() < 16)
+          model.architectures.push_back(item.String());
+      }
+    }
+  }
   ReportJsonChatTemplates(name, doc, sink, &model.embedded_code);
   ReportTargets(
       name,
