@@ -221,6 +221,13 @@ Built ArtifactComponent(const AuditResult& result, const ReportContext& context,
           result.verification->method == "derivation" ? "verified derivation record" : "verified audit statement"},
          {"hashes", boost::json::array{{{"alg", "SHA-256"}, {"content", result.verification->envelope_sha256}}}}});
   }
+  if (result.statement_written) {
+    references.push_back(
+        {{"type", "attestation"},
+         {"url", Bounded(result.statement_written->first)},
+         {"comment", "audit statement signed by this run (--attest)"},
+         {"hashes", boost::json::array{{{"alg", "SHA-256"}, {"content", result.statement_written->second}}}}});
+  }
   if (result.model_signature && result.model_signature->verified && result.model_signature->signature_sha256) {
     references.push_back(
         {{"type", "digital-signature"},

@@ -233,8 +233,16 @@ TEST_F(CycloneDx, VerifiedStatementsAndSignaturesAreReferencedByDigest) {
                        "openssl ec -in ec.pem -pubout -out ec.pub 2>/dev/null")
                 .exit_code,
             0);
-  const CommandResult attested = Audit(d, "--attest ed.pem --attestation-out round.dsse.json round 2>&1");
+  // Signed in the same run: the statement written is referenced by its digest.
+  const CommandResult attested =
+      Audit(d, "--attest ed.pem --attestation-out round.dsse.json --report cyclonedx=attested.cdx.json round 2>&1");
   ASSERT_EQ(attested.exit_code, 0) << attested.output;
+  boms_.push_back(d / "attested.cdx.json");
+  const boost::json::value written =
+      Obj(Read(d / "attested.cdx.json"), "metadata").at("component").at("externalReferences").at(0);
+  EXPECT_EQ(S(written.at("type")), "attestation");
+  EXPECT_EQ(S(written.at("url")), "round.dsse.json");
+  EXPECT_EQ(S(written.at("hashes").at(0).at("content")), Sha256Of(d / "round.dsse.json"));
   const boost::json::value verified =
       Read(Bom("verified", "--verify-attestation round.dsse.json --trusted-key ed.pub round"));
   const boost::json::value& statement =

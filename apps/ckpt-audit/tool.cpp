@@ -24,6 +24,7 @@
 #include "lib/formats/format_table.h"
 #include "lib/formats/hdf5/h5probe_client.h"
 #include "lib/gate/gate.h"
+#include "lib/hashing/sha256.h"
 #include "lib/io/shared_source.h"
 #include "lib/load/input.h"
 #include "lib/oms/fulcio_certificate.h"
@@ -622,7 +623,7 @@ std::optional<int> PrepareAttestation(const ckpt::cli::CommonCli& cli, const Aud
 // writing 1,000 statements overlap the other audits; `writing` lets one at a time create its
 // file (two threads creating files in one folder spend the second core on its lock in the kernel).
 std::pair<std::string, bool> SignStatement(const ckpt::cli::CommonCli& cli, const Attesting& attesting,
-                                           const ckpt::AuditResult& r, const std::string& path, std::mutex& writing) {
+                                           ckpt::AuditResult& r, const std::string& path, std::mutex& writing) {
   if (!r.tool_errors.empty()) {
     return {"ckpt-audit: no statement for '" + r.artifact.path + "': it could not be audited\n", false};
   }
@@ -632,7 +633,11 @@ std::pair<std::string, bool> SignStatement(const ckpt::cli::CommonCli& cli, cons
   const std::string payload = ckpt::AuditStatementPayload(r, subjects.subjects, attesting.options);
   const std::string envelope = ckpt::attest::SignEnvelope(ckpt::attest::kInTotoPayloadType, payload, *attesting.key);
   const std::lock_guard lock(writing);
-  return {std::string(), !cli.WriteFileAtomically(path, envelope)};
+  if (!cli.WriteFileAtomically(path, envelope)) return {std::string(), true};
+  ckpt::Sha256 sha;
+  sha.Update(envelope);
+  r.statement_written.emplace(path, sha.FinalHex());
+  return {std::string(), false};
 }
 
 // What each reviewed acceptance did over the run: a baseline-acceptance-unmatched warning for

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lib/model/artifact.h"
@@ -51,6 +52,9 @@ struct AuditResult {
   std::optional<oms::ModelSignatureFacts> model_signature;
   /// --verify-attestation / --verify-derivation: the checks performed.
   std::optional<VerificationFacts> verification;
+  /// --attest: the signed statement this run wrote for the input (its path and the SHA-256 of
+  /// its bytes), which a bill of materials references.
+  std::optional<std::pair<std::string, std::string>> statement_written;
 };
 
 }  // namespace ckpt
