@@ -166,15 +166,6 @@ std::string IndexJson(const convert::Plan& plan, const std::vector<OutputFile>& 
   return boost::json::serialize(boost::json::object{{"metadata", {{"total_size", total}}}, {"weight_map", map}}) + "\n";
 }
 
-std::string Utc(std::int64_t seconds) {
-  const std::time_t t = static_cast<std::time_t>(seconds);
-  std::tm utc{};
-  gmtime_r(&t, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
-
 // The input's audit policy: its SHA-256 comes from the one read that copies it.
 AuditOptions InputPolicy(const ConvertOptions& options) {
   AuditOptions policy = options.policy;
@@ -376,7 +367,7 @@ std::optional<std::vector<std::string>> FinishArtifact(const convert::Plan& plan
                                                        std::vector<std::pair<std::string, std::string>>& subjects) {
   const LensembleOutput& l = *options.lensemble;
   const std::vector<OutputFile>& files = outputs.files();
-  const std::string created_at = l.created_at ? *l.created_at : Utc(input_mtime_ns / 1000000000);
+  const std::string created_at = l.created_at ? *l.created_at : UtcTime(input_mtime_ns / 1000000000);
   std::vector<std::pair<std::string, std::string>> texts;
   if (files.size() > 1) texts.emplace_back("weights.index.json", IndexJson(plan, files));
   texts.emplace_back("header.json", HeaderJson(plan, l, files, std::string(64, '0'), created_at));

@@ -240,15 +240,6 @@ bool CheckCertificateTrust(const oms::Bundle& bundle, const ModelSignatureTrust&
   return false;
 }
 
-// "2025-10-07T15:33:48Z", for messages.
-std::string UtcTime(std::int64_t seconds) {
-  const auto t = static_cast<std::time_t>(seconds);
-  std::tm tm{};
-  if (gmtime_r(&t, &tm) == nullptr) return std::to_string(seconds);
-  char text[32];
-  return std::string(text, std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm));
-}
-
 std::string ListForMessage(const std::vector<std::string>& names) {
   if (names.empty()) return "none";
   std::string out;

@@ -18,23 +18,8 @@
 namespace ckpt::reports {
 namespace {
 
-// Input text in the BOM: valid UTF-8 and at most 512 bytes, as in the JSON report.
-std::string Bounded(std::string_view text) {
-  constexpr std::size_t kMax = 512;
-  return ToValidUtf8(text.size() > kMax ? std::string(text.substr(0, kMax)) + "..." : std::string(text));
-}
-
 boost::json::object Property(std::string_view name, std::string value) {
   return {{"name", "ckpt-audit:" + std::string(name)}, {"value", std::move(value)}};
-}
-
-std::string Utc(std::int64_t seconds) {
-  const std::time_t t = static_cast<std::time_t>(seconds);
-  std::tm utc{};
-  gmtime_r(&t, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
 }
 
 // An RFC 4122 UUID from 16 bytes (version 4 bits: random, or derived from the BOM's own text).
@@ -80,7 +65,7 @@ std::string BomRef(const Artifact& a, const std::string& source_root, const std:
     while (where.size() > 1 && where.back() == '/') where.pop_back();
   }
   if (where.empty()) where = ".";
-  return "ckpt-audit:" + Bounded(where) + "@" + (pin ? pin->substr(0, 16) : std::string("unhashed"));
+  return "ckpt-audit:" + BoundedText(where) + "@" + (pin ? pin->substr(0, 16) : std::string("unhashed"));
 }
 
 // CycloneDX's severity for one of ours: a security error is high, a warning medium, a note low.
@@ -135,7 +120,7 @@ Built ArtifactComponent(const AuditResult& result, const ReportContext& context,
   boost::json::object& c = built.component;
   c["type"] = "machine-learning-model";
   c["bom-ref"] = ref;
-  c["name"] = Bounded(ComponentName(a));
+  c["name"] = BoundedText(ComponentName(a));
   const bool hub = a.remote && a.remote->scheme == "hf";
   if (a.header && a.header->content_hash) {
     c["version"] = *a.header->content_hash;
@@ -154,10 +139,10 @@ Built ArtifactComponent(const AuditResult& result, const ReportContext& context,
   for (const WeightFile* wf : a.ListedWeightFiles()) weights.insert(wf->name);
   for (const AdmittedFile& f : a.files) {
     const std::string name = f.name.empty() ? ComponentName(a) : f.name;
-    const std::string file_ref = ref + "/" + Bounded(name);
+    const std::string file_ref = ref + "/" + BoundedText(name);
     if (!file_refs.emplace(f.name, file_ref).second) continue;
     boost::json::object file{
-        {"type", weights.count(f.name) != 0 ? "data" : "file"}, {"bom-ref", file_ref}, {"name", Bounded(name)}};
+        {"type", weights.count(f.name) != 0 ? "data" : "file"}, {"bom-ref", file_ref}, {"name", BoundedText(name)}};
     boost::json::array properties{Property("size", std::to_string(f.identity.size))};
     if (f.sha256) {
       file["hashes"] = boost::json::array{{{"alg", "SHA-256"}, {"content", *f.sha256}}};
@@ -173,7 +158,7 @@ Built ArtifactComponent(const AuditResult& result, const ReportContext& context,
   if (a.header && a.header->parent_hash) {
     c["pedigree"] = {
         {"ancestors", boost::json::array{{{"type", "machine-learning-model"},
-                                          {"name", Bounded(ComponentName(a))},
+                                          {"name", BoundedText(ComponentName(a))},
                                           {"version", *a.header->parent_hash},
                                           {"hashes", boost::json::array{{{"alg", "SHA-256"},
                                                                          {"content", *a.header->parent_hash}}}}}}}};
@@ -185,18 +170,18 @@ Built ArtifactComponent(const AuditResult& result, const ReportContext& context,
   std::string architecture_family;
   std::string model_architecture;
   if (a.model) {
-    if (a.model->model_type) architecture_family = Bounded(*a.model->model_type);
-    if (!a.model->architectures.empty()) model_architecture = Bounded(a.model->architectures.front());
+    if (a.model->model_type) architecture_family = BoundedText(*a.model->model_type);
+    if (!a.model->architectures.empty()) model_architecture = BoundedText(a.model->architectures.front());
   }
   std::set<std::string> dtypes;
   for (const WeightFile* wf : a.ListedWeightFiles()) {
     if (wf->gguf) {
       for (const GgufFacts::Entry& e : wf->gguf->metadata) {
-        if (e.key == "general.architecture" && architecture_family.empty()) architecture_family = Bounded(e.value);
+        if (e.key == "general.architecture" && architecture_family.empty()) architecture_family = BoundedText(e.value);
       }
     }
     for (const StoredTensor& t : wf->tensors) {
-      if (t.complete && dtypes.size() < 16) dtypes.insert(Bounded(t.dtype));
+      if (t.complete && dtypes.size() < 16) dtypes.insert(BoundedText(t.dtype));
     }
   }
   if (!architecture_family.empty()) parameters["architectureFamily"] = architecture_family;
@@ -216,7 +201,7 @@ Built ArtifactComponent(const AuditResult& result, const ReportContext& context,
       result.verification->signature == VerificationFacts::Signature::kVerified) {
     references.push_back(
         {{"type", "attestation"},
-         {"url", Bounded(result.verification->envelope)},
+         {"url", BoundedText(result.verification->envelope)},
          {"comment",
           result.verification->method == "derivation" ? "verified derivation record" : "verified audit statement"},
          {"hashes", boost::json::array{{{"alg", "SHA-256"}, {"content", result.verification->envelope_sha256}}}}});
@@ -224,14 +209,14 @@ Built ArtifactComponent(const AuditResult& result, const ReportContext& context,
   if (result.statement_written) {
     references.push_back(
         {{"type", "attestation"},
-         {"url", Bounded(result.statement_written->first)},
+         {"url", BoundedText(result.statement_written->first)},
          {"comment", "audit statement signed by this run (--attest)"},
          {"hashes", boost::json::array{{{"alg", "SHA-256"}, {"content", result.statement_written->second}}}}});
   }
   if (result.model_signature && result.model_signature->verified && result.model_signature->signature_sha256) {
     references.push_back(
         {{"type", "digital-signature"},
-         {"url", Bounded(result.model_signature->signature)},
+         {"url", BoundedText(result.model_signature->signature)},
          {"comment", "verified OpenSSF Model Signing signature (" + result.model_signature->method + ")"},
          {"hashes", boost::json::array{{{"alg", "SHA-256"}, {"content", *result.model_signature->signature_sha256}}}}});
   }
@@ -250,7 +235,7 @@ Built ArtifactComponent(const AuditResult& result, const ReportContext& context,
     properties.push_back(
         Property("rules-fingerprint", std::string(context.policy->at("rules").at("fingerprint").as_string())));
   }
-  if (!pin.value) properties.push_back(Property("hash-not-verified", Bounded(pin.not_computed_reason)));
+  if (!pin.value) properties.push_back(Property("hash-not-verified", BoundedText(pin.not_computed_reason)));
   c["properties"] = std::move(properties);
 
   // Each security finding, on the file it is in (the input itself when it names none).
@@ -263,12 +248,12 @@ Built ArtifactComponent(const AuditResult& result, const ReportContext& context,
         {"source",
          {{"name", "ckpt-audit"}, {"url", std::string(CKPT_INFORMATION_URI) + "#" + std::string(f.rule->id)}}},
         {"ratings", boost::json::array{{{"severity", Rating(f.severity())}, {"method", "other"}}}},
-        {"description", Bounded(f.message)},
+        {"description", BoundedText(f.message)},
         {"affects", boost::json::array{{{"ref", file != file_refs.end() ? file->second : ref}}}}};
     if (f.suppression) {
       v["analysis"] = {{"state", "not_affected"},
-                       {"detail", Bounded((f.suppression->acceptance() ? "accepted: " : "in the baseline: ") +
-                                          f.suppression->reason + " (until " + f.suppression->expires + ")")}};
+                       {"detail", BoundedText((f.suppression->acceptance() ? "accepted: " : "in the baseline: ") +
+                                              f.suppression->reason + " (until " + f.suppression->expires + ")")}};
     }
     built.vulnerabilities.push_back(std::move(v));
   }
@@ -313,11 +298,11 @@ void WriteCycloneDx(std::ostream& out, const std::vector<AuditResult>& results, 
     for (std::size_t i = 0; i < serial.size(); ++i) {
       serial[i] = static_cast<unsigned char>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
     }
-    metadata["timestamp"] = Utc(*options.source_date_epoch);
+    metadata["timestamp"] = UtcTime(*options.source_date_epoch);
   } else {
     std::random_device random;
     for (unsigned char& b : serial) b = static_cast<unsigned char>(random() & 0xFF);
-    metadata["timestamp"] = Utc(
+    metadata["timestamp"] = UtcTime(
         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
   }
   bom["serialNumber"] = Uuid(serial);

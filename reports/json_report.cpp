@@ -53,12 +53,6 @@ void EmitTensorsJson(const Artifact& a, const StreamedArrays::Emit& emit) {
   }
 }
 
-// Input text in a record: valid UTF-8 and at most 512 bytes (a hostile value cannot flood the report).
-std::string Bounded(std::string_view text) {
-  constexpr std::size_t kMax = 512;
-  return ToValidUtf8(text.size() > kMax ? std::string(text.substr(0, kMax)) + "..." : std::string(text));
-}
-
 // templates[] and targets[] (code-in-metadata.md section 4): every chat template and import
 // target the readers found, passing or not, from the folder's files and every weight file.
 void EmbeddedCodeToJson(const Artifact& a, boost::json::object& out) {
@@ -75,8 +69,8 @@ void EmbeddedCodeToJson(const Artifact& a, boost::json::object& out) {
   std::uint64_t targets_dropped = 0;
   for (const EmbeddedCode* code : sources) {
     for (const TemplateRecord& t : code->templates) {
-      templates.push_back({{"file", Bounded(t.file)},
-                           {"name", Bounded(t.name)},
+      templates.push_back({{"file", BoundedText(t.file)},
+                           {"name", BoundedText(t.name)},
                            {"length", t.length},
                            {"sha256", t.sha256},
                            {"parsed", t.parsed},
@@ -84,11 +78,11 @@ void EmbeddedCodeToJson(const Artifact& a, boost::json::object& out) {
     }
     for (const TargetRecord& t : code->targets) {
       boost::json::object target{
-          {"file", Bounded(t.file)},
-          {"key_path", Bounded(t.key_path)},
-          {"value", t.is_string ? boost::json::value(Bounded(t.value)) : boost::json::value(nullptr)},
+          {"file", BoundedText(t.file)},
+          {"key_path", BoundedText(t.key_path)},
+          {"value", t.is_string ? boost::json::value(BoundedText(t.value)) : boost::json::value(nullptr)},
           {"allowed", t.allowed}};
-      if (!t.metadata_key.empty()) target["metadata_key"] = Bounded(t.metadata_key);
+      if (!t.metadata_key.empty()) target["metadata_key"] = BoundedText(t.metadata_key);
       targets.push_back(std::move(target));
     }
     templates_dropped += code->templates_dropped;

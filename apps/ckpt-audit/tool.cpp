@@ -88,14 +88,7 @@ Options)";
 
 // "now", or an RFC 3339 UTC time to the second, as --attestation-time takes it.
 std::optional<std::string> AttestationTime(const std::string& value) {
-  if (value == "now") {
-    const std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    gmtime_r(&now, &utc);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-    return std::string(text);
-  }
+  if (value == "now") return ckpt::UtcTime(std::time(nullptr));
   // YYYY-MM-DDTHH:MM:SSZ with each field in range (a leap second allowed), nothing else.
   auto number = [&](std::size_t at, std::size_t digits) -> int {
     int n = 0;

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 
 namespace ckpt {
 
@@ -292,6 +293,19 @@ std::optional<std::string> NearestName(std::string_view wrong, const std::vector
   // A typo: a few edits, and fewer than a third of the name (a plural, a dash, a swap).
   if (!best || best_distance > std::max<std::size_t>(2, a.size() / 3)) return std::nullopt;
   return best;
+}
+
+std::string BoundedText(std::string_view text) {
+  constexpr std::size_t kMax = 512;
+  return ToValidUtf8(text.size() > kMax ? std::string(text.substr(0, kMax)) + "..." : std::string(text));
+}
+
+std::string UtcTime(std::int64_t seconds) {
+  const auto t = static_cast<std::time_t>(seconds);
+  std::tm tm{};
+  if (gmtime_r(&t, &tm) == nullptr) return std::to_string(seconds);
+  char text[32];
+  return std::string(text, std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm));
 }
 
 }  // namespace ckpt

@@ -105,6 +105,12 @@ std::string EscapeMarkup(std::string_view text);
 /// `text` with each byte that is not part of well-formed UTF-8 written as the four
 /// characters \xNN: always valid UTF-8, for JSON strings.
 std::string ToValidUtf8(std::string_view text);
+/// Input text in a report record: valid UTF-8 and at most 512 bytes ("..." after), so a
+/// hostile value cannot flood a report.
+std::string BoundedText(std::string_view text);
+/// "2025-10-07T15:33:48Z": `seconds` since the epoch as RFC 3339 UTC, to the second (the
+/// number itself when it is no representable time).
+std::string UtcTime(std::int64_t seconds);
 
 /// `text` quoted for a one-line message: control characters and invalid bytes escaped,
 /// long values shortened with an ellipsis so a hostile name cannot flood a report.
