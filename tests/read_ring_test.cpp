@@ -187,5 +187,59 @@ TEST(ReadRing, TakingTurnsHandsOverQuickAndSlowTurnsInOrder) {
   }
 }
 
+// Two streams taking turns (the content hash and the file digests of a local artifact): each
+// stream sees every window once, in order, never on two threads at once; each window is seen
+// by both streams on the thread that read it; the two threads alternate windows. A failed read
+// stops both streams with its error, never a window past it.
+TEST(ReadRing, TwoStreamsTakingTurnsSeeEveryWindowInOrderOnTheThreadThatReadIt) {
+  constexpr std::size_t kWindow = 4096;
+  const std::string content = Pattern(40 * kWindow + 17);
+  const BytesFile file(content);
+  auto at = [&](std::size_t) { return ReadExtent{&file, 0, file.size()}; };
+  struct Stream {
+    std::atomic<int> inside{0};
+    bool overlapped = false;
+    std::string bytes;
+    std::vector<std::thread::id> by;
+  };
+  for (const auto pause : {std::chrono::microseconds(0), std::chrono::microseconds(300)}) {
+    Stream first;
+    Stream second;
+    auto record = [&](Stream& s, bool slow) {
+      return [&s, slow, pause](const RingWindow& w) {
+        s.overlapped = s.overlapped || s.inside.fetch_add(1) != 0;
+        s.by.push_back(std::this_thread::get_id());
+        for (std::byte b : w.bytes) s.bytes.push_back(static_cast<char>(b));
+        if (slow) std::this_thread::sleep_for(pause);
+        s.inside.fetch_sub(1);
+      };
+    };
+    ReadRing ring(at, 1, kWindow, 2, 2, ReadRing::Readers::kTurns);
+    EXPECT_FALSE(ring.RunInTurns(record(first, false), record(second, true)));
+    EXPECT_TRUE(first.bytes == content) << pause.count();
+    EXPECT_TRUE(second.bytes == content) << pause.count();
+    EXPECT_FALSE(first.overlapped || second.overlapped);
+    ASSERT_EQ(first.by.size(), 41u);
+    EXPECT_EQ(first.by, second.by);  // both streams on the thread that read the window
+    for (std::size_t i = 1; i < first.by.size(); ++i) EXPECT_NE(first.by[i], first.by[i - 1]) << i;
+  }
+  const BytesFile failing(content, 23 * kWindow + 5);
+  auto failing_at = [&](std::size_t) { return ReadExtent{&failing, 0, failing.size()}; };
+  ReadRing ring(failing_at, 1, kWindow, 2, 2, ReadRing::Readers::kTurns);
+  std::size_t first_bytes = 0;
+  std::size_t second_bytes = 0;
+  const auto error = ring.RunInTurns([&](const RingWindow& w) { first_bytes += w.bytes.size(); },
+                                     [&](const RingWindow& w) { second_bytes += w.bytes.size(); });
+  ASSERT_TRUE(error.has_value());
+  EXPECT_EQ(error->value(), EIO);
+  EXPECT_LE(first_bytes, 23 * kWindow);
+  EXPECT_LE(second_bytes, 23 * kWindow);
+  // One stream is never run on a single-stream ring, nor a single stream on a two-stream one.
+  ReadRing one(at, 1, kWindow, 2, 1, ReadRing::Readers::kTurns);
+  EXPECT_THROW(one.RunInTurns([](const RingWindow&) {}, [](const RingWindow&) {}), std::logic_error);
+  ReadRing two(at, 1, kWindow, 2, 2, ReadRing::Readers::kTurns);
+  EXPECT_THROW(two.Run(0, [](const RingWindow&) {}), std::logic_error);
+}
+
 }  // namespace
 }  // namespace ckpt::testing

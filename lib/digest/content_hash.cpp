@@ -135,11 +135,17 @@ IoResult<std::string> ComputeContentHash(const HashPlan& plan, std::span<FileDig
       ReadRing ring(extent_at, order.size(), std::max(window, kTurnWindow), 2, 1, ReadRing::Readers::kTurns);
       error = ring.Run(0, hash);
     }
-  } else {  // two SHA-256 streams over one read, each stream reading every other window
-    // (remote files: read by one thread, in order, so that each range is one request).
-    const bool requests = order.front()->file != nullptr && order.front()->file->ReadsAreRequests();
-    ReadRing ring(extent_at, order.size(), window, 6, 2,
-                  requests ? ReadRing::Readers::kOwnThread : ReadRing::Readers::kStreams);
+  } else if (const bool requests = order.front()->file != nullptr && order.front()->file->ReadsAreRequests();
+             !requests) {
+    // Local files, two SHA-256 streams: two threads take turns, each running both streams on
+    // the window it copied (the content hash there while the other thread digests the window
+    // before). On a 2-core VM, 1 GiB: 1.03x the content hash alone, where each stream on its
+    // own thread, hashing the windows the other core copied, cost 1.09-1.12x.
+    ReadRing ring(extent_at, order.size(), window, 2, 2, ReadRing::Readers::kTurns);
+    error = ring.RunInTurns(hash, take);
+  } else {  // remote files, two SHA-256 streams over one read: read by one thread, in order,
+    // so that each range is one request, a few windows ahead of both streams.
+    ReadRing ring(extent_at, order.size(), window, 6, 2, ReadRing::Readers::kOwnThread);
     std::optional<boost::system::error_code> digest_error;
     std::thread digester([&] { digest_error = ring.Run(1, take); });
     error = ring.Run(0, hash);

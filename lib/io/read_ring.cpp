@@ -1,6 +1,7 @@
 #include "lib/io/read_ring.h"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 
 namespace ckpt {
@@ -35,8 +36,8 @@ ReadRing::ReadRing(ExtentAt extent_at, std::size_t count, std::size_t window, st
   if (streams < 1 || streams > 2 || slots < streams || window == 0) throw std::invalid_argument("ReadRing shape");
   // Two streams reading for themselves would run on_read on two threads at once.
   if (on_read_ && readers_ == Readers::kStreams && streams > 1) throw std::invalid_argument("ReadRing on_read");
-  // Taking turns: one stream, two threads, each with a slot of its own.
-  if (readers_ == Readers::kTurns && (streams != 1 || slots != 2)) {
+  // Taking turns: two threads, each with a slot of its own.
+  if (readers_ == Readers::kTurns && slots != 2) {
     throw std::invalid_argument("ReadRing turns");
   }
   if (readers_ == Readers::kOwnThread) reader_ = std::thread([this] { ReadAll(); });
@@ -124,27 +125,31 @@ void ReadRing::ReadAll() {
   }
 }
 
-std::optional<boost::system::error_code> ReadRing::RunTurns(const Process& process) {
-  // Thread t reads windows t, t + 2, ... into slot t and processes each once the window
-  // before it was processed (by the other thread): the mutex orders every process call.
-  auto take_turns = [this, &process](std::size_t first) {
+std::optional<boost::system::error_code> ReadRing::RunTurns(std::span<const Process> processes) {
+  // Thread t reads windows t, t + 2, ... into slot t and hands each to every stream in turn,
+  // each once that stream processed the window before it (on the other thread): the mutex
+  // orders every process call of a stream. With two streams, one thread runs the second
+  // stream on its window while the other runs the first on the next: both cores hash, each
+  // only bytes it copied itself.
+  auto take_turns = [this, processes](std::size_t first) {
     Cursor c = Start();
     if (first == 1) Step(c);
     for (; !c.end; Step(c), Step(c)) {
       if (!Read(c)) return;  // recorded: the other thread stops at its next turn
-      const Slot* slot = nullptr;
-      {
-        std::unique_lock lock(mutex_);
-        changed_.wait(lock, [&] { return failed_ || processed_[0] == c.index; });
-        if (failed_) return;
-        slot = &slots_[c.index % slots_count_];
+      const RingWindow& window = slots_[c.index % slots_count_].window;  // this thread's own slot
+      for (std::size_t stream = 0; stream < processes.size(); ++stream) {
+        {
+          std::unique_lock lock(mutex_);
+          changed_.wait(lock, [&] { return failed_ || processed_[stream] == c.index; });
+          if (failed_) return;
+        }
+        processes[stream](window);
+        {
+          std::lock_guard lock(mutex_);
+          processed_[stream] = c.index + 1;
+        }
+        changed_.notify_all();
       }
-      process(slot->window);
-      {
-        std::lock_guard lock(mutex_);
-        processed_[0] = c.index + 1;
-      }
-      changed_.notify_all();
     }
   };
   std::thread other(take_turns, 1);
@@ -155,8 +160,18 @@ std::optional<boost::system::error_code> ReadRing::RunTurns(const Process& proce
   return std::nullopt;
 }
 
+std::optional<boost::system::error_code> ReadRing::RunInTurns(const Process& first, const Process& second) {
+  if (readers_ != Readers::kTurns || streams_ != 2)
+    throw std::logic_error("ReadRing::RunInTurns needs kTurns, 2 streams");
+  const std::array<Process, 2> both{first, second};
+  return RunTurns(both);
+}
+
 std::optional<boost::system::error_code> ReadRing::Run(std::size_t stream, const Process& process) {
-  if (readers_ == Readers::kTurns) return RunTurns(process);
+  if (readers_ == Readers::kTurns) {
+    if (streams_ != 1) throw std::logic_error("ReadRing::Run: two streams taking turns run with RunInTurns");
+    return RunTurns(std::span(&process, 1));
+  }
   // Readers::kStreams: this stream reads windows stream, stream + streams, ...
   Cursor reading = Start();
   for (std::size_t k = 0; k < stream; ++k) Step(reading);

@@ -6,11 +6,14 @@
 // - Readers::kStreams: each stream reads every other window itself (two SHA-256 streams over
 //   one read, the copy out of the page cache split between their cores); with one stream and
 //   one slot this is a plain read-then-process loop.
-// - Readers::kTurns: one stream, two threads taking turns: each reads every other window and
-//   processes it itself, in order, while the other thread reads its next one. The bytes are
-//   hashed on the core that copied them (still in its cache), and the copy overlaps the
-//   hashing: where handing a window to another core costs more than the copy (a VM's cores),
-//   this is what keeps one SHA-256 stream at its limit.
+// - Readers::kTurns: two threads taking turns: each reads every other window and processes
+//   it itself, in order, while the other thread reads its next one. The bytes are hashed on
+//   the core that copied them (still in its cache), and the copy overlaps the hashing: where
+//   handing a window to another core costs more than the copy (a VM's cores), this is what
+//   keeps one SHA-256 stream at its limit. With two streams (RunInTurns), a thread runs both
+//   on its window, the second while the other thread runs the first on the next window: two
+//   SHA-256 streams on two cores, no byte crossing cores, no slot written while another core
+//   reads it.
 // `on_read` runs on the thread that read a window, before any stream sees it (a torch zip's
 // CRC-32s, ckpt-convert's copy): one reading thread only, so not with two reading streams;
 // with kTurns it runs on both threads at once, each on its own window (it must touch
@@ -67,6 +70,10 @@ class ReadRing {
   /// Returns the read error that stopped it (for either stream), if any.
   std::optional<boost::system::error_code> Run(std::size_t stream, const Process& process);
 
+  /// Readers::kTurns with two streams: `first` and `second` each see every window in order,
+  /// on the calling thread and one more.
+  std::optional<boost::system::error_code> RunInTurns(const Process& first, const Process& second);
+
  private:
   struct Cursor {
     std::size_t extent = 0;
@@ -87,8 +94,8 @@ class ReadRing {
   [[nodiscard]] bool ReadyLocked(std::uint64_t index) const;
   bool Read(const Cursor& c);  // false: the read failed (recorded)
   std::optional<boost::system::error_code> Failure();
-  void ReadAll();                                                             // Readers::kOwnThread's thread
-  std::optional<boost::system::error_code> RunTurns(const Process& process);  // Readers::kTurns
+  void ReadAll();  // Readers::kOwnThread's thread
+  std::optional<boost::system::error_code> RunTurns(std::span<const Process> processes);  // Readers::kTurns
 
   ExtentAt extent_at_;
   std::size_t count_;
