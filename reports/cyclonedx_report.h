@@ -1,5 +1,6 @@
 // CycloneDX 1.6 JSON (sbom.md): the audited inputs as machine-learning-model components, each
-// with the value --expect-hash pins, its files by SHA-256, its Lensemble parent as pedigree,
+// with the value --expect-hash pins, its files by SHA-256, its Lensemble parent (or, from
+// ckpt-chain, the whole history) as pedigree,
 // the verdict and counts as ckpt-audit: properties, and each security finding as a
 // vulnerability (accepted ones not_affected, with the acceptance's reason).
 #pragma once
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/chain_run.h"
 #include "lib/model/audit_result.h"
 #include "reports/report_context.h"
 
@@ -26,5 +28,11 @@ std::optional<std::int64_t> SourceDateEpochFromEnvironment();
 
 void WriteCycloneDx(std::ostream& out, const std::vector<AuditResult>& results, const ReportContext& context,
                     const CycloneDxOptions& options);
+
+/// ckpt-chain's BOM: the newest round of the history the component, every round before it
+/// (in history order, each with its content hash, files and verdict) its pedigree's ancestors,
+/// the chain's verdict in the metadata's properties.
+void WriteChainCycloneDx(std::ostream& out, const ChainRun& run, const ReportContext& context,
+                         const CycloneDxOptions& options);
 
 }  // namespace ckpt::reports

@@ -8,9 +8,11 @@
 
 #include <boost/json.hpp>
 #include <filesystem>
+#include <fstream>
 
 #include "tests/support/artifact_builder.h"
 #include "tests/support/built_tools.h"
+#include "tests/support/history_builder.h"
 #include "tests/support/pickle_builder.h"
 #include "tests/support/prerequisite.h"
 #include "tests/support/process.h"
@@ -60,6 +62,20 @@ CommandResult Validate(const std::vector<fs::path>& boms) {
   std::string args;
   for (const fs::path& bom : boms) args += " " + ShellQuote(bom);
   return RunCommand(SourceDir() + "/tests/cyclonedx/validate.sh " + ShellQuote(BuildDir()) + args + " 2>&1");
+}
+
+// The bom-ref and the content hash of one history component, and its named property.
+struct RoundSeen {
+  std::string name;
+  std::string version;
+  std::string hash;
+  std::string round;
+  std::string verdict;
+};
+
+RoundSeen SeenOf(const boost::json::value& c) {
+  return {S(c.at("name")), S(c.at("version")), S(c.at("hashes").at(0).at("content")), Property(c, "ckpt-audit:round"),
+          Property(c, "ckpt-audit:verdict")};
 }
 
 class CycloneDx : public ::testing::Test {
@@ -307,6 +323,85 @@ TEST_F(CycloneDx, SourceDateEpochMakesTheBytesTheSameAndDiffRefusesTheFormat) {
   const CommandResult diff =
       RunCommand("cd " + ShellQuote(dir_.path()) + " && " + CKPT_DIFF_BIN + " -f cyclonedx round round 2>&1");
   EXPECT_EQ(diff.exit_code, 2) << diff.output;
+}
+
+// ckpt-chain's BOM: the newest round is the component and every round before it, in order,
+// its pedigree, each with its content hash and its own verdict; the chain's verdict is in the
+// metadata; a tampered round's hash-mismatch and its child's chain-parent-untrusted are
+// vulnerabilities of those rounds. The clean history beside it is the near miss.
+TEST_F(CycloneDx, AChainIsTheNewestRoundWithTheWholeHistoryAsPedigree) {
+  const std::vector<Round> clean = WriteHistory(dir_.path() / "clean", 4);
+  const auto chain_bom = [&](const std::string& name, const std::string& history, int expected_exit) {
+    const fs::path out = dir_.path() / (name + ".cdx.json");
+    const CommandResult run = RunCommand("cd " + ShellQuote(dir_.path()) + " && " + CKPT_CHAIN_BIN +
+                                         " -f cyclonedx -o " + ShellQuote(out) + " " + history + " 2>&1");
+    EXPECT_EQ(run.exit_code, expected_exit) << name << ": " << run.output;
+    boms_.push_back(out);
+    return Read(out);
+  };
+  const boost::json::value passing = chain_bom("chain", "clean", 0);
+  const boost::json::value& head = passing.at("metadata").at("component");
+  EXPECT_EQ(S(head.at("type")), "machine-learning-model");
+  EXPECT_EQ(S(head.at("bom-ref")), "ckpt-audit:clean/round-0003@" + clean[3].hash.substr(0, 16));
+  const RoundSeen newest = SeenOf(head);
+  EXPECT_EQ(newest.name, "round-0003");
+  EXPECT_EQ(newest.version, clean[3].hash);
+  EXPECT_EQ(newest.hash, clean[3].hash);
+  EXPECT_EQ(newest.round, "3");
+  EXPECT_EQ(newest.verdict, "pass");
+  EXPECT_EQ(Property(head, "ckpt-audit:parent-hash"), clean[2].hash);
+  const boost::json::array& ancestors = head.at("pedigree").at("ancestors").as_array();
+  ASSERT_EQ(ancestors.size(), 3u);
+  for (std::size_t k = 0; k < 3; ++k) {
+    const RoundSeen seen = SeenOf(ancestors[k]);
+    EXPECT_EQ(seen.version, clean[k].hash) << k;
+    EXPECT_EQ(seen.hash, clean[k].hash) << k;
+    EXPECT_EQ(seen.round, std::to_string(k));
+    EXPECT_EQ(seen.verdict, "pass") << k;
+    // Each round lists its files by the SHA-256 the audit read.
+    bool weights_seen = false;
+    for (const boost::json::value& file : ancestors[k].at("components").as_array()) {
+      if (S(file.at("name")) != "weights.safetensors") continue;
+      weights_seen = true;
+      EXPECT_EQ(S(file.at("type")), "data");
+      EXPECT_EQ(S(file.at("hashes").at(0).at("content")), Sha256Of(clean[k].dir / "weights.safetensors"));
+    }
+    EXPECT_TRUE(weights_seen) << k;
+  }
+  EXPECT_EQ(Property(ancestors[0], "ckpt-audit:parent-hash"), "null");  // genesis
+  EXPECT_EQ(Property(passing.at("metadata"), "ckpt-audit:chain-verdict"), "pass");
+  EXPECT_EQ(Property(passing.at("metadata"), "ckpt-audit:rounds"), "4");
+  EXPECT_FALSE(passing.as_object().contains("vulnerabilities"));
+
+  // Round 1 tampered: it fails, its child's link is untrusted, and both say so.
+  const std::vector<Round> rounds = WriteHistory(dir_.path() / "tampered", 4);
+  {
+    std::fstream f(rounds[1].dir / "weights.safetensors", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(-1, std::ios::end);
+    f.put('\x7f');
+  }
+  const boost::json::value failing = chain_bom("tampered", "--report json=tampered.json tampered", 1);
+  const boost::json::value& failing_head = failing.at("metadata").at("component");
+  const boost::json::array& failing_ancestors = failing_head.at("pedigree").at("ancestors").as_array();
+  ASSERT_EQ(failing_ancestors.size(), 3u);
+  EXPECT_EQ(SeenOf(failing_ancestors[0]).verdict, "pass");
+  EXPECT_EQ(SeenOf(failing_ancestors[1]).verdict, "fail");
+  EXPECT_NE(SeenOf(failing_ancestors[1]).hash, rounds[1].hash);  // the recomputed hash, not the declared one
+  EXPECT_EQ(S(failing_ancestors[1].at("version")), SeenOf(failing_ancestors[1]).hash);
+  EXPECT_EQ(SeenOf(failing_ancestors[2]).verdict, "fail");
+  EXPECT_EQ(Property(failing.at("metadata"), "ckpt-audit:chain-verdict"), "fail");
+  std::map<std::string, std::string> affected;  // rule id -> the bom-ref it affects
+  for (const boost::json::value& v : failing.at("vulnerabilities").as_array()) {
+    affected[S(v.at("id"))] = S(v.at("affects").at(0).at("ref"));
+  }
+  EXPECT_EQ(affected["hash-mismatch"], S(failing_ancestors[1].at("bom-ref")) + "/header.json");
+  EXPECT_EQ(affected["chain-parent-untrusted"], S(failing_ancestors[2].at("bom-ref")));
+  // The same rounds and verdicts as the chain's own JSON report.
+  const boost::json::value json = Read(dir_.path() / "tampered.json");
+  EXPECT_EQ(json.at("history").as_array().size(), 4u);
+
+  const CommandResult valid = Validate(boms_);
+  EXPECT_EQ(valid.exit_code, 0) << valid.output;
 }
 
 }  // namespace

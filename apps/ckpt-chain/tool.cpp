@@ -19,6 +19,7 @@
 #include "lib/gate/gate.h"
 #include "reports/chain_reports.h"
 #include "reports/ci_reports.h"
+#include "reports/cyclonedx_report.h"
 #include "reports/html_report.h"
 #include "reports/sarif_report.h"
 
@@ -185,6 +186,13 @@ const std::vector<WriterEntry>& Writers() {
                  const auto& context) { ckpt::reports::WriteChainDot(out, run, context); }},
       {"mermaid", [](auto& out, const auto& run, const auto&,
                      const auto& context) { ckpt::reports::WriteChainMermaid(out, run, context); }},
+      {"cyclonedx",
+       [](auto& out, const auto& run, const auto& cli, const auto& context) {
+         ckpt::reports::CycloneDxOptions options;
+         options.source_root = cli.sarif().source_root.string();
+         options.source_date_epoch = ckpt::reports::SourceDateEpochFromEnvironment();
+         ckpt::reports::WriteChainCycloneDx(out, run, context, options);
+       }},
   };
   return writers;
 }

@@ -43,6 +43,7 @@ ChainNode SummarizeAudit(AuditResult&& result, bool hashes_recomputed) {
   node.tool_errors = std::move(result.tool_errors);
   node.audit_findings = std::move(result.findings);
   node.audit_dropped = std::move(result.dropped);
+  for (const WeightFile* wf : a.ListedWeightFiles()) node.weight_files.push_back(wf->name);
   node.files = std::move(result.artifact.files);
   node.kind = result.artifact.kind;
   node.container = result.artifact.container;

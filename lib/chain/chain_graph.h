@@ -19,6 +19,7 @@ struct ChainNode {
   std::vector<Finding> audit_findings;         ///< the artifact's own audit (ckpt-audit rules)
   std::vector<DroppedFindings> audit_dropped;  ///< counted, not kept (per-file cap, --max-findings)
   std::vector<AdmittedFile> files;             ///< what the audit read, with identities (and digests for SARIF)
+  std::vector<std::string> weight_files;       ///< the names of `files` that hold weights
   InputKind kind = InputKind::kLensemble;      ///< a directory or a tar
   std::optional<std::pair<std::string, std::uint64_t>> container;  ///< the tar, for a tar round
   std::vector<std::string> tool_errors;                            ///< the artifact could not be audited
