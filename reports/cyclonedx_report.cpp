@@ -201,8 +201,12 @@ Built ArtifactComponent(const AuditResult& result, const ReportContext& context,
   c["bom-ref"] = ref;
   c["name"] = BoundedText(ComponentName(a));
   const bool hub = a.remote && a.remote->scheme == "hf";
-  if (a.header && a.header->content_hash) {
-    c["version"] = *a.header->content_hash;
+  // A round's version is its content hash as recomputed (a tampered round's differs from the
+  // one it declares), the declared one only when none was computed (--no-hash).
+  if (a.header && a.computed_hash) {
+    c["version"] = *a.computed_hash;
+  } else if (a.header && a.header->content_hash) {
+    c["version"] = BoundedText(*a.header->content_hash);
   } else if (hub && a.remote->commit) {
     c["version"] = *a.remote->commit;
   } else if (pin.value) {
@@ -402,17 +406,18 @@ void WriteChainCycloneDx(std::ostream& out, const ChainRun& run, const ReportCon
   boost::json::array components;
   boost::json::array vulnerabilities;
   std::map<std::size_t, std::string> refs;
-  boost::json::array ancestors;
-  for (std::size_t k = 0; k < run.history.size(); ++k) {
-    Built built = RoundComponent(run, run.history[k], context, options, finding_number);
-    refs.emplace(run.history[k], std::string(built.component.at("bom-ref").as_string()));
+  boost::json::array rounds;
+  for (const std::size_t node : run.history) {
+    Built built = RoundComponent(run, node, context, options, finding_number);
+    refs.emplace(node, std::string(built.component.at("bom-ref").as_string()));
     for (boost::json::value& v : built.vulnerabilities) vulnerabilities.push_back(std::move(v));
-    if (k + 1 < run.history.size()) {
-      ancestors.push_back(std::move(built.component));
-    } else {
-      if (!ancestors.empty()) built.component["pedigree"] = {{"ancestors", std::move(ancestors)}};
-      components.push_back(std::move(built.component));
-    }
+    rounds.push_back(std::move(built.component));
+  }
+  if (!rounds.empty()) {
+    boost::json::object newest = std::move(rounds.back().as_object());
+    rounds.pop_back();
+    if (!rounds.empty()) newest["pedigree"] = {{"ancestors", std::move(rounds)}};
+    components.push_back(std::move(newest));
   }
   // The chain's own security findings, on the round they are about (else the newest round).
   for (const ChainFinding& f : run.findings) {

@@ -400,6 +400,9 @@ TEST_F(CycloneDx, AChainIsTheNewestRoundWithTheWholeHistoryAsPedigree) {
   const boost::json::value json = Read(dir_.path() / "tampered.json");
   EXPECT_EQ(json.at("history").as_array().size(), 4u);
 
+  // The report goldens' BOMs (a tampered artifact, a history with a gap and a fork) too.
+  boms_.push_back(fs::path(SourceDir()) / "fixtures/golden/ckpt-audit-tampered.cdx.json");
+  boms_.push_back(fs::path(SourceDir()) / "fixtures/golden/ckpt-chain-gap-fork.cdx.json");
   const CommandResult valid = Validate(boms_);
   EXPECT_EQ(valid.exit_code, 0) << valid.output;
 }

@@ -16,6 +16,7 @@
 #include "engine/chain_run.h"
 #include "engine/diff_run.h"
 #include "reports/chain_reports.h"
+#include "reports/cyclonedx_report.h"
 #include "reports/diff_reports.h"
 #include "reports/json_pretty.h"
 #include "reports/json_report.h"
@@ -117,6 +118,33 @@ TEST(ReportGolden, ChainTextAndJson) {
   ExpectGolden(Normalize(text.str(), dir.path()), "fixtures/golden/ckpt-chain-gap-fork.txt");
   ExpectGolden(NormalizeJson(reports::ChainReportToJson(run, context), dir.path()),
                "fixtures/golden/ckpt-chain-gap-fork.json");
+}
+
+// The CycloneDX BOMs of the same two runs as the tools write them with SOURCE_DATE_EPOCH set
+// (the same bytes every run), the files listed by the SHA-256 of the audit's own reads: the
+// tampered artifact with its vulnerabilities; the history with its gap and its fork, every
+// round before the newest its pedigree.
+TEST(ReportGolden, AuditAndChainCycloneDx) {
+  TempDir dir;
+  AuditOptions digested;
+  digested.digest_files = true;
+  WriteFiles(TamperedFiles(), dir.path() / "tampered");
+  std::vector<AuditResult> results;
+  results.push_back(AuditPath((fs::absolute(dir.path()) / "tampered").string(), digested));
+  reports::ReportContext context;
+  const reports::CycloneDxOptions options{fs::absolute(dir.path()).string(), 1'700'000'000};
+  std::ostringstream audit_bom;
+  reports::WriteCycloneDx(audit_bom, results, context, options);
+  ExpectGolden(Normalize(audit_bom.str(), dir.path()), "fixtures/golden/ckpt-audit-tampered.cdx.json");
+
+  ChainRunOptions chain_options;
+  chain_options.jobs = 2;
+  chain_options.policy.digest_files = true;
+  const ChainRun run = RunGapAndFork(dir.path(), chain_options);
+  context.tool_name = "ckpt-chain";
+  std::ostringstream chain_bom;
+  reports::WriteChainCycloneDx(chain_bom, run, context, options);
+  ExpectGolden(Normalize(chain_bom.str(), dir.path()), "fixtures/golden/ckpt-chain-gap-fork.cdx.json");
 }
 
 TEST(ReportGolden, DiffTextAndJson) {
