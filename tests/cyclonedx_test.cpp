@@ -9,13 +9,16 @@
 #include <boost/json.hpp>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "tests/support/artifact_builder.h"
 #include "tests/support/built_tools.h"
+#include "tests/support/gguf_builder.h"
 #include "tests/support/history_builder.h"
 #include "tests/support/pickle_builder.h"
 #include "tests/support/prerequisite.h"
 #include "tests/support/process.h"
+#include "tests/support/tar_builder.h"
 
 namespace ckpt::testing {
 namespace {
@@ -323,6 +326,60 @@ TEST_F(CycloneDx, SourceDateEpochMakesTheBytesTheSameAndDiffRefusesTheFormat) {
   const CommandResult diff =
       RunCommand("cd " + ShellQuote(dir_.path()) + " && " + CKPT_DIFF_BIN + " -f cyclonedx round round 2>&1");
   EXPECT_EQ(diff.exit_code, 2) << diff.output;
+}
+
+// One BOM per single-file kind a user brings (GGUF, a torch.save zip, a legacy torch file,
+// NumPy .npy and .npz, a plain pickle, a Lensemble round as a tar): the component is the file
+// with its kind, pinned by its SHA-256, the file nested with the same digest, the verdict the
+// exit code's. The pickle that imports os.system fails, its finding a vulnerability of the file.
+TEST_F(CycloneDx, EverySingleFileKindIsAModelComponentPinnedByItsSha256) {
+  struct Case {
+    std::string file;
+    std::string bytes;
+    std::string kind;
+    int exit_code = 0;
+  };
+  std::vector<Case> cases = {
+      {"model.gguf", gg::Build(gg::Several()), "gguf"},
+      {"model.pt", pk::OneTensorZip(), "torch-zip"},
+      {"legacy.pt", pk::OneTensorLegacy(), "torch-legacy"},
+      {"array.npy", pk::Npy("<f4", {2, 3}), "numpy"},
+      {"arrays.npz", pk::NpzOf({{"a.npy", pk::Npy("<f4", {4})}}), "npz"},
+      {"exploit.pkl", pk::SystemPickle("true"), "pickle", 1},
+      {"round.tar", BuildTar(TarOfFiles(ArtifactSpec::Clean().Build())), "lensemble-tar"},
+  };
+  fs::create_directories(dir_.path() / "kinds");
+  for (const Case& c : cases) {
+    WriteText(dir_.path() / "kinds" / c.file, c.bytes);
+    const boost::json::value bom = Read(Bom("kind-" + c.kind, "kinds/" + c.file, c.exit_code));
+    const boost::json::value& component = bom.at("metadata").at("component");
+    const std::string sha256 = Sha256Of(dir_.path() / "kinds" / c.file);
+    EXPECT_EQ(S(component.at("type")), "machine-learning-model") << c.kind;
+    EXPECT_EQ(S(component.at("name")), c.file);
+    EXPECT_EQ(Property(component, "ckpt-audit:kind"), c.kind);
+    EXPECT_EQ(Property(component, "ckpt-audit:verdict"), c.exit_code == 0 ? "pass" : "fail") << c.kind;
+    if (c.kind != "lensemble-tar") {  // a round's pin is its content hash, checked above
+      EXPECT_EQ(S(component.at("hashes").at(0).at("content")), sha256) << c.kind;
+      EXPECT_EQ(S(component.at("bom-ref")), "ckpt-audit:kinds/" + c.file + "@" + sha256.substr(0, 16));
+      ASSERT_EQ(component.at("components").as_array().size(), 1U) << c.kind;
+      EXPECT_EQ(S(component.at("components").at(0).at("hashes").at(0).at("content")), sha256) << c.kind;
+    } else {
+      // A tar's members are its files, each with the digest of its bytes in the tar.
+      std::set<std::string> members;
+      for (const boost::json::value& f : component.at("components").as_array()) {
+        members.insert(S(f.at("name")));
+        EXPECT_EQ(S(f.at("hashes").at(0).at("content")).size(), 64U) << S(f);
+      }
+      EXPECT_TRUE(members.count("header.json") == 1 && members.count("weights.safetensors") == 1) << S(component);
+    }
+    if (c.exit_code != 0) {
+      const boost::json::value& v = bom.at("vulnerabilities").at(0);
+      EXPECT_EQ(S(v.at("affects").at(0).at("ref")), S(component.at("components").at(0).at("bom-ref")));
+      EXPECT_EQ(S(v.at("ratings").at(0).at("severity")), "high");
+    }
+  }
+  const CommandResult valid = Validate(boms_);
+  EXPECT_EQ(valid.exit_code, 0) << valid.output;
 }
 
 // ckpt-chain's BOM: the newest round is the component and every round before it, in order,
