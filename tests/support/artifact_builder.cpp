@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 
 namespace ckpt::testing {
@@ -166,27 +167,77 @@ std::string SafetensorsFile(const std::string& header_json, const std::string& d
   return out + header_json + data;
 }
 
-std::string SafetensorsFor(const std::vector<const TensorSpec*>& tensors,
-                           const std::vector<std::pair<std::string, std::string>>& metadata) {
+namespace {
+
+// A safetensors file's bytes before its data: the length, the header (offsets in `tensors`'
+// order), padded with spaces to 8 bytes as canonical writers do.
+std::string SafetensorsPrefix(const std::vector<const TensorSpec*>& tensors,
+                              const std::vector<std::pair<std::string, std::string>>& metadata) {
   boost::json::object header;
   if (!metadata.empty()) {
     boost::json::object meta;
     for (const auto& [k, v] : metadata) meta[k] = v;
     header["__metadata__"] = std::move(meta);
   }
-  std::string data;
+  std::uint64_t offset = 0;
   for (const TensorSpec* t : tensors) {
     boost::json::array shape;
     for (std::uint64_t d : t->shape) shape.push_back(d);
-    header[t->name] =
-        boost::json::object{{"dtype", SafetensorsDtype(t->dtype)},
-                            {"shape", shape},
-                            {"data_offsets", boost::json::array{data.size(), data.size() + t->data.size()}}};
-    data += t->data;
+    header[t->name] = boost::json::object{{"dtype", SafetensorsDtype(t->dtype)},
+                                          {"shape", shape},
+                                          {"data_offsets", boost::json::array{offset, offset + t->data.size()}}};
+    offset += t->data.size();
   }
   std::string text = boost::json::serialize(header);
-  text.append((8 - text.size() % 8) % 8, ' ');  // canonical writers pad with spaces to 8 bytes
-  return SafetensorsFile(text, data);
+  text.append((8 - text.size() % 8) % 8, ' ');
+  return SafetensorsFile(text, "");
+}
+
+// One file of an artifact: its leading bytes, then the bytes of `data`'s tensors in order.
+struct PlannedFile {
+  std::string name;
+  std::string prefix;
+  std::vector<const TensorSpec*> data;
+};
+
+// The files of `spec` (every tensor's bytes filled) as Build() lays them out.
+std::vector<PlannedFile> PlanFiles(const ArtifactSpec& spec) {
+  std::vector<PlannedFile> files;
+  files.push_back({"header.json", boost::json::serialize(spec.HeaderJson()), {}});
+  std::vector<const TensorSpec*> sorted;
+  for (const TensorSpec& t : spec.tensors) sorted.push_back(&t);
+  std::sort(sorted.begin(), sorted.end(), [](const TensorSpec* a, const TensorSpec* b) { return a->name < b->name; });
+  if (spec.shards == 0) {
+    files.push_back({"weights.safetensors", SafetensorsPrefix(sorted, spec.metadata), sorted});
+    return files;
+  }
+  boost::json::object map;
+  std::uint64_t total = 0;
+  for (std::uint32_t s = 0; s < spec.shards; ++s) {
+    std::vector<const TensorSpec*> part;
+    for (std::size_t i = 0; i < sorted.size(); ++i) {
+      if (i * spec.shards / sorted.size() == s) part.push_back(sorted[i]);
+    }
+    for (const TensorSpec* t : part) {
+      map[t->name] = ShardFileName(s, spec.shards);
+      total += t->data.size();
+    }
+    files.push_back({ShardFileName(s, spec.shards), SafetensorsPrefix(part, spec.metadata), part});
+  }
+  files.push_back(
+      {"weights.index.json",
+       boost::json::serialize(boost::json::object{{"metadata", {{"total_size", total}}}, {"weight_map", map}}),
+       {}});
+  return files;
+}
+
+}  // namespace
+
+std::string SafetensorsFor(const std::vector<const TensorSpec*>& tensors,
+                           const std::vector<std::pair<std::string, std::string>>& metadata) {
+  std::string out = SafetensorsPrefix(tensors, metadata);
+  for (const TensorSpec* t : tensors) out += t->data;
+  return out;
 }
 
 SafetensorsParts SplitSafetensors(const std::string& file) {
@@ -197,33 +248,36 @@ SafetensorsParts SplitSafetensors(const std::string& file) {
 }
 
 Files ArtifactSpec::Build() const {
-  ArtifactSpec spec = *this;
-  spec.FillData();
+  std::optional<ArtifactSpec> filled;
+  if (std::any_of(tensors.begin(), tensors.end(), [](const TensorSpec& t) { return t.data.empty(); })) {
+    filled = *this;
+    filled->FillData();
+  }
   Files files;
-  files["header.json"] = boost::json::serialize(spec.HeaderJson());
-  std::vector<const TensorSpec*> sorted;
-  for (const TensorSpec& t : spec.tensors) sorted.push_back(&t);
-  std::sort(sorted.begin(), sorted.end(), [](const TensorSpec* a, const TensorSpec* b) { return a->name < b->name; });
-  if (shards == 0) {
-    files["weights.safetensors"] = SafetensorsFor(sorted, metadata);
-    return files;
+  for (PlannedFile& f : PlanFiles(filled ? *filled : *this)) {
+    std::string& bytes = files[f.name];
+    std::size_t size = f.prefix.size();
+    for (const TensorSpec* t : f.data) size += t->data.size();
+    bytes.reserve(size);
+    bytes = std::move(f.prefix);
+    for (const TensorSpec* t : f.data) bytes += t->data;
   }
-  boost::json::object map;
-  std::uint64_t total = 0;
-  for (std::uint32_t s = 0; s < shards; ++s) {
-    std::vector<const TensorSpec*> part;
-    for (std::size_t i = 0; i < sorted.size(); ++i) {
-      if (i * shards / sorted.size() == s) part.push_back(sorted[i]);
-    }
-    for (const TensorSpec* t : part) {
-      map[t->name] = ShardFileName(s, shards);
-      total += t->data.size();
-    }
-    files[ShardFileName(s, shards)] = SafetensorsFor(part, metadata);
-  }
-  files["weights.index.json"] =
-      boost::json::serialize(boost::json::object{{"metadata", {{"total_size", total}}}, {"weight_map", map}});
   return files;
+}
+
+void ArtifactSpec::Write(const std::filesystem::path& dir) const {
+  std::optional<ArtifactSpec> filled;
+  if (std::any_of(tensors.begin(), tensors.end(), [](const TensorSpec& t) { return t.data.empty(); })) {
+    filled = *this;
+    filled->FillData();
+  }
+  std::filesystem::create_directories(dir);
+  for (const PlannedFile& f : PlanFiles(filled ? *filled : *this)) {
+    std::ofstream out(dir / f.name, std::ios::binary | std::ios::trunc);
+    out.write(f.prefix.data(), static_cast<std::streamsize>(f.prefix.size()));
+    for (const TensorSpec* t : f.data) out.write(t->data.data(), static_cast<std::streamsize>(t->data.size()));
+    if (!out) throw std::runtime_error("cannot write " + (dir / f.name).string());
+  }
 }
 
 void WriteFiles(const Files& files, const std::filesystem::path& dir) {

@@ -49,6 +49,9 @@ struct ArtifactSpec {
   [[nodiscard]] boost::json::object HeaderJson() const;
   /// header.json, weight file(s) and, when sharded, weights.index.json.
   [[nodiscard]] Files Build() const;
+  /// Writes Build()'s files to `dir`, each tensor's bytes straight from the spec (a
+  /// gigabyte of perf fixture is never assembled in memory).
+  void Write(const std::filesystem::path& dir) const;
 };
 
 /// Little-endian float32 element bytes, for TensorSpec::data.

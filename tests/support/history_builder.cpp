@@ -19,7 +19,7 @@ ArtifactSpec RoundSpec(std::uint64_t index, const std::optional<std::string>& pa
 Round WriteRound(const std::filesystem::path& root, const std::string& name, ArtifactSpec spec) {
   Round round{std::move(spec), "", root / name};
   round.hash = round.spec.ContentHash();
-  WriteFiles(round.spec.Build(), round.dir);
+  round.spec.Write(round.dir);
   return round;
 }
 

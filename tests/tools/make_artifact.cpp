@@ -1,7 +1,7 @@
 // ckpt-make-artifact: writes a generated, valid artifact for benchmarks and demos.
 //   ckpt-make-artifact OUT_DIR [TENSORS [BYTES_PER_TENSOR [SHARDS]]]
-// Files are assembled in memory before writing: fine for the 1 GiB benchmark artifact
-// on a 24 GiB machine, not meant for anything larger.
+// The tensors' bytes are generated in memory and written from there (1 GiB benchmark
+// artifact: 1 GiB of memory), not meant for anything much larger.
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -21,7 +21,7 @@ int main(int argc, char** argv) try {
   const auto shards = static_cast<std::uint32_t>(argc > 4 ? std::stoul(argv[4]) : 0);
   ckpt::testing::ArtifactSpec spec = ckpt::testing::ArtifactSpec::Uniform(tensors, bytes);
   spec.shards = shards;
-  ckpt::testing::WriteFiles(spec.Build(), argv[1]);
+  spec.Write(argv[1]);
   std::cout << spec.ContentHash() << "\n";
   return 0;
 } catch (const std::exception& e) {
