@@ -503,6 +503,27 @@ model = [f for f in a["files"] if f["name"] == "model.safetensors"][0]
 assert model["lfs_oid"] and model["url"].endswith("X-Amz-Signature=REDACTED&Expires=REDACTED"), model
 assert a["verdict"] == "pass", a["findings"]
 PY
+echo "== hf:// as a CycloneDX BOM: org/name at its commit (purl), each file by the SHA-256 the audit read, no token"
+HF_TOKEN=hf_SeCrEtToKeN audit --format cyclonedx hf://org/tiny@main >"$work"/hub.cdx.json 2>"$work"/hub.cdx.err ||
+  fail "hf://org/tiny@main (cyclonedx) did not pass: $(head -c 1500 "$work"/hub.cdx.err)"
+grep -q -e hf_SeCrEtToKeN -e s3cr3t-signature "$work"/hub.cdx.json && fail "the token or the CDN signature reached the BOM"
+$py - "$work"/hub.cdx.json "$work"/hub.json "$commit" <<'PY' || fail "hf:// BOM"
+import json, sys
+bom = json.load(open(sys.argv[1]))
+report = json.load(open(sys.argv[2]))["artifacts"][0]
+commit = sys.argv[3]
+c = bom["metadata"]["component"]
+assert c["type"] == "machine-learning-model" and c["name"] == "org/tiny", c
+assert c["version"] == commit and c["purl"] == "pkg:huggingface/org/tiny@" + commit, c
+assert c["bom-ref"].startswith("ckpt-audit:hf://org/tiny@" + commit + "@"), c["bom-ref"]
+digests = {f["name"]: f["sha256"] for f in report["files"] if f.get("sha256")}
+listed = {f["name"]: f["hashes"][0]["content"] for f in c["components"] if "hashes" in f}
+assert listed and listed == digests, (listed, digests)
+props = {p["name"]: p["value"] for p in c["properties"]}
+assert props["ckpt-audit:verdict"] == "pass" and props["ckpt-audit:kind"] == report["kind"], props
+PY
+"$src"/tests/cyclonedx/validate.sh "$bin/.." "$work"/hub.cdx.json >"$work"/cdx-validate.txt 2>&1 ||
+  fail "the hf:// BOM does not validate: $(tail -5 "$work"/cdx-validate.txt)"
 audit --format json "hf://org/bad@$commit" >"$work"/bad.json 2>&1 && fail "a wrong lfs.oid passed: $(grep -A3 tool_errors "$work"/bad.json | head -c 600)"
 grep -q "model-blob-digest" "$work"/bad.json || fail "a wrong lfs.oid is not model-blob-digest"
 grep -q "is the LFS object f* but its content hashes to" "$work"/bad.json || fail "model-blob-digest wording"
