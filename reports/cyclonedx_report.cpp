@@ -376,15 +376,31 @@ void WriteBom(std::ostream& out, boost::json::array components, boost::json::arr
 
 }  // namespace
 
-std::optional<std::int64_t> SourceDateEpochFromEnvironment() {
+namespace {
+
+// The last second a four-digit year can name: 9999-12-31T23:59:59Z.
+constexpr std::int64_t kLastFourDigitYearSecond = 253'402'300'799;
+
+// SOURCE_DATE_EPOCH's value, or why it has none usable; nullopt value and no problem: unset.
+std::pair<std::optional<std::int64_t>, std::optional<std::string>> ReadSourceDateEpoch() {
   const char* text = std::getenv("SOURCE_DATE_EPOCH");
-  if (text == nullptr || *text == '\0') return std::nullopt;
+  if (text == nullptr || *text == '\0') return {std::nullopt, std::nullopt};
   std::int64_t value = 0;
   const std::string_view view(text);
   const auto [end, error] = std::from_chars(view.data(), view.data() + view.size(), value);
-  if (error != std::errc() || end != view.data() + view.size() || value < 0) return std::nullopt;
-  return value;
+  if (error != std::errc() || end != view.data() + view.size() || value < 0 || value > kLastFourDigitYearSecond) {
+    return {std::nullopt, "SOURCE_DATE_EPOCH must be a whole number of seconds since 1970 up to " +
+                              std::to_string(kLastFourDigitYearSecond) + " (9999-12-31T23:59:59Z), not " +
+                              QuoteForMessage(view, 40)};
+  }
+  return {value, std::nullopt};
 }
+
+}  // namespace
+
+std::optional<std::int64_t> SourceDateEpochFromEnvironment() { return ReadSourceDateEpoch().first; }
+
+std::optional<std::string> SourceDateEpochProblem() { return ReadSourceDateEpoch().second; }
 
 void WriteCycloneDx(std::ostream& out, const std::vector<AuditResult>& results, const ReportContext& context,
                     const CycloneDxOptions& options) {

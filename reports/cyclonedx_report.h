@@ -23,8 +23,14 @@ struct CycloneDxOptions {
   std::optional<std::int64_t> source_date_epoch;
 };
 
-/// SOURCE_DATE_EPOCH from the environment, when it is a whole number of seconds.
+/// SOURCE_DATE_EPOCH from the environment, when it is a whole number of seconds from
+/// 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z (what a CycloneDX date-time can say).
 std::optional<std::int64_t> SourceDateEpochFromEnvironment();
+
+/// Why SOURCE_DATE_EPOCH, set and not empty, cannot date a BOM (the reproducible-builds
+/// convention: a malformed value is an error, never silently the current time); nullopt when
+/// it is unset, empty or valid.
+std::optional<std::string> SourceDateEpochProblem();
 
 void WriteCycloneDx(std::ostream& out, const std::vector<AuditResult>& results, const ReportContext& context,
                     const CycloneDxOptions& options);

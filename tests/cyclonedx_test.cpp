@@ -319,6 +319,36 @@ TEST_F(CycloneDx, SourceDateEpochMakesTheBytesTheSameAndDiffRefusesTheFormat) {
     j->at("metadata").as_object().erase("timestamp");
   }
   EXPECT_EQ(boost::json::serialize(ja), boost::json::serialize(jb));
+  // A SOURCE_DATE_EPOCH that cannot date a BOM is a usage error, never silently now: not a
+  // number, negative, or past 9999-12-31T23:59:59Z (a date-time the schema refuses). An empty
+  // one is unset, and a report that is not a BOM does not read it.
+  for (const char* bad : {"abc", "-1", "1700000000.5", "253402300800", "99999999999999"}) {
+    const CommandResult refused =
+        RunCommand("cd " + ShellQuote(dir_.path()) + " && SOURCE_DATE_EPOCH=" + ShellQuote(bad) + " " + CKPT_AUDIT_BIN +
+                   " -f cyclonedx round 2>&1");
+    EXPECT_EQ(refused.exit_code, 2) << bad << ": " << refused.output;
+    EXPECT_NE(refused.output.find("SOURCE_DATE_EPOCH must be a whole number of seconds since 1970"), std::string::npos)
+        << refused.output;
+  }
+  const CommandResult last = RunCommand("cd " + ShellQuote(dir_.path()) + " && SOURCE_DATE_EPOCH=253402300799 " +
+                                        CKPT_AUDIT_BIN + " --report cyclonedx=last.cdx.json round 2>&1");
+  EXPECT_EQ(last.exit_code, 0) << last.output;
+  EXPECT_EQ(Read(dir_.path() / "last.cdx.json").at("metadata").at("timestamp"), "9999-12-31T23:59:59Z");
+  boms_.push_back(dir_.path() / "last.cdx.json");
+  for (const std::string& fine : {std::string("SOURCE_DATE_EPOCH= ") + CKPT_AUDIT_BIN + " -f cyclonedx round",
+                                  std::string("SOURCE_DATE_EPOCH=abc ") + CKPT_AUDIT_BIN + " -f json round"}) {
+    const CommandResult quiet_run = RunCommand("cd " + ShellQuote(dir_.path()) + " && " + fine + " >/dev/null 2>&1");
+    EXPECT_EQ(quiet_run.exit_code, 0) << fine;
+  }
+  // ckpt-chain the same (a lone round 1 is a chain finding, exit 1; the refusal is exit 2).
+  const auto chain = [&](const std::string& epoch, const std::string& format) {
+    return RunCommand("cd " + ShellQuote(dir_.path()) + " && SOURCE_DATE_EPOCH=" + epoch + " " + CKPT_CHAIN_BIN +
+                      " -f " + format + " round 2>&1");
+  };
+  EXPECT_EQ(chain("abc", "json").exit_code, 1);
+  const CommandResult chain_refused = chain("abc", "cyclonedx");
+  EXPECT_EQ(chain_refused.exit_code, 2) << chain_refused.output;
+  EXPECT_NE(chain_refused.output.find("SOURCE_DATE_EPOCH must be"), std::string::npos) << chain_refused.output;
   // --report beside the text report; ckpt-diff writes no BOM.
   const CommandResult beside = Audit(dir_.path(), "--report cyclonedx=beside.cdx.json round 2>&1");
   EXPECT_EQ(beside.exit_code, 0) << beside.output;

@@ -20,6 +20,7 @@
 #include "lib/core/text.h"
 #include "lib/load/input.h"
 #include "lib/remote/remote_source.h"
+#include "reports/cyclonedx_report.h"
 #include "reports/rule_catalog_report.h"
 
 namespace ckpt::cli {
@@ -532,6 +533,11 @@ std::optional<int> CommonCli::ApplyAllowGroups(AuditOptions& policy) {
   bool files_listed = format_ == "sarif" || format_ == "cyclonedx";
   for (const auto& [format, file] : extras_) files_listed = files_listed || format == "sarif" || format == "cyclonedx";
   policy.digest_files = files_listed || (gate_ && !gate_->gate.acceptances.empty()) || Has("write-acceptances");
+  bool bom = format_ == "cyclonedx";
+  for (const auto& [format, file] : extras_) bom = bom || format == "cyclonedx";
+  if (bom) {
+    if (auto problem = reports::SourceDateEpochProblem()) return UsageError(*problem);
+  }
   policy.excluded_outputs = reports_inside_;
   for (const std::string& group : allow_groups_) {
     if (group.empty()) return UsageError("--allow-group needs a non-empty group name");
