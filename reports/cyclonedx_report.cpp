@@ -190,11 +190,27 @@ struct Built {
   boost::json::array vulnerabilities;
 };
 
+// What one BOM numbers and names across its components: vulnerabilities in order, and every
+// component's bom-ref once (the same input given twice gets "#2" after its reference, and
+// its files after that).
+struct BomNames {
+  std::size_t finding_number = 0;
+  std::set<std::string> refs;
+
+  std::string Unique(const std::string& ref) {
+    if (refs.insert(ref).second) return ref;
+    for (std::size_t k = 2;; ++k) {
+      std::string numbered = ref + "#" + std::to_string(k);
+      if (refs.insert(numbered).second) return numbered;
+    }
+  }
+};
+
 Built ArtifactComponent(const AuditResult& result, const ReportContext& context, const CycloneDxOptions& options,
-                        std::size_t& finding_number) {
+                        BomNames& names) {
   const Artifact& a = result.artifact;
   const Artifact::PinTarget pin = a.PinnedValue();
-  const std::string ref = BomRef(a.path, options.source_root, pin.value);
+  const std::string ref = names.Unique(BomRef(a.path, options.source_root, pin.value));
   Built built;
   boost::json::object& c = built.component;
   c["type"] = "machine-learning-model";
@@ -293,7 +309,8 @@ Built ArtifactComponent(const AuditResult& result, const ReportContext& context,
 
   // Each security finding, on the file it is in (the input itself when it names none).
   for (const Finding& f : result.findings) {
-    if (f.rule->security) built.vulnerabilities.push_back(Vulnerability(f, AffectedRef(f, files, ref), finding_number));
+    if (f.rule->security)
+      built.vulnerabilities.push_back(Vulnerability(f, AffectedRef(f, files, ref), names.finding_number));
   }
   return built;
 }
@@ -301,10 +318,10 @@ Built ArtifactComponent(const AuditResult& result, const ReportContext& context,
 // One round of a chain: its content hash (recomputed; with --no-hash the declared one is only
 // its version), its files, its own verdict and counts (its audit's and the chain's findings on it).
 Built RoundComponent(const ChainRun& run, std::size_t index, const ReportContext& context,
-                     const CycloneDxOptions& options, std::size_t& finding_number) {
+                     const CycloneDxOptions& options, BomNames& names) {
   const ChainNode& n = run.graph.nodes[index];
   const std::optional<std::string> pin = n.computed_hash;
-  const std::string ref = BomRef(n.path, options.source_root, pin);
+  const std::string ref = names.Unique(BomRef(n.path, options.source_root, pin));
   Built built;
   boost::json::object& c = built.component;
   c["type"] = "machine-learning-model";
@@ -329,7 +346,8 @@ Built RoundComponent(const ChainRun& run, std::size_t index, const ReportContext
   }
   c["properties"] = std::move(properties);
   for (const Finding& f : n.audit_findings) {
-    if (f.rule->security) built.vulnerabilities.push_back(Vulnerability(f, AffectedRef(f, files, ref), finding_number));
+    if (f.rule->security)
+      built.vulnerabilities.push_back(Vulnerability(f, AffectedRef(f, files, ref), names.finding_number));
   }
   return built;
 }
@@ -404,11 +422,11 @@ std::optional<std::string> SourceDateEpochProblem() { return ReadSourceDateEpoch
 
 void WriteCycloneDx(std::ostream& out, const std::vector<AuditResult>& results, const ReportContext& context,
                     const CycloneDxOptions& options) {
-  std::size_t finding_number = 0;
+  BomNames names;
   boost::json::array components;
   boost::json::array vulnerabilities;
   for (const AuditResult& result : results) {
-    Built built = ArtifactComponent(result, context, options, finding_number);
+    Built built = ArtifactComponent(result, context, options, names);
     components.push_back(std::move(built.component));
     for (boost::json::value& v : built.vulnerabilities) vulnerabilities.push_back(std::move(v));
   }
@@ -418,13 +436,13 @@ void WriteCycloneDx(std::ostream& out, const std::vector<AuditResult>& results, 
 void WriteChainCycloneDx(std::ostream& out, const ChainRun& run, const ReportContext& context,
                          const CycloneDxOptions& options) {
   // The newest round is the component; every round before it, in history order, its pedigree.
-  std::size_t finding_number = 0;
+  BomNames names;
   boost::json::array components;
   boost::json::array vulnerabilities;
   std::map<std::size_t, std::string> refs;
   boost::json::array rounds;
   for (const std::size_t node : run.history) {
-    Built built = RoundComponent(run, node, context, options, finding_number);
+    Built built = RoundComponent(run, node, context, options, names);
     refs.emplace(node, std::string(built.component.at("bom-ref").as_string()));
     for (boost::json::value& v : built.vulnerabilities) vulnerabilities.push_back(std::move(v));
     rounds.push_back(std::move(built.component));
@@ -444,7 +462,7 @@ void WriteChainCycloneDx(std::ostream& out, const ChainRun& run, const ReportCon
     } else if (!run.history.empty()) {
       affects = refs.at(run.history.back());
     }
-    vulnerabilities.push_back(Vulnerability(f.finding, affects, finding_number));
+    vulnerabilities.push_back(Vulnerability(f.finding, affects, names.finding_number));
   }
   const int exit_code = ChainExitCode(run, context.threshold);
   boost::json::array chain{Property("chain-verdict", exit_code == 0   ? "pass"

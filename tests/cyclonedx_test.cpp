@@ -178,6 +178,17 @@ TEST_F(CycloneDx, EachInputKindIsAComponentWithItsPinItsFilesAndItsVerdict) {
   EXPECT_EQ(S(parameters.at("modelArchitecture")), "LlamaForCausalLM");
 
   // Several inputs: each a top-level component, no metadata.component.
+  // The same input given twice is two components, each reference once in the BOM.
+  const boost::json::value twice = Read(Bom("twice", "round ./round"));
+  std::set<std::string> twice_refs;
+  std::size_t twice_count = 0;
+  for (const boost::json::value& c : twice.at("components").as_array()) {
+    twice_refs.insert(S(c.at("bom-ref")));
+    for (const boost::json::value& f : c.at("components").as_array()) twice_refs.insert(S(f.at("bom-ref")));
+    twice_count += 1 + c.at("components").as_array().size();
+  }
+  EXPECT_EQ(twice_refs.size(), twice_count);
+  EXPECT_EQ(S(twice.at("components").at(1).at("bom-ref")), S(twice.at("components").at(0).at("bom-ref")) + "#2");
   const boost::json::value both = Read(Bom("both", "round plain.safetensors"));
   EXPECT_FALSE(Obj(both, "metadata").contains("component"));
   ASSERT_EQ(both.at("components").as_array().size(), 2U);
