@@ -530,12 +530,13 @@ std::optional<int> CommonCli::ApplyAllowGroups(AuditOptions& policy) {
   }
   // SARIF and the CycloneDX BOM list each file read with its SHA-256; a reviewed acceptance
   // holds only for the bytes it names, so their digests come from the audit's own reads.
-  bool files_listed = format_ == "sarif" || format_ == "cyclonedx";
-  for (const auto& [format, file] : extras_) files_listed = files_listed || format == "sarif" || format == "cyclonedx";
-  policy.digest_files = files_listed || (gate_ && !gate_->gate.acceptances.empty()) || Has("write-acceptances");
-  bool bom = format_ == "cyclonedx";
-  for (const auto& [format, file] : extras_) bom = bom || format == "cyclonedx";
-  if (bom) {
+  const auto writes = [this](std::string_view wanted) {  // -f or any --report
+    return format_ == wanted ||
+           std::any_of(extras_.begin(), extras_.end(), [&](const auto& extra) { return extra.first == wanted; });
+  };
+  policy.digest_files =
+      writes("sarif") || writes("cyclonedx") || (gate_ && !gate_->gate.acceptances.empty()) || Has("write-acceptances");
+  if (writes("cyclonedx")) {
     if (auto problem = reports::SourceDateEpochProblem()) return UsageError(*problem);
   }
   policy.excluded_outputs = reports_inside_;
