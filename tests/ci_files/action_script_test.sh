@@ -91,4 +91,7 @@ if run none PATHS='models/**/*.gguf'; then fail "a glob matching nothing passed"
 has none.log "paths: 'models/**/*.gguf' matches nothing"
 if run bad PATHS=models/a/round NO_HASH=maybe; then fail "no-hash maybe passed"; fi
 has bad.log "no-hash is 'maybe', not true or false"
+# The script's own temporary files (the summary and the annotations) are gone after each run.
+leftover=$(find "$work" -maxdepth 1 -name 'ckpt-audit-*.*' -print)
+[ -z "$leftover" ] || fail "temporary files left in RUNNER_TEMP: $leftover"
 echo "action_script_test: the log, the summary and the outputs carry the findings"
