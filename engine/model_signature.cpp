@@ -76,9 +76,10 @@ SignatureRead ReadLocalSignature(const std::string& path, std::string& text) {
   return file.ok() ? SignatureRead::kRead : SignatureRead::kUnreadable;
 }
 
-// A remote model's own model.sig, read from its source (bound to its ETag like every file).
-SignatureRead ReadRemoteSignature(const ArtifactSource& model, std::string& text) {
-  auto file = model.Open("model.sig");
+// A bundle read from a remote source (bound to its ETag like every file): a remote model's own
+// model.sig, or a bundle named by its URL.
+SignatureRead ReadRemoteSignature(const ArtifactSource& source, const std::string& name, std::string& text) {
+  auto file = source.Open(name);
   if (!file) {
     if (file.error().value() == ENOENT) return SignatureRead::kMissing;
     text = file.error().message();
@@ -473,8 +474,15 @@ void VerifyModelSignature(const std::string& model, const VerifyModelSignatureOp
 
   const bool remote = options.remote_model != nullptr;
   std::string bundle_text;
-  switch (remote && options.default_signature ? ReadRemoteSignature(*options.remote_model, bundle_text)
-                                              : ReadLocalSignature(options.signature, bundle_text)) {
+  SignatureRead read = SignatureRead::kMissing;
+  if (const auto& bundle = options.remote_bundle) {
+    if (bundle->source) read = ReadRemoteSignature(*bundle->source, bundle->file, bundle_text);
+  } else if (remote && options.default_signature) {
+    read = ReadRemoteSignature(*options.remote_model, "model.sig", bundle_text);
+  } else {
+    read = ReadLocalSignature(options.signature, bundle_text);
+  }
+  switch (read) {
     case SignatureRead::kRead:
       break;
     case SignatureRead::kMissing:

@@ -42,6 +42,13 @@ struct VerifyModelSignatureOptions {
   /// are listed there and each digest is the audit's own, bound to the file's ETag, or one
   /// read of the file now; with `default_signature`, model.sig is read there too.
   const ArtifactSource* remote_model = nullptr;
+  /// A bundle at a URL (a directory URL's model.sig, or --verify-model-signature=URL): read
+  /// as `file` of `source`, bound to its ETag; a null source is a URL the server answered 404.
+  struct RemoteBundle {
+    const ArtifactSource* source = nullptr;
+    std::string file;
+  };
+  std::optional<RemoteBundle> remote_bundle;
 };
 
 /// Verifies the signature of the model at `model` (whose audit is `audited`, with the

@@ -30,6 +30,8 @@
 #include "lib/oms/fulcio_certificate.h"
 #include "lib/oms/model_files.h"
 #include "lib/oms/x509_path.h"
+#include "lib/remote/remote_source.h"
+#include "lib/remote/url.h"
 #include "reports/ci_reports.h"
 #include "reports/html_report.h"
 #include "reports/json_report.h"
@@ -194,8 +196,8 @@ void DeclareOptions(ckpt::cli::CommonCli& cli, AuditCli& o) {
       "with --verify-derivation: also check the torch.save checkpoint the output was made from");
   cli.options().add_options()(
       "verify-model-signature", po::value(&o.model_signature)->value_name("SIG")->implicit_value(""),
-      "also verify MODEL's OpenSSF Model Signing bundle (MODEL/model.sig, or SIG given as "
-      "--verify-model-signature=SIG) with --trusted-key, --trusted-cert-chain or --sigstore-trusted-root")(
+      "also verify MODEL's OpenSSF Model Signing bundle (MODEL/model.sig, or SIG, a file or an http(s):// URL, "
+      "given as --verify-model-signature=SIG) with --trusted-key, --trusted-cert-chain or --sigstore-trusted-root")(
       "trusted-cert-chain", po::value(&o.trusted_cert_chains)->value_name("PEM"),
       "with --verify-model-signature: root certificates (PEM) a certificate-method signature must chain to "
       "(repeatable)")(
@@ -374,6 +376,29 @@ std::optional<int> RefuseMismatchedOptions(const ckpt::cli::CommonCli& cli) {
   return std::nullopt;
 }
 
+// Why a bundle named by a URL cannot be read there (nullopt: it can): it must name one file
+// over HTTP(S); the Hub's model.sig is read from the repository by the bare option.
+std::optional<std::string> RemoteBundleUsageError(const std::string& url, const ckpt::remote::RemoteOptions& remote) {
+  if (url.starts_with("hf://")) {
+    return "--verify-model-signature=" + url +
+           ": a bundle on the Hub is read from the repository it signs (--verify-model-signature with no value "
+           "reads hf://ORG/NAME's model.sig); name another by its https:// URL";
+  }
+  if (std::string why = ckpt::remote::RemoteUsageError(url, remote); !why.empty()) {
+    return "--verify-model-signature: " + why;
+  }
+  const std::string redacted = ckpt::remote::RedactUrl(url);
+  if (redacted.substr(0, redacted.find_first_of("?#")).ends_with('/')) {
+    return "--verify-model-signature=" + redacted + " names a folder; name the bundle file";
+  }
+  return std::nullopt;
+}
+
+// NAME beside a directory URL's files: resolved as the URL's own files are (its query dropped).
+std::string SiblingUrl(const std::string& directory_url, const std::string& name) {
+  return directory_url.substr(0, directory_url.find_first_of("?#")) + name;
+}
+
 // OpenSSF Model Signing: one local MODEL, audited, and its signature verified or written.
 int RunModelSigning(const ckpt::cli::CommonCli& cli, const AuditCli& o, ckpt::AuditOptions policy,
                     const std::string& model, const ckpt::reports::ReportContext& context) {
@@ -398,6 +423,7 @@ int RunModelSigning(const ckpt::cli::CommonCli& cli, const AuditCli& o, ckpt::Au
   policy.digest_files = true;  // the signature's file digests come from the audit's own reads
   ckpt::VerifyModelSignatureOptions verify_options;
   ckpt::SignModelOptions sign_options;
+  std::string bundle_url;  // a bundle read where it lives: --verify-model-signature=URL, a directory URL's model.sig
   if (verify_model) {
     verify_options.jobs = o.jobs;
     verify_options.ignore_paths = ignores;
@@ -406,6 +432,10 @@ int RunModelSigning(const ckpt::cli::CommonCli& cli, const AuditCli& o, ckpt::Au
         return cli.UsageError("MODEL is a file: name its signature with --verify-model-signature=SIG");
       verify_options.signature = (std::filesystem::path(model) / "model.sig").string();
       verify_options.default_signature = true;
+    } else if (ckpt::remote::IsRemoteArgument(o.model_signature)) {
+      if (auto refused = RemoteBundleUsageError(o.model_signature, policy.remote)) return cli.UsageError(*refused);
+      bundle_url = o.model_signature;
+      verify_options.signature = ckpt::remote::RedactUrl(o.model_signature);
     } else {
       verify_options.signature = o.model_signature;
       if (!std::filesystem::exists(o.model_signature, ec)) {
@@ -459,13 +489,25 @@ int RunModelSigning(const ckpt::cli::CommonCli& cli, const AuditCli& o, ckpt::Au
                                        results[0].artifact.path +
                                        "' is a single file: download it and name its "
                                        "signature with --verify-model-signature=SIG");
-    } else if (verify_options.default_signature && results[0].artifact.remote->scheme != "hf") {
-      results[0].tool_errors.push_back(option +
-                                       ": a directory URL has no listing to find a model.sig in; name the "
-                                       "bundle with --verify-model-signature=SIG");
     } else {
       verify_options.remote_model = remote_model.get();
-      if (verify_options.default_signature) verify_options.signature = results[0].artifact.path + "/model.sig";
+      if (verify_options.default_signature && results[0].artifact.remote->scheme == "hf") {
+        verify_options.signature = results[0].artifact.path + "/model.sig";
+      } else if (verify_options.default_signature) {
+        // A directory URL lists nothing: its model.sig is asked for beside its header.json.
+        bundle_url = SiblingUrl(model, "model.sig");
+        verify_options.signature = ckpt::remote::RedactUrl(bundle_url);
+      }
+    }
+  }
+  ckpt::remote::OpenedRemote bundle;
+  if (verify_model && results[0].tool_errors.empty() && !bundle_url.empty()) {
+    bundle = ckpt::remote::OpenRemote(bundle_url, policy.remote);
+    if (bundle.source || bundle.not_found) {
+      verify_options.remote_bundle = {bundle.source.get(), bundle.file_name};
+    } else {
+      results[0].tool_errors.push_back("cannot read the model signature " + verify_options.signature + ": " +
+                                       (bundle.usage_error.empty() ? bundle.tool_error : bundle.usage_error));
     }
   }
   if (verify_model && results[0].tool_errors.empty()) {

@@ -536,9 +536,8 @@ OpenedRemote OpenRemote(const std::string& argument, const RemoteOptions& option
   file.authorization_origin = url.Origin();
   source->AddFile(std::move(file));
   if (auto bound = source->Bind(out.file_name); !bound) {
-    out.tool_error = bound.error().value() == ENOENT && bound.error().category() == boost::system::system_category()
-                         ? url.Redacted() + ": HTTP 404 Not Found"
-                         : bound.error().message();
+    out.not_found = bound.error().value() == ENOENT && bound.error().category() == boost::system::system_category();
+    out.tool_error = out.not_found ? url.Redacted() + ": HTTP 404 Not Found" : bound.error().message();
     return out;
   }
   out.source = std::move(source);

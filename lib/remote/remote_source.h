@@ -78,6 +78,7 @@ struct OpenedRemote {
   bool lensemble = false;   ///< a directory URL, or a repository folder holding header.json
   std::string file_name;    ///< kFile: the file's name (its last path segment, decoded)
   std::string tool_error;   ///< non-empty: nothing can be audited
+  bool not_found = false;   ///< kFile: the tool error is the server's 404 or 410
   std::string usage_error;  ///< non-empty: the argument itself is refused (exit 2)
 };
 

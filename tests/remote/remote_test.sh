@@ -650,10 +650,35 @@ audit --verify-model-signature="$www"/hub/signed/model.sig --trusted-key "$work"
 audit --verify-model-signature="$work"/art.sig --trusted-key "$work"/sign.pub "http://127.0.0.1:$plain/art/" >"$work"/art.txt 2>&1 ||
   fail "a signed directory URL did not verify: $(head -c 1500 "$work"/art.txt)"
 grep -q 'model signature: verified by key' "$work"/art.txt || fail "the directory URL's verification is not told: $(cat "$work"/art.txt)"
+# The bare option reads a directory URL's model.sig beside its header.json; none there is the finding.
+cp -r "$www"/art "$www"/art-signed
+"$bin"/ckpt-audit --sign-model "$work"/sign.pem --model-signature-out "$www"/art-signed/model.sig "$www"/art-signed \
+  >/dev/null 2>&1 || fail "--sign-model of the round served signed"
+audit --verify-model-signature --trusted-key "$work"/sign.pub --format json "http://127.0.0.1:$plain/art-signed/" \
+  >"$work"/art-signed.json 2>&1 || fail "a directory URL's own model.sig did not verify: $(head -c 1500 "$work"/art-signed.json)"
+$py - "$work"/art-signed.json "http://127.0.0.1:$plain/art-signed/model.sig" <<'PY' || fail "directory URL's model.sig"
+import json, sys
+sig = json.load(open(sys.argv[1]))["artifacts"][0]["model_signature"]
+assert sig["verified"] is True and sig["signature"] == sys.argv[2], sig
+PY
 status=0
 audit --verify-model-signature --trusted-key "$work"/sign.pub "http://127.0.0.1:$plain/art/" >"$work"/art.txt 2>&1 || status=$?
-[ "$status" -eq 2 ] && grep -q "a directory URL has no listing" "$work"/art.txt ||
-  fail "a directory URL without a named bundle was not refused ($status): $(head -c 1500 "$work"/art.txt)"
+[ "$status" -eq 1 ] && grep -q "oms-signature-missing" "$work"/art.txt ||
+  fail "a directory URL without model.sig was not told ($status): $(head -c 1500 "$work"/art.txt)"
+# A bundle named by its URL, for a remote or a local model; one the server does not have, a
+# folder or an hf:// bundle are refused.
+audit --verify-model-signature="http://127.0.0.1:$plain/art-signed/model.sig" --trusted-key "$work"/sign.pub \
+  "http://127.0.0.1:$plain/art/" >"$work"/art.txt 2>&1 || fail "a bundle named by URL did not verify: $(head -c 1500 "$work"/art.txt)"
+audit --verify-model-signature="http://127.0.0.1:$plain/art-signed/model.sig" --trusted-key "$work"/sign.pub \
+  "$www"/art >"$work"/art.txt 2>&1 || fail "a local model with a bundle named by URL: $(head -c 1500 "$work"/art.txt)"
+for refused in "http://127.0.0.1:$plain/art/none.sig|does not exist" "http://127.0.0.1:$plain/art/|names a folder" \
+               "hf://org/signed@$commit/model.sig|is read from the repository it signs"; do
+  status=0
+  audit --verify-model-signature="${refused%%|*}" --trusted-key "$work"/sign.pub "http://127.0.0.1:$plain/art/" \
+    >"$work"/art.txt 2>&1 || status=$?
+  [ "$status" -eq 2 ] && grep -q "${refused#*|}" "$work"/art.txt ||
+    fail "the bundle ${refused%%|*} was not refused ($status): $(head -c 1500 "$work"/art.txt)"
+done
 status=0
 audit --sign-model "$work"/sign.pem --model-signature-out "$work"/x.sig "hf://org/signed@$commit" >"$work"/sign.txt 2>&1 || status=$?
 [ "$status" -eq 2 ] && grep -q "signs a local model folder" "$work"/sign.txt || fail "--sign-model of a remote model was not refused ($status)"
