@@ -205,6 +205,27 @@ std::vector<Finding> ExpiredEntryFindings(const ResolvedGate& gate) {
   return out;
 }
 
+namespace {
+
+// The files that have findings, as an entry's path names them (relative to the root): what a
+// mistyped path most likely meant. Bounded, as a "did you mean" needs only a few.
+std::vector<std::string> PathsWithFindings(const ResolvedGate& gate, const std::vector<AuditResult>& results) {
+  constexpr std::size_t kMaxCandidates = 256;
+  std::set<std::string> paths;
+  for (const AuditResult& r : results) {
+    for (const Finding& f : r.findings) {
+      if (f.location.file.empty() || f.location.file.size() > 512 || paths.size() >= kMaxCandidates) continue;
+      Location at;
+      at.file = f.location.file;
+      const std::string path = ReportedPath(r.artifact.path, at);
+      paths.insert(gate.gate.path_root.empty() ? path : RootRelativePath(gate.gate.path_root, path));
+    }
+  }
+  return {paths.begin(), paths.end()};
+}
+
+}  // namespace
+
 AcceptanceUse JudgeAcceptanceUse(const ResolvedGate& gate, const std::vector<AuditResult>& results) {
   AcceptanceUse use;
   const auto& entries = gate.gate.acceptances;
@@ -242,6 +263,7 @@ AcceptanceUse JudgeAcceptanceUse(const ResolvedGate& gate, const std::vector<Aud
     at.file = source.filename().string();
     const std::string root =
         gate.gate.path_root.empty() ? std::string("the working directory") : QuoteForMessage(gate.gate.path_root);
+    const std::string near = named || !a.path ? std::string() : DidYouMean(*a.path, PathsWithFindings(gate, results));
     use.unmatched.push_back(Finding{
         &rules::baseline_acceptance_unmatched::kRule, std::move(at),
         named ? "Reviewed " + EntryName(a) + " of " + QuoteForMessage(a.source) + " names " + QuoteForMessage(*named) +
@@ -249,7 +271,8 @@ AcceptanceUse JudgeAcceptanceUse(const ResolvedGate& gate, const std::vector<Aud
               : "Reviewed " + EntryName(a) + " of " + QuoteForMessage(a.source) +
                     " names no file this run audited: its path is read relative to " + root +
                     " or to the audited input (a finding's location.path or location.file in the JSON report), so it "
-                    "accepts nothing."});
+                    "accepts nothing" +
+                    (near.empty() ? "." : near)});
   }
   return use;
 }

@@ -164,8 +164,9 @@ TEST_F(Acceptance, AnExpiredEntryOrBytesNotHashedAcceptNothing) {
 
 // Issue 51 item 3: an entry written with the path the report's location.file gives (relative
 // to the model folder) holds as one written relative to the policy's root (location.path);
-// an entry that names no audited file, or a file without a finding it could accept, is a
-// warning naming it, and the JSON report says which entries matched.
+// an entry that names no audited file (with the nearest file that has findings, when the path
+// looks like a typo of it), or a file without a finding it could accept, is a warning naming
+// it, and the JSON report says which entries matched.
 TEST_F(Acceptance, AnEntryCopiedFromTheReportMatchesAndOneThatMatchesNothingSaysSo) {
   WriteText(root() / "repo" / "ckpt" / "model.safetensors",
             SafetensorsFile(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", std::string(8, '\0')));
@@ -180,7 +181,8 @@ TEST_F(Acceptance, AnEntryCopiedFromTheReportMatchesAndOneThatMatchesNothingSays
                             Quoted(kCall) + R"(], "reason": "r", "expires": "2099-12-31"})";
   WriteText(root() / "repo" / "policy.json", R"({"accept": [{"path": "training_args.bin")" + entry +
                                                  R"(, {"path": "checkpoint-500/training_args.bin")" + entry +
-                                                 R"(, {"path": "ckpt/config.json")" + entry + "]}");
+                                                 R"(, {"path": "ckpt/config.json")" + entry +
+                                                 R"(, {"path": "elsewhere/optimizer.pt")" + entry + "]}");
   const CommandResult run = Audit("--policy policy.json ckpt");
   EXPECT_EQ(run.exit_code, 0) << run.output;
   EXPECT_TRUE(Has(run.output, "2 findings accepted by reviewed acceptance 1 of policy.json")) << run.output;
@@ -191,8 +193,14 @@ TEST_F(Acceptance, AnEntryCopiedFromTheReportMatchesAndOneThatMatchesNothingSays
                       "...) of 'policy.json' names no file this run audited: its path is read relative to " + "'" +
                       fs::canonical(root() / "repo").string() +
                       "' or to the audited input (a finding's location.path or location.file in the JSON "
-                      "report), so it accepts nothing. [baseline-acceptance-unmatched CHECKPOINT_INTEGRITY]"))
+                      "report), so it accepts nothing; did you mean 'ckpt/training_args.bin'? "
+                      "[baseline-acceptance-unmatched CHECKPOINT_INTEGRITY]"))
       << run.output;
+  // A path like no file with findings gets no suggestion.
+  EXPECT_TRUE(Has(run.output, "Reviewed acceptance 4 (path 'elsewhere/optimizer.pt', sha256 " + sha_.substr(0, 12) +
+                                  "...) of 'policy.json' names no file this run audited"))
+      << run.output;
+  EXPECT_TRUE(Has(run.output, "so it accepts nothing. [baseline-acceptance-unmatched")) << run.output;
   EXPECT_TRUE(
       Has(run.output, "./policy.json: warning: Reviewed acceptance 3 (path 'ckpt/config.json', sha256 " +
                           sha_.substr(0, 12) +
@@ -202,7 +210,7 @@ TEST_F(Acceptance, AnEntryCopiedFromTheReportMatchesAndOneThatMatchesNothingSays
   EXPECT_FALSE(Has(run.output, "Reviewed acceptance 1 (path 'training_args.bin'")) << run.output;  // the near miss
   const boost::json::value judged = boost::json::parse(Audit("-f json --policy policy.json ckpt").output);
   const boost::json::array& listed = judged.at("policy").at("acceptances").as_array();
-  ASSERT_EQ(listed.size(), 3u);
+  ASSERT_EQ(listed.size(), 4u);
   EXPECT_EQ(listed[0].at("matched"), true);
   EXPECT_EQ(listed[0].at("accepted"), 2);
   EXPECT_EQ(listed[1].at("matched"), false);
