@@ -459,6 +459,15 @@ TEST(ConvertUsage, OutputsThatWouldOverwriteOrEscapeAreUsageErrors) {
   EXPECT_EQ(Convert(ShellQuote(dir.path() / "plain.pt") + " -o " + ShellQuote(dir.path() / "plain.pt")).exit_code, 2);
   EXPECT_EQ(Convert(ShellQuote(dir.path() / "plain.pt")).exit_code, 2);
   EXPECT_EQ(Convert(ShellQuote(dir.path() / "plain.pt") + " -o x.st --attest k.pem").exit_code, 2);
+  // The output given as cp takes it: said how to name it, and nothing is written.
+  const CommandResult as_cp = Convert(ShellQuote(dir.path() / "plain.pt") + " " + ShellQuote(dir.path() / "o.st"));
+  EXPECT_EQ(as_cp.exit_code, 2);
+  EXPECT_NE(as_cp.output.find("ckpt-convert: ckpt-convert takes one INPUT, and 2 were given; name the output with -o "
+                              "(ckpt-convert '" +
+                              (dir.path() / "plain.pt").string() + "' -o '" + (dir.path() / "o.st").string() + "')"),
+            std::string::npos)
+      << as_cp.output;
+  EXPECT_FALSE(fs::exists(dir.path() / "o.st"));
   // An existing file is never replaced.
   WriteText(dir.path() / "taken.st", "keep me");
   const CommandResult taken =

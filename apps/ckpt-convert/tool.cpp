@@ -26,8 +26,9 @@ constexpr const char* kUsage = R"(Usage: ckpt-convert [options] INPUT -o OUTPUT.
        ckpt-convert [options] INPUT --lensemble DIR --round N --parent HEX|none --wmcp VERSION --config-hash HEX
        ckpt-convert [options] MODEL_DIR -o NEW_DIR [--attest KEY --record NEW_RECORDS_DIR]
 
-Converts a torch.save checkpoint (zip or legacy) whose analysis passes into safetensors,
-copying each tensor's bytes from its storage record: nothing is unpickled or run. The
+Converts pickle checkpoints to safetensors without unpickling them. A torch.save
+checkpoint (zip or legacy) whose analysis passes becomes safetensors, each tensor's bytes
+copied from its storage record: nothing is unpickled or run. The
 output is written as the reference serializer writes it (one input, one set of bytes),
 read back and checked, and only then renamed into place. Exact aliases (tied weights) are
 written once and named in __metadata__; values that are not tensors are not carried. A
@@ -195,7 +196,15 @@ std::optional<int> RefuseOutputPaths(const ckpt::cli::CommonCli& cli, const Conv
 // The conversion the options ask for, or the exit code of a usage error.
 std::variant<ckpt::ConvertOptions, int> ConvertOptionsOf(ckpt::cli::CommonCli& cli, ConvertCli& o,
                                                          const std::vector<std::string>& inputs) {
-  if (inputs.size() != 1) return cli.UsageError("give one INPUT checkpoint");
+  if (inputs.empty()) return cli.UsageError("give one INPUT checkpoint");
+  if (inputs.size() > 1) {
+    // "ckpt-convert in.pt out.safetensors", as cp is used: the output is named by -o.
+    return cli.UsageError("ckpt-convert takes one INPUT, and " + std::to_string(inputs.size()) +
+                          " were given; name the output with -o" +
+                          (cli.Has("output") ? std::string()
+                                             : " (ckpt-convert " + ckpt::QuoteForMessage(inputs.front()) + " -o " +
+                                                   ckpt::QuoteForMessage(inputs.back()) + ")"));
+  }
   std::error_code folder_ec;
   if (std::filesystem::is_directory(inputs.front(), folder_ec)) {
     // A model folder of .bin weights becomes a new folder of safetensors files.
