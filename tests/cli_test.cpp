@@ -7,6 +7,7 @@
 #include <boost/json.hpp>
 #include <cstdio>
 #include <fstream>
+#include <map>
 
 #include "rules/catalog.h"
 #include "tests/support/artifact_builder.h"
@@ -306,6 +307,30 @@ TEST_F(CliTest, PapercutsOfLocationsDuplicatesAndTheFirstLine) {
                 .out.find(".SH NAME\nckpt\\-audit \\- Audits machine\\-learning checkpoints without "
                           "running them"),
             std::string::npos);
+}
+
+// whatis and apropos show a man page's NAME line: each tool's is its one-sentence summary,
+// whole (a clause cut at a ':' inside parentheses read "Audits checkpoints A and B (any
+// input ckpt-audit reads"), and --help opens with the same sentence.
+TEST_F(CliTest, EachToolsManPageNamesItInOneSentence) {
+  const std::map<std::string, std::string> summaries = {
+      {"ckpt-audit", "Audits machine-learning checkpoints without running them"},
+      {"ckpt-diff", "Compares two checkpoints tensor by tensor after auditing both"},
+      {"ckpt-chain", "Checks Lensemble rounds as one parent_hash history after auditing each"},
+      {"ckpt-convert", "Converts pickle checkpoints to safetensors without unpickling them"}};
+  for (const auto& [tool, summary] : summaries) {
+    const std::string page = RunCommand(::ckpt::testing::BuiltTool(tool.c_str()) + " --man-page").output;
+    // The NAME line with roff's escapes (\- for each hyphen) taken off.
+    std::string line = page.substr(page.find(".SH NAME\n") + 9);
+    line = line.substr(0, line.find('\n'));
+    std::string plain;
+    for (char c : line) {
+      if (c != '\\') plain += c;
+    }
+    EXPECT_EQ(plain, tool + " - " + summary) << page.substr(0, 300);
+    const std::string help = RunCommand(::ckpt::testing::BuiltTool(tool.c_str()) + " --help").output;
+    EXPECT_EQ(help.substr(help.find("\n\n") + 2, summary.size()), summary) << tool;
+  }
 }
 
 // Issue 51 papercuts: "did you mean" for an option, an input kind and a rule id; a name far

@@ -33,11 +33,12 @@ constexpr std::size_t kMostRoundsDrawn = 1000;
 constexpr const char* kUsage = R"(Usage: ckpt-chain [options] PATH...
        ckpt-chain --trusted-key PUB [options] ENVELOPE|FOLDER...
 
-Audits the artifacts under each PATH (an artifact directory, or a folder searched
-recursively for directories holding header.json) and checks them as one parent_hash
-history: every artifact passes ckpt-audit's rules, every link holds against the
-recomputed content hash of the parent, rounds follow each other, wmcp_version stays,
-and there is exactly one genesis and no fork, gap or cycle.
+Checks Lensemble rounds as one parent_hash history after auditing each. The rounds are
+the artifacts under each PATH (an artifact directory, or a folder searched recursively
+for directories holding header.json). The history holds when every artifact passes
+ckpt-audit's rules, every link holds against the recomputed content hash of the parent,
+rounds follow each other, wmcp_version stays, and there is exactly one genesis and no
+fork, gap or cycle.
 
 With --trusted-key, the history is proved from signed audit statements instead of the
 bytes: each ENVELOPE (recognised by content; folders are searched for *.dsse.json) is

@@ -27,9 +27,10 @@ namespace {
 
 constexpr const char* kUsage = R"(Usage: ckpt-diff [options] A B
 
-Audits checkpoints A and B (any input ckpt-audit reads: safetensors, pickle-based and
-GGUF files, model folders, Lensemble rounds; every ckpt-audit rule), then compares every
-tensor of the union of both, with one status: unchanged, changed
+Compares two checkpoints tensor by tensor after auditing both. A and B are any input
+ckpt-audit reads (safetensors, pickle-based and GGUF files, model folders, Lensemble
+rounds), judged by every ckpt-audit rule; then every tensor of the union of both gets
+one status: unchanged, changed
 (with exact statistics: numel, changed, max_abs, l2, rel_l2, NaN/Inf appearing),
 layout_changed, added, removed (or unreadable when one side's bytes cannot be read).
 For two Lensemble rounds, the header fields and the parent link too (is B's parent_hash A's

@@ -58,12 +58,17 @@ UsageParts SplitUsage(const std::string& usage) {
   return parts;
 }
 
-// The NAME line: the description's first clause (up to its first ": " or ". ").
+// The NAME line: the description's first clause (up to its first ": " or ". " outside parentheses).
 std::string Summary(const UsageParts& parts) {
   if (parts.description.empty()) return {};
+  // The first sentence or clause, outside parentheses (whatis shows it as the tool's line).
   const std::string& first = parts.description.front();
-  std::size_t end = std::min(first.find(": "), first.find(". "));
-  if (end == std::string::npos) end = first.size();
+  std::size_t end = first.size();
+  int depth = 0;
+  for (std::size_t i = 0; i + 1 < first.size() && end == first.size(); ++i) {
+    depth += first[i] == '(' ? 1 : first[i] == ')' ? -1 : 0;
+    if (depth == 0 && (first[i] == ':' || first[i] == '.') && first[i + 1] == ' ') end = i;
+  }
   std::string summary = first.substr(0, end);
   if (!summary.empty() && summary.back() == '.') summary.pop_back();
   return summary;
