@@ -584,6 +584,33 @@ TEST(ChainCli, ASoundHistoryTracesToGenesis) {
             "0 failed; rounds 0-4; 0 findings (fail-on error; ckpt-chain " CKPT_VERSION ")\n");
 }
 
+// Issue 51 item 1: a history at a repository's root gets its reports there. A report beside
+// the rounds, or inside one, is no round and changes nothing on the next run; a report named
+// as a round's file or a signed statement would be read as one, and is refused.
+TEST(ChainCli, ReportsBesideTheRoundsAreLeftOutAndOnesNamedAsItsFilesAreRefused) {
+  TempDir dir;
+  const std::vector<Round> rounds = WriteHistory(dir.path(), 3);
+  const std::string root = ShellQuote(dir.path());
+  const std::string reports = " --report json=" + ShellQuote(dir.path() / "chain.json") +
+                              " --report sarif=" + ShellQuote(rounds[1].dir / "chain.sarif");
+  for (int run = 0; run < 2; ++run) {
+    const CommandResult result = Cli("-q" + reports + " " + root);
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_NE(result.output.find("round 2 traces to genesis through 3 rounds."), std::string::npos) << result.output;
+  }
+  const auto report = boost::json::parse(ReadText(dir.path() / "chain.json")).as_object();
+  EXPECT_EQ(report.at("history").as_array().size(), 3u);
+  EXPECT_EQ(report.at("exit_code"), 0);
+  for (const char* named : {"header.json", "notes.dsse.json"}) {
+    const CommandResult refused = Cli("-f json -o " + ShellQuote(dir.path() / "reports" / named) + " " + root);
+    EXPECT_EQ(refused.exit_code, 2) << refused.output;
+    EXPECT_NE(refused.output.find("names a file the audit of '" + dir.path().string() + "' judges"), std::string::npos)
+        << refused.output;
+    EXPECT_FALSE(std::filesystem::exists(dir.path() / "reports" / named));
+  }
+  EXPECT_EQ(Cli("-o " + root + " " + root).exit_code, 2);  // the input itself
+}
+
 TEST(ChainCli, EmptyFolderAndNoArtifactsExitTwo) {
   TempDir dir;
   CommandResult empty = Cli(dir.path().string());

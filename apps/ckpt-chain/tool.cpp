@@ -232,6 +232,9 @@ int ReportAndExit(const ckpt::cli::CommonCli& cli, const ckpt::ChainRunOptions& 
 
 int ckpt::apps::ChainMain(int argc, char** argv) try {
   ckpt::cli::CommonCli cli("ckpt-chain", ckpt::cli::WriterNames<ckpt::ChainRun>(Writers()), kUsage);
+  // A report beside the rounds (a repository's root) is never one of them: the search takes
+  // folders holding header.json and *.dsse.json statements, names a report cannot have.
+  cli.AllowReportsInsideInputs();
   ChainCli o;
   DeclareOptions(cli, o);
   std::vector<std::string> paths;

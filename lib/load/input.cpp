@@ -483,6 +483,7 @@ std::optional<std::string> JudgedFileReason(const std::filesystem::path& file) {
   if (IsModelIndexName(base) || IsPickleIndexName(base)) return "a shard index is named so";
   if (IsLoaderConfigName(base)) return "loaders read a configuration file so named";
   if (base.ends_with(".py")) return "Python source is judged as remote code";
+  if (base.ends_with(".dsse.json")) return "signed statements are found by that name";
   if (auto named = FormatNamedBy(base)) return "its extension names a format the audit reads";
   struct stat st {};
   if (::lstat(file.c_str(), &st) != 0) return std::nullopt;  // not there: nothing to judge yet
