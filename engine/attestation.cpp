@@ -15,6 +15,8 @@
 #include "lib/io/directory_source.h"
 #include "lib/io/small_file.h"
 #include "lib/load/input.h"
+#include "lib/remote/remote_source.h"
+#include "lib/remote/url.h"
 #include "rules/catalog.h"
 #include "rules/reader_rules.h"
 
@@ -390,7 +392,8 @@ AuditResult VerifyAttestation(const std::string& envelope_path, const attest::Pu
 }
 
 AuditResult VerifyDerivationRecord(const std::string& record_path, const attest::PublicKey& key,
-                                   const std::string& output_path, const std::optional<std::string>& input_path) {
+                                   const std::string& output_path, const std::optional<std::string>& input_path,
+                                   const remote::RemoteOptions& remote) {
   AuditResult result;
   result.artifact.path = output_path;
   result.artifact.kind = kAcceptedWeightsKind;
@@ -418,8 +421,30 @@ AuditResult VerifyDerivationRecord(const std::string& record_path, const attest:
     facts.aliases = record->aliases.size();
   }
   if (record) {
-    // Each file opened once, as the audit opens a single-file input (no final symlink).
+    // Each file opened once, as the audit opens a single-file input (no final symlink); a
+    // remote input as the audit reads one (bound to its ETag), its source kept while read.
+    remote::OpenedRemote remote_input;
     auto open = [&](const std::string& path) -> std::optional<attest::DerivationFile> {
+      if (remote::IsRemoteArgument(path)) {
+        remote_input = remote::OpenRemote(path, remote);
+        if (remote_input.source && remote_input.form != remote::OpenedRemote::Form::kFile) {
+          result.tool_errors.push_back(remote_input.source->facts().url +
+                                       " is a remote folder, not the checkpoint file");
+          return std::nullopt;
+        }
+        if (!remote_input.source) {
+          result.tool_errors.push_back(remote_input.usage_error.empty() ? remote_input.tool_error
+                                                                        : remote_input.usage_error);
+          return std::nullopt;
+        }
+        auto file = remote_input.source->Open(remote_input.file_name);
+        if (!file) {
+          result.tool_errors.push_back("cannot open " + remote_input.source->facts().url + ": " +
+                                       file.error().message());
+          return std::nullopt;
+        }
+        return attest::DerivationFile{remote_input.file_name, std::move(*file)};
+      }
       const fs::path p(path);
       auto dir = DirectorySource::OpenDirectory(p.has_parent_path() ? p.parent_path().string() : ".");
       if (!dir) {
@@ -454,7 +479,9 @@ AuditResult VerifyDerivationRecord(const std::string& record_path, const attest:
       rules::RuleSink rules_;
       std::string output_;
       std::string input_;
-    } by_file(sink, output_path, input_path.value_or(""));
+    } by_file(
+        sink, output_path,
+        input_path && remote::IsRemoteArgument(*input_path) ? remote::RedactUrl(*input_path) : input_path.value_or(""));
     auto verified = attest::VerifyDerivation(*record, std::move(*output), input ? &*input : nullptr, by_file);
     if (!verified) {
       result.tool_errors.push_back("cannot read while verifying: " + verified.error().message());

@@ -14,6 +14,7 @@
 #include "lib/attest/ed25519.h"
 #include "lib/attest/statement.h"
 #include "lib/chain/chain_graph.h"
+#include "lib/remote/http_client.h"
 
 namespace ckpt {
 
@@ -54,9 +55,11 @@ std::variant<std::map<std::string, std::string>, std::string> VerifiedSubjectDig
                                                                                      const attest::PublicKey& key);
 
 /// --verify-derivation: the record at `record_path` against `key`, the safetensors
-/// `output_path` and, when given, the checkpoint it was derived from.
+/// `output_path` and, when given, the checkpoint it was derived from (a local file, or a
+/// remote one read through `remote` as an audit reads it).
 AuditResult VerifyDerivationRecord(const std::string& record_path, const attest::PublicKey& key,
-                                   const std::string& output_path, const std::optional<std::string>& input_path);
+                                   const std::string& output_path, const std::optional<std::string>& input_path,
+                                   const remote::RemoteOptions& remote = {});
 
 /// ckpt-chain --trusted-key: a history node from the envelope at `path` (section 3). A
 /// verified statement with verdict pass offers its recomputed content hash; anything else is

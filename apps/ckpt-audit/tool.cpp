@@ -193,7 +193,7 @@ void DeclareOptions(ckpt::cli::CommonCli& cli, AuditCli& o) {
       "trusted-key", po::value(&o.trusted_key)->value_name("PUB"),
       "the signer's Ed25519 public key (PEM, as openssl pkey -pubout writes it)")(
       "derived-from", po::value(&o.derived_from)->value_name("INPUT"),
-      "with --verify-derivation: also check the torch.save checkpoint the output was made from");
+      "with --verify-derivation: also check the torch.save checkpoint the output was made from (a file or a URL)");
   cli.options().add_options()(
       "verify-model-signature", po::value(&o.model_signature)->value_name("SIG")->implicit_value(""),
       "also verify MODEL's OpenSSF Model Signing bundle (MODEL/model.sig, or SIG, a file or an http(s):// URL, "
@@ -558,7 +558,7 @@ int RunVerification(const ckpt::cli::CommonCli& cli, const AuditCli& o, ckpt::Au
   } else {
     results.push_back(ckpt::VerifyDerivationRecord(
         o.verify_derivation, public_key, inputs.front(),
-        cli.Has("derived-from") ? std::optional<std::string>(o.derived_from) : std::nullopt));
+        cli.Has("derived-from") ? std::optional<std::string>(o.derived_from) : std::nullopt, policy.remote));
   }
   return ReportAndExit(cli, context, results);
 }
@@ -796,7 +796,12 @@ int ckpt::apps::AuditMain(int argc, char** argv) try {
     policy.expected_kinds.push_back(*kind);
   }
   if (auto stop = cli.ApplyAllowGroups(policy)) return *stop;
-  if (auto stop = cli.ApplyRemoteOptions(policy, artifacts)) return *stop;
+  // What is read remotely: the inputs, and a checkpoint or a bundle named by its URL.
+  std::vector<std::string> read = artifacts;
+  for (const std::string* named : {&o.derived_from, &o.model_signature}) {
+    if (ckpt::remote::IsRemoteArgument(*named)) read.push_back(*named);
+  }
+  if (auto stop = cli.ApplyRemoteOptions(policy, read)) return *stop;
   ckpt::reports::ReportContext context = cli.Context();
   context.quiet = cli.Has("quiet");
   context.verbose = cli.Has("verbose") || cli.Has("inventory");

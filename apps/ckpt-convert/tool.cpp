@@ -27,8 +27,9 @@ constexpr const char* kUsage = R"(Usage: ckpt-convert [options] INPUT -o OUTPUT.
        ckpt-convert [options] MODEL_DIR -o NEW_DIR [--attest KEY --record NEW_RECORDS_DIR]
 
 Converts pickle checkpoints to safetensors without unpickling them. A torch.save
-checkpoint (zip or legacy) whose analysis passes becomes safetensors, each tensor's bytes
-copied from its storage record: nothing is unpickled or run. The
+checkpoint (zip or legacy; a local file, or an https:// URL read where it lives) whose
+analysis passes becomes safetensors, each tensor's bytes copied from its storage record:
+nothing is unpickled or run. The
 output is written as the reference serializer writes it (one input, one set of bytes),
 read back and checked, and only then renamed into place. Exact aliases (tied weights) are
 written once and named in __metadata__; values that are not tensors are not carried. A
@@ -230,13 +231,20 @@ std::variant<ckpt::ConvertOptions, int> ConvertOptionsOf(ckpt::cli::CommonCli& c
     options.record = o.record;
   }
   if (auto stop = cli.ApplyAllowGroups(options.policy)) return *stop;
-  // ckpt-convert reads local checkpoints only: a remote input or a remote-reading option is refused.
+  // A remote checkpoint file is read where it lives, as ckpt-audit reads it (each byte once);
+  // a remote folder (hf://, a directory URL) is not converted: its files would be written
+  // beside nothing the user has.
   for (const std::string& input : inputs) {
-    if (ckpt::remote::IsRemoteArgument(input) || ckpt::remote::LooksLikeUrl(input)) {
-      return cli.UsageError("'" + ckpt::remote::RedactUrl(input) + "': ckpt-convert converts a local file");
+    const std::string shown = ckpt::remote::RedactUrl(input);
+    if (ckpt::remote::IsRemoteArgument(input) &&
+        (input.starts_with("hf://") || shown.substr(0, shown.find_first_of("?#")).ends_with('/'))) {
+      return cli.UsageError("'" + shown +
+                            "' is a remote folder: ckpt-convert reads a remote checkpoint file "
+                            "(https://HOST/PATH/FILE, a Hub file by its resolve/COMMIT/FILE URL) or a local model "
+                            "folder");
     }
   }
-  if (auto stop = cli.ApplyRemoteOptions(options.policy, {})) return *stop;
+  if (auto stop = cli.ApplyRemoteOptions(options.policy, inputs)) return *stop;
   options.threshold = cli.Context().threshold;
   return options;
 }
@@ -315,7 +323,7 @@ int ckpt::apps::ConvertMain(int argc, char** argv) try {
   const auto& options = std::get<ckpt::ConvertOptions>(parsed);
 
   std::error_code ec;
-  if (std::filesystem::is_directory(inputs.front(), ec)) {
+  if (!ckpt::remote::IsRemoteArgument(inputs.front()) && std::filesystem::is_directory(inputs.front(), ec)) {
     return ReportAndExit(cli, options, ckpt::ConvertModelFolder(inputs.front(), options));
   }
   return ReportAndExit(cli, options, ckpt::ConvertCheckpoint(inputs.front(), options));

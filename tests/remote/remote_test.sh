@@ -442,9 +442,6 @@ HF_ENDPOINT=http://127.0.0.1:$hub check_error "listed but answers HTTP 404" "hf:
 HF_ENDPOINT=http://example.invalid check_error "HF_ENDPOINT: plain http:// is allowed only to a loopback host" hf://org/tiny
 check_error "between\|1 to 3600" "$base/m.safetensors" --stall-timeout 0
 check_error "applies to remote inputs" "$www"/m.safetensors --ca-file "$work"/ca.pem
-rc=0
-"$bin"/ckpt-convert "$base/p.pkl" -o "$work"/out.safetensors >/dev/null 2>"$work"/convert.err || rc=$?
-[ "$rc" = 2 ] && grep -q "converts a local file" "$work"/convert.err || fail "ckpt-convert of a URL: exit $rc, $(cat "$work"/convert.err)"
 : >"$work"/logs/plain.log
 start=$(date +%s)
 check_error "$base/busy/m.safetensors: HTTP 503" "$base/busy/m.safetensors"
@@ -711,6 +708,35 @@ echo "== ckpt-diff and ckpt-chain take URLs"
 grep -q "$base/art/" "$work"/diff.json || fail "ckpt-diff does not name the sides by their URLs"
 printf '%s\n' "$base/art/" >"$work"/rounds.txt
 "$bin"/ckpt-chain --inputs-from "$work"/rounds.txt >"$work"/chain.txt 2>&1 || fail "ckpt-chain --inputs-from URL: $(cat "$work"/chain.txt)"
+
+echo "== ckpt-convert reads a remote checkpoint file: the bytes a local copy converts to; its record checks against the URL"
+"$bin"/ckpt-convert "$base/t.pt" -o "$work"/remote.safetensors --attest "$work"/key.pem \
+  --record "$work"/remote.dsse.json >"$work"/convert.txt 2>&1 || fail "ckpt-convert of a URL: $(cat "$work"/convert.txt)"
+"$bin"/ckpt-convert "$www"/t.pt -o "$work"/local.safetensors >/dev/null 2>&1 || fail "ckpt-convert of the local copy"
+cmp -s "$work"/remote.safetensors "$work"/local.safetensors || fail "the URL's conversion differs from the local copy's"
+audit --verify-derivation "$work"/remote.dsse.json --trusted-key "$work"/key.pub --derived-from "$base/t.pt" \
+  "$work"/remote.safetensors >"$work"/derived.txt 2>&1 || fail "the record against its URL: $(cat "$work"/derived.txt)"
+status=0
+audit --verify-derivation "$work"/remote.dsse.json --trusted-key "$work"/key.pub --derived-from "$base/p.pkl" \
+  "$work"/remote.safetensors >"$work"/derived.txt 2>&1 || status=$?
+[ "$status" -eq 1 ] && grep -q "derivation-input-mismatch" "$work"/derived.txt ||
+  fail "another URL as the record's input was not told ($status): $(head -c 1500 "$work"/derived.txt)"
+# Through the Hub's resolve URL: redirected to the CDN, whose signed query appears nowhere.
+"$bin"/ckpt-convert "http://127.0.0.1:$hub/org/torch/resolve/$commit/pytorch_model.bin" -o "$work"/hub.safetensors \
+  >"$work"/convert.txt 2>&1 || fail "ckpt-convert of a Hub resolve URL: $(cat "$work"/convert.txt)"
+grep -q "s3cr3t" "$work"/convert.txt && fail "the CDN's signature reached ckpt-convert's output"
+$py - "$work"/hub.safetensors <<'PY' || fail "the Hub file's conversion does not hold torch's tensors"
+import json, struct, sys
+data = open(sys.argv[1], "rb").read()
+header = json.loads(data[8:8 + struct.unpack("<Q", data[:8])[0]])
+assert len([k for k in header if k != "__metadata__"]) == 200, len(header)
+PY
+for refused in "hf://org/torch@$commit|is a remote folder" "$base/art/|is a remote folder"; do
+  status=0
+  "$bin"/ckpt-convert "${refused%%|*}" -o "$work"/never.safetensors >"$work"/convert.txt 2>&1 || status=$?
+  [ "$status" -eq 2 ] && grep -q "${refused#*|}" "$work"/convert.txt && [ ! -e "$work"/never.safetensors ] ||
+    fail "ckpt-convert of ${refused%%|*} was not refused ($status): $(cat "$work"/convert.txt)"
+done
 
 if [ "$failures" -ne 0 ]; then
   echo "remote_test: $failures failures" >&2
