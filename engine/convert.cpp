@@ -24,6 +24,7 @@
 #include "lib/io/directory_source.h"
 #include "lib/io/place_new.h"
 #include "lib/json/json_writer.h"
+#include "lib/remote/url.h"
 #include "rules/catalog.h"
 #include "rules/reader_rules.h"
 
@@ -428,6 +429,15 @@ ConvertResult Finished(AuditSession& session, ConvertResult out) {
   return out;
 }
 
+// The input's file name as its record names it: a URL's last path segment, decoded, without
+// its query (which may carry a signature).
+std::string InputFileName(const std::string& input) {
+  if (remote::IsRemoteArgument(input)) {
+    if (auto url = remote::ParseUrl(input)) return url->FileName();
+  }
+  return fs::path(input).filename().string();
+}
+
 ConvertResult ConvertSession(std::unique_ptr<AuditSession> session, const std::string& input,
                              const ConvertOptions& options) {
   ConvertResult out;
@@ -437,7 +447,7 @@ ConvertResult ConvertSession(std::unique_ptr<AuditSession> session, const std::s
   const InputKind kind = result.artifact.kind;
   const TorchLoads loads = FormatOf(kind).torch_loads;
   if (loads != TorchLoads::kTorchSave && loads != TorchLoads::kPlainPickle) {
-    result.tool_errors.push_back(input + " is " + std::string(InputKindName(kind)) +
+    result.tool_errors.push_back(result.artifact.path + " is " + std::string(InputKindName(kind)) +
                                  ", not a torch.save checkpoint or pickle ckpt-convert converts");
     return Finished(*session, std::move(out));
   }
@@ -471,7 +481,7 @@ ConvertResult ConvertSession(std::unique_ptr<AuditSession> session, const std::s
   bool written = outputs.WriteHeaders(plan->tensors.size());
   std::vector<std::string> hashes;
   if (!CopyAndHash(*session, wf, *plan, outputs, options.key.has_value(), hashes, written)) {
-    result.tool_errors.push_back("cannot read " + input);
+    result.tool_errors.push_back("cannot read " + result.artifact.path);  // a URL as reports name it (redacted)
     return Finished(*session, std::move(out));
   }
   if (!written) {
@@ -504,7 +514,7 @@ ConvertResult ConvertSession(std::unique_ptr<AuditSession> session, const std::s
   std::optional<NewFileBeside> record;
   if (options.key && options.record) {
     record.emplace(*options.record);
-    const std::string payload = attest::DerivationPayload(*plan, hashes, subjects, fs::path(input).filename().string(),
+    const std::string payload = attest::DerivationPayload(*plan, hashes, subjects, InputFileName(input),
                                                           out.input.artifact.files.front().sha256.value_or(""));
     const std::string envelope = attest::SignEnvelope(attest::kInTotoPayloadType, payload, *options.key);
     if (!record->ok() || !WriteAll(record->fd(), 0, std::as_bytes(std::span(envelope)))) {

@@ -731,6 +731,19 @@ data = open(sys.argv[1], "rb").read()
 header = json.loads(data[8:8 + struct.unpack("<Q", data[:8])[0]])
 assert len([k for k in header if k != "__metadata__"]) == 200, len(header)
 PY
+# A URL's own query (a signed URL) reaches neither the messages nor the signed record.
+"$bin"/ckpt-convert "$base/t.pt?X-Amz-Signature=topsecret" -o "$work"/signed.safetensors --attest "$work"/key.pem \
+  --record "$work"/signed.dsse.json >"$work"/convert.txt 2>&1 || fail "ckpt-convert of a signed URL: $(cat "$work"/convert.txt)"
+"$bin"/ckpt-convert "$base/m.safetensors?X-Amz-Signature=topsecret" -o "$work"/never.safetensors >>"$work"/convert.txt 2>&1 &&
+  fail "a safetensors file was converted"
+grep -q "is safetensors, not a torch.save checkpoint" "$work"/convert.txt || fail "the wrong kind was not said: $(cat "$work"/convert.txt)"
+$py - "$work"/signed.dsse.json <<'PY' || fail "the record's input name"
+import base64, json, sys
+statement = json.loads(base64.b64decode(json.load(open(sys.argv[1]))["payload"]))
+assert statement["predicate"]["input"]["name"] == "t.pt", statement["predicate"]["input"]
+assert "topsecret" not in json.dumps(statement)
+PY
+grep -q topsecret "$work"/convert.txt && fail "a URL's query reached ckpt-convert's messages"
 for refused in "hf://org/torch@$commit|is a remote folder" "$base/art/|is a remote folder"; do
   status=0
   "$bin"/ckpt-convert "${refused%%|*}" -o "$work"/never.safetensors >"$work"/convert.txt 2>&1 || status=$?
