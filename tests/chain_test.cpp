@@ -594,7 +594,7 @@ TEST(ChainCli, ReportsBesideTheRoundsAreLeftOutAndOnesNamedAsItsFilesAreRefused)
   const std::string reports = " --report json=" + ShellQuote(dir.path() / "chain.json") +
                               " --report sarif=" + ShellQuote(rounds[1].dir / "chain.sarif");
   for (int run = 0; run < 2; ++run) {
-    const CommandResult result = Cli("-q" + reports + " " + root);
+    const CommandResult result = Cli(std::string("-q").append(reports).append(" ").append(root));
     EXPECT_EQ(result.exit_code, 0) << result.output;
     EXPECT_NE(result.output.find("round 2 traces to genesis through 3 rounds."), std::string::npos) << result.output;
   }

@@ -327,7 +327,9 @@ TEST_F(CliTest, EachToolsManPageNamesItInOneSentence) {
     for (char c : line) {
       if (c != '\\') plain += c;
     }
-    EXPECT_EQ(plain, tool + " - " + summary) << page.substr(0, 300);
+    std::string name_line = tool;
+    name_line.append(" - ").append(summary);
+    EXPECT_EQ(plain, name_line) << page.substr(0, 300);
     const std::string help = RunCommand(::ckpt::testing::BuiltTool(tool.c_str()) + " --help").output;
     EXPECT_EQ(help.substr(help.find("\n\n") + 2, summary.size()), summary) << tool;
   }
