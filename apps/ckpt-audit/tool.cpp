@@ -67,8 +67,10 @@ conversion's derivation record against its safetensors OUTPUT (and its input).
 
 --verify-model-signature also checks MODEL's OpenSSF Model Signing signature (model.sig,
 as model_signing writes it) offline, in the same run: trusted by a key or certificate
-roots, the signed statement, and every file of MODEL against it. --sign-model writes such
-a signature (ECDSA, deterministic) for a model folder whose audit passes, and only then.
+roots, the signed statement, and every file of MODEL against it. MODEL may be remote
+(hf://, a directory URL): each file is read once, by its audit, and its own model.sig is
+read there too. --sign-model writes such a signature (ECDSA, deterministic) for a local
+model folder whose audit passes, and only then.
 
 Exit status:
   0  no finding at or above --fail-on
