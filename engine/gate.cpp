@@ -263,7 +263,10 @@ AcceptanceUse JudgeAcceptanceUse(const ResolvedGate& gate, const std::vector<Aud
     at.file = source.filename().string();
     const std::string root =
         gate.gate.path_root.empty() ? std::string("the working directory") : QuoteForMessage(gate.gate.path_root);
-    const std::string near = named || !a.path ? std::string() : DidYouMean(*a.path, PathsWithFindings(gate, results));
+    // A suggestion only for a path of a usual length (the edit distance costs the product of
+    // the lengths), quoted as any file name in a message.
+    std::optional<std::string> near;
+    if (!named && a.path && a.path->size() <= 512) near = NearestName(*a.path, PathsWithFindings(gate, results));
     use.unmatched.push_back(Finding{
         &rules::baseline_acceptance_unmatched::kRule, std::move(at),
         named ? "Reviewed " + EntryName(a) + " of " + QuoteForMessage(a.source) + " names " + QuoteForMessage(*named) +
@@ -272,7 +275,7 @@ AcceptanceUse JudgeAcceptanceUse(const ResolvedGate& gate, const std::vector<Aud
                     " names no file this run audited: its path is read relative to " + root +
                     " or to the audited input (a finding's location.path or location.file in the JSON report), so it "
                     "accepts nothing" +
-                    (near.empty() ? "." : near)});
+                    (near ? "; did you mean " + QuoteForMessage(*near) + "?" : std::string("."))});
   }
   return use;
 }

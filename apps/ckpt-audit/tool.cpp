@@ -401,7 +401,8 @@ std::string SiblingUrl(const std::string& directory_url, const std::string& name
   return directory_url.substr(0, directory_url.find_first_of("?#")) + name;
 }
 
-// OpenSSF Model Signing: one local MODEL, audited, and its signature verified or written.
+// OpenSSF Model Signing: one MODEL, audited, and its signature verified (a local or remote
+// MODEL) or written (a local one).
 int RunModelSigning(const ckpt::cli::CommonCli& cli, const AuditCli& o, ckpt::AuditOptions policy,
                     const std::string& model, const ckpt::reports::ReportContext& context) {
   const bool verify_model = cli.Has("verify-model-signature");
