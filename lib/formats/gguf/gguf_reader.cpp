@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <memory_resource>
 #include <set>
+#include <string>
 #include <unordered_set>
 #include <vector>
 
@@ -352,7 +354,10 @@ std::optional<Reader::Counts> Reader::ReadPreamble() {
 }
 
 bool Reader::ReadKeyValues(std::uint64_t count) {
-  std::unordered_set<std::string> keys;  // every key, for duplicates (the listing is bounded)
+  // Every key, for duplicates (the listing is bounded). The nodes come from one arena: a
+  // million keys cost a million mallocs and frees otherwise, a fifth of the read.
+  std::pmr::monotonic_buffer_resource arena;
+  std::pmr::unordered_set<std::pmr::string> keys(&arena);
   keys.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(count, std::uint64_t{1} << 20)));
   for (std::uint64_t i = 0; i < count; ++i) {
     const std::uint64_t at = cursor_.position();
@@ -364,7 +369,7 @@ bool Reader::ReadKeyValues(std::uint64_t count) {
                   (entry.key.empty() ? std::string("empty") : QuoteForMessage(entry.key) + ", not UTF-8 without NUL") +
                   ".");
     }
-    if (!keys.insert(entry.key).second) {
+    if (!keys.emplace(entry.key).second) {
       report_(Diag::kGgufDuplicateKey, at,
               "Key " + QuoteForMessage(entry.key) + " at byte " + std::to_string(at) + " appears twice.");
     }
