@@ -421,7 +421,10 @@ TEST_F(CliTest, GitLfsPointersSayGitLfsPull) {
       << run.out;
   EXPECT_EQ(run.out.find("'README.md' is a Git LFS pointer"), std::string::npos) << run.out;
   CliRun lone = Cli((model / "pytorch_model.bin").string());
-  EXPECT_NE(lone.out.find("pickle-based checkpoint; fetch the weights with git lfs pull"), std::string::npos)
+  EXPECT_NE(lone.out.find("'pytorch_model.bin' is a Git LFS pointer (the weights were never downloaded): fetch the "
+                          "weights with git lfs pull (in GitHub Actions: actions/checkout with lfs: true), then audit "
+                          "again. [input-unrecognised CHECKPOINT_INTEGRITY]"),
+            std::string::npos)
       << lone.out;
 
   // Two errors, one of them turned into a note by a policy: the message counts one failure.

@@ -134,13 +134,21 @@ namespace {
 void RefuseUnknown(const std::string& name, const std::string& description, DiagnosticSink& sink) {
   Location at_start;
   at_start.byte_offset = 0;
+  // What to do: an LFS pointer's weights are fetched; any other file given alone is most
+  // often a model's card or configuration picked by a glob, which its folder's audit reads.
+  std::string what_to_do;
+  if (description == kGitLfsPointerDescription) {
+    what_to_do = ": " + std::string(kGitLfsPointerRemedy) + ".";
+  } else if (description.empty()) {
+    what_to_do =
+        ": none of the kinds --expect-kind names (a model folder's card or configuration is audited with its folder: "
+        "give the folder, such as '.' at a repository root).";
+  } else {
+    what_to_do = ": none of the kinds --expect-kind names.";
+  }
   sink.Report(Diag::kInputUnrecognised, at_start,
               QuoteForMessage(name) + " is " +
-                  (description.empty() ? std::string("no format the audit recognises") : description) +
-                  ": neither a Lensemble artifact (directory or tar), safetensors, GGUF nor a pickle-based "
-                  "checkpoint" +
-                  (description == kGitLfsPointerDescription ? "; " + std::string(kGitLfsPointerRemedy) + "."
-                                                            : std::string(".")));
+                  (description.empty() ? std::string("no format the audit recognises") : description) + what_to_do);
 }
 
 }  // namespace

@@ -11,10 +11,12 @@ const RuleInfo kRule{
     .severity = Severity::kError,
     .title = "Input of no kind the audit recognises",
     .explanation =
-        "The input is neither a Lensemble artifact (directory or tar), a safetensors file, a "
-        "model folder, GGUF nor a pickle-based checkpoint, by its content. Nothing about it can "
-        "be verified.",
-    .remediation = "Give the audit the artifact, model file or model folder itself.",
+        "The input is, by its content, of none of the kinds the audit reads (the kinds --expect-kind "
+        "names: Lensemble artifacts, model folders, safetensors, GGUF, ONNX, NumPy, Keras, HDF5, "
+        "msgpack, NeMo and the pickle-based formats). Nothing about it can be verified. A model "
+        "card or a configuration file given alone (a glob over a model's files) is the usual cause.",
+    .remediation = "Give the audit the artifact, model file or model folder itself: a model at a "
+                   "repository's root is audited as '.', its card and configuration with it.",
     .security = false,
     .tier = Tier::kRootCause,
 };
