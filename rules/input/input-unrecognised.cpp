@@ -15,8 +15,9 @@ const RuleInfo kRule{
         "names: Lensemble artifacts, model folders, safetensors, GGUF, ONNX, NumPy, Keras, HDF5, "
         "msgpack, NeMo and the pickle-based formats). Nothing about it can be verified. A model "
         "card or a configuration file given alone (a glob over a model's files) is the usual cause.",
-    .remediation = "Give the audit the artifact, model file or model folder itself: a model at a "
-                   "repository's root is audited as '.', its card and configuration with it.",
+    .remediation =
+        "Give the audit the artifact, model file or model folder itself: a model at a "
+        "repository's root is audited as '.', its card and configuration with it.",
     .security = false,
     .tier = Tier::kRootCause,
 };
