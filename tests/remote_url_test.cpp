@@ -22,6 +22,18 @@ TEST(RemoteUrl, OnlyLowerCaseHttpHttpsAndHfAreRemote) {
   EXPECT_FALSE(LooksLikeUrl("models/x://y"));
 }
 
+// A folder is read as OpenRemote reads it: the hf:// repository, or a path ending in '/',
+// whatever the query after it holds.
+TEST(RemoteUrl, AFolderIsAnHfRepositoryOrAPathEndingInASlash) {
+  for (const char* folder :
+       {"hf://org/name", "hf://org/name@main/sub", "https://h/round/", "https://h/r/?sig=a/b.sig"}) {
+    EXPECT_TRUE(IsRemoteFolderArgument(folder)) << folder;
+  }
+  for (const char* file : {"https://h/model.sig", "https://h/r/x?next=/", "http://127.0.0.1/t.pt", "./dir/", "dir/"}) {
+    EXPECT_FALSE(IsRemoteFolderArgument(file)) << file;
+  }
+}
+
 TEST(RemoteUrl, PlainHttpOnlyToALoopbackHostWrittenPlainly) {
   for (const char* host : {"127.0.0.1", "127.1.2.3", "localhost", "[::1]"}) {
     EXPECT_TRUE(IsLoopbackHost(host)) << host;

@@ -389,9 +389,8 @@ std::optional<std::string> RemoteBundleUsageError(const std::string& url, const 
   if (std::string why = ckpt::remote::RemoteUsageError(url, remote); !why.empty()) {
     return "--verify-model-signature: " + why;
   }
-  const std::string redacted = ckpt::remote::RedactUrl(url);
-  if (redacted.substr(0, redacted.find_first_of("?#")).ends_with('/')) {
-    return "--verify-model-signature=" + redacted + " names a folder; name the bundle file";
+  if (ckpt::remote::IsRemoteFolderArgument(url)) {
+    return "--verify-model-signature=" + ckpt::remote::RedactUrl(url) + " names a folder; name the bundle file";
   }
   return std::nullopt;
 }

@@ -235,10 +235,8 @@ std::variant<ckpt::ConvertOptions, int> ConvertOptionsOf(ckpt::cli::CommonCli& c
   // a remote folder (hf://, a directory URL) is not converted: its files would be written
   // beside nothing the user has.
   for (const std::string& input : inputs) {
-    const std::string shown = ckpt::remote::RedactUrl(input);
-    if (ckpt::remote::IsRemoteArgument(input) &&
-        (input.starts_with("hf://") || shown.substr(0, shown.find_first_of("?#")).ends_with('/'))) {
-      return cli.UsageError("'" + shown +
+    if (ckpt::remote::IsRemoteFolderArgument(input)) {
+      return cli.UsageError("'" + ckpt::remote::RedactUrl(input) +
                             "' is a remote folder: ckpt-convert reads a remote checkpoint file "
                             "(https://HOST/PATH/FILE, a Hub file by its resolve/COMMIT/FILE URL) or a local model "
                             "folder");

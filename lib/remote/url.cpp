@@ -106,6 +106,13 @@ bool IsRemoteArgument(std::string_view argument) {
   return argument.starts_with("https://") || argument.starts_with("http://") || argument.starts_with("hf://");
 }
 
+bool IsRemoteFolderArgument(std::string_view argument) {
+  if (argument.starts_with("hf://")) return true;
+  if (!IsRemoteArgument(argument)) return false;
+  const std::optional<Url> url = ParseUrl(argument);
+  return url && url->path.ends_with('/');
+}
+
 bool LooksLikeUrl(std::string_view argument) {
   const std::size_t sep = argument.find("://");
   if (sep == std::string_view::npos || sep == 0 || !IsAsciiAlpha(argument[0])) return false;

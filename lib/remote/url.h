@@ -30,6 +30,9 @@ struct Url {
 
 /// True when `argument` is a remote input: starts with "https://", "http://" or "hf://".
 bool IsRemoteArgument(std::string_view argument);
+/// True when the remote `argument` names a folder, as OpenRemote reads it: an hf:// repository
+/// (or a folder of one), or an http(s) URL whose path ends in '/' (a Lensemble directory).
+bool IsRemoteFolderArgument(std::string_view argument);
 /// True when `argument` starts like some URL (SCHEME://): one that is not a remote input
 /// is a usage error, never a local path.
 bool LooksLikeUrl(std::string_view argument);
