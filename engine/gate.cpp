@@ -238,6 +238,7 @@ AcceptanceUse JudgeAcceptanceUse(const ResolvedGate& gate, const std::vector<Aud
       for (std::size_t i = 0; i < entries.size(); ++i) use.accepted[i] += d.suppression == entries[i] ? d.count : 0;
     }
   }
+  std::optional<std::vector<std::string>> with_findings;  // what a mistyped entry path may have meant
   for (std::size_t i = 0; i < entries.size(); ++i) {
     if (use.accepted[i] > 0) continue;
     const Suppression& a = *entries[i];
@@ -266,7 +267,10 @@ AcceptanceUse JudgeAcceptanceUse(const ResolvedGate& gate, const std::vector<Aud
     // A suggestion only for a path of a usual length (the edit distance costs the product of
     // the lengths), quoted as any file name in a message.
     std::optional<std::string> near;
-    if (!named && a.path && a.path->size() <= 512) near = NearestName(*a.path, PathsWithFindings(gate, results));
+    if (!named && a.path && a.path->size() <= 512) {
+      if (!with_findings) with_findings = PathsWithFindings(gate, results);  // once a run, when some entry needs it
+      near = NearestName(*a.path, *with_findings);
+    }
     use.unmatched.push_back(Finding{
         &rules::baseline_acceptance_unmatched::kRule, std::move(at),
         named ? "Reviewed " + EntryName(a) + " of " + QuoteForMessage(a.source) + " names " + QuoteForMessage(*named) +
